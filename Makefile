@@ -1,0 +1,35 @@
+# Two commands on a fresh machine: `make run` and `make test`. Both set up .venv when missing
+# or stale (the stamp depends on the files that decide what gets installed).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export DAGSTER_HOME ?= $(CURDIR)
+# MinerU never reaches for the network and never touches ~/.mineru (see docs/decisions.md).
+export MINERU_MODEL_SOURCE := local
+export HF_HUB_OFFLINE := 1
+
+.PHONY: setup run test ui samples clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
+
+test: $(STAMP)
+	$(BIN)/python -m pytest kb_pipeline_tests
+
+ui: $(STAMP)
+	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+samples: $(STAMP)
+	$(BIN)/python -m kb_pipeline.samples data/knowledge_docs
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,52 @@
+"""`ParserConfig`: how MinerU is asked to parse, and the fingerprint of what changes its output.
+
+The fingerprint keys the raw-output cache and the Dagster data versions, so it must move when,
+and only when, MinerU's output can change: settings that only guard a run (`max_pages`) or say
+where things live stay out of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Tier = Literal["flash", "basic", "standard", "advanced"]
+ParseMode = Literal["auto", "txt", "ocr"]
+
+
+class ParserConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # `flash` reads the PDF's text layer with no model weights: the default that runs anywhere.
+    tier: Tier = "flash"
+    # `auto`: text-layer PDFs are read as text; a PDF that needs OCR needs local OCR weights.
+    parse_mode: ParseMode = "auto"
+    # MinerU's own syntax, 1-based inclusive ("1-5,8"); "" means every page.
+    page_range: str = ""
+    # Only the `advanced` tier describes images; ignored (and not fingerprinted) below it.
+    image_analysis: bool = False
+    # Keep the crops MinerU writes to images/ (formula, table and figure images).
+    keep_images: bool = True
+    # A guard, not an output setting: a longer document fails with a clear error instead of
+    # occupying a worker for an hour.
+    max_pages: int = Field(default=2000, ge=1)
+
+    def output_settings(self) -> dict:
+        """The settings that change MinerU's output — exactly what the fingerprint covers."""
+        page_range = self.page_range.strip().lower()
+        return {
+            "tier": self.tier,
+            "parse_mode": self.parse_mode,
+            # MinerU gives identical output for "" and "all".
+            "page_range": "" if page_range == "all" else page_range,
+            "image_analysis": self.image_analysis if self.tier == "advanced" else False,
+            "keep_images": self.keep_images,
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        canonical = json.dumps(self.output_settings(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]

@@ -1,0 +1,138 @@
+"""The verbatim text of one MinerU item, read from content_list_v2's raw spans.
+
+content_list.json (v1) strings are rendered Markdown: `\\*` escapes, `**bold**`, `<sub>` tags,
+`[text](url)` links. That is markup, and markup never goes in `Chunk.text`. v2 carries the same
+items as raw spans, so the text is taken from there, joined exactly as written — nothing
+reflowed, nothing cleaned. Each item yields its *pieces*: the verbatim strings a chunk's text is
+made of (a table's caption and cells, a figure's caption lines, a paragraph's text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+
+@dataclass
+class ItemText:
+    # The item as it goes into `Chunk.text`: its pieces joined by newlines (a table's cells by
+    # " | " within a row), so the text is exactly its pieces plus separators.
+    text: str = ""
+    pieces: list[str] = field(default_factory=list)
+    # Inline or display math markup exactly as MinerU gave it.
+    latex: list[str] = field(default_factory=list)
+    # A description a model wrote about a figure: never part of `text`.
+    generated: str | None = None
+
+
+# What may stand between two pieces in a chunk's text: line breaks, spaces and the " | " that
+# joins table cells. The verbatim check allows nothing else.
+PIECE_SEPARATORS = " \n|"
+
+
+def spans_text(spans: list[dict] | str | None, latex: list[str] | None = None) -> str:
+    """Concatenate v2 spans as written. Inline equations keep their content in the text (it is
+    what the line says) and are also collected, as markup, into `latex`."""
+    if spans is None:
+        return ""
+    if isinstance(spans, str):
+        return spans
+    out = []
+    for span in spans:
+        if "children" in span:
+            out.append(spans_text(span["children"], latex))
+            continue
+        content = span.get("content", "")
+        if not isinstance(content, str):
+            content = spans_text(content, latex)
+        if span.get("type") == "equation_inline" and latex is not None and content:
+            latex.append(content)
+        out.append(content)
+    return "".join(out)
+
+
+class _TableCells(HTMLParser):
+    """Rows of cell texts from MinerU's `<table>` HTML; cell text kept as written."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            if not self.rows:
+                self.rows.append([])
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table_rows(html: str) -> list[list[str]]:
+    parser = _TableCells()
+    parser.feed(html or "")
+    parser.close()
+    return [row for row in parser.rows if any(cell.strip() for cell in row)]
+
+
+def _span_lists(content: dict, key: str) -> list[str]:
+    """A v2 caption/footnote field: a list of span lists, or a flat span list for one line."""
+    value = content.get(key) or []
+    if value and isinstance(value[0], dict):
+        return [spans_text(value)]
+    return [spans_text(v) for v in value]
+
+
+def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemText:
+    """The verbatim text of one v2 item (body text, captions, cells, list items).
+
+    A figure's `content` is text the parser read inside the figure on the flash tier (document
+    words, kept) but a description a model wrote at the advanced tier (kept out of `text`).
+    """
+    kind = v2["type"]
+    content = v2.get("content") or {}
+    result = ItemText()
+    lines: list[str] = []
+
+    def add(piece: str) -> None:
+        if piece:
+            result.pieces.append(piece)
+            lines.append(piece)
+
+    if kind in ("image", "chart", "table", "code", "algorithm"):
+        for caption in _span_lists(content, f"{kind}_caption"):
+            add(caption)
+        if kind == "table":
+            for row in table_rows(content.get("html", "")):
+                result.pieces += [cell for cell in row if cell]
+                lines.append(" | ".join(row))
+        elif kind in ("code", "algorithm"):
+            add(spans_text(content.get("code_content") or content.get(f"{kind}_content")))
+        elif isinstance(content.get("content"), str) and content["content"].strip():
+            if figure_content_is_generated:
+                result.generated = content["content"]
+            else:
+                add(content["content"])
+        for footnote in _span_lists(content, f"{kind}_footnote"):
+            add(footnote)
+    elif kind == "equation_interline":
+        if content.get("math_content"):
+            result.latex.append(content["math_content"])
+    elif kind in ("list", "index"):
+        for entry in content.get("list_items", []):
+            add(spans_text(entry.get("item_content") if isinstance(entry, dict) else entry, result.latex))
+    else:
+        # paragraph, title, page_footnote and the page furniture: `<type>_content` spans.
+        key = "paragraph_content" if kind == "paragraph" else f"{kind}_content"
+        add(spans_text(content.get(key), result.latex))
+    result.text = "\n".join(lines)
+    return result

@@ -1,0 +1,57 @@
+"""Where everything lives under the data root (`data/` by default, `KB_DATA_DIR` to move it).
+
+One place for the layout in DESIGN.md, so no module builds a path under `data/` on its own and
+nothing derived from a file name can point outside the data root.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR_ENV = "KB_DATA_DIR"
+
+
+@dataclass(frozen=True)
+class DataLayout:
+    root: Path
+
+    @classmethod
+    def from_env(cls) -> DataLayout:
+        return cls(Path(os.environ.get(DATA_DIR_ENV, "data")).resolve())
+
+    @property
+    def drop_folder(self) -> Path:
+        return self.root / "knowledge_docs"
+
+    @property
+    def parse_cache(self) -> Path:
+        return self.root / "knowledge_cache" / "parse"
+
+    @property
+    def mineru_home(self) -> Path:
+        # Project-controlled, so MinerU never reads or writes the user's ~/.mineru.
+        return self.root / "mineru_home"
+
+    @property
+    def runs(self) -> Path:
+        return self.root / "knowledge_runs"
+
+    @property
+    def tables(self) -> Path:
+        return self.root / "tables"
+
+    @property
+    def kb(self) -> Path:
+        return self.root / "kb"
+
+    def parsed_dir(self, doc_id: str) -> Path:
+        return self.within(self.root / "parsed" / doc_id)
+
+    def within(self, path: Path) -> Path:
+        """`path`, after checking it resolves inside the data root."""
+        resolved = path.resolve()
+        if not resolved.is_relative_to(self.root):
+            raise ValueError(f"refusing to write outside the data root {self.root}: {path}")
+        return resolved

@@ -1,0 +1,133 @@
+"""One document through the core: source PDF → MinerU raw output → ParsedDocument + warnings.
+
+Both producers call this — the batch producer (`run.py`) and the Dagster assets — so neither
+reimplements a step. Each stage is its own function so Dagster can run them as separate assets.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .config import ParserConfig
+from .contracts import ParsedDocument, QualityWarning
+from .normalise import NORMALISER_VERSION, build_chunks
+from .parsing.errors import SourceMissingError
+from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
+from .parsing.raw_output import load_raw_output
+from .paths import DataLayout
+from .pdf_text import PdfTextLayer
+from .quality.checks import quality_warnings
+from .sources import doc_id_for, sha256_file
+
+ARTIFACT_NAME = "chunks.json"
+
+
+def content_hash_of(pdf: Path) -> str:
+    try:
+        return sha256_file(pdf)
+    except FileNotFoundError as e:
+        raise SourceMissingError(f"{pdf} does not exist (moved or deleted before it was parsed)") from e
+
+
+def parse_raw(pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout) -> RawOutputRef:
+    return parse_to_cache(pdf, content_hash, config, layout.parse_cache, layout.mineru_home)
+
+
+@dataclass
+class NormalisedDocument:
+    document: ParsedDocument
+    warnings: list[QualityWarning]
+    seconds: float
+
+
+def identity(doc: ParsedDocument) -> tuple:
+    """What makes two artifacts of one document the same version."""
+    return doc.content_hash, doc.parser_config, doc.parser_version, doc.normaliser_version
+
+
+def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None) -> NormalisedDocument:
+    """Chunks and warnings from a complete raw output directory. `previous` is the latest
+    artifact of this document, if any: `version` stays when nothing that shapes the artifact
+    changed and is bumped when something did."""
+    started = time.perf_counter()
+    raw = load_raw_output(raw_ref.path)
+    # The copy MinerU parsed, so the text layer matches the output even if the drop file changed.
+    parsed_pdf = raw_ref.path / SOURCE_COPY
+    with PdfTextLayer(parsed_pdf) as text_layer:
+        chunks = build_chunks(doc_id, raw, text_layer)
+        warnings = quality_warnings(doc_id, chunks, raw, text_layer)
+    document = ParsedDocument(
+        doc_id=doc_id,
+        source_title=pdf.stem,
+        source_path=str(pdf),
+        content_hash=raw_ref.marker["content_hash"],
+        n_pages=raw.n_pages,
+        parser_version=raw.mineru_version,
+        parser_backend=raw.parser_backend,
+        parser_config=raw_ref.marker["parser_config"],
+        normaliser_version=NORMALISER_VERSION,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        raw_output_dir=str(raw_ref.path),
+        chunks=chunks,
+    )
+    if previous is not None:
+        document.version = previous.version + (identity(previous) != identity(document))
+    return NormalisedDocument(document, warnings, time.perf_counter() - started)
+
+
+@dataclass
+class DocumentRun:
+    """Everything one document's pass through the core produced, with its timings."""
+
+    document: ParsedDocument
+    warnings: list[QualityWarning]
+    raw: RawOutputRef
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def process_document(pdf: Path, config: ParserConfig, layout: DataLayout, *,
+                     doc_id: str | None = None, previous: ParsedDocument | None = None) -> DocumentRun:
+    """The whole core path for one PDF. Raises `DocumentError` for a document that cannot be
+    parsed; anything else is a bug."""
+    doc_id = doc_id or doc_id_for(pdf)
+    started = time.perf_counter()
+    content_hash = content_hash_of(pdf)
+    hashed = time.perf_counter()
+    raw_ref = parse_raw(pdf, content_hash, config, layout)
+    parsed = time.perf_counter()
+    normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
+    return DocumentRun(normalised.document, normalised.warnings, raw_ref, {
+        "hash_seconds": round(hashed - started, 4),
+        "parse_seconds": round(raw_ref.parse_seconds, 4),
+        "cache_seconds": round(parsed - hashed - raw_ref.parse_seconds, 4),
+        "normalise_seconds": round(normalised.seconds, 4),
+    })
+
+
+def read_artifact(path: Path) -> ParsedDocument | None:
+    if not path.is_file():
+        return None
+    return ParsedDocument.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def write_json_atomically(path: Path, text: str) -> None:
+    """Readers never see a half-written file: write beside it, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_artifact(path: Path, document: ParsedDocument) -> None:
+    write_json_atomically(path, document.model_dump_json(indent=2))
+
+
+def chunk_kinds(document: ParsedDocument) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for chunk in document.chunks:
+        counts[chunk.kind] = counts.get(chunk.kind, 0) + 1
+    return counts

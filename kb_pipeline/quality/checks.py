@@ -1,0 +1,99 @@
+"""Quality warnings for one parsed document. A warning never fails the document: it is recorded
+so that quality cannot drop silently across hundreds of documents.
+
+The check that matters most cross-checks every number in a formula or table against the PDF's
+own text layer: a CPU parse once wrote `5600` as `55600` with no error and a valid-looking
+formula.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from ..contracts import Chunk, QualityWarning
+from ..parsing.raw_output import RawOutput
+from ..pdf_text import PdfTextLayer
+
+_DIGIT = re.compile(r"\d")
+# A number as printed: digits with inner separators ("5,600", "0.98740"), not a lone digit
+# inside a word (subscripts like "Q50" are kept: they are digits the document prints too).
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CID = re.compile(r"\(cid:\d+\)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+_WHITESPACE = re.compile(r"\s+")
+_DUPLICATE_MIN_CHARS = 40
+_PREVIEW = 120
+
+
+def _preview(text: str) -> str:
+    text = _WHITESPACE.sub(" ", text).strip()
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
+
+
+def _numbers_missing_from_page(numbers: list[str], page_text: str) -> list[str]:
+    """Numbers not found in the page's text layer. Whitespace is ignored on both sides, since
+    a text layer may break a number across a line or space its digits."""
+    haystack = _WHITESPACE.sub("", page_text)
+    return [n for n in dict.fromkeys(numbers) if _WHITESPACE.sub("", n) not in haystack]
+
+
+def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
+                     text_layer: PdfTextLayer) -> list[QualityWarning]:
+    warnings: list[QualityWarning] = []
+
+    def warn(jenis, detail: str, chunk: Chunk | None = None, page_idx: int | None = None) -> None:
+        warnings.append(QualityWarning(
+            doc_id=doc_id, jenis=jenis, detail=detail,
+            chunk_id=chunk.chunk_id if chunk else None,
+            page_idx=chunk.page_idx if chunk and page_idx is None else page_idx,
+        ))
+
+    for chunk in chunks:
+        for latex in chunk.latex:
+            if not _DIGIT.search(latex):
+                warn("latex_tanpa_angka", f"formula markup has no digits to cross-check: {_preview(latex)}", chunk)
+        if chunk.kind == "table" and not chunk.text.strip() and not (chunk.table_html or "").strip():
+            warn("tabel_kosong", "a table was detected but has no content", chunk)
+        if _CID.search(chunk.text) or _CONTROL.search(chunk.text):
+            found = (_CID.search(chunk.text) or _CONTROL.search(chunk.text)).group()
+            warn("teks_rusak", f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
+                 f"usable Unicode map here: {_preview(chunk.text)}", chunk)
+        # Numbers in formulas and tables, against the text layer of the pages they come from.
+        checked_text = "\n".join(chunk.latex) + ("\n" + chunk.text if chunk.kind == "table" else "")
+        numbers = _NUMBER.findall(checked_text)
+        if numbers:
+            page_text = "".join(text_layer.page_text(p) for p in chunk.page_idxs)
+            missing = _numbers_missing_from_page(numbers, page_text)
+            if missing:
+                warn("angka_tidak_cocok", f"{len(missing)} number(s) not in the PDF's text layer: "
+                     f"{', '.join(missing[:10])}", chunk)
+
+    # One warning per page, not per item: a scanned page holds dozens of image strips.
+    bare_figures: dict[int, list[int]] = defaultdict(list)
+    for index, item in enumerate(raw.items):
+        if item["type"] == "equation" and not item.get("text"):
+            warn("formula_tanpa_latex", f"formula (content_list item {index}) has no markup from the "
+                 f"parser (tier {raw.tier}); its text is read from the PDF text layer",
+                 page_idx=item["page_idx"])
+        if item["type"] in ("image", "chart") and not (
+                item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()):
+            bare_figures[item["page_idx"]].append(index)
+    for page_idx, indices in bare_figures.items():
+        warn("chart_tanpa_konteks", f"{len(indices)} figure(s) with neither content nor caption "
+             f"(content_list items {', '.join(map(str, indices[:10]))}{', …' if len(indices) > 10 else ''})",
+             page_idx=page_idx)
+
+    if not any(c.kind == "text" and c.text.strip() for c in chunks):
+        warn("dokumen_tanpa_teks", f"no text chunk in {raw.n_pages} page(s): a scanned PDF read "
+             "without OCR, or a PDF whose text layer is empty", page_idx=0)
+
+    seen: dict[str, list[Chunk]] = defaultdict(list)
+    for chunk in chunks:
+        key = _WHITESPACE.sub(" ", chunk.text).strip()
+        if len(key) >= _DUPLICATE_MIN_CHARS:
+            seen[key].append(chunk)
+    for copies in seen.values():
+        for duplicate in copies[1:]:
+            warn("chunk_duplikat", f"same text as {copies[0].chunk_id}: {_preview(duplicate.text)}", duplicate)
+    return warnings

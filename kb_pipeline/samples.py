@@ -1,0 +1,151 @@
+"""Sample PDFs the project generates: the shipped drop-folder samples and test documents.
+
+`python -m kb_pipeline.samples DIR` writes the samples that ship in `data/knowledge_docs/`.
+They are made here, with reportlab, so the repository redistributes nothing it does not own.
+The standard-shaped one mirrors the parsing contract's reference document: numbered headings
+1. / 2.1. / 2.1.1., a product formula, a ruled table of numbers, a figure, a running header and
+page numbers in the footer.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+
+def _styles():
+    from reportlab.lib.styles import getSampleStyleSheet
+
+    return getSampleStyleSheet()
+
+
+def _figure_png() -> bytes:
+    """A small bar chart drawn with Pillow (a MinerU dependency), so the PDF embeds a raster."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (480, 260), "white")
+    draw = ImageDraw.Draw(image)
+    draw.line([(40, 220), (460, 220)], fill="black", width=2)
+    draw.line([(40, 20), (40, 220)], fill="black", width=2)
+    for i, height in enumerate([150, 120, 180, 90]):
+        x = 70 + i * 100
+        draw.rectangle([x, 220 - height, x + 60, 220], fill=(60, 110, 170))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def _page_furniture(header: str):
+    from reportlab.lib.pagesizes import A4
+
+    def draw(canvas, doc) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(72, A4[1] - 40, header)
+        canvas.drawCentredString(A4[0] / 2, 30, f"{doc.page}")
+        canvas.restoreState()
+
+    return draw
+
+
+def standard_pdf(path: Path) -> None:
+    """A production-parameter standard, shaped like the contract's reference document."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.units import cm
+    from reportlab.platypus import Image, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ss = _styles()
+    doc = SimpleDocTemplate(str(path), pagesize=A4, title="Standard Parameter Produksi", invariant=True,
+                            topMargin=2.2 * cm, bottomMargin=2 * cm)
+    table = Table(
+        [["Unit", "PA (%)", "UA (%)", "Produksi (BCM/jam)"],
+         ["HD785", "90", "85", "5600"],
+         ["PC2000", "88", "80", "1250"],
+         ["D375A", "92", "78", "730"]],
+        style=TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black),
+                          ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)]),
+    )
+    story = [
+        Paragraph("Standard Parameter Produksi &amp; ECA", ss["Title"]),
+        Paragraph("1. PENDAHULUAN", ss["Heading1"]),
+        Paragraph("Standard Parameter ini merupakan pedoman dalam perhitungan parameter produksi yang "
+                  "meliputi Qty, PA, UA dan PTY. Dokumen ini berlaku untuk seluruh site operasi.", ss["BodyText"]),
+        Paragraph("2. PENJELASAN PARAMETER", ss["Heading1"]),
+        Paragraph("2.1. Production Parameter", ss["Heading2"]),
+        Paragraph("2.1.1. Production", ss["Heading3"]),
+        Paragraph("Adalah serangkaian kegiatan yang dilakukan untuk menciptakan nilai tambah terhadap "
+                  "sumber daya. Produksi dihitung dengan rumus berikut:", ss["BodyText"]),
+        Paragraph("Production = MOHH x Qty x PA x UA x Pty", ss["Code"]),
+        Paragraph("2.1.2. Quantity (Qty)", ss["Heading3"]),
+        Paragraph("Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi dalam suatu "
+                  "periode. Nilai target adalah 5600 BCM per hari.", ss["BodyText"]),
+        PageBreak(),
+        Paragraph("2.1.3. Physical of Availability (PA)", ss["Heading3"]),
+        Paragraph("PA menyatakan persentase waktu unit siap beroperasi. Target per unit:", ss["BodyText"]),
+        Paragraph("Tabel 1. Target PA dan UA per unit", ss["BodyText"]),
+        table,
+        Spacer(1, 12),
+        Paragraph("PA = (Total Hours - Breakdown Hours) / Total Hours x 100%", ss["Code"]),
+        Paragraph("2.2. Efficiency Parameter", ss["Heading2"]),
+        Paragraph("Efisiensi dipantau setiap shift. Grafik berikut menunjukkan produksi rata-rata per "
+                  "minggu pada kuartal pertama.", ss["BodyText"]),
+        Image(io.BytesIO(_figure_png()), width=10 * cm, height=5.4 * cm),
+        Paragraph("Gambar 1. Produksi rata-rata mingguan (BCM)", ss["BodyText"]),
+        Paragraph("3. PENUTUP", ss["Heading1"]),
+        Paragraph("Parameter di atas ditinjau ulang setiap tahun oleh departemen produksi.", ss["BodyText"]),
+    ]
+    furniture = _page_furniture("STD-2026-006 Standard Parameter Produksi")
+    doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
+
+
+def manual_pdf(path: Path) -> None:
+    """A short maintenance manual: roman-numbered sections, lettered subsections, a list."""
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    ss = _styles()
+    doc = SimpleDocTemplate(str(path), title="Pump Maintenance Manual", invariant=True)
+    story = [
+        Paragraph("Pump Maintenance Manual", ss["Title"]),
+        Paragraph("I. SCOPE", ss["Heading1"]),
+        Paragraph("This manual covers routine maintenance of the P-100 centrifugal pump series used "
+                  "in dewatering. It applies to every unit installed after 2019.", ss["BodyText"]),
+        Paragraph("II. PROCEDURES", ss["Heading1"]),
+        Paragraph("A. Daily inspection", ss["Heading2"]),
+        Paragraph("Check the seal for leaks, the bearing temperature (below 85 °C) and the discharge "
+                  "pressure (between 3.5 and 4.2 bar).", ss["BodyText"]),
+        Paragraph("B. Monthly service", ss["Heading2"]),
+        Paragraph("Replace the lubricant every 500 operating hours and record the vibration level. "
+                  "Efficiency is computed as eta = Q x H / (367 x P).", ss["BodyText"]),
+        Paragraph("III. REFERENCES", ss["Heading1"]),
+        Paragraph("Manufacturer datasheet P-100, revision 4.", ss["BodyText"]),
+    ]
+    furniture = _page_furniture("Pump Maintenance Manual — P-100")
+    doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
+
+
+def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **build) -> None:
+    """A plain text PDF: one paragraph per entry. `build` goes to reportlab (e.g. `encrypt`)."""
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    ss = _styles()
+    doc = SimpleDocTemplate(str(path), title=title, invariant=True, **build)
+    doc.build([Paragraph(p, ss["BodyText"]) for p in paragraphs])
+
+
+SAMPLES = {"STD_2026_006_parameter_produksi.pdf": standard_pdf, "pump_maintenance_manual.pdf": manual_pdf}
+
+
+def write_samples(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, make in SAMPLES.items():
+        make(folder / name)
+        written.append(folder / name)
+    return written
+
+
+if __name__ == "__main__":
+    for written in write_samples(Path(sys.argv[1] if len(sys.argv) > 1 else "data/knowledge_docs")):
+        print(written)

@@ -1,0 +1,40 @@
+"""Shared test setup: where the real MinerU fixtures live, and an isolated data root per test.
+
+`../shared/fixtures/` holds real MinerU 4.0.12 flash output and the PDFs it came from (see its
+README). CI lays `shared/` beside the clone; `KB_SHARED_DIR` points elsewhere if needed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kb_pipeline.paths import DATA_DIR_ENV, DataLayout
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO_ROOT.parent / "shared"))
+FIXTURES = SHARED / "fixtures"
+MINERU_FIXTURES = FIXTURES / "mineru-4.0.12-flash"
+FIXTURE_PDFS = FIXTURES / "pdfs"
+# Every fixture document with its raw output; scanned_small_ocr is the negative one.
+FIXTURE_NAMES = ["demo1", "demo2", "demo3", "chem_intro", "unittest_test", "sample", "scanned_small_ocr"]
+TEXT_FIXTURES = [n for n in FIXTURE_NAMES if n != "scanned_small_ocr"]
+SAMPLE_DOCS = REPO_ROOT / "data" / "knowledge_docs"
+
+
+@pytest.fixture
+def layout(tmp_path, monkeypatch) -> DataLayout:
+    """A data root of its own for each test, so no test sees another's cache or artifacts."""
+    root = tmp_path / "data"
+    root.mkdir()
+    monkeypatch.setenv(DATA_DIR_ENV, str(root))
+    return DataLayout(root.resolve())
+
+
+@pytest.fixture(scope="session")
+def shared_fixtures() -> Path:
+    if not MINERU_FIXTURES.is_dir():
+        pytest.fail(f"real MinerU fixtures not found at {MINERU_FIXTURES}; set KB_SHARED_DIR")
+    return FIXTURES

@@ -1,0 +1,244 @@
+"""The normaliser on real MinerU 4.0.12 flash output (../shared/fixtures): the contract's
+boundary rules, verbatim text, headings, furniture."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pytest
+
+from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
+from kb_pipeline.normalise import build_chunks
+from kb_pipeline.normalise.chunker import MAX_CHUNK_CHARS, formula_text
+from kb_pipeline.normalise.headings import HeadingTracker, looks_like_page_number, numbered
+from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
+from kb_pipeline.pdf_text import PdfTextLayer
+from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
+
+from .conftest import FIXTURE_NAMES, FIXTURE_PDFS, MINERU_FIXTURES, TEXT_FIXTURES
+
+_FURNITURE = {"header", "footer", "page_number", "aside_text"}
+
+
+@lru_cache(maxsize=None)
+def normalised(name: str) -> tuple[RawOutput, tuple[Chunk, ...]]:
+    raw = load_raw_output(MINERU_FIXTURES / name)
+    with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:
+        return raw, tuple(build_chunks(name, raw, text_layer))
+
+
+def _is_heading_item(item: dict) -> bool:
+    return item["type"] == "text" and bool(item.get("text_level"))
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_every_chunk_is_made_of_verbatim_pieces_of_its_source_items(name):
+    raw, chunks = normalised(name)
+    with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:
+        for chunk in chunks:
+            assert verbatim_violations(chunk, source_pieces(chunk, raw, text_layer)) == [], chunk.chunk_id
+
+
+def _v1_unrendered(text: str) -> str:
+    """content_list.json's Markdown rendering, undone independently of the normaliser."""
+    text = re.sub(r"</?(sub|sup)>", "", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = text.replace("**", "")
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!$|~<>])", r"\1", text)
+
+
+@pytest.mark.parametrize("name", TEXT_FIXTURES)
+def test_paragraph_text_equals_mineru_item_text_without_markdown(name):
+    """Cross-checks the v2 raw spans against v1's rendered strings: no word changed, no markup left."""
+    raw, chunks = normalised(name)
+    checked = 0
+    for chunk in chunks:
+        for index in chunk.source_items:
+            item = raw.items[index]
+            if item["type"] == "text" and not re.search(r"\\|<|\*\*|\]\(", item["text"]):
+                assert item["text"] in chunk.text
+            elif item["type"] == "text":
+                assert _v1_unrendered(item["text"]) in chunk.text, (chunk.chunk_id, index)
+                checked += 1
+    if name in ("demo1", "demo3"):
+        assert checked > 0  # these fixtures hold escaped and <sub>/<sup> text: the path ran
+
+
+def test_verbatim_check_catches_a_reflowed_text():
+    raw, chunks = normalised("demo1")
+    chunk = next(c for c in chunks if c.kind == "text" and " the " in c.text and ", " in c.text)
+    with PdfTextLayer(FIXTURE_PDFS / "demo1.pdf") as text_layer:
+        pieces = source_pieces(chunk, raw, text_layer)
+    # A line break inside a paragraph, and whitespace normalised: both change an item's words.
+    reflowed = chunk.model_copy(update={"text": chunk.text.replace(", ", ",\n", 1)})
+    squeezed = chunk.model_copy(update={"text": chunk.text.replace(" ", "  ", 1)})
+    cleaned = chunk.model_copy(update={"text": chunk.text.replace(" the ", " teh ", 1)})
+    assert verbatim_violations(chunk, pieces) == []
+    assert verbatim_violations(reflowed, pieces)
+    assert verbatim_violations(squeezed, pieces)
+    assert verbatim_violations(cleaned, pieces)
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_no_chunk_crosses_a_heading(name):
+    raw, chunks = normalised(name)
+    heading_items = [i for i, item in enumerate(raw.items) if _is_heading_item(item)]
+    for chunk in chunks:
+        first, last = min(chunk.source_items), max(chunk.source_items)
+        assert not [i for i in heading_items if first < i <= last], chunk.chunk_id
+        assert not [i for i in chunk.source_items if _is_heading_item(raw.items[i])]
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_one_table_or_chart_per_chunk_and_nothing_else_in_it(name):
+    raw, chunks = normalised(name)
+    for chunk in chunks:
+        kinds = [raw.items[i]["type"] for i in chunk.source_items]
+        if chunk.kind in ("table", "chart"):
+            assert kinds == [chunk.kind]
+            assert chunk.is_tabular == (chunk.kind == "table")
+        else:
+            assert "table" not in kinds and "chart" not in kinds
+    n_tables = sum(item["type"] == "table" for item in raw.items)
+    assert sum(c.kind == "table" for c in chunks) == n_tables
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_page_furniture_never_enters_text(name):
+    raw, chunks = normalised(name)
+    furniture = [i for i, item in enumerate(raw.items) if item["type"] in _FURNITURE]
+    for chunk in chunks:
+        assert not set(chunk.source_items) & set(furniture)
+        for i in furniture:
+            text = raw.items[i].get("text", "")
+            if raw.items[i]["type"] in ("header", "footer") and len(text) > 10:
+                assert text not in chunk.text
+
+
+def test_page_numbers_typed_as_text_stay_out():
+    # unittest_test's page number "1" arrives as a plain text item at the page bottom.
+    raw, chunks = normalised("unittest_test")
+    stray = [i for i, item in enumerate(raw.items) if item["type"] == "text" and item["text"] == "1"]
+    assert stray and not any(set(stray) & set(c.source_items) for c in chunks)
+    assert looks_like_page_number("12", [480, 940, 520, 960])
+    assert not looks_like_page_number("12", [480, 400, 520, 420])
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_no_page_numbers_in_heading_paths(name):
+    _raw, chunks = normalised(name)
+    for chunk in chunks:
+        for entry in chunk.heading_path:
+            assert not re.fullmatch(r"[\d.\s]+", entry), (chunk.chunk_id, entry)
+
+
+def test_heading_path_is_rooted_at_the_top_level_section():
+    _raw, chunks = normalised("sample")
+    production = next(c for c in chunks if c.section_no == "2.1.1")
+    assert production.heading == "Production"
+    assert production.heading_path == ["2. PENJELASAN PARAMETER", "2.1. Production Parameter", "2.1.1. Production"]
+    assert "2.1.1. Production" not in production.text  # the heading line is not part of text
+    pa = next(c for c in chunks if c.section_no == "2.1.3")
+    assert pa.heading == "Physical of Availability (PA)"  # verbatim, not tidied
+    assert pa.page_idx == 1 and pa.page_no == 2
+
+
+def test_depth_comes_from_numbering_not_text_level():
+    _raw, chunks = normalised("demo1")
+    by_section = {c.section_no: c for c in chunks}
+    assert by_section["4.3"].heading_path == ["4. Results", "4.3. Timing of flow reductions"]
+    assert by_section["5"].heading_path == ["5. Discussion"]
+    _raw, chunks = normalised("demo2")
+    lettered = next(c for c in chunks if c.section_no == "C")
+    assert lettered.heading_path == ["III. METHOD", "C. Disparity Selection and Confidence Assessment"]
+
+
+def test_heading_numbering_rules():
+    assert numbered("2.1.1. Production") == ("arabic", "2.1.1", "Production")
+    assert numbered("4.1 Datasets and Evaluation") == ("arabic", "4.1", "Datasets and Evaluation")
+    assert numbered("1. 7") is None  # page-number pollution: the contract's known gap
+    assert numbered("2005 Elsevier") is None
+    tracker = HeadingTracker()
+    for line in ["1. Scope", "2. Terms", "2.1. Production"]:
+        tracker.enter(line)
+    assert tracker.path == ["2. Terms", "2.1. Production"]
+    assert tracker.continues_numbering("2.2. Quantity")
+    assert tracker.continues_numbering("3. Closing")
+    assert not tracker.continues_numbering("5. Something")
+    assert not tracker.continues_numbering("2.2. This is a numbered sentence.")
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_chunk_ids_pages_and_trace(name):
+    raw, chunks = normalised(name)
+    for seq, chunk in enumerate(chunks):
+        assert chunk.chunk_id == f"{name}::{seq:04d}" and CHUNK_ID_PATTERN.match(chunk.chunk_id)
+        pages = sorted({raw.items[i]["page_idx"] for i in chunk.source_items})
+        assert chunk.page_idxs == pages and chunk.page_idx == pages[0]
+        assert chunk.bbox == raw.items[chunk.source_items[0]]["bbox"]
+        assert chunk.kind != "equation"  # see docs/decisions.md
+        for image in chunk.images:
+            assert (MINERU_FIXTURES / name / image).is_file()
+
+
+@pytest.mark.parametrize("name", TEXT_FIXTURES)
+def test_formulas_stay_in_their_text_chunk_with_text_layer_characters(name):
+    raw, chunks = normalised(name)
+    equations = [i for i, item in enumerate(raw.items) if item["type"] == "equation"]
+    with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:
+        for index in equations:
+            chunk = next(c for c in chunks if index in c.source_items)
+            assert chunk.kind == "text" and chunk.has_formula
+            assert raw.items[index]["img_path"] in chunk.images
+            expected = formula_text(text_layer, raw.items[index])
+            assert expected and expected in chunk.text
+            assert chunk.latex == []  # flash gives no LaTeX, and none is invented
+
+
+def test_formula_characters_come_from_the_text_layer():
+    raw, chunks = normalised("unittest_test")
+    chunk = next(c for c in chunks if c.has_formula)
+    assert "(1 − λ) · C(p, p¯) + λ · wt(p, pt−1) · Ca(p, p¯)" in chunk.text
+
+
+def test_figures_with_captions_are_their_own_chunks_and_bare_ones_are_kept():
+    raw, chunks = normalised("demo1")
+    fig1 = next(c for c in chunks if c.text.startswith("Fig. 1."))
+    assert fig1.kind == "image" and fig1.images == ["images/page_1_image_5.jpg"]
+    # The three caption-less logos on page 0 are not dropped: their images ride on a chunk.
+    logos = {"images/page_0_image_0.jpg", "images/page_0_image_1.jpg", "images/page_0_image_3.jpg"}
+    assert logos <= {image for c in chunks for image in c.images}
+
+
+def test_every_content_item_is_traceable_or_deliberately_left_out():
+    """Nothing lost: each item is in some chunk's source_items, or is furniture, a heading,
+    or empty."""
+    for name in FIXTURE_NAMES:
+        raw, chunks = normalised(name)
+        traced = {i for c in chunks for i in c.source_items}
+        for i, item in enumerate(raw.items):
+            if i in traced or item["type"] in _FURNITURE or _is_heading_item(item):
+                continue
+            assert item["type"] == "text" and (not item["text"].strip() or looks_like_page_number(item["text"], item["bbox"])), (name, i)
+
+
+def test_flash_figure_text_is_document_text_not_a_generated_description():
+    _raw, chunks = normalised("demo2")
+    figure = next(c for c in chunks if c.text.startswith("Figure 2:"))
+    assert "Frame 30" in figure.text and figure.generated_description is None
+
+
+def test_scanned_fixture_yields_no_text_chunk_but_keeps_its_images_traceable():
+    raw, chunks = normalised("scanned_small_ocr")
+    assert not any(c.kind == "text" for c in chunks)
+    image_items = {i for i, item in enumerate(raw.items) if item["type"] == "image"}
+    assert image_items <= {i for c in chunks for i in c.source_items}
+
+
+def test_safety_net_limit():
+    for name in TEXT_FIXTURES:
+        _raw, chunks = normalised(name)
+        for chunk in chunks:
+            # A single item longer than the limit cannot be split without breaking verbatim.
+            assert len(chunk.text) <= MAX_CHUNK_CHARS or len(chunk.source_items) == 1
