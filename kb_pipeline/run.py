@@ -51,9 +51,10 @@ def _new_run_dir(out: Path) -> tuple[str, Path]:
     return candidate, out / candidate
 
 
-def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout,
-              progress=sys.stderr) -> dict:
-    """Parse every PDF in `input_dir`; returns the manifest it wrote."""
+def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None) -> dict:
+    """Parse every PDF in `input_dir`; returns the manifest it wrote. Progress lines go to
+    `progress` (default: stderr, looked up at call time)."""
+    progress = progress or sys.stderr
     sources, skipped = list_pdfs(input_dir)
     run_id, run_dir = _new_run_dir(out)
     started = time.perf_counter()

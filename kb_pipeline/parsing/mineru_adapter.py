@@ -74,6 +74,19 @@ def configure_mineru_environment(mineru_home: Path) -> None:
         )
 
 
+_TEXT_PROBE_PAGES = 20
+_MIN_PAGE_TEXT_CHARS = 10
+
+
+def _has_text_layer(page) -> bool:
+    textpage = page.get_textpage()
+    try:
+        return len("".join(textpage.get_text_range().split())) >= _MIN_PAGE_TEXT_CHARS
+    finally:
+        textpage.close()
+        page.close()
+
+
 @dataclass(frozen=True)
 class Preflight:
     n_pages: int
@@ -154,6 +167,7 @@ def preflight(pdf: Path, config: ParserConfig, display_name: str | None = None) 
         raise CorruptPdfError(f"{name} is damaged and cannot be opened ({e})") from e
     try:
         n_pages = len(document)
+        pages_with_text = sum(_has_text_layer(document[i]) for i in range(min(n_pages, _TEXT_PROBE_PAGES)))
     finally:
         document.close()
     if n_pages == 0:
@@ -174,7 +188,10 @@ def preflight(pdf: Path, config: ParserConfig, display_name: str | None = None) 
         return Preflight(n_pages, "ocr")
     from docvortex.document.pdf import PDFDocument
 
-    if PDFDocument(str(pdf)).classify() == "txt":
+    # docvortex's classifier calls some short, plain text PDFs "ocr"; a text layer on most
+    # pages is the evidence that counts, so only a PDF without one needs the OCR models.
+    probed = min(n_pages, _TEXT_PROBE_PAGES)
+    if pages_with_text * 2 >= probed or PDFDocument(str(pdf)).classify() == "txt":
         return Preflight(n_pages, "txt")
     _require_weights(config.tier, f"{name} has no usable text layer (a scanned PDF?): reading it",
                      "set parse_mode 'txt' to read only its text layer (expect little or no text)")

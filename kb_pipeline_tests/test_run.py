@@ -1,0 +1,85 @@
+"""The batch producer end to end with the real MinerU: the contract's run directory, failures
+recorded per document while the others finish, artifact versions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from kb_pipeline.config import ParserConfig
+from kb_pipeline.contracts import ParsedDocument, ParseFailure
+from kb_pipeline.normalise import NORMALISER_VERSION
+from kb_pipeline.run import main, run_batch
+from kb_pipeline.samples import text_pdf
+
+from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
+
+
+def _drop_folder(tmp_path):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    for pdf in SAMPLE_DOCS.glob("*.pdf"):
+        shutil.copy(pdf, folder)
+    shutil.copy(FIXTURE_PDFS / "unittest_test.pdf", folder)
+    (folder / "zero.pdf").write_bytes(b"")
+    (folder / "notes.pdf").write_text("meeting notes, saved with the wrong extension\n")
+    (folder / "truncated.pdf").write_bytes((FIXTURE_PDFS / "demo1.pdf").read_bytes()[:20000])
+    text_pdf(folder / "locked.pdf", ["confidential"], encrypt="secret")
+    shutil.copy(FIXTURE_PDFS / "scanned_small_ocr.pdf", folder / "scanned.pdf")
+    (folder / "readme.txt").write_text("not a PDF")
+    return folder
+
+
+def test_batch_writes_the_contract_layout_and_isolates_failures(tmp_path, layout, capsys):
+    folder = _drop_folder(tmp_path)
+    manifest = run_batch(folder, layout.runs, ParserConfig(), layout)
+    run_dir = layout.runs / manifest["run_id"]
+    assert json.loads((run_dir / "manifest.json").read_text())["run_id"] == manifest["run_id"]
+
+    failures = [ParseFailure.model_validate_json(line) for line in (run_dir / "failures.jsonl").read_text().splitlines()]
+    by_doc = {f.doc_id: f for f in failures}
+    assert {d: f.error_type for d, f in by_doc.items()} == {
+        "zero": "EmptyFileError", "notes": "NotAPdfError", "truncated": "CorruptPdfError",
+        "locked": "EncryptedPdfError", "scanned": "MissingModelWeightsError",
+    }
+    assert all(f.message and f.traceback for f in failures)
+
+    ok = [d for d in manifest["documents"] if d["status"] == "ok"]
+    assert sorted(d["doc_id"] for d in ok) == ["STD_2026_006_parameter_produksi", "pump_maintenance_manual", "unittest_test"]
+    for d in ok:
+        doc = ParsedDocument.model_validate_json((run_dir / d["doc_id"] / "chunks.json").read_text())
+        assert doc.chunks and doc.normaliser_version == NORMALISER_VERSION
+        assert doc.parser_version == "4.0.12" and doc.parser_backend == "flash/txt"
+        assert doc.parser_config == ParserConfig().fingerprint and doc.version == 1
+        pointer = (run_dir / d["doc_id"] / "mineru-source.txt").read_text().splitlines()[0]
+        assert pointer == doc.raw_output_dir
+        assert d["timings"]["parse_seconds"] > 0
+    assert manifest["skipped"] == [{"path": str(folder / "readme.txt"), "reason": "not a PDF (suffix '.txt')"}]
+    assert manifest["totals"] == {"documents": 8, "ok": 3, "failed": 5, "skipped": 1, "warnings": len(manifest["warnings"])}
+    progress = capsys.readouterr().err
+    assert "[1/8]" in progress and "FAILED EncryptedPdfError" in progress
+
+
+def test_rerun_keeps_the_version_and_a_changed_document_bumps_it(tmp_path, layout):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    text_pdf(folder / "policy.pdf", ["1. Scope", "The policy applies to all sites."])
+    first = run_batch(folder, layout.runs, ParserConfig(), layout)
+    again = run_batch(folder, layout.runs, ParserConfig(), layout)
+    assert again["documents"][0]["cache_hit"] and again["documents"][0]["version"] == 1
+    text_pdf(folder / "policy.pdf", ["1. Scope", "The policy applies to all sites and contractors."])
+    changed = run_batch(folder, layout.runs, ParserConfig(), layout)
+    assert not changed["documents"][0]["cache_hit"] and changed["documents"][0]["version"] == 2
+    assert first["run_id"] != again["run_id"] != changed["run_id"]
+    latest = ParsedDocument.model_validate_json((layout.root / "parsed" / "policy" / "chunks.json").read_text())
+    assert latest.version == 2 and "contractors" in latest.chunks[0].text
+
+
+def test_cli_exit_code_and_summary(tmp_path, layout, capsys):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)
+    assert main(["--input", str(folder)]) == 0
+    assert "1 ok, 0 failed" in capsys.readouterr().out
+    (folder / "zero.pdf").write_bytes(b"")
+    assert main(["--input", str(folder)]) == 1
