@@ -1,0 +1,74 @@
+"""``kb-pipeline package`` command: package one MinerU output directory.
+
+``main(argv)`` takes the arguments that follow the ``package`` subcommand. A parent CLI that
+uses argparse subparsers can instead call ``add_arguments`` on its subparser and
+``run(args)`` with the parsed namespace.
+
+Default output directory: ``./kb_output/<doc_id>`` under the current directory, never inside
+the MinerU output directory, which may be read-only. Image paths are written relative to
+``--project-root`` (default: the current directory).
+
+Exit codes: 0 success; 2 usage error, or an input directory without a usable content list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .content_list import ContentListError
+from .discovery import NoContentListError
+from .metrics import format_metrics
+from .packager import default_doc_name, doc_id_for, package_document
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("mineru_output_dir", type=Path,
+                        help="MinerU output directory (with content_list_v2.json or content_list.json)")
+    parser.add_argument("--output-dir", "-o", type=Path, default=None,
+                        help="where to write the package (default: ./kb_output/<doc_id>)")
+    parser.add_argument("--shared-output", "-s", type=Path, default=None,
+                        help="also copy the chunks to <DIR>/<doc_id>.jsonl, to collect many documents")
+    parser.add_argument("--project-root", type=Path, default=None,
+                        help="image paths are written relative to this directory (default: current directory)")
+    parser.add_argument("--doc-name", default=None,
+                        help="document name used in chunk ids (default: the input directory name)")
+
+
+def run(args: argparse.Namespace) -> int:
+    cwd = Path.cwd()
+    doc_name = args.doc_name or default_doc_name(args.mineru_output_dir)
+    output_dir = args.output_dir or cwd / "kb_output" / doc_id_for(doc_name)
+    try:
+        result = package_document(
+            args.mineru_output_dir,
+            output_dir,
+            project_root=args.project_root or cwd,
+            shared_output_dir=args.shared_output,
+            doc_name=doc_name,
+        )
+    except (NoContentListError, ContentListError) as exc:
+        print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"Packaged {result.doc_id} → {result.output_dir}")
+    if result.shared_chunks_path:
+        print(f"Shared copy: {result.shared_chunks_path}")
+    print(format_metrics(result.metrics))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kb-pipeline package",
+        description="Package a MinerU output directory into a RAG knowledge-base package.",
+    )
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits on --help (0) and usage errors (2)
+        return int(exc.code or 0)
+    return run(args)

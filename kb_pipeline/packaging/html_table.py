@@ -1,0 +1,165 @@
+"""Parsing a MinerU table's HTML into column names and data rows (stdlib ``html.parser``).
+
+``rowspan``/``colspan`` are expanded into a full grid. Header rows are the leading rows made
+only of ``<th>`` cells; MinerU writes ``<td>`` everywhere, so otherwise the first row is the
+header, extended down by its largest ``rowspan`` (a two-level header such as
+"Site | Percentile" over "10 | 20 | ..."). A column's name joins its distinct header values
+top-down ("Percentile 10"). In data rows a cell repeated by ``colspan`` is written once, while
+a cell repeated by ``rowspan`` is kept in every row it covers, so each row reads on its own.
+A nested table (``table_nest_level`` 2) is flattened into the text of its enclosing cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from .text_cleaning import clean_section_title
+
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    is_header: bool
+    rowspan: int
+    colspan: int
+
+
+@dataclass(frozen=True)
+class ParsedTable:
+    columns: list[str]
+    rows: list[list[str]]
+
+    @property
+    def has_content(self) -> bool:
+        return any(self.columns) or any(cell for row in self.rows for cell in row)
+
+
+def _span(value: str | None) -> int:
+    try:
+        return max(1, min(int(value or 1), 1000))
+    except ValueError:
+        return 1
+
+
+class _TableHTMLParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[_Cell]] = []
+        self._depth = 0  # table nesting depth; only depth 1 defines rows and cells
+        self._row: list[_Cell] | None = None
+        self._cell: tuple[bool, int, int] | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._depth += 1
+        elif self._depth > 1:
+            if tag in ("td", "th", "tr", "br"):
+                self._text.append(" ")
+        elif tag == "tr":
+            self._finish_row()
+            self._row = []
+        elif tag in ("td", "th"):
+            self._finish_cell()
+            if self._row is None:
+                self._row = []
+            values = dict(attrs)
+            self._cell = (tag == "th", _span(values.get("rowspan")), _span(values.get("colspan")))
+        elif tag == "br":
+            self._text.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._depth -= 1
+            if self._depth == 0:
+                self._finish_row()
+        elif self._depth == 1 and tag in ("td", "th"):
+            self._finish_cell()
+        elif self._depth == 1 and tag == "tr":
+            self._finish_row()
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._text.append(data)
+
+    def _finish_cell(self) -> None:
+        if self._cell is not None and self._row is not None:
+            is_header, rowspan, colspan = self._cell
+            self._row.append(_Cell(clean_section_title("".join(self._text)), is_header, rowspan, colspan))
+        self._cell = None
+        self._text = []
+
+    def _finish_row(self) -> None:
+        self._finish_cell()
+        if self._row:
+            self.rows.append(self._row)
+        self._row = None
+
+
+def _expand(rows: list[list[_Cell]]) -> list[list[tuple[int, _Cell]]]:
+    """Grid of (cell identity, cell); a spanning cell appears in every position it covers."""
+    grid: list[list[tuple[int, _Cell] | None]] = []
+    identity = 0
+    for row_number, row in enumerate(rows):
+        while len(grid) <= row_number:
+            grid.append([])
+        column = 0
+        for cell in row:
+            while column < len(grid[row_number]) and grid[row_number][column] is not None:
+                column += 1
+            for dr in range(cell.rowspan):
+                while len(grid) <= row_number + dr:
+                    grid.append([])
+                target = grid[row_number + dr]
+                for dc in range(cell.colspan):
+                    while len(target) <= column + dc:
+                        target.append(None)
+                    target[column + dc] = (identity, cell)
+            identity += 1
+            column += cell.colspan
+    width = max((len(row) for row in grid), default=0)
+    empty = _Cell("", False, 1, 1)
+    filled: list[list[tuple[int, _Cell]]] = []
+    for row in grid:
+        padded = row + [None] * (width - len(row))
+        filled.append([slot if slot is not None else (-1, empty) for slot in padded])
+    return filled
+
+
+def _header_row_count(rows: list[list[_Cell]], grid_height: int) -> int:
+    th_rows = 0
+    for row in rows:
+        if not all(cell.is_header for cell in row):
+            break
+        th_rows += 1
+    if th_rows:
+        return th_rows
+    if grid_height < 2:
+        return 0
+    return min(max(cell.rowspan for cell in rows[0]), grid_height - 1)
+
+
+def parse_html_table(html: str) -> ParsedTable:
+    parser = _TableHTMLParser()
+    parser.feed(html)
+    parser.close()
+    if not parser.rows:
+        return ParsedTable([], [])
+    grid = _expand(parser.rows)
+    header_count = _header_row_count(parser.rows, len(grid))
+    columns: list[str] = []
+    for column in range(len(grid[0]) if header_count else 0):
+        values: list[str] = []
+        for row in grid[:header_count]:
+            text = row[column][1].text
+            if text and text not in values:
+                values.append(text)
+        columns.append(" ".join(values))
+    data_rows: list[list[str]] = []
+    for row in grid[header_count:]:
+        cells = [cell.text for position, (identity, cell) in enumerate(row)
+                 if identity == -1 or position == 0 or row[position - 1][0] != identity]
+        if any(cells):
+            data_rows.append(cells)
+    return ParsedTable(columns, data_rows)
