@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DAGSTER_HOME ?= $(CURDIR)
+export KB_DAGSTER_DIR ?= $(CURDIR)/data/dagster
 # MinerU never reaches for the network and never touches ~/.mineru (see docs/decisions.md).
 export MINERU_MODEL_SOURCE := local
 export HF_HUB_OFFLINE := 1

@@ -20,6 +20,7 @@ from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
 from .parsing.raw_output import load_raw_output
 from .paths import DataLayout
 from .pdf_text import PdfTextLayer
+from .quality.artifact_checks import CheckOutcome, run_artifact_checks
 from .quality.checks import quality_warnings
 from .sources import doc_id_for, sha256_file
 
@@ -41,6 +42,7 @@ def parse_raw(pdf: Path, content_hash: str, config: ParserConfig, layout: DataLa
 class NormalisedDocument:
     document: ParsedDocument
     warnings: list[QualityWarning]
+    checks: dict[str, CheckOutcome]
     seconds: float
 
 
@@ -60,23 +62,24 @@ def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: Pa
     with PdfTextLayer(parsed_pdf) as text_layer:
         chunks = build_chunks(doc_id, raw, text_layer)
         warnings = quality_warnings(doc_id, chunks, raw, text_layer)
-    document = ParsedDocument(
-        doc_id=doc_id,
-        source_title=pdf.stem,
-        source_path=str(pdf),
-        content_hash=raw_ref.marker["content_hash"],
-        n_pages=raw.n_pages,
-        parser_version=raw.mineru_version,
-        parser_backend=raw.parser_backend,
-        parser_config=raw_ref.marker["parser_config"],
-        normaliser_version=NORMALISER_VERSION,
-        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        raw_output_dir=str(raw_ref.path),
-        chunks=chunks,
-    )
+        document = ParsedDocument(
+            doc_id=doc_id,
+            source_title=pdf.stem,
+            source_path=str(pdf),
+            content_hash=raw_ref.marker["content_hash"],
+            n_pages=raw.n_pages,
+            parser_version=raw.mineru_version,
+            parser_backend=raw.parser_backend,
+            parser_config=raw_ref.marker["parser_config"],
+            normaliser_version=NORMALISER_VERSION,
+            created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            raw_output_dir=str(raw_ref.path),
+            chunks=chunks,
+        )
+        checks = run_artifact_checks(document, raw, text_layer, warnings)
     if previous is not None:
         document.version = previous.version + (identity(previous) != identity(document))
-    return NormalisedDocument(document, warnings, time.perf_counter() - started)
+    return NormalisedDocument(document, warnings, checks, time.perf_counter() - started)
 
 
 @dataclass
@@ -85,6 +88,7 @@ class DocumentRun:
 
     document: ParsedDocument
     warnings: list[QualityWarning]
+    checks: dict[str, CheckOutcome]
     raw: RawOutputRef
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -100,7 +104,7 @@ def process_document(pdf: Path, config: ParserConfig, layout: DataLayout, *,
     raw_ref = parse_raw(pdf, content_hash, config, layout)
     parsed = time.perf_counter()
     normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
-    return DocumentRun(normalised.document, normalised.warnings, raw_ref, {
+    return DocumentRun(normalised.document, normalised.warnings, normalised.checks, raw_ref, {
         "hash_seconds": round(hashed - started, 4),
         "parse_seconds": round(raw_ref.parse_seconds, 4),
         "cache_seconds": round(parsed - hashed - raw_ref.parse_seconds, 4),

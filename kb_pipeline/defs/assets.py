@@ -1,0 +1,292 @@
+"""The asset graph, partitioned per document:
+
+    source_pdf → mineru_raw_output → parsed_document → quality_warnings → quality_warnings_table
+                          └────────────────┴──────────→ kb_package
+
+Each asset calls the core and attaches what the UI shows. Assets keep their own files (content
+addressed under the data root) and report them with `MaterializeResult`, so nothing is pickled
+and a file on disk is always what the metadata says. Data versions are derived from content,
+so re-materialising an unchanged partition gives the same version; code versions carry the
+parser config, the MinerU version and the normaliser fingerprint, so changing any of them makes
+the UI show the partition unsynced.
+"""
+
+
+import hashlib
+import json
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from ..contracts import QualityWarning
+from ..normalise import NORMALISER_VERSION
+from ..packaging import package_document
+from ..parsing.errors import DocumentError
+from ..parsing.mineru_adapter import RawOutputRef, mineru_version
+from ..parsing.cache import complete_dir, read_marker
+from ..pipeline import ARTIFACT_NAME, chunk_kinds, content_hash_of, normalise_raw, parse_raw, read_artifact, write_artifact
+from ..sources import list_pdfs
+from .history import latest_materialization, metadata_values
+from .partitions import documents
+from .resources import KnowledgeBase, parser_config_from_env
+
+OWNERS = ["team:knowledge"]
+GROUP = "ingestion"
+MINERU_POOL = "mineru"
+WARNING_COLUMNS = {"doc_id": "string", "jenis": "string", "page_idx": "Int64", "chunk_id": "string", "detail": "string"}
+_PREVIEW_CHUNKS = 5
+
+
+def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
+    """A bad document is not a bug: fail this partition with the reason, and no retry."""
+    return dg.Failure(
+        description=f"{doc_id}: {type(error).__name__}: {error}",
+        metadata={"error_type": type(error).__name__, "reason": str(error)},
+        allow_retries=False,
+    )
+
+
+@dg.observable_source_asset(
+    partitions_def=documents,
+    description="A PDF in the drop folder. Its data version per partition is the sha256 of its bytes, so a "
+                "changed file makes everything downstream of it unsynced.",
+    group_name=GROUP,
+)
+def source_pdf(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.DataVersionsByPartition:
+    sources, _skipped = list_pdfs(kb.folder)
+    known = set(context.instance.get_dynamic_partitions(documents.name))
+    return dg.DataVersionsByPartition({s.doc_id: content_hash_of(s.path) for s in sources if s.doc_id in known})
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[source_pdf],
+    description="MinerU's untouched raw output for this document (middle JSON, content lists, markdown, images), "
+                "in the content-addressed cache `<sha16>-<config12>-<mineru_version>`. A complete cache entry is "
+                "reused: an unchanged document never re-runs MinerU.",
+    kinds={"mineru", "pdf"},
+    owners=OWNERS,
+    group_name=GROUP,
+    pool=MINERU_POOL,
+    # The parser settings in force (from the environment, see resources) are part of the code
+    # version: changing them shows every partition unsynced before anything re-runs.
+    code_version=f"mineru-{mineru_version()}-{parser_config_from_env().fingerprint}",
+    automation_condition=dg.AutomationCondition.eager(),
+)
+def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    doc_id = context.partition_key
+    source = kb.find_source(doc_id)
+    config = kb.parser_config
+    try:
+        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout)
+    except DocumentError as e:
+        raise _document_error_to_failure(doc_id, e) from e
+    marker = ref.marker
+    context.log.info(f"{doc_id}: {'cache hit' if ref.cache_hit else f'parsed in {ref.parse_seconds:.1f} s'} → {ref.path}")
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(ref.path.name),
+        metadata={
+            "cache_hit": ref.cache_hit,
+            "parse_seconds": dg.MetadataValue.float(float(ref.parse_seconds)),
+            "pages": marker["n_pages"],
+            "tier": marker["tier"],
+            "parse_mode": marker["parse_mode"],
+            "parser_config": config.fingerprint,
+            "parser_settings": dg.MetadataValue.json(marker["parser_settings"]),
+            "mineru_version": marker["mineru_version"],
+            "content_hash": marker["content_hash"],
+            "source_path": dg.MetadataValue.path(str(source.path)),
+            "source_name": source.path.name,
+            "raw_output_dir": dg.MetadataValue.path(str(ref.path)),
+        },
+    )
+
+
+def _raw_ref_for(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> RawOutputRef:
+    """The cache entry the latest `mineru_raw_output` materialisation of this partition made."""
+    meta = metadata_values(latest_materialization(context.instance, mineru_raw_output.key, context.partition_key))
+    if "raw_output_dir" not in meta:
+        raise dg.Failure(f"{context.partition_key}: mineru_raw_output has not been materialised", allow_retries=False)
+    path = Path(str(meta["raw_output_dir"]))
+    if complete_dir(path.parent, path.name) is None:
+        raise dg.Failure(f"{context.partition_key}: raw output {path} is missing or incomplete; "
+                         "re-materialise mineru_raw_output", allow_retries=False)
+    return RawOutputRef(path, True, 0.0, read_marker(path))
+
+
+def _markdown_preview(document, warnings: list[QualityWarning]) -> str:
+    lines = [f"**{document.source_title}** — {document.n_pages} pages, {len(document.chunks)} chunks, "
+             f"{len(warnings)} warnings", "", "| chunk | kind | page | section | text |", "|---|---|---|---|---|"]
+    for chunk in document.chunks[:_PREVIEW_CHUNKS]:
+        text = " ".join(chunk.text.split())[:120].replace("|", "\\|")
+        lines.append(f"| {chunk.chunk_id} | {chunk.kind} | {chunk.page_no} | {chunk.section_no or ''} {chunk.heading or ''} | {text} |")
+    if warnings:
+        lines += ["", "**Warnings**", ""] + [f"- `{w.jenis}` (page {'' if w.page_idx is None else w.page_idx + 1}): "
+                                              f"{w.detail[:160]}" for w in warnings[:10]]
+    return "\n".join(lines)
+
+
+def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
+    return kb.layout.within(kb.layout.tables / "quality_warnings" / f"{doc_id}.parquet")
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[mineru_raw_output],
+    description="The artifact: one ParsedDocument (schema 0.3.3) at data/parsed/<doc_id>/chunks.json — verbatim "
+                "chunks, headings, formulas and tables, with full provenance.",
+    kinds={"json", "pydantic"},
+    owners=OWNERS,
+    group_name=GROUP,
+    code_version=NORMALISER_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    check_specs=[
+        dg.AssetCheckSpec("chunk_ids_well_formed", asset="parsed_document",
+                          description="chunk ids are '<doc_id>::<seq:04d>', in sequence and unique"),
+        dg.AssetCheckSpec("text_verbatim", asset="parsed_document",
+                          description="every chunk's text is verbatim pieces of its MinerU source items"),
+        dg.AssetCheckSpec("not_empty", asset="parsed_document", blocking=True,
+                          description="at least one chunk with text: a stage that yields nothing fails loudly"),
+        dg.AssetCheckSpec("formula_numbers_match", asset="parsed_document",
+                          description="numbers in formulas and tables are printed in the PDF's text layer"),
+    ],
+)
+def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    doc_id = context.partition_key
+    raw_ref = _raw_ref_for(context, kb)
+    source_path = Path(raw_ref.marker["source_path"])
+    artifact_path = kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME
+    result = normalise_raw(source_path, raw_ref, doc_id=doc_id, previous=read_artifact(artifact_path))
+    document = result.document
+    write_artifact(artifact_path, document)
+    # Written here, beside the artifact, so quality_warnings reads exactly this run's warnings.
+    warnings_file = artifact_path.with_name("warnings.json")
+    warnings_file.write_text(json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2),
+                             encoding="utf-8")
+    kinds = chunk_kinds(document)
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(f"{raw_ref.path.name}-{NORMALISER_VERSION}"),
+        metadata={
+            "version": document.version,
+            "pages": document.n_pages,
+            "chunks": len(document.chunks),
+            **{f"chunks_{kind}": kinds.get(kind, 0) for kind in ("text", "table", "image", "chart")},
+            "warnings": len(result.warnings),
+            "normalise_seconds": dg.MetadataValue.float(round(result.seconds, 4)),
+            "parser_backend": document.parser_backend or "",
+            "normaliser_version": NORMALISER_VERSION,
+            "source_title": document.source_title or "",
+            "artifact": dg.MetadataValue.path(str(artifact_path)),
+            "raw_output_dir": dg.MetadataValue.path(str(raw_ref.path)),
+            "preview": dg.MetadataValue.md(_markdown_preview(document, result.warnings)),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=name,
+                passed=outcome.passed,
+                severity=dg.AssetCheckSeverity.ERROR if name == "not_empty" else dg.AssetCheckSeverity.WARN,
+                description=outcome.description,
+                metadata={"problems": len(outcome.problems),
+                          "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none")},
+            )
+            for name, outcome in result.checks.items()
+        ],
+    )
+
+
+def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(WARNING_COLUMNS)).astype(WARNING_COLUMNS)
+
+
+def _table_schema() -> dg.TableSchema:
+    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in WARNING_COLUMNS.items()])
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[parsed_document],
+    description="This document's quality warnings, one row per warning (parquet). Warnings never fail a document.",
+    kinds={"pandas", "parquet"},
+    owners=OWNERS,
+    group_name=GROUP,
+    code_version=NORMALISER_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+)
+def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    doc_id = context.partition_key
+    source = kb.layout.parsed_dir(doc_id) / "warnings.json"
+    rows = json.loads(source.read_text(encoding="utf-8"))
+    frame = _warnings_frame(rows)
+    path = warnings_path(kb, doc_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path.with_suffix(".tmp"), index=False)
+    path.with_suffix(".tmp").replace(path)
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(hashlib.sha256(source.read_bytes()).hexdigest()[:16]),
+        metadata={
+            "dagster/row_count": len(frame),
+            "dagster/column_schema": dg.MetadataValue.table_schema(_table_schema()),
+            "by_code": dg.MetadataValue.json(frame["jenis"].value_counts().to_dict()),
+            "path": dg.MetadataValue.path(str(path)),
+            "preview": dg.MetadataValue.md(frame.head(20).to_markdown(index=False) if len(frame) else "no warnings"),
+        },
+    )
+
+
+@dg.asset(
+    deps=[quality_warnings],
+    description="Every document's quality warnings in one parquet table, data/tables/quality_warnings.parquet.",
+    kinds={"pandas", "parquet"},
+    owners=OWNERS,
+    group_name=GROUP,
+    automation_condition=dg.AutomationCondition.eager(),
+)
+def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    folder = kb.layout.tables / "quality_warnings"
+    parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
+    frame = pd.concat(parts, ignore_index=True) if parts else _warnings_frame([])
+    path = kb.layout.tables / "quality_warnings.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path.with_suffix(".tmp"), index=False)
+    path.with_suffix(".tmp").replace(path)
+    by_code = frame.groupby("jenis").size().to_dict() if len(frame) else {}
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": len(frame),
+            "dagster/column_schema": dg.MetadataValue.table_schema(_table_schema()),
+            "documents": len(parts),
+            "documents_with_warnings": int(frame["doc_id"].nunique()),
+            "by_code": dg.MetadataValue.json({k: int(v) for k, v in by_code.items()}),
+            "path": dg.MetadataValue.path(str(path)),
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[mineru_raw_output, parsed_document],
+    description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
+                "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl.",
+    kinds={"jsonl"},
+    owners=OWNERS,
+    group_name="packages",
+    code_version="kb-package-1",
+    automation_condition=dg.AutomationCondition.eager(),
+)
+def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    doc_id = context.partition_key
+    raw_ref = _raw_ref_for(context, kb)
+    layout = kb.layout
+    result = package_document(raw_ref.path, layout.within(layout.kb / doc_id), project_root=layout.root.parent,
+                              shared_output_dir=layout.kb / "_all", doc_name=doc_id)
+    metrics = result.metrics
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(hashlib.sha256(result.chunks_path.read_bytes()).hexdigest()[:16]),
+        metadata={
+            **{key: value for key, value in metrics.items() if isinstance(value, (int, float)) and not isinstance(value, bool)},
+            "metrics": dg.MetadataValue.json(metrics),
+            "kb_chunks": dg.MetadataValue.path(str(result.chunks_path)),
+            "shared_output": dg.MetadataValue.path(str(result.shared_chunks_path)),
+        },
+    )

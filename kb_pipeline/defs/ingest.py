@@ -1,0 +1,116 @@
+"""`kb-pipeline ingest`: a folder through the asset graph, in process, against the Dagster instance.
+
+The same partitions, assets, checks and run history as the UI and the sensor — only run here,
+one document after another, with a progress line per document. A document whose artifact is
+already current (same content, parser config, MinerU and normaliser) is not run at all.
+"""
+
+import sys
+import time
+from dataclasses import dataclass
+
+import dagster as dg
+
+from ..drop_folder import FolderState, scan
+from ..normalise import NORMALISER_VERSION
+from ..parsing.cache import cache_key
+from ..parsing.mineru_adapter import mineru_version
+from .history import latest_materialization, metadata_values
+from .partitions import documents
+from .resources import KnowledgeBase
+from .sensors import DATA_VERSION_TAG
+
+PARSED = dg.AssetKey("parsed_document")
+# Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
+# line per document.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+_FOLLOWERS = (dg.AssetKey("quality_warnings"), dg.AssetKey("kb_package"))
+
+
+@dataclass
+class Outcome:
+    doc_id: str
+    name: str
+    status: str  # "ingested" | "unchanged" | "failed"
+    seconds: float
+    metadata: dict
+    reason: str = ""
+
+
+def expected_parsed_version(content_hash: str, kb: KnowledgeBase) -> str:
+    """parsed_document's data version for this content under the current config and code."""
+    return f"{cache_key(content_hash, kb.parser_config.fingerprint, mineru_version())}-{NORMALISER_VERSION}"
+
+
+def is_current(instance: dg.DagsterInstance, doc_id: str, expected_version: str) -> bool:
+    """Whether this document's artifact, warnings and package are already up to date."""
+    parsed = latest_materialization(instance, PARSED, doc_id)
+    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected_version:
+        return False
+    followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
+    return all(f is not None and f.storage_id > parsed.storage_id for f in followers)
+
+
+def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
+    for event in result.all_events:
+        if event.is_step_failure:
+            data = event.step_failure_data
+            if data.user_failure_data and data.user_failure_data.description:
+                return data.user_failure_data.description
+            return data.error.message.strip() if data.error else "step failed"
+    return "run failed"
+
+
+def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None) -> list[Outcome]:
+    progress = progress or sys.stderr
+    changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
+    for path, reason in changes.newly_skipped:
+        print(f"skipping {path.name}: {reason}", file=progress)
+    ready = changes.ready
+    new_keys = sorted({r.source.doc_id for r in ready} - set(instance.get_dynamic_partitions(documents.name)))
+    if new_keys:
+        instance.add_dynamic_partitions(documents.name, new_keys)
+    job = defs.resolve_job_def("ingest_documents")
+    outcomes: list[Outcome] = []
+    for n, item in enumerate(ready, 1):
+        doc_id, name = item.source.doc_id, item.source.path.name
+        label = f"[{n}/{len(ready)}] {name}"
+        instance.report_runless_asset_event(dg.AssetObservation(
+            asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: item.content_hash}))
+        started = time.perf_counter()
+        if is_current(instance, doc_id, expected_parsed_version(item.content_hash, kb)):
+            outcomes.append(Outcome(doc_id, name, "unchanged", time.perf_counter() - started,
+                                    metadata_values(latest_materialization(instance, PARSED, doc_id))))
+            print(f"{label} unchanged", file=progress, flush=True)
+            continue
+        print(f"{label} …", file=progress, flush=True)
+        result = job.execute_in_process(run_config=QUIET, partition_key=doc_id, instance=instance, raise_on_error=False,
+                                        tags={"kb/source": name, "kb/trigger": "kb-pipeline ingest"})
+        seconds = time.perf_counter() - started
+        if result.success:
+            meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
+            outcomes.append(Outcome(doc_id, name, "ingested", seconds, meta))
+            print(f"{label} ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {seconds:.1f} s",
+                  file=progress, flush=True)
+        else:
+            reason = _failure_reason(result)
+            outcomes.append(Outcome(doc_id, name, "failed", seconds, {}, reason))
+            print(f"{label} FAILED {reason}", file=progress, flush=True)
+    if any(o.status == "ingested" for o in outcomes):
+        defs.resolve_job_def("refresh_warnings_table").execute_in_process(run_config=QUIET, instance=instance,
+                                                                          raise_on_error=False)
+    return outcomes
+
+
+def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
+    lines = [f"{'document':40} {'status':9} {'version':>7} {'pages':>5} {'chunks':>6} {'warn':>4} {'sec':>6}  note"]
+    for o in outcomes:
+        m = o.metadata
+        if o.status == "failed":
+            lines.append(f"{o.doc_id[:40]:40} {'FAILED':9} {'':>7} {'':>5} {'':>6} {'':>4} {o.seconds:>6.1f}  {o.reason[:110]}")
+        else:
+            lines.append(f"{o.doc_id[:40]:40} {o.status:9} {m.get('version', ''):>7} {m.get('pages', ''):>5} "
+                         f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}")
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
+    lines.append(f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed in {seconds:.1f} s")
+    return "\n".join(lines)

@@ -1,0 +1,20 @@
+"""Jobs: one document through the graph (what the sensor and `kb-pipeline ingest` run), and the
+corpus-wide warnings table."""
+
+import dagster as dg
+
+from .assets import kb_package, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table
+from .partitions import documents
+
+ingest_job = dg.define_asset_job(
+    "ingest_documents",
+    selection=dg.AssetSelection.assets(mineru_raw_output, parsed_document, quality_warnings, kb_package),
+    partitions_def=documents,
+    description="Parse, normalise, check and package one document (one partition).",
+)
+
+warnings_table_job = dg.define_asset_job(
+    "refresh_warnings_table",
+    selection=dg.AssetSelection.assets(quality_warnings_table),
+    description="Rebuild the corpus-wide quality warnings table.",
+)

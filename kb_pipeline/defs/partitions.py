@@ -1,0 +1,5 @@
+"""One partition per document; the key is the document's id (see `kb_pipeline.sources`)."""
+
+import dagster as dg
+
+documents = dg.DynamicPartitionsDefinition(name="documents")

@@ -1,0 +1,67 @@
+"""`drop_folder_sensor`: new or changed PDFs in the drop folder become partitions and runs.
+
+The folder logic lives in `kb_pipeline.drop_folder`; the sensor keeps its state in the cursor
+(which survives restarts), adds partitions, records each file's content hash as the data
+version of `source_pdf`, and requests one run per new or changed document with a run key
+made of doc id, content hash and processing identity — so the same content under the same
+config and code never runs twice. Files still being written wait for a later tick; a removed
+file is logged and its artifacts are kept.
+"""
+
+
+import os
+
+import dagster as dg
+
+from ..drop_folder import FolderState, mark_requested, scan
+from .assets import source_pdf
+from .jobs import ingest_job
+from .partitions import documents
+from .resources import KnowledgeBase
+
+# The tag under which Dagster records an observation's data version (what an observable
+# source asset's DataVersion becomes); the sensor observes source_pdf without hashing twice.
+DATA_VERSION_TAG = "dagster/data_version"
+SENSOR_INTERVAL_SECONDS = int(os.environ.get("KB_SENSOR_INTERVAL", "15"))
+
+
+@dg.sensor(
+    job=ingest_job,
+    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Watches the drop folder (KB_DROP_FOLDER, default data/knowledge_docs) for new or changed PDFs.",
+)
+def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
+    folder = kb.folder
+    if not folder.is_dir():
+        return dg.SensorResult(skip_reason=f"drop folder {folder} does not exist", cursor=context.cursor)
+    state = FolderState.from_json(context.cursor)
+    changes, new_state = scan(folder, state, kb.processing_identity)
+    for path, reason in changes.newly_skipped:
+        context.log.info(f"skipping {path.name}: {reason}")
+    for name in changes.removed:
+        context.log.info(f"{name} left the drop folder; its partition and artifacts are kept")
+    for source in changes.waiting:
+        context.log.info(f"{source.path.name} is still being written (or just arrived); next tick")
+
+    known = set(context.instance.get_dynamic_partitions(documents.name))
+    new_keys = sorted({r.source.doc_id for r in changes.ready} - known)
+    observations = [
+        dg.AssetObservation(asset_key=source_pdf.key, partition=r.source.doc_id,
+                            tags={DATA_VERSION_TAG: r.content_hash},
+                            metadata={"path": dg.MetadataValue.path(str(r.source.path)), "size": r.source.size})
+        for r in changes.ready
+    ]
+    runs = [dg.RunRequest(run_key=r.request_key, partition_key=r.source.doc_id,
+                          tags={"kb/source": r.source.path.name}) for r in changes.ready]
+    mark_requested(new_state, changes.ready)
+    summary = (f"{len(runs)} to ingest, {changes.unchanged} unchanged, {len(changes.waiting)} waiting, "
+               f"{len(changes.removed)} removed")
+    context.log.info(summary)
+    return dg.SensorResult(
+        run_requests=runs,
+        dynamic_partitions_requests=[documents.build_add_request(new_keys)] if new_keys else [],
+        asset_events=observations,
+        cursor=new_state.to_json(),
+        skip_reason=None if runs else summary,
+    )

@@ -1,0 +1,66 @@
+"""Checks a `ParsedDocument` must pass before anything downstream trusts it.
+
+Unlike quality warnings (which describe the source), a failed check means the artifact is
+wrong: a stage that silently yields nothing, ids that break provenance, text that is no longer
+verbatim, numbers the PDF does not print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..contracts import CHUNK_ID_PATTERN, ParsedDocument, QualityWarning, make_chunk_id
+from ..parsing.raw_output import RawOutput
+from ..pdf_text import PdfTextLayer
+from .verbatim import source_pieces, verbatim_violations
+
+
+@dataclass
+class CheckOutcome:
+    passed: bool
+    description: str
+    problems: list[str] = field(default_factory=list)
+
+
+def check_chunk_ids(document: ParsedDocument) -> CheckOutcome:
+    problems = []
+    for seq, chunk in enumerate(document.chunks):
+        match = CHUNK_ID_PATTERN.match(chunk.chunk_id)
+        if not match or match["doc_id"] != document.doc_id or chunk.doc_id != document.doc_id:
+            problems.append(f"{chunk.chunk_id!r} is not of the form '{document.doc_id}::NNNN'")
+        elif chunk.chunk_id != make_chunk_id(document.doc_id, seq):
+            problems.append(f"{chunk.chunk_id!r} is out of sequence (expected {make_chunk_id(document.doc_id, seq)!r})")
+    ids = [c.chunk_id for c in document.chunks]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    problems += [f"{i!r} is used more than once" for i in duplicates]
+    return CheckOutcome(not problems, "chunk ids are '<doc_id>::<seq:04d>', in sequence and unique", problems)
+
+
+def check_not_empty(document: ParsedDocument) -> CheckOutcome:
+    with_text = [c for c in document.chunks if c.text.strip()]
+    problems = [] if with_text else [
+        f"{len(document.chunks)} chunk(s), none with text, from {document.n_pages} page(s): a stage yielded "
+        "nothing (a scanned PDF without OCR, or a parse that went wrong)"]
+    return CheckOutcome(not problems, "the document has at least one chunk with text", problems)
+
+
+def check_verbatim(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer) -> CheckOutcome:
+    problems = []
+    for chunk in document.chunks:
+        problems += [f"{chunk.chunk_id}: {p}" for p in verbatim_violations(chunk, source_pieces(chunk, raw, text_layer))]
+    return CheckOutcome(not problems, "every chunk's text is verbatim pieces of its source items", problems)
+
+
+def check_formula_numbers(warnings: list[QualityWarning]) -> CheckOutcome:
+    problems = [f"{w.chunk_id}: {w.detail}" for w in warnings if w.jenis == "angka_tidak_cocok"]
+    return CheckOutcome(not problems, "every number in formulas and tables is printed in the PDF's text layer", problems)
+
+
+def run_artifact_checks(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer,
+                        warnings: list[QualityWarning]) -> dict[str, CheckOutcome]:
+    return {
+        "chunk_ids_well_formed": check_chunk_ids(document),
+        "text_verbatim": check_verbatim(document, raw, text_layer),
+        "not_empty": check_not_empty(document),
+        "formula_numbers_match": check_formula_numbers(warnings),
+    }
