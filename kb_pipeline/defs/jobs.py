@@ -4,12 +4,10 @@ corpus-wide warnings table."""
 import dagster as dg
 
 from .assets import kb_package, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table
-from .partitions import documents
 
 ingest_job = dg.define_asset_job(
     "ingest_documents",
     selection=dg.AssetSelection.assets(mineru_raw_output, parsed_document, quality_warnings, kb_package),
-    partitions_def=documents,
     description="Parse, normalise, check and package one document (one partition).",
 )
 
