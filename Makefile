@@ -10,7 +10,7 @@ export KB_DAGSTER_DIR ?= $(CURDIR)/data/dagster
 export MINERU_MODEL_SOURCE := local
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup run test ui samples clean
+.PHONY: setup run test ui samples clean chromium
 
 setup: $(STAMP)
 
@@ -23,8 +23,12 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest kb_pipeline_tests
+
+# The UI test drives Debian's headless Chromium; install it when missing (needs root, as here).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 ui: $(STAMP)
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000

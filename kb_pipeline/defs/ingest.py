@@ -42,6 +42,12 @@ def expected_parsed_version(content_hash: str, kb: KnowledgeBase) -> str:
     return f"{cache_key(content_hash, kb.parser_config.fingerprint, mineru_version())}-{NORMALISER_VERSION}"
 
 
+def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
+    """Record the file's content hash as source_pdf's data version, as the sensor does."""
+    instance.report_runless_asset_event(dg.AssetObservation(
+        asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
+
+
 def is_current(instance: dg.DagsterInstance, doc_id: str, expected_version: str) -> bool:
     """Whether this document's artifact, warnings and package are already up to date."""
     parsed = latest_materialization(instance, PARSED, doc_id)
@@ -75,8 +81,7 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
     for n, item in enumerate(ready, 1):
         doc_id, name = item.source.doc_id, item.source.path.name
         label = f"[{n}/{len(ready)}] {name}"
-        instance.report_runless_asset_event(dg.AssetObservation(
-            asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: item.content_hash}))
+        observe_source(instance, doc_id, item.content_hash)
         started = time.perf_counter()
         if is_current(instance, doc_id, expected_parsed_version(item.content_hash, kb)):
             outcomes.append(Outcome(doc_id, name, "unchanged", time.perf_counter() - started,
