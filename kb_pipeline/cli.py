@@ -1,6 +1,7 @@
 """`kb-pipeline`: the command line.
 
     kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (in process)
+    kb-pipeline status  [--input DIR]   every file in the drop folder: ingested, failed, waiting, …
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
 
@@ -27,11 +28,12 @@ def set_default_environment() -> None:
     os.environ.setdefault("KB_DROP_FOLDER", str(Path(os.environ["KB_DATA_DIR"]) / "knowledge_docs"))
 
 
-def _ingest(args: argparse.Namespace) -> int:
+def _knowledge_base(args: argparse.Namespace):
+    """The resource for these arguments; the parser settings also go to the environment first,
+    because the definitions compute code versions from it at import."""
     from .run import config_from_args
 
     config = config_from_args(args)
-    # Before the definitions are imported: code versions are computed from these at import.
     os.environ.update({"KB_TIER": config.tier, "KB_PARSE_MODE": config.parse_mode,
                        "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages)})
     import warnings
@@ -40,16 +42,34 @@ def _ingest(args: argparse.Namespace) -> int:
 
     # observable_source_asset is marked beta; the warning says nothing a user can act on.
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from .defs.ingest import format_outcomes, ingest_folder
     from .defs.resources import KnowledgeBase
-    from .definitions import build_definitions
 
     folder = args.input or Path(os.environ["KB_DROP_FOLDER"])
     if not folder.is_dir():
-        print(f"error: input folder {folder} does not exist", file=sys.stderr)
-        return 2
-    kb = KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=os.environ["KB_DATA_DIR"], tier=config.tier,
-                       parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages)
+        raise SystemExit(f"error: input folder {folder} does not exist")
+    return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=os.environ["KB_DATA_DIR"], tier=config.tier,
+                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages)
+
+
+def _status(args: argparse.Namespace) -> int:
+    kb = _knowledge_base(args)
+    import dagster as dg
+
+    from .defs.status import format_status, folder_status
+
+    with dg.DagsterInstance.get() as instance:
+        statuses = folder_status(kb, instance)
+    print(format_status(statuses, kb.folder))
+    return 1 if any(s.state == "failed" for s in statuses) else 0
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    kb = _knowledge_base(args)
+    import dagster as dg
+
+    from .defs.ingest import format_outcomes, ingest_folder
+    from .definitions import build_definitions
+
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
         outcomes = ingest_folder(build_definitions(kb), kb, instance)
@@ -77,10 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     ingest = sub.add_parser("ingest", help="ingest a folder through the Dagster asset graph")
     ingest.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
     add_parser_options(ingest)
+    status = sub.add_parser("status", help="one line per file in the drop folder: ingested, failed, waiting, pending")
+    status.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
+    add_parser_options(status)
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
     args = parser.parse_args(argv)
-    return _ingest(args)
+    return _status(args) if args.command == "status" else _ingest(args)
 
 
 if __name__ == "__main__":  # required: MinerU starts "spawn" worker processes

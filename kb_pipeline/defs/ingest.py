@@ -18,7 +18,7 @@ from ..parsing.mineru_adapter import mineru_version
 from .history import latest_materialization, metadata_values
 from .partitions import documents
 from .resources import KnowledgeBase
-from .sensors import DATA_VERSION_TAG
+from .sensors import CONTENT_TAG, DATA_VERSION_TAG
 
 PARSED = dg.AssetKey("parsed_document")
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
@@ -90,7 +90,8 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
             continue
         print(f"{label} …", file=progress, flush=True)
         result = job.execute_in_process(run_config=QUIET, partition_key=doc_id, instance=instance, raise_on_error=False,
-                                        tags={"kb/source": name, "kb/trigger": "kb-pipeline ingest"})
+                                        tags={"kb/source": name, CONTENT_TAG: item.content_hash[:16],
+                                              "kb/trigger": "kb-pipeline ingest"})
         seconds = time.perf_counter() - started
         if result.success:
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))

@@ -22,6 +22,9 @@ from .resources import KnowledgeBase
 # The tag under which Dagster records an observation's data version (what an observable
 # source asset's DataVersion becomes); the sensor observes source_pdf without hashing twice.
 DATA_VERSION_TAG = "dagster/data_version"
+# Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
+# from a failure of an earlier version of the file.
+CONTENT_TAG = "kb/content"
 SENSOR_INTERVAL_SECONDS = int(os.environ.get("KB_SENSOR_INTERVAL", "15"))
 
 
@@ -53,7 +56,8 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
         for r in changes.ready
     ]
     runs = [dg.RunRequest(run_key=r.request_key, partition_key=r.source.doc_id,
-                          tags={"kb/source": r.source.path.name}) for r in changes.ready]
+                          tags={"kb/source": r.source.path.name, CONTENT_TAG: r.content_hash[:16]})
+            for r in changes.ready]
     mark_requested(new_state, changes.ready)
     summary = (f"{len(runs)} to ingest, {changes.unchanged} unchanged, {len(changes.waiting)} waiting, "
                f"{len(changes.removed)} removed")

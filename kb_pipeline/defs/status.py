@@ -1,0 +1,85 @@
+"""`kb-pipeline status`: every file in the drop folder in exactly one state, read from the
+Dagster instance — the same truth the UI shows.
+
+    ingested  its artifact is current for the file's present bytes (version, chunks)
+    failed    the latest run for its present bytes failed (the reason)
+    waiting   modified within the last sensor interval: probably still being written
+    pending   not ingested yet for its present bytes (new, changed, or config/code changed)
+    skipped   not a PDF, a symlink, or not a regular file (the reason)
+"""
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+
+from ..pipeline import content_hash_of
+from ..sources import list_pdfs
+from .history import latest_materialization, metadata_values
+from .ingest import PARSED, expected_parsed_version
+from .resources import KnowledgeBase
+from .sensors import CONTENT_TAG, DATA_VERSION_TAG, SENSOR_INTERVAL_SECONDS
+
+STATES = ("ingested", "failed", "waiting", "pending", "skipped")
+
+
+@dataclass
+class FileStatus:
+    name: str
+    doc_id: str
+    state: str
+    detail: str
+
+
+def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
+    for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        data = record.dagster_event.step_failure_data
+        if data.user_failure_data and data.user_failure_data.description:
+            return data.user_failure_data.description
+        if data.error:
+            return data.error.message.strip().splitlines()[0]
+    return f"run {run.run_id[:8]} {run.status.value.lower()}"
+
+
+def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> dg.DagsterRun | None:
+    runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents",
+                                           tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1)
+    return runs[0] if runs else None
+
+
+def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None) -> list[FileStatus]:
+    now = time.time() if now is None else now
+    sources, skipped = list_pdfs(kb.folder)
+    statuses = [FileStatus(path.name, "", "skipped", reason) for path, reason in skipped]
+    for source in sources:
+        name, doc_id = source.path.name, source.doc_id
+        try:
+            content_hash = content_hash_of(source.path)
+        except Exception as e:  # noqa: BLE001 — vanished or unreadable: say so, do not crash the listing
+            statuses.append(FileStatus(name, doc_id, "failed", f"cannot read: {e}"))
+            continue
+        parsed = latest_materialization(instance, PARSED, doc_id)
+        if parsed is not None and parsed.asset_materialization.tags.get(DATA_VERSION_TAG) == expected_parsed_version(content_hash, kb):
+            meta = metadata_values(parsed)
+            statuses.append(FileStatus(name, doc_id, "ingested",
+                                       f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings"))
+            continue
+        run = _latest_run(instance, doc_id, content_hash)
+        if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
+            statuses.append(FileStatus(name, doc_id, "failed", _failure_reason(instance, run)))
+        elif run is not None and not run.is_finished:
+            statuses.append(FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}"))
+        elif now - source.mtime_ns / 1e9 < SENSOR_INTERVAL_SECONDS:
+            statuses.append(FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing"))
+        else:
+            statuses.append(FileStatus(name, doc_id, "pending", "not ingested for its current content yet"))
+    return sorted(statuses, key=lambda s: s.name)
+
+
+def format_status(statuses: list[FileStatus], folder: Path) -> str:
+    lines = [f"{folder}", f"{'file':48} {'state':9} detail"]
+    lines += [f"{s.name[:48]:48} {s.state:9} {s.detail[:120]}" for s in statuses]
+    counts = {state: sum(s.state == state for s in statuses) for state in STATES}
+    lines.append(f"{len(statuses)} files: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    return "\n".join(lines)
