@@ -23,7 +23,7 @@ from .sensors import CONTENT_TAG, DATA_VERSION_TAG
 PARSED = dg.AssetKey("parsed_document")
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
 # line per document.
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 _FOLLOWERS = (dg.AssetKey("quality_warnings"), dg.AssetKey("kb_package"))
 
 
