@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.paths import DATA_DIR_ENV, DataLayout
+from kb_pipeline.samples import SAMPLES
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO_ROOT.parent / "shared"))
@@ -22,6 +23,8 @@ FIXTURE_PDFS = FIXTURES / "pdfs"
 FIXTURE_NAMES = ["demo1", "demo2", "demo3", "chem_intro", "unittest_test", "sample", "scanned_small_ocr"]
 TEXT_FIXTURES = [n for n in FIXTURE_NAMES if n != "scanned_small_ocr"]
 SAMPLE_DOCS = REPO_ROOT / "data" / "knowledge_docs"
+# The shipped samples by name: a user's own files dropped into the folder are not test input.
+SAMPLE_PDFS = [SAMPLE_DOCS / name for name in SAMPLES]
 
 
 @pytest.fixture

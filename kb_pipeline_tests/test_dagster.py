@@ -20,7 +20,7 @@ from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf
 from kb_pipeline.sources import list_pdfs
 
-from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
+from .conftest import FIXTURE_PDFS, SAMPLE_DOCS, SAMPLE_PDFS
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
@@ -37,7 +37,7 @@ def instance(tmp_path):
 def drop(tmp_path):
     folder = tmp_path / "drop"
     folder.mkdir()
-    for pdf in SAMPLE_DOCS.glob("*.pdf"):
+    for pdf in SAMPLE_PDFS:
         shutil.copy(pdf, folder)
     shutil.copy(FIXTURE_PDFS / "unittest_test.pdf", folder)
     return folder

@@ -12,13 +12,13 @@ from kb_pipeline.normalise import NORMALISER_VERSION
 from kb_pipeline.run import main, run_batch
 from kb_pipeline.samples import text_pdf
 
-from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
+from .conftest import FIXTURE_PDFS, SAMPLE_DOCS, SAMPLE_PDFS
 
 
 def _drop_folder(tmp_path):
     folder = tmp_path / "drop"
     folder.mkdir()
-    for pdf in SAMPLE_DOCS.glob("*.pdf"):
+    for pdf in SAMPLE_PDFS:
         shutil.copy(pdf, folder)
     shutil.copy(FIXTURE_PDFS / "unittest_test.pdf", folder)
     (folder / "zero.pdf").write_bytes(b"")

@@ -20,7 +20,7 @@ import pytest
 from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline.samples import text_pdf
 
-from .conftest import REPO_ROOT, SAMPLE_DOCS
+from .conftest import REPO_ROOT, SAMPLE_PDFS
 
 BIN = Path(sys.executable).parent
 ASSETS = {"source_pdf", "mineru_raw_output", "parsed_document", "quality_warnings", "quality_warnings_table", "kb_package"}
@@ -42,7 +42,7 @@ def deployment(tmp_path):
     shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
     drop = tmp_path / "data" / "knowledge_docs"
     drop.mkdir(parents=True)
-    for pdf in SAMPLE_DOCS.glob("*.pdf"):
+    for pdf in SAMPLE_PDFS:
         shutil.copy(pdf, drop)
     env = {**os.environ, "DAGSTER_HOME": str(home), "KB_DATA_DIR": str(tmp_path / "data"),
            "KB_DAGSTER_DIR": str(tmp_path / "data" / "dagster"), "KB_DROP_FOLDER": str(drop)}
@@ -108,7 +108,7 @@ def test_ui_lists_assets_partitions_and_shows_a_changed_document_unsynced(deploy
 
     # The document changes; the sensor (here: the same observation ingest records) sees new bytes.
     text_pdf(drop / "policy.pdf", ["1. Scope", "Applies to all sites and contractors."])
-    from kb_pipeline.defs.ingest import observe_source
+    from kb_pipeline.defs.history import observe_source
     import dagster as dg
 
     os.environ.update({k: env[k] for k in ("DAGSTER_HOME", "KB_DAGSTER_DIR")})

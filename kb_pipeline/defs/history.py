@@ -1,6 +1,17 @@
-"""Reading an asset partition's latest materialisation back from the instance."""
+"""What the instance knows about a document: its latest materialisations, and whether its
+artifact is current for given content under the present config and code."""
 
 import dagster as dg
+
+from ..normalise import NORMALISER_VERSION
+from ..parsing.cache import cache_key
+from ..parsing.mineru_adapter import mineru_version
+from .resources import KnowledgeBase
+
+# The tag under which Dagster records an observation's or materialisation's data version.
+DATA_VERSION_TAG = "dagster/data_version"
+PARSED = dg.AssetKey("parsed_document")
+_FOLLOWERS = (dg.AssetKey("quality_warnings"), dg.AssetKey("kb_package"))
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -13,3 +24,24 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
     if record is None or record.asset_materialization is None:
         return {}
     return {k: v.value for k, v in record.asset_materialization.metadata.items()}
+
+
+def expected_parsed_version(content_hash: str, kb: KnowledgeBase) -> str:
+    """parsed_document's data version for this content under the current config and code."""
+    return f"{cache_key(content_hash, kb.parser_config.fingerprint, mineru_version())}-{NORMALISER_VERSION}"
+
+
+def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
+    """Record the file's content hash as source_pdf's data version, as the sensor does."""
+    instance.report_runless_asset_event(dg.AssetObservation(
+        asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
+
+
+def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:
+    """Whether this document's artifact, warnings and package are already up to date for this
+    content under the present config and code."""
+    parsed = latest_materialization(instance, PARSED, doc_id)
+    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected_parsed_version(content_hash, kb):
+        return False
+    followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
+    return all(f is not None and f.storage_id > parsed.storage_id for f in followers)

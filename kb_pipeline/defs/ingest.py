@@ -12,19 +12,14 @@ from dataclasses import dataclass
 import dagster as dg
 
 from ..drop_folder import FolderState, scan
-from ..normalise import NORMALISER_VERSION
-from ..parsing.cache import cache_key
-from ..parsing.mineru_adapter import mineru_version
-from .history import latest_materialization, metadata_values
+from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
 from .partitions import documents
 from .resources import KnowledgeBase
-from .sensors import CONTENT_TAG, DATA_VERSION_TAG
+from .sensors import CONTENT_TAG
 
-PARSED = dg.AssetKey("parsed_document")
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
 # line per document.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
-_FOLLOWERS = (dg.AssetKey("quality_warnings"), dg.AssetKey("kb_package"))
 
 
 @dataclass
@@ -35,26 +30,6 @@ class Outcome:
     seconds: float
     metadata: dict
     reason: str = ""
-
-
-def expected_parsed_version(content_hash: str, kb: KnowledgeBase) -> str:
-    """parsed_document's data version for this content under the current config and code."""
-    return f"{cache_key(content_hash, kb.parser_config.fingerprint, mineru_version())}-{NORMALISER_VERSION}"
-
-
-def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
-    """Record the file's content hash as source_pdf's data version, as the sensor does."""
-    instance.report_runless_asset_event(dg.AssetObservation(
-        asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
-
-
-def is_current(instance: dg.DagsterInstance, doc_id: str, expected_version: str) -> bool:
-    """Whether this document's artifact, warnings and package are already up to date."""
-    parsed = latest_materialization(instance, PARSED, doc_id)
-    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected_version:
-        return False
-    followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
-    return all(f is not None and f.storage_id > parsed.storage_id for f in followers)
 
 
 def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
@@ -83,7 +58,7 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
         label = f"[{n}/{len(ready)}] {name}"
         observe_source(instance, doc_id, item.content_hash)
         started = time.perf_counter()
-        if is_current(instance, doc_id, expected_parsed_version(item.content_hash, kb)):
+        if is_current(instance, kb, doc_id, item.content_hash):
             outcomes.append(Outcome(doc_id, name, "unchanged", time.perf_counter() - started,
                                     metadata_values(latest_materialization(instance, PARSED, doc_id))))
             print(f"{label} unchanged", file=progress, flush=True)

@@ -15,17 +15,15 @@ import dagster as dg
 
 from ..drop_folder import FolderState, mark_requested, scan
 from .assets import source_pdf
+from .history import DATA_VERSION_TAG, is_current
 from .jobs import ingest_job
 from .partitions import documents
 from .resources import KnowledgeBase
 
-# The tag under which Dagster records an observation's data version (what an observable
-# source asset's DataVersion becomes); the sensor observes source_pdf without hashing twice.
-DATA_VERSION_TAG = "dagster/data_version"
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.
 CONTENT_TAG = "kb/content"
-SENSOR_INTERVAL_SECONDS = int(os.environ.get("KB_SENSOR_INTERVAL", "15"))
+SENSOR_INTERVAL_SECONDS = int(os.environ.get("KB_SENSOR_INTERVAL", "5"))
 
 
 @dg.sensor(
@@ -49,6 +47,10 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
 
     known = set(context.instance.get_dynamic_partitions(documents.name))
     new_keys = sorted({r.source.doc_id for r in changes.ready} - known)
+    # Already current (e.g. ingested by `kb-pipeline ingest` before the sensor first looked):
+    # recorded, observed, but not run again.
+    to_run = [r for r in changes.ready
+              if r.source.doc_id not in known or not is_current(context.instance, kb, r.source.doc_id, r.content_hash)]
     observations = [
         dg.AssetObservation(asset_key=source_pdf.key, partition=r.source.doc_id,
                             tags={DATA_VERSION_TAG: r.content_hash},
@@ -57,9 +59,10 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
     ]
     runs = [dg.RunRequest(run_key=r.request_key, partition_key=r.source.doc_id,
                           tags={"kb/source": r.source.path.name, CONTENT_TAG: r.content_hash[:16]})
-            for r in changes.ready]
+            for r in to_run]
     mark_requested(new_state, changes.ready)
-    summary = (f"{len(runs)} to ingest, {changes.unchanged} unchanged, {len(changes.waiting)} waiting, "
+    summary = (f"{len(runs)} to ingest, {changes.unchanged + len(changes.ready) - len(runs)} unchanged, "
+               f"{len(changes.waiting)} waiting, "
                f"{len(changes.removed)} removed")
     context.log.info(summary)
     return dg.SensorResult(

@@ -16,10 +16,9 @@ import dagster as dg
 
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
-from .history import latest_materialization, metadata_values
-from .ingest import PARSED, expected_parsed_version
+from .history import PARSED, DATA_VERSION_TAG, expected_parsed_version, latest_materialization, metadata_values
 from .resources import KnowledgeBase
-from .sensors import CONTENT_TAG, DATA_VERSION_TAG, SENSOR_INTERVAL_SECONDS
+from .sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 
 STATES = ("ingested", "failed", "waiting", "pending", "skipped")
 
