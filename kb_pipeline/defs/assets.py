@@ -72,7 +72,8 @@ def source_pdf(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.DataV
     # The parser settings in force (from the environment, see resources) are part of the code
     # version: changing them shows every partition unsynced before anything re-runs.
     code_version=f"mineru-{mineru_version()}-{parser_config_from_env().fingerprint}",
-    automation_condition=dg.AutomationCondition.eager(),
+    # No automation condition here: the drop-folder sensor decides when a document is parsed
+    # (it knows whether the file is finished); everything downstream follows on its own.
 )
 def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
