@@ -117,6 +117,9 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         print(f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "
               f"{time.perf_counter() - doc_started:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})",
               file=progress, flush=True)
+        for name, check in result.checks.items():
+            if not check.passed:
+                print(f"{label} CHECK FAILED {name}: {check.problems[0]}", file=progress, flush=True)
     manifest["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     manifest["seconds"] = round(time.perf_counter() - started, 3)
     manifest["totals"] = {
