@@ -59,7 +59,6 @@ class Ready:
     source: SourceFile
     content_hash: str
     request_key: str
-    is_new: bool
 
 
 @dataclass
@@ -97,7 +96,7 @@ def scan(folder: Path, state: FolderState, processing_identity: str, *, require_
             if key == known.request_key:
                 changes.unchanged += 1
             else:  # same bytes, new config or code: request again, no need to hash
-                changes.ready.append(Ready(source, known.content_hash, key, is_new=False))
+                changes.ready.append(Ready(source, known.content_hash, key))
             continue
         if require_stable and state.pending.get(name) != stat:
             new.pending[name] = stat
@@ -115,7 +114,7 @@ def scan(folder: Path, state: FolderState, processing_identity: str, *, require_
         if known is not None and key == known.request_key:
             changes.unchanged += 1  # touched, same bytes
         else:
-            changes.ready.append(Ready(source, content_hash, key, is_new=known is None))
+            changes.ready.append(Ready(source, content_hash, key))
     changes.removed = sorted(set(state.files) - set(new.files) - set(new.pending))
     return changes, new
 

@@ -55,10 +55,6 @@ class SourceFile:
     size: int
     mtime_ns: int
 
-    @property
-    def title(self) -> str:
-        return self.path.stem
-
 
 def list_pdfs(folder: Path) -> tuple[list[SourceFile], list[tuple[Path, str]]]:
     """PDFs directly in `folder`, sorted by name, plus every other entry with why it was skipped.
