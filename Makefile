@@ -10,7 +10,7 @@ export KB_DAGSTER_DIR ?= $(CURDIR)/data/dagster
 export MINERU_MODEL_SOURCE := local
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup run test ui samples clean chromium
+.PHONY: setup run test test-services ui samples clean
 
 setup: $(STAMP)
 
@@ -23,12 +23,14 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
 
-test: $(STAMP) chromium
+test: $(STAMP) test-services
 	$(BIN)/python -m pytest kb_pipeline_tests
 
-# The UI test drives Debian's headless Chromium; install it when missing (needs root, as here).
-chromium:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+# System packages the tests drive: Debian's headless Chromium (UI test) and PostgreSQL's server
+# (Postgres instance test). Installed when missing; needs root, as on the project's machines.
+test-services:
+	@command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; }
 
 ui: $(STAMP)
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000

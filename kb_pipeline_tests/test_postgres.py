@@ -1,0 +1,236 @@
+"""The Postgres variant of the instance (dagster.postgres.yaml) against a REAL PostgreSQL server:
+a temp cluster on a free loopback port, a database for Dagster, and the `ingest_documents` job
+for three partitions at once, each run on the multiprocess executor (every step its own
+process), all of them writing runs, events, partitions and pool slots into that database.
+
+Needs PostgreSQL's server binaries (Debian's `postgresql` package). When they are missing the
+test installs them itself if it runs as root (as CI does), else it fails saying how to get
+them: it never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from kb_pipeline.samples import text_pdf
+
+from .conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+warnings.filterwarnings("ignore", category=dg.BetaWarning)
+ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
+DOCS = ["alpha", "beta", "gamma"]
+APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"
+
+# The same definitions with `ingest_documents` on the multiprocess executor (the shipped job runs
+# in-process to save process start-ups; swapping the executor is configuration, as it is for the
+# k8s or Celery executors in docs/SCALING.md).
+MULTIPROCESS_DEFS = """
+import dagster as dg
+from kb_pipeline.definitions import build_definitions
+from kb_pipeline.defs.jobs import ingest_job
+from kb_pipeline.defs.resources import KnowledgeBase
+
+shipped = build_definitions(KnowledgeBase())
+defs = dg.Definitions(
+    assets=shipped.assets, resources=shipped.resources,
+    jobs=[dg.define_asset_job(ingest_job.name, selection=ingest_job.selection,
+                              executor_def=dg.multiprocess_executor.configured({"max_concurrent": 2}))],
+)
+"""
+
+# One run of `ingest_documents` for one partition: execute_job with a reconstructable job, so
+# the multiprocess executor can start each step in a process of its own.
+DRIVER = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import dagster as dg
+from dagster._core.definitions.reconstruct import ReconstructableRepository
+
+job = ReconstructableRepository.for_file(sys.argv[2], "defs").get_reconstructable_job("ingest_documents")
+with dg.DagsterInstance.get() as instance:
+    result = dg.execute_job(job, instance, tags={"dagster/partition": sys.argv[1]})
+    print(json.dumps({"run_id": result.run_id, "success": result.success}))
+"""
+
+
+def _pg_bin() -> Path:
+    def find() -> Path | None:
+        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+                       key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0)
+        if found:
+            return found[-1].parent
+        on_path = shutil.which("pg_ctl")
+        return Path(on_path).resolve().parent if on_path and shutil.which("initdb") else None
+
+    if find() is None:
+        if os.geteuid() != 0:
+            pytest.fail("PostgreSQL's server binaries (pg_ctl, initdb) are not installed and this test is not root; "
+                        f"install them: sudo sh -c '{APT}'")
+        done = subprocess.run(["sh", "-c", APT], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"installing postgresql failed: {done.stderr[-2000:]}"
+    found = find()
+    assert found is not None, "postgresql is installed but no pg_ctl was found under /usr/lib/postgresql/*/bin"
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def postgres():
+    """A throwaway cluster listening only on 127.0.0.1; yields its connection settings."""
+    try:
+        import dagster_postgres  # noqa: F401
+        import psycopg2
+    except ImportError as e:
+        pytest.fail(f"{e.name} is not installed: `make setup` (the dev extra) installs psycopg2-binary, "
+                    "and `.venv/bin/pip install --no-deps -c constraints.txt dagster-postgres` dagster-postgres")
+    bin_dir = _pg_bin()
+    as_root = os.geteuid() == 0
+    # The server refuses to run as root: as root it runs as the `postgres` user, in a dir it owns.
+    root = Path(tempfile.mkdtemp(prefix="kb-pg-"))
+    run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
+    if as_root:
+        user = pwd.getpwnam("postgres")
+        os.chown(root, user.pw_uid, user.pw_gid)
+    port, password = _free_port(), "kb-secret"
+    pwfile = root / "pw"
+    pwfile.write_text(password)
+    if as_root:
+        os.chown(pwfile, user.pw_uid, user.pw_gid)
+    data = root / "data"
+    initdb = subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "kb", f"--pwfile={pwfile}",
+                             "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
+                            capture_output=True, text=True, timeout=120)
+    assert initdb.returncode == 0, initdb.stderr[-2000:]
+    log = root / "server.log"
+    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
+    start = subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
+                            "-w", "-t", "60", "start"], capture_output=True, text=True, timeout=90)
+    assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
+    try:
+        connection = psycopg2.connect(host="127.0.0.1", port=port, user="kb", password=password, dbname="postgres")
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE DATABASE kb_dagster")
+        connection.close()
+        yield {"KB_PG_HOST": "127.0.0.1", "KB_PG_PORT": str(port), "KB_PG_USER": "kb",
+               "KB_PG_PASSWORD": password, "KB_PG_DB": "kb_dagster"}
+    finally:
+        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                       capture_output=True, timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _failures(stderr: str) -> str:
+    """The engine's error lines of a failed run, for the assertion message."""
+    lines = [line for line in stderr.splitlines() if "ERROR" in line or "Error" in line or "error" in line]
+    return "\n".join(lines[-20:])[-4000:]
+
+
+def _step_spans(instance: dg.DagsterInstance, run_ids: list[str]) -> list[tuple[str, str, float, float, int]]:
+    """(run_id, step_key, start, end, pid) of every step, from STEP_START / STEP_SUCCESS events."""
+    spans = []
+    for run_id in run_ids:
+        starts, ends = {}, {}
+        for entry in instance.all_logs(run_id):
+            event = entry.dagster_event
+            if event is None or not event.step_key:
+                continue
+            if event.event_type == dg.DagsterEventType.STEP_START:
+                starts[event.step_key] = (entry.timestamp, event.pid)
+            elif event.event_type == dg.DagsterEventType.STEP_SUCCESS:
+                ends[event.step_key] = entry.timestamp
+        spans += [(run_id, key, starts[key][0], ends[key], starts[key][1]) for key in ends]
+    return spans
+
+
+def _max_overlap(spans: list[tuple[float, float]]) -> int:
+    points = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans], key=lambda p: (p[0], p[1]))
+    level = peak = 0
+    for _, delta in points:
+        level += delta
+        peak = max(peak, level)
+    return peak
+
+
+def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, monkeypatch):
+    started = time.monotonic()
+    home, data = tmp_path / "home", tmp_path / "data"
+    home.mkdir()
+    shutil.copy(REPO_ROOT / "dagster.postgres.yaml", home / "dagster.yaml")
+    drop = data / "knowledge_docs"
+    drop.mkdir(parents=True)
+    for i, name in enumerate(DOCS):
+        text_pdf(drop / f"{name}.pdf", [f"{i + 1}. {name.title()}", f"The {name} pump runs at {10 + i} bar.",
+                                        "2. Maintenance", f"Inspect the {name} seal every {100 * (i + 1)} hours."])
+    env = {"DAGSTER_HOME": str(home), "KB_DATA_DIR": str(data), "KB_DAGSTER_DIR": str(data / "dagster"),
+           "KB_DROP_FOLDER": str(drop), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1", **postgres}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+
+    with dg.DagsterInstance.get() as instance:
+        storage = type(instance.run_storage).__name__
+        assert storage == "PostgresRunStorage", storage
+        instance.add_dynamic_partitions("documents", DOCS)
+        # Create the `mineru` pool's row (at dagster.yaml's default_limit) before runs start:
+        # Dagster 1.13.28 creates it on a step's first claim, and two runs' first claims at once
+        # race on Postgres (UniqueViolation "concurrency_limits_concurrency_key_key", the run
+        # fails). See docs/SCALING.md.
+        instance.event_log_storage.initialize_concurrency_limit_to_default("mineru")
+        assert instance.event_log_storage.get_concurrency_info("mineru").slot_count == 2
+
+    # Three runs at once, each its own orchestrator process with the multiprocess executor.
+    defs_file = tmp_path / "multiprocess_defs.py"
+    defs_file.write_text(MULTIPROCESS_DEFS)
+    drivers = {doc: subprocess.Popen([sys.executable, "-c", DRIVER, doc, str(defs_file)], cwd=REPO_ROOT,
+                                     env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for doc in DOCS}
+    results = {}
+    for doc, proc in drivers.items():
+        out, err = proc.communicate(timeout=240)
+        (tmp_path / f"{doc}.log").write_text(err)
+        assert proc.returncode == 0, err[-3000:]
+        results[doc] = json.loads(out.strip().splitlines()[-1])
+        assert results[doc]["success"], (doc, err[-3000:])
+
+    with dg.DagsterInstance.get() as instance:
+        for doc, result in results.items():
+            run = instance.get_run_by_id(result["run_id"])
+            assert run.status == dg.DagsterRunStatus.SUCCESS and run.tags["dagster/partition"] == doc
+        assert sorted(instance.get_dynamic_partitions("documents")) == DOCS
+        for asset in ASSETS:
+            materialized = instance.get_materialized_partitions(dg.AssetKey(asset))
+            assert materialized == set(DOCS), (asset, materialized)
+        spans = _step_spans(instance, [r["run_id"] for r in results.values()])
+        assert len(spans) == len(DOCS) * len(ASSETS)
+        # Multiprocess: each run's steps ran in processes other than its orchestrator, in parallel.
+        for result in results.values():
+            assert len({pid for run_id, *_rest, pid in spans if run_id == result["run_id"]}) == len(ASSETS)
+        overall = _max_overlap([(s, e) for _r, _k, s, e, _p in spans])
+        parses = _max_overlap([(s, e) for _r, key, s, e, _p in spans if key == "mineru_raw_output"])
+        assert overall >= 2, "no two steps ever ran at the same time"
+        assert parses <= 2, f"{parses} MinerU parses overlapped; the `mineru` pool allows 2"
+        assert instance.event_log_storage.get_concurrency_info("mineru").claimed_slots == []
+    for doc in DOCS:
+        assert (data / "parsed" / doc / "chunks.json").is_file() and (data / "kb" / doc / "kb_chunks.jsonl").is_file()
+    print(f"\npostgres: {len(DOCS)} runs, {len(spans)} steps, max {overall} steps and {parses} parses at once, "
+          f"{time.monotonic() - started:.1f} s")
