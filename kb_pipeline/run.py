@@ -23,7 +23,7 @@ from .normalise import NORMALISER_VERSION
 from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
 from .paths import DataLayout
-from .pipeline import ARTIFACT_NAME, chunk_kinds, process_document, read_artifact, write_artifact, write_json_atomically
+from .pipeline import ARTIFACT_NAME, chunk_kinds, process_document, read_artifact, write_artifact, write_text_atomically
 from .sources import list_pdfs
 
 
@@ -98,12 +98,9 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         doc = result.document
         doc_dir = run_dir / doc.doc_id
         write_artifact(doc_dir / ARTIFACT_NAME, doc)
-        (doc_dir / "mineru-source.txt").write_text(
-            f"{doc.raw_output_dir}\n"
-            f"# untouched MinerU {doc.parser_version} output ({doc.parser_backend}); cache "
-            f"{'hit' if result.raw.cache_hit else 'miss'}\n",
-            encoding="utf-8",
-        )
+        write_text_atomically(doc_dir / "mineru-source.txt",
+                              f"{doc.raw_output_dir}\n# untouched MinerU {doc.parser_version} output "
+                              f"({doc.parser_backend}); cache {'hit' if result.raw.cache_hit else 'miss'}\n")
         write_artifact(latest, doc)
         manifest["warnings"] += [w.model_dump() for w in result.warnings]
         manifest["documents"].append({
@@ -129,7 +126,7 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         "skipped": len(skipped),
         "warnings": len(manifest["warnings"]),
     }
-    write_json_atomically(run_dir / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2))
+    write_text_atomically(run_dir / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2))
     manifest["run_dir"] = str(run_dir)
     return manifest
 

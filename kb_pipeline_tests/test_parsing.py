@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import time
 
 import pytest
@@ -89,11 +90,14 @@ def test_an_incomplete_cache_dir_is_never_read_as_complete(layout, mineru_calls)
 def test_abandoned_temp_dirs_of_dead_processes_are_cleaned(layout):
     key = "0123456789abcdef-000000000000-4.0.12"
     layout.parse_cache.mkdir(parents=True)
-    abandoned = layout.parse_cache / f".tmp-{key}-999999999-deadbeef"
+    abandoned = layout.parse_cache / f".tmp-{key}-{socket.gethostname()}-999999999-deadbeef"
+    # Another host's temp dir is that host's business, whatever its pid says here.
+    elsewhere = layout.parse_cache / f".tmp-{key}-some-other-host-999999999-cafebabe"
+    elsewhere.mkdir(parents=True)
     abandoned.mkdir()
     (abandoned / "content_list.json").write_text("[]")
     path = cache.write_atomically(layout.parse_cache, key, lambda tmp: {"ok": True})
-    assert not abandoned.exists() and cache.read_marker(path) == {"ok": True}
+    assert not abandoned.exists() and elsewhere.exists() and cache.read_marker(path) == {"ok": True}
 
 
 def test_failed_fill_leaves_nothing_behind(layout):

@@ -25,7 +25,10 @@ from ..packaging import package_document
 from ..parsing.errors import DocumentError
 from ..parsing.mineru_adapter import RawOutputRef, mineru_version
 from ..parsing.cache import complete_dir, read_marker
-from ..pipeline import ARTIFACT_NAME, chunk_kinds, content_hash_of, normalise_raw, parse_raw, read_artifact, write_artifact
+from ..pipeline import (
+    ARTIFACT_NAME, chunk_kinds, content_hash_of, normalise_raw, parse_raw, read_artifact, write_artifact,
+    write_text_atomically,
+)
 from ..sources import list_pdfs
 from .history import latest_materialization, metadata_values
 from .partitions import documents
@@ -163,8 +166,7 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
     write_artifact(artifact_path, document)
     # Written here, beside the artifact, so quality_warnings reads exactly this run's warnings.
     warnings_file = artifact_path.with_name("warnings.json")
-    warnings_file.write_text(json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2),
-                             encoding="utf-8")
+    write_text_atomically(warnings_file, json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2))
     kinds = chunk_kinds(document)
     return dg.MaterializeResult(
         data_version=dg.DataVersion(f"{raw_ref.path.name}-{NORMALISER_VERSION}"),
@@ -235,13 +237,23 @@ def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg
     )
 
 
+# Not `eager()`: eager waits until no dependency partition is missing, and a failed document
+# never materialises its warnings, so one bad PDF would freeze the table. Rebuild after any
+# document's warnings changed, once no run is writing them.
+REFRESH_AFTER_ANY_DOCUMENT = (
+    dg.AutomationCondition.any_deps_updated()
+    & ~dg.AutomationCondition.any_deps_in_progress()
+    & ~dg.AutomationCondition.in_progress()
+)
+
+
 @dg.asset(
     deps=[quality_warnings],
     description="Every document's quality warnings in one parquet table, data/tables/quality_warnings.parquet.",
     kinds={"pandas", "parquet"},
     owners=OWNERS,
     group_name=GROUP,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
 def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     folder = kb.layout.tables / "quality_warnings"

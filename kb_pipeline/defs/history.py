@@ -6,6 +6,7 @@ import dagster as dg
 from ..normalise import NORMALISER_VERSION
 from ..parsing.cache import cache_key
 from ..parsing.mineru_adapter import mineru_version
+from ..pipeline import ARTIFACT_NAME
 from .resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
@@ -39,7 +40,10 @@ def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str)
 
 def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:
     """Whether this document's artifact, warnings and package are already up to date for this
-    content under the present config and code."""
+    content under the present config and code — in the instance's history and on disk (a wiped
+    or moved data root must not pass for current)."""
+    if not (kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME).is_file():
+        return False
     parsed = latest_materialization(instance, PARSED, doc_id)
     if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected_parsed_version(content_hash, kb):
         return False

@@ -5,6 +5,7 @@ one document after another, with a progress line per document. A document whose 
 already current (same content, parser config, MinerU and normaliser) is not run at all.
 """
 
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import dagster as dg
 
 from ..drop_folder import FolderState, scan
+from ..parsing.cache import pid_alive
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
 from .partitions import documents
 from .resources import KnowledgeBase
@@ -32,6 +34,29 @@ class Outcome:
     reason: str = ""
 
 
+INGEST_TRIGGER = "kb-pipeline ingest"
+
+
+def release_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
+    """Mark failed the ingest runs whose process is gone, and free their pool slots.
+
+    An ingest killed with SIGKILL leaves its run STARTED holding a `mineru` slot; after as many
+    such crashes as the pool allows, every later parse would wait for ever. (Runs the daemon
+    launched are watched by run monitoring, see dagster.yaml.)"""
+    released = []
+    unfinished = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
+    for record in instance.get_run_records(dg.RunsFilter(statuses=unfinished, tags={"kb/trigger": INGEST_TRIGGER})):
+        run = record.dagster_run
+        pids = {e.dagster_event.pid for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START)
+                if e.dagster_event and e.dagster_event.pid}
+        if not pids or os.getpid() in pids or any(pid_alive(pid) for pid in pids):
+            continue
+        instance.report_run_failed(run, f"its process {sorted(pids)} is gone (killed?); pool slots released")
+        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+        released.append(run.run_id)
+    return released
+
+
 def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
     for event in result.all_events:
         if event.is_step_failure:
@@ -44,6 +69,8 @@ def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
 
 def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None) -> list[Outcome]:
     progress = progress or sys.stderr
+    for run_id in release_abandoned_runs(instance):
+        print(f"released run {run_id[:8]}: its process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
     for path, reason in changes.newly_skipped:
         print(f"skipping {path.name}: {reason}", file=progress)
@@ -56,17 +83,17 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
     for n, item in enumerate(ready, 1):
         doc_id, name = item.source.doc_id, item.source.path.name
         label = f"[{n}/{len(ready)}] {name}"
-        observe_source(instance, doc_id, item.content_hash)
         started = time.perf_counter()
         if is_current(instance, kb, doc_id, item.content_hash):
             outcomes.append(Outcome(doc_id, name, "unchanged", time.perf_counter() - started,
                                     metadata_values(latest_materialization(instance, PARSED, doc_id))))
             print(f"{label} unchanged", file=progress, flush=True)
             continue
+        observe_source(instance, doc_id, item.content_hash)
         print(f"{label} …", file=progress, flush=True)
         result = job.execute_in_process(run_config=QUIET, partition_key=doc_id, instance=instance, raise_on_error=False,
                                         tags={"kb/source": name, CONTENT_TAG: item.content_hash[:16],
-                                              "kb/trigger": "kb-pipeline ingest"})
+                                              "kb/trigger": INGEST_TRIGGER})
         seconds = time.perf_counter() - started
         if result.success:
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))

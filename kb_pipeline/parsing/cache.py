@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -33,7 +34,8 @@ def read_marker(path: Path) -> dict:
     return json.loads((path / COMPLETE_MARKER).read_text(encoding="utf-8"))
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this machine with this pid exists."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -43,14 +45,21 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _temp_prefix(key: str) -> str:
+    # The host is in the name because a pid means something only on its own machine: on a
+    # shared cache volume, another host's live temp dir must never look abandoned.
+    return f"{_TMP_PREFIX}{key}-{socket.gethostname()}-"
+
+
 def _remove_abandoned_temps(cache_root: Path, key: str) -> None:
-    """Temp dirs of this key left by a process that no longer exists (killed mid-parse)."""
-    for tmp in cache_root.glob(f"{_TMP_PREFIX}{key}-*"):
+    """Temp dirs of this key left by a process of this host that no longer exists (killed)."""
+    prefix = _temp_prefix(key)
+    for tmp in cache_root.glob(f"{prefix}*"):
         try:
-            pid = int(tmp.name.rsplit("-", 2)[-2])
+            pid = int(tmp.name[len(prefix):].split("-")[0])
         except ValueError:
             continue
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -63,7 +72,7 @@ def write_atomically(cache_root: Path, key: str, fill: Callable[[Path], dict]) -
     """
     cache_root.mkdir(parents=True, exist_ok=True)
     _remove_abandoned_temps(cache_root, key)
-    tmp = cache_root / f"{_TMP_PREFIX}{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = cache_root / f"{_temp_prefix(key)}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp.mkdir()
     try:
         marker = fill(tmp)
