@@ -1,0 +1,316 @@
+"""Shared pieces of the benchmarks: the corpus, the MinerU environment, machine facts, output.
+
+Importing this module is cheap and imports neither kb_pipeline nor MinerU, so each script can
+set the MinerU environment up before anything imports `mineru` (and MinerU's spawned render
+workers, which re-import the main script, stay light).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+OUT = BENCH / "out"
+SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO.parent / "shared"))
+FIXTURE_PDFS = SHARED / "fixtures" / "pdfs"
+MINERU_FIXTURES = SHARED / "fixtures" / "mineru-4.0.12-flash"
+CORPUS_DIR = OUT / "corpus"
+
+# The six text fixtures (33 pages). scanned_small_ocr is left out: it has no text layer and
+# fails by design without OCR weights.
+FIXTURE_NAMES = ["demo1", "demo2", "demo3", "chem_intro", "unittest_test", "sample"]
+# Four generated documents (27 pages): the project's two drop-folder samples and two reports.
+GENERATED_REPORTS = {"bench_report_08": 8, "bench_report_16": 16}
+
+
+# --------------------------------------------------------------------------- environment
+
+def setup_mineru(home: Path | None = None) -> Path:
+    """MinerU's environment, set before anything imports `mineru`: no network, a private
+    MINERU_HOME (a temp dir unless given). Returns the home."""
+    if "mineru" in sys.modules:
+        raise RuntimeError("mineru was imported before the benchmark configured it")
+    home = home or Path(tempfile.mkdtemp(prefix="kb-bench-mineru-home-"))
+    os.environ["MINERU_MODEL_SOURCE"] = "local"
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("MINERU_LOG_LEVEL", "warning")
+    sys.path.insert(0, str(REPO))
+    from kb_pipeline.parsing.mineru_adapter import configure_mineru_environment
+
+    configure_mineru_environment(home)
+    return home
+
+
+def quiet_dagster() -> None:
+    import warnings
+
+    import dagster as dg
+
+    for category in (dg.BetaWarning, dg.PreviewWarning, DeprecationWarning, UserWarning):
+        warnings.filterwarnings("ignore", category=category)
+
+
+# --------------------------------------------------------------------------- corpus
+
+def report_pdf(path: Path, pages: int, title: str = "Laporan Operasional") -> None:
+    """A text-layer report of exactly `pages` pages: numbered headings (1. / 1.1.), body
+    paragraphs, a ruled table of numbers every third page, a formula line every second page,
+    a running header and page numbers. Deterministic (reportlab invariant mode)."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.lib.units import cm
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ss = getSampleStyleSheet()
+
+    def furniture(canvas, doc) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(72, A4[1] - 40, f"{title} — benchmark document")
+        canvas.drawCentredString(A4[0] / 2, 30, f"{doc.page}")
+        canvas.restoreState()
+
+    words = ("unit produksi menghasilkan volume material yang diukur setiap shift dan dibandingkan "
+             "dengan target bulanan sehingga deviasi dapat dianalisis oleh tim perencanaan tambang").split()
+
+    def paragraph(seed: int, n_words: int = 70) -> str:
+        return " ".join(words[(seed * 7 + i * 3) % len(words)] for i in range(n_words)).capitalize() + "."
+
+    doc = SimpleDocTemplate(str(path), pagesize=A4, title=title, invariant=True,
+                            topMargin=2.2 * cm, bottomMargin=2 * cm)
+    story = [Paragraph(title, ss["Title"])]
+    for page in range(1, pages + 1):
+        story.append(Paragraph(f"{page}. BAGIAN {page}", ss["Heading1"]))
+        story.append(Paragraph(paragraph(page), ss["BodyText"]))
+        story.append(Paragraph(f"{page}.1. Rincian {page}", ss["Heading2"]))
+        story.append(Paragraph(paragraph(page + 1, 60), ss["BodyText"]))
+        if page % 2 == 0:
+            story.append(Paragraph(f"Produksi = MOHH x Qty x PA x UA x Pty = {1000 + page * 37} BCM", ss["Code"]))
+        if page % 3 == 0:
+            rows = [["Unit", "PA (%)", "UA (%)", "Produksi (BCM/jam)"]] + [
+                [f"HD{700 + page + r}", f"{80 + (page + r) % 15}", f"{70 + (page * r) % 20}", f"{1200 + page * 10 + r * 3}"]
+                for r in range(5)]
+            story.append(Paragraph(f"Tabel {page // 3}. Kinerja unit", ss["BodyText"]))
+            story.append(Table(rows, style=TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black),
+                                                       ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)])))
+            story.append(Spacer(1, 8))
+        story.append(Paragraph(f"{page}.2. Catatan", ss["Heading2"]))
+        story.append(Paragraph(paragraph(page + 2, 50), ss["BodyText"]))
+        if page < pages:
+            story.append(PageBreak())
+    doc.build(story, onFirstPage=furniture, onLaterPages=furniture)
+
+
+def pdf_pages(pdf: Path) -> int:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(str(pdf))
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+def build_corpus(folder: Path = CORPUS_DIR) -> list[Path]:
+    """The 10-document speed corpus: six fixture PDFs plus four generated ones (same bytes on
+    every run). Written once; reused while complete."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(REPO))
+    from kb_pipeline.samples import SAMPLES
+
+    wanted = [folder / f"{n}.pdf" for n in FIXTURE_NAMES] + [folder / n for n in SAMPLES] + [
+        folder / f"{n}.pdf" for n in GENERATED_REPORTS]
+    for name in FIXTURE_NAMES:
+        if not (folder / f"{name}.pdf").is_file():
+            shutil.copyfile(FIXTURE_PDFS / f"{name}.pdf", folder / f"{name}.pdf")
+    for name, make in SAMPLES.items():
+        if not (folder / name).is_file():
+            make(folder / name)
+    for name, pages in GENERATED_REPORTS.items():
+        if not (folder / f"{name}.pdf").is_file():
+            report_pdf(folder / f"{name}.pdf", pages)
+    return sorted(wanted, key=lambda p: p.name)
+
+
+def corpus_from(folder: Path | None) -> list[Path]:
+    if folder is None:
+        return build_corpus()
+    pdfs = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+    if not pdfs:
+        raise SystemExit(f"no PDFs in {folder}")
+    return pdfs
+
+
+# --------------------------------------------------------------------------- process tree memory
+
+def _ppid_map() -> dict[int, int]:
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # comm may hold spaces or parentheses: split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2:].split()
+        parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
+def process_tree(root: int) -> list[int]:
+    parents = _ppid_map()
+    tree, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, ppid in parents.items() if ppid in frontier]
+        tree += frontier
+    return tree
+
+
+def _status_kib(pid: int, *keys: str) -> dict[str, int]:
+    found = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                key = line.split(":", 1)[0]
+                if key in keys:
+                    found[key] = int(line.split()[1])
+    except OSError:
+        pass
+    return found
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class TreeMemorySampler:
+    """Samples the process tree under `root` every `interval` s from /proc: the sum of VmRSS
+    (and of PSS, which does not double-count shared pages) over all live processes, and each
+    process's VmHWM (its own high-water mark, read while it is alive)."""
+
+    def __init__(self, root: int, interval: float = 0.05):
+        import threading
+
+        self.root, self.interval = root, interval
+        self.peak_rss_kib = self.peak_pss_kib = self.max_processes = 0
+        self.hwm_kib: dict[int, int] = {}
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        pids = process_tree(self.root)
+        rss = pss = 0
+        for pid in pids:
+            status = _status_kib(pid, "VmRSS", "VmHWM")
+            rss += status.get("VmRSS", 0)
+            pss += _pss_kib(pid)
+            if "VmHWM" in status:
+                self.hwm_kib[pid] = max(self.hwm_kib.get(pid, 0), status["VmHWM"])
+        self.peak_rss_kib = max(self.peak_rss_kib, rss)
+        self.peak_pss_kib = max(self.peak_pss_kib, pss)
+        self.max_processes = max(self.max_processes, len(pids))
+        self.samples += 1
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> TreeMemorySampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+# --------------------------------------------------------------------------- output
+
+def machine() -> dict:
+    info = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+            # Other work on the machine skews every figure: recorded with each result.
+            "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()]}
+    try:
+        with open("/proc/meminfo") as f:
+            info["mem_gib"] = round(int(f.readline().split()[1]) / 1024 ** 2, 1)
+        with open("/proc/cpuinfo") as f:
+            info["cpu"] = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import version
+
+        info["mineru"] = version("mineru")
+        info["dagster"] = version("dagster")
+    except Exception:  # noqa: BLE001 — not installed in the peer venv
+        pass
+    try:
+        info["git"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                                     capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kb_pipeline"],
+                               capture_output=True, text=True).stdout.strip()
+        info["kb_pipeline_dirty"] = bool(dirty)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return info
+
+
+def warn_if_busy() -> None:
+    load = os.getloadavg()[0]
+    if load > 0.7:
+        print(f"note: 1-minute load average is {load:.2f} before the benchmark; other processes share the "
+              f"{os.cpu_count()} cores and will skew the figures", file=sys.stderr, flush=True)
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    cells = [[str(h) for h in headers]] + [["" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+                                             for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def write_json(name: str, payload: dict) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / f"{name}.json"
+    payload = {"benchmark": name, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+               "machine": machine(), **payload}
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def verdict(measured: float, target: float, higher_is_better: bool = True) -> str:
+    ok = measured >= target if higher_is_better else measured <= target
+    return "MET" if ok else "NOT MET"
+
+
+class Stopwatch:
+    def __enter__(self) -> Stopwatch:
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.seconds = time.perf_counter() - self.started
