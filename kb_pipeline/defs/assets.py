@@ -21,9 +21,11 @@ import pandas as pd
 
 from ..contracts import QualityWarning
 from ..normalise import NORMALISER_VERSION
-from ..packaging import package_document
+from ..packaging import package_document, structure_from_artifact
 from ..parsing.errors import DocumentError
-from ..parsing.mineru_adapter import RawOutputRef, mineru_version
+from ..parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, mineru_version
+from ..parsing.raw_output import load_raw_output
+from ..pdf_text import PdfTextLayer
 from ..parsing.cache import complete_dir, read_marker
 from ..pipeline import (
     ARTIFACT_NAME, chunk_kinds, content_hash_of, normalise_raw, parse_raw, read_artifact, write_artifact,
@@ -280,19 +282,25 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
     partitions_def=documents,
     deps=[mineru_raw_output, parsed_document],
     description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
-                "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl.",
+                "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
+                "Built from MinerU's output with parsed_document's sections and formula text.",
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
-    code_version="kb-package-1",
+    code_version="kb-package-2",
     automation_condition=dg.AutomationCondition.eager(),
 )
 def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
     raw_ref = _raw_ref_for(context, kb)
     layout = kb.layout
+    document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
+    if document is None:
+        raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
+    with PdfTextLayer(raw_ref.path / SOURCE_COPY) as text_layer:
+        structure = structure_from_artifact(document, load_raw_output(raw_ref.path), text_layer)
     result = package_document(raw_ref.path, layout.within(layout.kb / doc_id), project_root=layout.root.parent,
-                              shared_output_dir=layout.kb / "_all", doc_name=doc_id)
+                              shared_output_dir=layout.kb / "_all", doc_name=doc_id, structure=structure)
     metrics = result.metrics
     return dg.MaterializeResult(
         data_version=dg.DataVersion(hashlib.sha256(result.chunks_path.read_bytes()).hexdigest()[:16]),

@@ -9,11 +9,14 @@ from .content_list import ContentListError
 from .discovery import NoContentListError
 from .metrics import format_metrics
 from .packager import PackageResult, package_document
+from .structure import DocumentStructure, structure_from_artifact
 
 __all__ = [
     "ContentListError",
+    "DocumentStructure",
     "NoContentListError",
     "PackageResult",
     "format_metrics",
     "package_document",
+    "structure_from_artifact",
 ]

@@ -35,6 +35,7 @@ from .image_paths import ResolvedImage, resolve_image
 from .metrics import NOISE_KINDS, PackagingStats
 from .nearby_text import adjacent_text, citing_text, figure_nearby_text
 from .sections import is_low_value_section
+from .structure import DocumentStructure
 from .table_chunking import image_only_table_text, table_parts
 from .text_chunking import TextBlock, pack_text_blocks
 from .text_cleaning import clean_section_title
@@ -57,10 +58,12 @@ class _FigureCandidate:
 
 
 class DocumentPackager:
-    def __init__(self, input_dir: Path, project_root: Path, report: ErrorReport) -> None:
+    def __init__(self, input_dir: Path, project_root: Path, report: ErrorReport,
+                 structure: DocumentStructure | None = None) -> None:
         self.input_dir = input_dir
         self.project_root = project_root
         self.report = report
+        self.structure = structure or DocumentStructure()
         self.stats = PackagingStats()
         self.chunks: list[Chunk] = []
         self.section_title = ""
@@ -84,6 +87,11 @@ class DocumentPackager:
     def _handle(self, page: list[Block], page_position: int, position: int, block: Block,
                 figures: list[_FigureCandidate]) -> None:
         order = (page_position, position, 0)
+        known_section = self.structure.section_titles.get((block.page_no, block.index))
+        if known_section and block.kind != "title" and clean_section_title(known_section) != self.section_title:
+            # The artifact placed this block in a section the content list has no title for
+            # (a heading MinerU read as a paragraph).
+            self._enter_section(clean_section_title(known_section), block)
         if block.kind in NOISE_KINDS:
             self.stats.noise[block.kind] += 1
             self.report.skipped(block, "noise block skipped")
@@ -111,6 +119,9 @@ class DocumentPackager:
         if not title:
             self.report.skipped(block, "empty title")
             return
+        self._enter_section(title, block)
+
+    def _enter_section(self, title: str, block: Block) -> None:
         self._flush_text()
         self.document_title = self.document_title or title
         self.section_title = title
@@ -239,8 +250,11 @@ class DocumentPackager:
         image = self._image(block)
         before = adjacent_text(page, position, "before")
         after = adjacent_text(page, position, "after")
+        text_layer = self.structure.formula_texts.get((block.page_no, block.index))
         if block.latex:
             lines = [f"Formula: $$ {block.latex} $$"]
+        elif text_layer:
+            lines = [f"Formula (as printed in the PDF's text layer; no LaTeX was extracted): {text_layer}"]
         elif image.path and (before or after):
             lines = ["Formula (image only: no LaTeX was extracted)"]
         else:

@@ -30,6 +30,7 @@ from .output_files import (
     write_chunks,
     write_json,
 )
+from .structure import DocumentStructure
 from .table_chunking import is_oversized
 from .token_estimate import (
     ESTIMATE_DESCRIPTION,
@@ -142,8 +143,11 @@ def package_document(
     project_root: Path,
     shared_output_dir: Path | None = None,
     doc_name: str | None = None,
+    structure: DocumentStructure | None = None,
 ) -> PackageResult:
     """Package one MinerU output directory; image paths in the output are relative to ``project_root``.
+    ``structure``, when the document went through our normaliser, supplies its sections and its
+    formulas' text-layer characters (see ``structure``).
 
     Raises ``NoContentListError`` when the directory has no content list and
     ``ContentListError`` when no content list can be parsed.
@@ -156,7 +160,7 @@ def package_document(
     report.parse_errors.extend(content.parse_errors)
     source_format = "content_list_v2" if "content_list_v2" in used else "content_list"
 
-    packager = DocumentPackager(mineru_output_dir, project_root, report)
+    packager = DocumentPackager(mineru_output_dir, project_root, report, structure)
     chunks = order_and_number(packager.package(content.pages), doc_id)
     oversized = [
         {"chunk_id": chunk.chunk_id, "estimated_tokens": estimate_tokens(chunk.chunk_text),

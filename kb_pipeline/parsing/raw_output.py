@@ -29,6 +29,9 @@ class RawOutput:
     tier: str | None
     parse_mode: str | None
     page_idxs: list[int]  # the 0-based source pages MinerU returned
+    # Per item: (page_idx, position on its page in content_list_v2) — how the v2 list, and
+    # tools reading it page by page, address the same item.
+    positions: list[tuple[int, int]]
 
     @property
     def n_pages(self) -> int:
@@ -58,6 +61,10 @@ def load_raw_output(path: Path) -> RawOutput:
         if not _same_item(v1, v2):
             raise RawOutputMismatchError(f"{path}: item {i} is {v1['type']!r} in v1 but {v2['type']!r} in v2")
     ran = middle.get("extensions", {}).get("mineru", {})
+    page_idxs = [page["page_idx"] for page in middle.get("pages", [])]
+    if len(page_idxs) != len(pages_v2):
+        raise RawOutputMismatchError(f"{path}: middle_json.json has {len(page_idxs)} pages, "
+                                     f"content_list_v2.json {len(pages_v2)}")
     return RawOutput(
         path=path,
         items=items,
@@ -65,5 +72,6 @@ def load_raw_output(path: Path) -> RawOutput:
         mineru_version=middle.get("metadata", {}).get("producer", {}).get("version"),
         tier=ran.get("tier"),
         parse_mode=ran.get("parse_mode"),
-        page_idxs=[page["page_idx"] for page in middle.get("pages", [])],
+        page_idxs=page_idxs,
+        positions=[(page_idx, n) for page_idx, page in zip(page_idxs, pages_v2) for n in range(len(page))],
     )

@@ -1,0 +1,43 @@
+"""What the parsed artifact knows about a document that MinerU's content list does not.
+
+The RAG package is built from MinerU's output, but two things are better known after our
+normaliser ran: which section each block belongs to (numbering-derived depth, headings MinerU
+did not mark as titles) and, on the flash tier, a formula's characters (read from the PDF's text
+layer; MinerU gives only an image). Blocks are addressed as the packager reads them:
+(1-based page number, position on the page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..contracts import ParsedDocument
+from ..normalise.chunker import formula_text
+from ..parsing.raw_output import RawOutput
+from ..pdf_text import PdfTextLayer
+
+BlockKey = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class DocumentStructure:
+    # The heading line of the innermost section each block is in.
+    section_titles: dict[BlockKey, str] = field(default_factory=dict)
+    # A display formula's characters from the PDF's text layer, when MinerU gave no markup.
+    formula_texts: dict[BlockKey, str] = field(default_factory=dict)
+
+
+def structure_from_artifact(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer) -> DocumentStructure:
+    structure = DocumentStructure()
+    for chunk in document.chunks:
+        for index in chunk.source_items:
+            page_idx, position = raw.positions[index]
+            key = (page_idx + 1, position)
+            if chunk.heading_path:
+                structure.section_titles[key] = chunk.heading_path[-1]
+            item = raw.items[index]
+            if item["type"] == "equation" and not item.get("text"):
+                text = formula_text(text_layer, item)
+                if text:
+                    structure.formula_texts[key] = text
+    return structure
