@@ -43,8 +43,8 @@ def main() -> None:
 
     home = _common.setup_mineru()
     import dagster as dg
-
     import overhead
+
     from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.ingest import ingest_folder
     from kb_pipeline.defs.resources import KnowledgeBase

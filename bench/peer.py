@@ -55,9 +55,9 @@ def main() -> None:
     os.environ.setdefault("UNSTRUCTURED_DISABLE_NOTICE", "1")
     logging.getLogger("pdfminer").setLevel(logging.ERROR)
     started = time.perf_counter()
-    import unstructured.nlp.tokenize as tokenize
     from importlib.metadata import version
 
+    import unstructured.nlp.tokenize as tokenize
     from unstructured.chunking.title import chunk_by_title
     from unstructured.partition.pdf import partition_pdf
 

@@ -85,7 +85,6 @@ def main() -> None:
 
     _common.setup_mineru()
     import dagster as dg
-
     import overhead
 
     _common.quiet_dagster()

@@ -55,7 +55,7 @@ def _status(args: argparse.Namespace) -> int:
     kb = _knowledge_base(args)
     import dagster as dg
 
-    from .defs.status import format_status, folder_status
+    from .defs.status import folder_status, format_status
 
     with dg.DagsterInstance.get() as instance:
         statuses = folder_status(kb, instance)
@@ -67,8 +67,8 @@ def _ingest(args: argparse.Namespace) -> int:
     kb = _knowledge_base(args)
     import dagster as dg
 
-    from .defs.ingest import format_outcomes, ingest_folder
     from .definitions import build_definitions
+    from .defs.ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:

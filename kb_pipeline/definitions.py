@@ -2,7 +2,14 @@
 
 import dagster as dg
 
-from .defs.assets import kb_package, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table, source_pdf
+from .defs.assets import (
+    kb_package,
+    mineru_raw_output,
+    parsed_document,
+    quality_warnings,
+    quality_warnings_table,
+    source_pdf,
+)
 from .defs.jobs import ingest_job, warnings_table_job
 from .defs.resources import KnowledgeBase
 from .defs.sensors import drop_folder_sensor

@@ -8,7 +8,13 @@ import pytest
 from pydantic import ValidationError
 
 from kb_pipeline.contracts import (
-    CHUNK_ID_PATTERN, SCHEMA_VERSION, Chunk, ParsedDocument, ParseFailure, QualityWarning, make_chunk_id,
+    CHUNK_ID_PATTERN,
+    SCHEMA_VERSION,
+    Chunk,
+    ParsedDocument,
+    ParseFailure,
+    QualityWarning,
+    make_chunk_id,
 )
 
 # Literal values from the parsing contract's reference run (seed 000, sections 1 and 2).

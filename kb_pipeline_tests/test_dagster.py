@@ -11,16 +11,16 @@ import pandas as pd
 import pytest
 
 from kb_pipeline import drop_folder, pipeline
+from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.ingest import ingest_folder
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.sensors import drop_folder_sensor
-from kb_pipeline.definitions import build_definitions
 from kb_pipeline.drop_folder import FolderState
 from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf
 from kb_pipeline.sources import list_pdfs
 
-from .conftest import FIXTURE_PDFS, SAMPLE_DOCS, SAMPLE_PDFS
+from .conftest import FIXTURE_PDFS, SAMPLE_PDFS
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]

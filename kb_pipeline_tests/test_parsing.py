@@ -12,7 +12,12 @@ import pytest
 from kb_pipeline.config import ParserConfig
 from kb_pipeline.parsing import cache, mineru_adapter
 from kb_pipeline.parsing.errors import (
-    CorruptPdfError, EmptyFileError, EncryptedPdfError, MissingModelWeightsError, NotAPdfError, SourceChangedError,
+    CorruptPdfError,
+    EmptyFileError,
+    EncryptedPdfError,
+    MissingModelWeightsError,
+    NotAPdfError,
+    SourceChangedError,
 )
 from kb_pipeline.pipeline import content_hash_of, parse_raw
 from kb_pipeline.samples import text_pdf

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from kb_pipeline.contracts import Chunk
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer

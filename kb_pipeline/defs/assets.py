@@ -11,7 +11,6 @@ parser config, the MinerU version and the normaliser fingerprint, so changing an
 the UI show the partition unsynced.
 """
 
-
 import hashlib
 import json
 from pathlib import Path
@@ -22,13 +21,19 @@ import pandas as pd
 from ..contracts import QualityWarning
 from ..normalise import NORMALISER_VERSION
 from ..packaging import package_document, structure_from_artifact
+from ..parsing.cache import complete_dir, read_marker
 from ..parsing.errors import DocumentError
 from ..parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, mineru_version
 from ..parsing.raw_output import load_raw_output
 from ..pdf_text import PdfTextLayer
-from ..parsing.cache import complete_dir, read_marker
 from ..pipeline import (
-    ARTIFACT_NAME, chunk_kinds, content_hash_of, normalise_raw, parse_raw, read_artifact, write_artifact,
+    ARTIFACT_NAME,
+    chunk_kinds,
+    content_hash_of,
+    normalise_raw,
+    parse_raw,
+    read_artifact,
+    write_artifact,
     write_text_atomically,
 )
 from ..sources import list_pdfs

@@ -16,7 +16,7 @@ import dagster as dg
 
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
-from .history import PARSED, DATA_VERSION_TAG, expected_parsed_version, latest_materialization, metadata_values
+from .history import DATA_VERSION_TAG, PARSED, expected_parsed_version, latest_materialization, metadata_values
 from .resources import KnowledgeBase
 from .sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 

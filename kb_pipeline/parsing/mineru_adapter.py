@@ -278,8 +278,6 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
         try:
             result = run_mineru(source, tier=config.tier, ocr_mode=checked.ocr_mode,
                                 page_range=config.page_range, image_analysis=config.image_analysis)
-        except DocumentError:
-            raise
         except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
             raise _translate(pdf, e) from e
         seconds = time.perf_counter() - started
