@@ -306,9 +306,10 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
     assert artifact.read_bytes() == complete_bytes
     ParsedDocument.model_validate_json(complete_bytes)
 
-    # 5. And the next run completes again.
+    # 5. And the next run completes again, clearing the dead writers' half-written temp files.
     manifest = _finish(_batch(data, drop, log), log, data)
     document = _assert_complete_and_valid(data, manifest)
+    assert not list(artifact.parent.glob(".chunks.json.*.tmp"))
     report.append({"rerun": "ok", "version": document.version, "chunks": len(document.chunks),
                    "parsed_dir_after": _listing(artifact.parent)})
     print("\nkill -9 mid-write:", json.dumps(report, indent=1))
