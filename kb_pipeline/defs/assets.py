@@ -209,6 +209,13 @@ def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(WARNING_COLUMNS)).astype(WARNING_COLUMNS)
 
 
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Readers never see a half-written table: write beside it, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(path.with_suffix(".tmp"), index=False)
+    path.with_suffix(".tmp").replace(path)
+
+
 def _table_schema() -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in WARNING_COLUMNS.items()])
 
@@ -229,9 +236,7 @@ def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg
     rows = json.loads(source.read_text(encoding="utf-8"))
     frame = _warnings_frame(rows)
     path = warnings_path(kb, doc_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(path.with_suffix(".tmp"), index=False)
-    path.with_suffix(".tmp").replace(path)
+    _write_parquet(frame, path)
     return dg.MaterializeResult(
         data_version=dg.DataVersion(hashlib.sha256(source.read_bytes()).hexdigest()[:16]),
         metadata={
@@ -267,9 +272,7 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
     parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
     frame = pd.concat(parts, ignore_index=True) if parts else _warnings_frame([])
     path = kb.layout.tables / "quality_warnings.parquet"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(path.with_suffix(".tmp"), index=False)
-    path.with_suffix(".tmp").replace(path)
+    _write_parquet(frame, path)
     by_code = frame.groupby("jenis").size().to_dict() if len(frame) else {}
     return dg.MaterializeResult(
         metadata={
