@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import nullcontext
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -37,12 +38,15 @@ def doc_id_for(path: Path) -> str:
     return f"{slug}_{digest}"
 
 
-def sha256_file(path: Path) -> str:
-    """sha256 of a file's bytes, streamed so a large PDF is never held in memory twice."""
+def sha256_file(path: Path, copy_to: Path | None = None) -> str:
+    """sha256 of a file's bytes, streamed so a large PDF is never held in memory. With
+    `copy_to`, the same read also writes a copy, whose hash is then the one returned."""
     h = hashlib.sha256()
-    with path.open("rb") as f:
+    with path.open("rb") as f, (copy_to.open("wb") if copy_to else nullcontext()) as out:
         while block := f.read(_HASH_CHUNK):
             h.update(block)
+            if out is not None:
+                out.write(block)
     return h.hexdigest()
 
 

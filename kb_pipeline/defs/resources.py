@@ -29,13 +29,16 @@ def parser_config_from_env() -> ParserConfig:
     )
 
 
+_ENV_CONFIG = parser_config_from_env()
+
+
 class KnowledgeBase(dg.ConfigurableResource):
     drop_folder: str = os.environ.get("KB_DROP_FOLDER", "data/knowledge_docs")
     data_dir: str = os.environ.get(DATA_DIR_ENV, "data")
-    tier: str = parser_config_from_env().tier
-    parse_mode: str = parser_config_from_env().parse_mode
-    page_range: str = parser_config_from_env().page_range
-    max_pages: int = parser_config_from_env().max_pages
+    tier: str = _ENV_CONFIG.tier
+    parse_mode: str = _ENV_CONFIG.parse_mode
+    page_range: str = _ENV_CONFIG.page_range
+    max_pages: int = _ENV_CONFIG.max_pages
 
     @property
     def layout(self) -> DataLayout:

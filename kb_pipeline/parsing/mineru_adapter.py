@@ -16,6 +16,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -47,8 +48,10 @@ _MAGIC = {b"\x89PNG": "png image", b"\xff\xd8\xff": "jpeg image", b"PK\x03\x04":
           b"GIF8": "gif image", b"%!PS": "postscript file", b"{\\rtf": "rtf document"}
 
 
+@lru_cache(maxsize=1)
 def mineru_version() -> str:
-    """Installed MinerU version, read without importing MinerU (that costs ~0.4 s)."""
+    """Installed MinerU version, read without importing MinerU (that costs ~0.4 s); asked for
+    per document and per sensor tick, so read once."""
     return importlib.metadata.version("mineru")
 
 
@@ -268,10 +271,10 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
         # or deleted meanwhile.
         source = tmp / SOURCE_COPY
         try:
-            shutil.copyfile(pdf, source)
+            copied_hash = sha256_file(pdf, copy_to=source)
         except FileNotFoundError as e:
             raise SourceMissingError(f"{pdf} disappeared before it was parsed") from e
-        if sha256_file(source) != content_hash:
+        if copied_hash != content_hash:
             raise SourceChangedError(f"{pdf.name} changed since it was hashed; it will be parsed again once stable")
         checked = preflight(source, config, display_name=pdf.name)
         started = time.perf_counter()

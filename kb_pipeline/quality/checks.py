@@ -31,16 +31,22 @@ def _preview(text: str) -> str:
     return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
 
 
-def _numbers_missing_from_page(numbers: list[str], page_text: str) -> list[str]:
-    """Numbers not found in the page's text layer. Whitespace is ignored on both sides, since
-    a text layer may break a number across a line or space its digits."""
-    haystack = _WHITESPACE.sub("", page_text)
+def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
+    """Numbers not found in the pages' text layer. Whitespace is ignored on both sides (the
+    haystack comes without it), since a text layer may break a number or space its digits."""
     return [n for n in dict.fromkeys(numbers) if _WHITESPACE.sub("", n) not in haystack]
 
 
 def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
                      text_layer: PdfTextLayer) -> list[QualityWarning]:
     warnings: list[QualityWarning] = []
+    squeezed_pages: dict[int, str] = {}
+
+    def squeezed_page(page_idx: int) -> str:
+        """A page's text layer without whitespace, made once per page, not once per chunk."""
+        if page_idx not in squeezed_pages:
+            squeezed_pages[page_idx] = _WHITESPACE.sub("", text_layer.page_text(page_idx))
+        return squeezed_pages[page_idx]
 
     def warn(jenis, detail: str, chunk: Chunk | None = None, page_idx: int | None = None) -> None:
         warnings.append(QualityWarning(
@@ -63,8 +69,7 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
         checked_text = "\n".join(chunk.latex) + ("\n" + chunk.text if chunk.kind == "table" else "")
         numbers = _NUMBER.findall(checked_text)
         if numbers:
-            page_text = "".join(text_layer.page_text(p) for p in chunk.page_idxs)
-            missing = _numbers_missing_from_page(numbers, page_text)
+            missing = _numbers_missing(numbers, "".join(squeezed_page(p) for p in chunk.page_idxs))
             if missing:
                 warn("angka_tidak_cocok", f"{len(missing)} number(s) not in the PDF's text layer: "
                      f"{', '.join(missing[:10])}", chunk)
