@@ -30,24 +30,29 @@ class ItemText:
 PIECE_SEPARATORS = " \n|"
 
 
-def spans_text(spans: list[dict] | str | None, latex: list[str] | None = None) -> str:
-    """Concatenate v2 spans as written. Inline equations keep their content in the text (it is
-    what the line says) and are also collected, as markup, into `latex`."""
-    if spans is None:
-        return ""
+def spans_text(spans, latex: list[str] | None = None, *, math_delimiter: str = "") -> str:
+    """Concatenate v2 spans as written (spans are inline runs: no separators). Inline equations
+    keep their content in the text (it is what the line says), wrapped in `math_delimiter`, and
+    are also collected, as markup, into `latex`. Anything that is not a span is passed over,
+    since the packager also reads MinerU output produced elsewhere."""
     if isinstance(spans, str):
         return spans
+    if not isinstance(spans, list):
+        return ""
     out = []
     for span in spans:
-        if "children" in span:
-            out.append(spans_text(span["children"], latex))
+        if not isinstance(span, dict):
             continue
-        content = span.get("content", "")
-        if not isinstance(content, str):
-            content = spans_text(content, latex)
-        if span.get("type") == "equation_inline" and latex is not None and content:
-            latex.append(content)
-        out.append(content)
+        content = span.get("content")
+        if isinstance(content, str):
+            if span.get("type") == "equation_inline":
+                if latex is not None and content:
+                    latex.append(content)
+                content = f"{math_delimiter}{content}{math_delimiter}"
+            out.append(content)
+        elif isinstance(content, list) or isinstance(span.get("children"), list):
+            out.append(spans_text(content if isinstance(content, list) else span["children"], latex,
+                                  math_delimiter=math_delimiter))
     return "".join(out)
 
 

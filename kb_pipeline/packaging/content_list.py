@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..normalise.item_text import spans_text as raw_spans_text
 from .text_cleaning import clean_text
 
 
@@ -72,21 +73,8 @@ def read_page_indexes(middle_json_path: Path) -> list[int]:
 # ---------------------------------------------------------------- v2
 
 def spans_text(spans: Any) -> str:
-    """Concatenate v2 spans; spans are inline runs, so they join without separators."""
-    if isinstance(spans, str):
-        return spans
-    if not isinstance(spans, list):
-        return ""
-    parts: list[str] = []
-    for span in spans:
-        if not isinstance(span, dict):
-            continue
-        content = span.get("content")
-        if isinstance(content, str):
-            parts.append(f"${content}$" if span.get("type") == "equation_inline" else content)
-        elif isinstance(span.get("children"), list):
-            parts.append(spans_text(span["children"]))
-    return "".join(parts)
+    """v2 spans as text for retrieval: inline maths kept readable as `$...$`."""
+    return raw_spans_text(spans, math_delimiter="$")
 
 
 def _list_text(content: dict[str, Any]) -> str:
