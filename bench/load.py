@@ -32,56 +32,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from pathlib import Path
 
+import _common
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
-
-
-def _proc_tree_memory(root_pid: int) -> tuple[int, int]:
-    """(sum of VmRSS, max VmHWM) in kB over root_pid and its descendants."""
-    parents, status = {}, {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        pid = int(entry.name)
-        parents[pid] = int(fields.get("PPid", "0").strip())
-        status[pid] = (int(fields.get("VmRSS", "0 kB").split()[0]), int(fields.get("VmHWM", "0 kB").split()[0]))
-    tree, frontier = {root_pid}, [root_pid]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent and pid not in tree:
-                tree.add(pid)
-                frontier.append(pid)
-    rss = sum(status[p][0] for p in tree if p in status)
-    hwm = max((status[p][1] for p in tree if p in status), default=0)
-    return rss, hwm
-
-
-class MemorySampler(threading.Thread):
-    def __init__(self, interval: float = 0.1):
-        super().__init__(daemon=True)
-        self.interval, self.peak_rss_kb, self.peak_hwm_kb = interval, 0, 0
-        self._halt = threading.Event()
-
-    def run(self) -> None:
-        while not self._halt.is_set():
-            rss, hwm = _proc_tree_memory(os.getpid())
-            self.peak_rss_kb, self.peak_hwm_kb = max(self.peak_rss_kb, rss), max(self.peak_hwm_kb, hwm)
-            self._halt.wait(self.interval)
-
-    def stop(self) -> None:
-        self._halt.set()
-        self.join()
 
 
 def setup_deployment(workdir: Path, pool_limit: int) -> dict:
@@ -137,36 +95,6 @@ def worker(assignment_file: Path) -> int:
     return 1 if failed else 0
 
 
-def _spans(instance, run_ids, step_key):
-    import dagster as dg
-
-    spans, blocked = [], 0
-    for run_id in run_ids:
-        start = end = None
-        for entry in instance.all_logs(run_id):
-            event = entry.dagster_event
-            if event is None or event.step_key != step_key:
-                continue
-            if event.event_type == dg.DagsterEventType.STEP_START:
-                start = entry.timestamp
-            elif event.event_type == dg.DagsterEventType.STEP_SUCCESS:
-                end = entry.timestamp
-            elif event.event_type == dg.DagsterEventType.ENGINE_EVENT and "blocked by limit for pool" in (entry.user_message or ""):
-                blocked += 1
-        if start is not None and end is not None:
-            spans.append((start, end))
-    return spans, blocked
-
-
-def max_overlap(spans) -> int:
-    points = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans], key=lambda p: (p[0], p[1]))
-    level = peak = 0
-    for _, delta in points:
-        level += delta
-        peak = max(peak, level)
-    return peak
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=200)
@@ -190,63 +118,63 @@ def main(argv=None) -> int:
     logging.getLogger("dagster").setLevel(logging.WARNING)  # the sensor's per-file lines
 
     from kb_pipeline.defs.resources import KnowledgeBase
+    from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
 
-    sampler = MemorySampler()
-    sampler.start()
-    report: dict = {"docs": args.docs, "workers": args.workers, "pool_limit": args.pool_limit, "workdir": str(workdir)}
-    t0 = time.perf_counter()
-    write_pdfs(Path(env["KB_DROP_FOLDER"]), args.docs)
-    report["write_pdfs_seconds"] = round(time.perf_counter() - t0, 2)
-    kb = KnowledgeBase(drop_folder=env["KB_DROP_FOLDER"], data_dir=env["KB_DATA_DIR"])
+    with _common.TreeMemorySampler(os.getpid(), interval=0.1) as sampler:
+        report: dict = {"docs": args.docs, "workers": args.workers, "pool_limit": args.pool_limit, "workdir": str(workdir)}
+        t0 = time.perf_counter()
+        write_pdfs(Path(env["KB_DROP_FOLDER"]), args.docs)
+        report["write_pdfs_seconds"] = round(time.perf_counter() - t0, 2)
+        kb = KnowledgeBase(drop_folder=env["KB_DROP_FOLDER"], data_dir=env["KB_DATA_DIR"])
 
-    with dg.DagsterInstance.get() as instance:
-        t1 = time.perf_counter()
-        first = _tick(kb, instance, None)
-        second = _tick(kb, instance, first.cursor)
-        requests = second.run_requests
-        report["sensor_ticks_seconds"] = round(time.perf_counter() - t1, 2)
-        report["tick1_runs"], report["tick2_runs"] = len(first.run_requests), len(requests)
+        with dg.DagsterInstance.get() as instance:
+            t1 = time.perf_counter()
+            first = _tick(kb, instance, None)
+            second = _tick(kb, instance, first.cursor)
+            requests = second.run_requests
+            report["sensor_ticks_seconds"] = round(time.perf_counter() - t1, 2)
+            report["tick1_runs"], report["tick2_runs"] = len(first.run_requests), len(requests)
 
-        # Hand the requests out round-robin to the run workers, tagged as the daemon tags them.
-        shares = [[] for _ in range(args.workers)]
-        for n, request in enumerate(requests):
-            shares[n % args.workers].append({"partition": request.partition_key, "tags": {
-                **request.tags, "dagster/run_key": request.run_key, "dagster/sensor_name": "drop_folder_sensor"}})
-        t2 = time.perf_counter()
-        procs = []
-        for n, share in enumerate(shares):
-            if not share:
-                continue
-            path = workdir / f"worker-{n}.json"
-            path.write_text(json.dumps(share))
-            procs.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], cwd=REPO_ROOT,
-                                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}))
-        worker_rcs = [p.wait() for p in procs]
-        report["execute_seconds"] = round(time.perf_counter() - t2, 2)
-        report["worker_exit_codes"] = worker_rcs
+            # Hand the requests out round-robin to the run workers, tagged as the daemon tags them.
+            shares = [[] for _ in range(args.workers)]
+            for n, request in enumerate(requests):
+                shares[n % args.workers].append({"partition": request.partition_key, "tags": {
+                    **request.tags, "dagster/run_key": request.run_key, "dagster/sensor_name": "drop_folder_sensor"}})
+            t2 = time.perf_counter()
+            procs = []
+            for n, share in enumerate(shares):
+                if not share:
+                    continue
+                path = workdir / f"worker-{n}.json"
+                path.write_text(json.dumps(share))
+                procs.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], cwd=REPO_ROOT,
+                                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}))
+            worker_rcs = [p.wait() for p in procs]
+            report["execute_seconds"] = round(time.perf_counter() - t2, 2)
+            report["worker_exit_codes"] = worker_rcs
 
-        runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
-        report["runs"] = len(runs)
-        report["runs_succeeded"] = sum(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
-        docs = {r.partition_key for r in requests}
-        report["partitions_materialised"] = {
-            asset: len(instance.get_materialized_partitions(dg.AssetKey(asset)) & docs) for asset in ASSETS}
-        spans, blocked = _spans(instance, [r.run_id for r in runs], "mineru_raw_output")
-        report["parse_steps"] = len(spans)
-        report["max_parses_at_once"] = max_overlap(spans)
-        report["blocked_by_pool_events"] = blocked
-        report["slots_held_after"] = len(instance.event_log_storage.get_concurrency_info("mineru").claimed_slots)
+            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
+            report["runs"] = len(runs)
+            report["runs_succeeded"] = sum(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
+            docs = {r.partition_key for r in requests}
+            report["partitions_materialised"] = {
+                asset: len(instance.get_materialized_partitions(dg.AssetKey(asset)) & docs) for asset in ASSETS}
+            spans, pool_waits = step_spans(instance, [r.run_id for r in runs])
+            parses = [span for span in spans if span.step_key == "mineru_raw_output"]
+            report["parse_steps"] = len(parses)
+            report["max_parses_at_once"] = peak_concurrency(parses)
+            report["blocked_by_pool_events"] = pool_waits
+            report["slots_held_after"] = len(instance.event_log_storage.get_concurrency_info("mineru").claimed_slots)
 
-        t3 = time.perf_counter()
-        again = _tick(kb, instance, second.cursor)
-        lost = _tick(kb, instance, _tick(kb, instance, None).cursor)
-        report["second_pass_runs"], report["lost_cursor_pass_runs"] = len(again.run_requests), len(lost.run_requests)
-        report["second_pass_seconds"] = round(time.perf_counter() - t3, 2)
-    sampler.stop()
+            t3 = time.perf_counter()
+            again = _tick(kb, instance, second.cursor)
+            lost = _tick(kb, instance, _tick(kb, instance, None).cursor)
+            report["second_pass_runs"], report["lost_cursor_pass_runs"] = len(again.run_requests), len(lost.run_requests)
+            report["second_pass_seconds"] = round(time.perf_counter() - t3, 2)
     report["wall_seconds"] = round(time.perf_counter() - t0, 2)
     report["runs_per_minute"] = round(60 * report["runs"] / max(report["execute_seconds"], 1e-9), 1)
-    report["peak_rss_tree_mb"] = round(sampler.peak_rss_kb / 1024, 1)
-    report["peak_single_process_hwm_mb"] = round(sampler.peak_hwm_kb / 1024, 1)
+    report["peak_rss_tree_mb"] = round(sampler.peak_rss_kib / 1024, 1)
+    report["peak_single_process_hwm_mb"] = round(max(sampler.hwm_kib.values(), default=0) / 1024, 1)
     ok = (report["tick2_runs"] == args.docs and report["runs_succeeded"] == report["runs"] == args.docs
           and all(n == args.docs for n in report["partitions_materialised"].values())
           and report["max_parses_at_once"] <= args.pool_limit and report["second_pass_runs"] == 0

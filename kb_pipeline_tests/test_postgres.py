@@ -25,6 +25,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
 from kb_pipeline.samples import text_pdf
 
 from .conftest import REPO_ROOT
@@ -145,32 +146,6 @@ def _failures(stderr: str) -> str:
     return "\n".join(lines[-20:])[-4000:]
 
 
-def _step_spans(instance: dg.DagsterInstance, run_ids: list[str]) -> list[tuple[str, str, float, float, int]]:
-    """(run_id, step_key, start, end, pid) of every step, from STEP_START / STEP_SUCCESS events."""
-    spans = []
-    for run_id in run_ids:
-        starts, ends = {}, {}
-        for entry in instance.all_logs(run_id):
-            event = entry.dagster_event
-            if event is None or not event.step_key:
-                continue
-            if event.event_type == dg.DagsterEventType.STEP_START:
-                starts[event.step_key] = (entry.timestamp, event.pid)
-            elif event.event_type == dg.DagsterEventType.STEP_SUCCESS:
-                ends[event.step_key] = entry.timestamp
-        spans += [(run_id, key, starts[key][0], ends[key], starts[key][1]) for key in ends]
-    return spans
-
-
-def _max_overlap(spans: list[tuple[float, float]]) -> int:
-    points = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans], key=lambda p: (p[0], p[1]))
-    level = peak = 0
-    for _, delta in points:
-        level += delta
-        peak = max(peak, level)
-    return peak
-
-
 def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, monkeypatch):
     started = time.monotonic()
     home, data = tmp_path / "home", tmp_path / "data"
@@ -220,13 +195,13 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
         for asset in ASSETS:
             materialized = instance.get_materialized_partitions(dg.AssetKey(asset))
             assert materialized == set(DOCS), (asset, materialized)
-        spans = _step_spans(instance, [r["run_id"] for r in results.values()])
+        spans, _pool_waits = step_spans(instance, [r["run_id"] for r in results.values()])
         assert len(spans) == len(DOCS) * len(ASSETS)
         # Multiprocess: each run's steps ran in processes other than its orchestrator, in parallel.
         for result in results.values():
-            assert len({pid for run_id, *_rest, pid in spans if run_id == result["run_id"]}) == len(ASSETS)
-        overall = _max_overlap([(s, e) for _r, _k, s, e, _p in spans])
-        parses = _max_overlap([(s, e) for _r, key, s, e, _p in spans if key == "mineru_raw_output"])
+            assert len({span.pid for span in spans if span.run_id == result["run_id"]}) == len(ASSETS)
+        overall = peak_concurrency(spans)
+        parses = peak_concurrency([span for span in spans if span.step_key == "mineru_raw_output"])
         assert overall >= 2, "no two steps ever ran at the same time"
         assert parses <= 2, f"{parses} MinerU parses overlapped; the `mineru` pool allows 2"
         assert instance.event_log_storage.get_concurrency_info("mineru").claimed_slots == []
