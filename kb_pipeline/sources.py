@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from contextlib import nullcontext
 import re
 import unicodedata
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -7,6 +7,7 @@ README). CI lays `shared/` beside the clone; `KB_SHARED_DIR` points elsewhere if
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,17 @@ def layout(tmp_path, monkeypatch) -> DataLayout:
     root.mkdir()
     monkeypatch.setenv(DATA_DIR_ENV, str(root))
     return DataLayout(root.resolve())
+
+
+@pytest.fixture
+def drop(tmp_path) -> Path:
+    """A drop folder holding the shipped samples and unittest_test.pdf (a figure, a formula and
+    a table on one page)."""
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    for pdf in [*SAMPLE_PDFS, FIXTURE_PDFS / "unittest_test.pdf"]:
+        shutil.copy(pdf, folder)
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf
 from kb_pipeline.sources import list_pdfs
 
-from .conftest import FIXTURE_PDFS, SAMPLE_PDFS
+from .conftest import FIXTURE_PDFS
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
@@ -31,16 +31,6 @@ def instance(tmp_path):
     (tmp_path / "dagster").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
         yield instance
-
-
-@pytest.fixture
-def drop(tmp_path):
-    folder = tmp_path / "drop"
-    folder.mkdir()
-    for pdf in SAMPLE_PDFS:
-        shutil.copy(pdf, folder)
-    shutil.copy(FIXTURE_PDFS / "unittest_test.pdf", folder)
-    return folder
 
 
 @pytest.fixture

@@ -12,15 +12,10 @@ from kb_pipeline.normalise import NORMALISER_VERSION
 from kb_pipeline.run import main, run_batch
 from kb_pipeline.samples import text_pdf
 
-from .conftest import FIXTURE_PDFS, SAMPLE_DOCS, SAMPLE_PDFS
+from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
 
-def _drop_folder(tmp_path):
-    folder = tmp_path / "drop"
-    folder.mkdir()
-    for pdf in SAMPLE_PDFS:
-        shutil.copy(pdf, folder)
-    shutil.copy(FIXTURE_PDFS / "unittest_test.pdf", folder)
+def _add_bad_input(folder):
     (folder / "zero.pdf").write_bytes(b"")
     (folder / "notes.pdf").write_text("meeting notes, saved with the wrong extension\n")
     (folder / "truncated.pdf").write_bytes((FIXTURE_PDFS / "demo1.pdf").read_bytes()[:20000])
@@ -30,8 +25,8 @@ def _drop_folder(tmp_path):
     return folder
 
 
-def test_batch_writes_the_contract_layout_and_isolates_failures(tmp_path, layout, capsys):
-    folder = _drop_folder(tmp_path)
+def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, capsys):
+    folder = _add_bad_input(drop)
     manifest = run_batch(folder, layout.runs, ParserConfig(), layout)
     run_dir = layout.runs / manifest["run_id"]
     assert json.loads((run_dir / "manifest.json").read_text())["run_id"] == manifest["run_id"]

@@ -16,8 +16,8 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 from ..config import ParserConfig
