@@ -1,5 +1,5 @@
-"""The normaliser on real MinerU 4.0.12 flash output (../shared/fixtures): the contract's
-boundary rules, verbatim text, headings, furniture."""
+"""The normaliser on real MinerU 4.0.12 flash output (../shared/fixtures, and a PDF MinerU
+parses here): the contract's boundary rules, verbatim text, headings, furniture."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from functools import lru_cache
 
 import pytest
 
+from kb_pipeline.config import ParserConfig
 from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.normalise.chunker import MAX_CHUNK_CHARS, formula_text
 from kb_pipeline.normalise.headings import HeadingTracker, looks_like_page_number, numbered
+from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
+from kb_pipeline.pipeline import process_document
 from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
+from kb_pipeline.samples import text_pdf
 
 from .conftest import FIXTURE_NAMES, FIXTURE_PDFS, MINERU_FIXTURES, TEXT_FIXTURES
 
@@ -242,3 +246,22 @@ def test_safety_net_limit():
         for chunk in chunks:
             # A single item longer than the limit cannot be split without breaking verbatim.
             assert len(chunk.text) <= MAX_CHUNK_CHARS or len(chunk.source_items) == 1
+
+
+def test_safety_net_splits_a_long_unheaded_document_at_item_boundaries(layout, tmp_path):
+    """Real MinerU on a generated 20,000-character document with no headings: the 6,000-character
+    net cuts it into several chunks, each at an item boundary, nothing lost or reordered."""
+    sentence = "The conveyor belt tension is checked at every shift change and logged with the unit number {n}. "
+    pdf = tmp_path / "long_notes.pdf"
+    text_pdf(pdf, [sentence.format(n=n) * 5 for n in range(40)])
+    run = process_document(pdf, ParserConfig(), layout)
+    chunks = run.document.chunks
+    raw = load_raw_output(run.raw.path)
+    body = [i for i, item in enumerate(raw.items) if item["type"] == "text" and item["text"].strip()]
+    assert len(chunks) >= 3 and all(c.kind == "text" and c.heading is None for c in chunks)
+    assert all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
+    # Every body item, once, in order: the cuts fall between items, never inside one.
+    assert [i for c in chunks for i in c.source_items] == body
+    with PdfTextLayer(run.raw.path / SOURCE_COPY) as text_layer:
+        for chunk in chunks:
+            assert verbatim_violations(chunk, source_pieces(chunk, raw, text_layer)) == []
