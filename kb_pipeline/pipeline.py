@@ -15,7 +15,7 @@ from pathlib import Path
 from .config import ParserConfig
 from .contracts import ParsedDocument, QualityWarning
 from .normalise import NORMALISER_VERSION, build_chunks
-from .parsing.cache import pid_alive
+from .parsing.cache import cache_key, pid_alive
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
 from .parsing.raw_output import load_raw_output
@@ -47,9 +47,17 @@ class NormalisedDocument:
     seconds: float
 
 
-def identity(doc: ParsedDocument) -> tuple:
+def artifact_key(content_hash: str, parser_config: str, parser_version: str,
+                 normaliser_version: str = NORMALISER_VERSION) -> str:
+    """Everything that decides an artifact, as one string: the raw-output cache key plus the
+    normaliser version. It is `parsed_document`'s data version, so "is this document current?"
+    is one comparison."""
+    return f"{cache_key(content_hash, parser_config, parser_version)}-{normaliser_version}"
+
+
+def identity(doc: ParsedDocument) -> str:
     """What makes two artifacts of one document the same version."""
-    return doc.content_hash, doc.parser_config, doc.parser_version, doc.normaliser_version
+    return artifact_key(doc.content_hash, doc.parser_config, doc.parser_version, doc.normaliser_version)
 
 
 def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None) -> NormalisedDocument:

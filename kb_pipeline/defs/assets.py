@@ -30,6 +30,7 @@ from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
     content_hash_of,
+    identity,
     normalise_raw,
     parse_raw,
     read_artifact,
@@ -176,7 +177,7 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
     write_text_atomically(warnings_file, json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2))
     kinds = chunk_kinds(document)
     return dg.MaterializeResult(
-        data_version=dg.DataVersion(f"{raw_ref.path.name}-{NORMALISER_VERSION}"),
+        data_version=dg.DataVersion(identity(document)),
         metadata={
             "version": document.version,
             "pages": document.n_pages,

@@ -3,10 +3,8 @@ artifact is current for given content under the present config and code."""
 
 import dagster as dg
 
-from ..normalise import NORMALISER_VERSION
-from ..parsing.cache import cache_key
 from ..parsing.mineru_adapter import mineru_version
-from ..pipeline import ARTIFACT_NAME
+from ..pipeline import ARTIFACT_NAME, artifact_key
 from .resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
@@ -27,11 +25,6 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
     return {k: v.value for k, v in record.asset_materialization.metadata.items()}
 
 
-def expected_parsed_version(content_hash: str, kb: KnowledgeBase) -> str:
-    """parsed_document's data version for this content under the current config and code."""
-    return f"{cache_key(content_hash, kb.parser_config.fingerprint, mineru_version())}-{NORMALISER_VERSION}"
-
-
 def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
     """Record the file's content hash as source_pdf's data version, as the sensor does."""
     instance.report_runless_asset_event(dg.AssetObservation(
@@ -45,7 +38,8 @@ def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, con
     if not (kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME).is_file():
         return False
     parsed = latest_materialization(instance, PARSED, doc_id)
-    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected_parsed_version(content_hash, kb):
+    expected = artifact_key(content_hash, kb.parser_config.fingerprint, mineru_version())
+    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected:
         return False
     followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
     return all(f is not None and f.storage_id > parsed.storage_id for f in followers)

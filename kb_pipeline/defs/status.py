@@ -16,7 +16,7 @@ import dagster as dg
 
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
-from .history import DATA_VERSION_TAG, PARSED, expected_parsed_version, latest_materialization, metadata_values
+from .history import PARSED, is_current, latest_materialization, metadata_values
 from .resources import KnowledgeBase
 from .sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 
@@ -58,9 +58,8 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
         except Exception as e:  # noqa: BLE001 — vanished or unreadable: say so, do not crash the listing
             statuses.append(FileStatus(name, doc_id, "failed", f"cannot read: {e}"))
             continue
-        parsed = latest_materialization(instance, PARSED, doc_id)
-        if parsed is not None and parsed.asset_materialization.tags.get(DATA_VERSION_TAG) == expected_parsed_version(content_hash, kb):
-            meta = metadata_values(parsed)
+        if is_current(instance, kb, doc_id, content_hash):
+            meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
             statuses.append(FileStatus(name, doc_id, "ingested",
                                        f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings"))
             continue

@@ -75,7 +75,6 @@ def formula_text(text_layer: PdfTextLayer, item: dict) -> str:
 
 
 def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[Chunk]:
-    figure_content_is_generated = raw.tier == "advanced"
     headings = HeadingTracker()
     running_headers: dict[int, list[str]] = {}
     drafts: list[_Draft] = []
@@ -104,7 +103,7 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
 
     for index, (item, v2) in enumerate(zip(raw.items, raw.items_v2)):
         kind = item["type"]
-        text = item_text(v2, figure_content_is_generated=figure_content_is_generated)
+        text = item_text(v2, figure_content_is_generated=raw.figure_content_is_generated)
         if kind in _FURNITURE:
             if kind == "header" and text.text:
                 running_headers.setdefault(item["page_idx"], []).append(text.text)

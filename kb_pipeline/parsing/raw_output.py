@@ -38,6 +38,12 @@ class RawOutput:
         return len(self.page_idxs)
 
     @property
+    def figure_content_is_generated(self) -> bool:
+        """A figure's `content` is text read inside it on the lower tiers, but a description a
+        model wrote at the advanced tier (image analysis)."""
+        return self.tier == "advanced"
+
+    @property
     def parser_backend(self) -> str | None:
         return f"{self.tier}/{self.parse_mode}" if self.tier else None
 

@@ -24,7 +24,7 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
             piece = formula_text(text_layer, item)
             pieces += [piece] if piece else []
         else:
-            pieces += item_text(raw.items_v2[index], figure_content_is_generated=raw.tier == "advanced").pieces
+            pieces += item_text(raw.items_v2[index], figure_content_is_generated=raw.figure_content_is_generated).pieces
     return pieces
 
 
