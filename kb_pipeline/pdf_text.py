@@ -7,11 +7,34 @@ read whole pages here to catch a parser that invents digits (`5600` → `55600`)
 
 from __future__ import annotations
 
+import ctypes
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 # MinerU boxes are integers truncated from 3-decimal floats; a glyph on the edge would be cut.
 _BOX_MARGIN_PT = 1.5
+_LINE_BREAKS = "\r\n"
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """One bookmark of the PDF's outline: the author's own table of contents."""
+
+    title: str
+    level: int  # 1 = top level
+    page_idx: int
+    top: int | None  # where on the page it points, 0–1000 from the top like MinerU's boxes
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """One line of the text layer inside a box, with the font most of its characters use."""
+
+    text: str
+    font: str
+    height: float  # median glyph box height in points: a proxy for the font size
 
 
 class PdfTextLayer:
@@ -24,6 +47,7 @@ class PdfTextLayer:
 
         self._document = pypdfium2.PdfDocument(str(pdf))
         self._pages: dict[int, tuple] = {}
+        self._chars_cache: dict[int, list] = {}
         self.page_text = lru_cache(maxsize=None)(self._page_text)
 
     def close(self) -> None:
@@ -50,6 +74,75 @@ class PdfTextLayer:
 
     def _page_text(self, page_idx: int) -> str:
         return self._page(page_idx)[1].get_text_range()
+
+    def outline(self) -> list[OutlineEntry]:
+        """The PDF's bookmarks that point at a page of this document, in outline order."""
+        entries = []
+        for bookmark in self._document.get_toc():
+            dest = bookmark.get_dest()
+            page_idx = dest.get_index() if dest is not None else None
+            title = (bookmark.get_title() or "").strip()
+            if page_idx is None or not title or not 0 <= page_idx < len(self._document):
+                continue
+            top = None
+            _mode, view = dest.get_view()
+            if len(view) >= 2 and view[1]:
+                height = self._page(page_idx)[0].get_size()[1]
+                top = round((height - view[1]) / height * 1000)
+            entries.append(OutlineEntry(title, bookmark.level + 1, page_idx, top))
+        return entries
+
+    def _page_chars(self, page_idx: int) -> list[tuple[str, str, tuple[float, float, float, float]]]:
+        """(character, font name, box) for every character of a page, line breaks included."""
+        import pypdfium2.raw as pdfium_c
+
+        page, textpage = self._page(page_idx)
+        buffer = ctypes.create_string_buffer(128)
+        flags = ctypes.c_int()
+        chars = []
+        for i in range(textpage.count_chars()):
+            code = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
+            pdfium_c.FPDFText_GetFontInfo(textpage.raw, i, buffer, len(buffer), ctypes.byref(flags))
+            chars.append((chr(code), buffer.value.decode("latin-1"), textpage.get_charbox(i)))
+        return chars
+
+    def lines_in_box(self, page_idx: int, bbox: list[int]) -> list[TextLine]:
+        """The text layer's lines inside a MinerU bbox, each with its dominant font."""
+        if page_idx not in self._chars_cache:
+            self._chars_cache[page_idx] = self._page_chars(page_idx)
+        page = self._page(page_idx)[0]
+        width, height = page.get_size()
+        x0, y0, x1, y1 = bbox
+        left, right = x0 / 1000 * width - _BOX_MARGIN_PT, x1 / 1000 * width + _BOX_MARGIN_PT
+        top, bottom = height - y0 / 1000 * height + _BOX_MARGIN_PT, height - y1 / 1000 * height - _BOX_MARGIN_PT
+        lines: list[TextLine] = []
+        current: list[tuple[str, str, float]] = []
+
+        def flush() -> None:
+            text = "".join(c for c, _f, _h in current).strip()
+            if text:
+                fonts = Counter(f for c, f, _h in current if not c.isspace())
+                heights = sorted(h for c, _f, h in current if c.isalnum())
+                lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else "",
+                                      heights[len(heights) // 2] if heights else 0.0))
+            current.clear()
+
+        for char, font, (l, b, r, t) in self._chars_cache[page_idx]:
+            if char in _LINE_BREAKS:
+                flush()
+                continue
+            cx, cy = (l + r) / 2, (b + t) / 2
+            if left <= cx <= right and bottom <= cy <= top:
+                current.append((char, font, t - b))
+        flush()
+        return lines
+
+    def body_font(self, page_idx: int) -> str:
+        """The font most characters of a page are set in: the body text's."""
+        if page_idx not in self._chars_cache:
+            self._chars_cache[page_idx] = self._page_chars(page_idx)
+        fonts = Counter(f for c, f, _box in self._chars_cache[page_idx] if not c.isspace())
+        return fonts.most_common(1)[0][0] if fonts else ""
 
     def text_in_box(self, page_idx: int, bbox: list[int]) -> str:
         """Text inside a MinerU bbox (0–1000 of page width/height, origin top left)."""

@@ -19,13 +19,17 @@ Where things go:
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
-from .headings import Heading, HeadingTracker, looks_like_page_number
+from .furniture import running_furniture
+from .headings import Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from .item_text import ItemText, item_text
+from .outline import place_outline, squashed
 
 MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
@@ -74,17 +78,72 @@ def formula_text(text_layer: PdfTextLayer, item: dict) -> str:
     return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip("\r\n")
 
 
+def table_text(text_layer: PdfTextLayer, item: dict) -> str:
+    """A table MinerU gave no cells for (a boxed theorem, a diagram with text, a run-in block):
+    its characters, read from the PDF's text layer inside its box, so its text is not lost."""
+    if not item.get("bbox"):
+        return ""
+    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
+
+
+# A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
+_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\W\d_]")
+_BARE_NUMBER = re.compile(
+    r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
+    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$", re.I)
+_ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
+
+
+def _adjacent(upper: dict, lower: dict) -> bool:
+    """Two boxes on one page, the second right under the first, overlapping horizontally."""
+    a, b = upper.get("bbox"), lower.get("bbox")
+    if not a or not b or upper["page_idx"] != lower["page_idx"]:
+        return False
+    return -5 <= b[1] - a[3] <= _ADJACENT_TITLE_GAP and min(a[2], b[2]) > max(a[0], b[0])
+
+
+def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
+    """Where a text-layer line sits in an item's text, at or after `start`, ignoring white
+    space and punctuation differences: (first char, end) in `text`."""
+    body, where = squashed(text)
+    wanted = squashed(line)[0]
+    if not wanted:
+        return None
+    offset = next((k for k, i in enumerate(where) if i >= start), len(where))
+    found = body.find(wanted, offset)
+    if found < 0:
+        return None
+    return where[found], where[found + len(wanted) - 1] + 1
+
+
+@dataclass
+class _Section:
+    heading: Heading
+    items: list[int]
+    pages: list[int]
+    used: bool = False
+
+
 def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[Chunk]:
+    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
+    furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
+    outline = place_outline(text_layer.outline(), raw.items, texts)
+    continuations = {i for hit in outline.values() for i in hit.continued_by}
     headings = HeadingTracker()
+    sections: list[_Section] = []  # open sections, aligned with the tracker's
     running_headers: dict[int, list[str]] = {}
     drafts: list[_Draft] = []
     open_draft: _Draft | None = None
     # Caption-less images met before any chunk is open wait for the next one.
     waiting_images: list[tuple[int, dict]] = []
+    # A bare number MinerU gave as its own title ("3.1", "PART 3") waits for the title after it.
+    number_prefix: tuple[int, str] | None = None
+    last_heading_item: int | None = None  # the item that opened the current section, while bodiless
 
     def new_draft(kind: ChunkKind) -> _Draft:
-        current = headings.current
-        return _Draft(kind, current, headings.path)
+        for section in sections:
+            section.used = True
+        return _Draft(kind, headings.current, headings.path)
 
     def close() -> None:
         nonlocal open_draft
@@ -93,7 +152,8 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         open_draft = None
 
     def body() -> _Draft:
-        nonlocal open_draft
+        nonlocal open_draft, last_heading_item
+        last_heading_item = None
         if open_draft is None:
             open_draft = new_draft("text")
             for index, item in waiting_images:
@@ -101,19 +161,118 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             waiting_images.clear()
         return open_draft
 
-    for index, (item, v2) in enumerate(zip(raw.items, raw.items_v2)):
-        kind = item["type"]
-        text = item_text(v2, figure_content_is_generated=raw.figure_content_is_generated)
-        if kind in _FURNITURE:
+    def open_heading(line: str, items: list[int], *, outline_level: int | None = None) -> None:
+        nonlocal last_heading_item
+        close()
+        heading = headings.make(line, outline_level=outline_level)
+        # A section that closes without ever holding a chunk keeps one: its own heading line,
+        # so no heading is lost from the artifact.
+        while sections and sections[-1].heading.depth >= heading.depth:
+            closing = sections.pop()
+            if not closing.used:
+                drafts.append(_heading_only(closing, [s.heading.line for s in sections]))
+        headings.push(heading)
+        sections.append(_Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items})))
+        last_heading_item = items[-1]
+
+    def add_body(index: int, item: dict, text: ItemText) -> None:
+        nonlocal open_draft
+        if not text.text:
+            return
+        draft = body()
+        if draft.texts and draft.chars + len(text.text) > MAX_CHUNK_CHARS:
+            close()
+            draft = body()
+        draft.add(index, item, text, None)
+
+    def part(text: ItemText, start: int, end: int | None = None) -> ItemText:
+        """The item's text from `start` to `end`: a paragraph cut where a run-in heading sits."""
+        return ItemText(text=text.text[start:end].strip(), latex=text.latex if start == 0 else [])
+
+    def split_run_in(index: int, item: dict, text: ItemText) -> bool:
+        """Headings MinerU merged into a paragraph: a line of the paragraph, set in a font of
+        its own, that carries the document's next section number. The paragraph is cut at
+        those lines (verbatim: the cuts fall between the item's own characters)."""
+        if not _NUMBER_INSIDE.search(text.text) or not item.get("bbox"):
+            return False
+        lines = text_layer.lines_in_box(item["page_idx"], item["bbox"])
+        if len(lines) < 2:
+            return False
+        fonts = Counter(line.font for line in lines)
+        body_font = fonts.most_common(1)[0][0]
+        position = 0
+        for line in lines:
+            if line.font == body_font or fonts[line.font] > 1 or not headings.continues_numbering(line.text):
+                continue
+            where = _cut_at_line(text.text, line.text, position)
+            if where is None:
+                continue
+            if text.text[position:where[0]].strip():
+                add_body(index, item, part(text, position, where[0]))
+            open_heading(text.text[where[0]:where[1]], [index])
+            position = where[1]
+        if position == 0:
+            return False
+        if text.text[position:].strip():
+            add_body(index, item, part(text, position))
+        return True
+
+    for index, (item, text) in enumerate(zip(raw.items, texts)):
+        if index in continuations:
+            continue
+        kind = "text" if index in demoted else item["type"]
+        if index in furniture:
             if kind == "header" and text.text:
                 running_headers.setdefault(item["page_idx"], []).append(text.text)
             continue
         if kind == "text" and looks_like_page_number(text.text, item.get("bbox")):
             continue
-        if kind == "text" and text.text.strip() and (
-                item.get("text_level") or headings.continues_numbering(text.text)):
-            close()
-            headings.enter(text.text)
+        hit = outline.get(index)
+        if hit is not None:
+            if hit.cut is not None:
+                open_heading(text.text[:hit.cut].strip(), [index], outline_level=hit.level)
+                add_body(index, item, part(text, hit.cut))
+            else:
+                line = " ".join([text.text.strip(), *(texts[i].text.strip() for i in hit.continued_by)])
+                open_heading(line, [index, *hit.continued_by], outline_level=hit.level)
+            continue
+        if kind == "text" and text.text.strip():
+            line = text.text.strip()
+            if number_prefix is not None:
+                prefix_index, prefix = number_prefix
+                number_prefix = None
+                if item.get("text_level") and heading_rejection(line) is None:
+                    open_heading(f"{prefix} {line}", [prefix_index, index])
+                    continue
+                add_body(prefix_index, raw.items[prefix_index], texts[prefix_index])
+            if item.get("text_level"):
+                nxt = index + 1
+                if (_BARE_NUMBER.match(line) and nxt < len(raw.items) and raw.items[nxt].get("text_level")
+                        and raw.items[nxt]["page_idx"] == item["page_idx"]):
+                    number_prefix = (index, line)
+                    continue
+                if heading_rejection(line) is None and not headings.goes_backwards(line):
+                    current = sections[-1] if sections else None
+                    if (current is not None and last_heading_item is not None and not current.heading.from_outline
+                            and numbered(line) is None and _adjacent(raw.items[last_heading_item], item)
+                            and current.heading.line[-1] not in ".:;!?"):
+                        # One heading MinerU cut into two title lines ("PART 3" / "SAFETY
+                        # REQUIREMENTS", a wrapped title): one heading.
+                        sections.pop()
+                        headings.pop_current()
+                        open_heading(f"{current.heading.line} {line}", [*current.items, index])
+                        continue
+                    open_heading(line, [index])
+                    continue
+            elif headings.continues_numbering(line) and not headings.goes_backwards(line):
+                open_heading(line, [index])
+                continue
+            elif split_run_in(index, item, text):
+                continue
+        if kind in ("image", "chart") and text.text.strip() and "\n" not in text.text.strip() \
+                and headings.continues_numbering(text.text.strip()):
+            # A section title set in a box or a picture ("2 | Scope" in a coloured band).
+            open_heading(text.text.strip(), [index])
             continue
         if kind in _STANDALONE_KIND:
             if kind == "image" and not text.text:
@@ -124,9 +283,13 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                 continue
             close()
             draft = new_draft(_STANDALONE_KIND[kind])
-            draft.add(index, item, text, _image_path(raw, item))
             if kind == "table":
-                draft.table_html = (v2.get("content") or {}).get("html") or None
+                draft.table_html = (raw.items_v2[index].get("content") or {}).get("html") or None
+                if draft.table_html is None:
+                    # No cells: the box's text from the text layer, as a text chunk.
+                    draft.kind = "text"
+                    text = ItemText(text="\n".join(p for p in (text.text, table_text(text_layer, item)) if p))
+            draft.add(index, item, text, _image_path(raw, item))
             drafts.append(draft)
             continue
         if kind == "equation":
@@ -135,22 +298,30 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             draft.has_formula = True
             draft.add(index, item, text, _image_path(raw, item))
             continue
-        if not text.text:
-            continue
-        draft = body()
-        if draft.texts and draft.chars + len(text.text) > MAX_CHUNK_CHARS:
-            close()
-            draft = body()
-        draft.add(index, item, text, None)
+        add_body(index, item, text)
+    if number_prefix is not None:
+        add_body(number_prefix[0], raw.items[number_prefix[0]], texts[number_prefix[0]])
     close()
+    for depth, section in reversed(list(enumerate(sections))):
+        if not section.used:
+            drafts.append(_heading_only(section, [s.heading.line for s in sections[:depth]]))
     if waiting_images:
         # A document of nothing but caption-less images (a scanned PDF read as text): keep the
         # images traceable in one chunk rather than dropping them.
-        draft = new_draft("image")
+        draft = _Draft("image", headings.current, headings.path)
         for index, item in waiting_images:
             draft.add(index, item, ItemText(), _image_path(raw, item))
         drafts.append(draft)
+    drafts.sort(key=lambda d: min(d.items))
     return [_to_chunk(doc_id, seq, d, running_headers) for seq, d in enumerate(drafts)]
+
+
+def _heading_only(section: _Section, parents: list[str]) -> _Draft:
+    draft = _Draft("text", section.heading, [*parents, section.heading.line])
+    draft.texts.append(section.heading.line)
+    draft.items.extend(section.items)
+    draft.pages.extend(section.pages)
+    return draft
 
 
 def _image_path(raw: RawOutput, item: dict) -> str | None:

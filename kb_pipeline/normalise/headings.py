@@ -1,35 +1,63 @@
-"""Section headings: numbering, depth, and the breadcrumb of enclosing headings.
+"""Section headings: what is one, its numbering and depth, and the breadcrumb of open sections.
 
 MinerU's flash tier gives nearly every title the same `text_level`, so depth comes from the
-numbering the document prints: `2.` → 1, `2.1.` → 2, `2.1.1` → 3; `III.` → 1 and `A.` one level
-below the current section. A "title" whose text after the number is not words (`1. 7`, a page
-number caught as a heading — the contract's known gap) is not a heading at all.
+document's own signals: the PDF outline when it has one (see `outline`), else the numbering it
+prints: `2.` → 1, `2.1.` → 2, `2.1.1` → 3; `III.`, `CHAPTER 5`, `Appendix A` → 1; `A.` and
+`(1)` one level below the current numbered section.
+
+Not every line MinerU calls a title is a heading. `heading_rejection` says why one is not:
+no words ("3.1", "6 0", "= 0"), a table-of-contents line, a caption ("Figure 3:"), a sentence
+fragment, a reference or an address. Such a line stays in the text, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
-_ARABIC = re.compile(r"^(?P<no>\d{1,2}(?:\.\d{1,3})*)\.?\s+(?P<title>\S.*)$", re.S)
-_ROMAN = re.compile(r"^(?P<no>[IVXL]{1,6})\.\s+(?P<title>\S.*)$", re.S)
-_LETTER = re.compile(r"^(?P<no>[A-Z])\.\s+(?P<title>\S.*)$", re.S)
+_SPACE = r"[ \t\u00a0]"
+_ARABIC = re.compile(
+    rf"^(?P<no>\d{{1,2}}(?:\.\d{{1,3}})*)(?:\.?{_SPACE}+|\.(?=[^\W\d_]))(?P<title>\S.*)$", re.S)
+_ROMAN = re.compile(rf"^(?P<no>[IVXL]{{1,6}})\.{_SPACE}+(?P<title>\S.*)$", re.S)
+_LETTER = re.compile(rf"^(?P<no>[A-Z])\.{_SPACE}+(?P<title>\S.*)$", re.S)
+_PAREN = re.compile(rf"^\((?P<no>\d{{1,2}}|[a-z])\){_SPACE}*(?P<title>\S.*)$", re.S)
+# "CHAPTER 5.", "Chapter 2:", "CHAPITRE I :", "Part 3 –", "Appendix A" and their kin.
+_CHAPTER = re.compile(
+    rf"^(?P<word>chapter|chapitre|kapitel|capítulo|capitolo|bab|part|partie|teil|appendix|annex|annexe|"
+    rf"anhang|lampiran){_SPACE}+(?P<no>\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])\b[.:]?(?:{_SPACE}*[:.\u2013\u2014-])?"
+    rf"{_SPACE}*(?P<title>.*)$", re.S | re.I)
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+|hal(?:aman)?\.?\s+)?\d{1,4}\s*$", re.I)
 # Unnumbered headings that open a top-level section even inside a numbered document.
 _TOP_LEVEL_NAMES = re.compile(
-    r"^\s*(abstract|abstrak|acknowledge?ments?|references|bibliography|daftar pustaka|appendix|"
-    r"appendices|lampiran|ethical considerations|conclusions?|kesimpulan|glossary|index)\b",
+    r"^\s*(abstract|abstrak|summary|acknowledge?ments?|references|bibliography|daftar pustaka|appendix|"
+    r"appendices|annex(es)?|lampiran|ethical considerations|conclusions?|kesimpulan|glossary|index)\b",
     re.I,
 )
+# A caption MinerU typed as a title: it belongs to its figure or table, as text.
+CAPTION = re.compile(
+    r"^\s*(figure|fig\.|abbildung|abb\.|table|tableau|tabelle|tabla|tabel|gambar|listing|chart|graph|"
+    r"plate|exhibit|map|carte|figura|schema|scheme|diagram)\s*[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?\s*[.:\-–—)]?(\s|$)",
+    re.I,
+)
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
+_TOC_LINE = re.compile(r"\S\s*(?:\.\s?){2,}\s*\d{1,4}\s*$|\s\d{1,4}$")
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
+_WEB = re.compile(r"https?://|www\.|@\w|\bdoi:", re.I)
+_MAX_HEADING_CHARS = 160
+_MAX_HEADING_WORDS = 24
+_PLAIN_HEADING_MAX_CHARS = 90
 
 
 @dataclass(frozen=True)
 class Heading:
-    line: str  # the whole title item, verbatim: a breadcrumb entry
+    line: str  # the whole heading line, verbatim: a breadcrumb entry
     title: str  # the title after its number, verbatim: `Chunk.heading`
     section_no: str | None
     depth: int
-    scheme: str | None = None  # "arabic" | "roman" | "letter"; None when unnumbered
+    scheme: str | None = None  # "arabic" | "roman" | "letter" | "paren" | "chapter"; None when unnumbered
+    from_outline: bool = False
 
 
 def looks_like_page_number(text: str, bbox: list[int] | None) -> bool:
@@ -40,20 +68,51 @@ def looks_like_page_number(text: str, bbox: list[int] | None) -> bool:
 
 
 def _words_follow(title: str) -> bool:
-    return bool(re.match(r"[^\W\d_]", title))
+    return bool(re.match(r"[^\W\d_]|[\"“'‘(«「]", title))
 
 
 def numbered(line: str) -> tuple[str, str, str] | None:
     """(scheme, number, title) when `line` starts with a section number followed by words."""
-    for scheme, pattern in (("arabic", _ARABIC), ("roman", _ROMAN), ("letter", _LETTER)):
-        m = pattern.match(line.strip())
+    line = line.strip()
+    m = _CHAPTER.match(line)
+    if m:
+        return "chapter", m["no"], m["title"] or line
+    for scheme, pattern in (("arabic", _ARABIC), ("roman", _ROMAN), ("letter", _LETTER), ("paren", _PAREN)):
+        m = pattern.match(line)
         if m and _words_follow(m["title"]):
             return scheme, m["no"].rstrip("."), m["title"]
     return None
 
 
+def has_words(line: str) -> bool:
+    """Whether the line, once its number is removed, holds a word: 3 letters in a row (2 in CJK
+    scripts, where two characters make a word)."""
+    parsed = numbered(line)
+    rest = unicodedata.normalize("NFKC", parsed[2] if parsed else line)
+    return bool(_LETTERS.search(rest) or _CJK.search(rest))
+
+
+def heading_rejection(line: str) -> str | None:
+    """Why a line MinerU calls a title is not a section heading, or None when it may be one."""
+    text = " ".join(line.split())
+    if not has_words(text):
+        return "no words"
+    if _DOT_LEADER.search(text) or (_TOC_LINE.search(text) and numbered(text) is not None):
+        return "table of contents"
+    if CAPTION.match(text):
+        return "caption"
+    if len(text) > _MAX_HEADING_CHARS or len(text.split()) > _MAX_HEADING_WORDS:
+        return "too long"
+    if _WEB.search(text):
+        return "address or reference"
+    if text[-1] in "-,;" or (text[-1] == ":" and len(text.split()) <= 3):
+        return "fragment or label"
+    if numbered(text) is None and text[0].islower() and text[-1] in ".!?)":
+        return "sentence fragment"
+    return None
+
+
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
-_PLAIN_HEADING_MAX_CHARS = 80
 
 
 def _roman_value(numeral: str) -> int:
@@ -64,6 +123,14 @@ def _roman_value(numeral: str) -> int:
     return total
 
 
+def _ordinal(scheme: str, number: str) -> int:
+    if number.isdigit():
+        return int(number)
+    if scheme in ("roman", "chapter") and set(number) <= set(_ROMAN_VALUES):
+        return _roman_value(number)
+    return ord(number.upper()) - ord("A") + 1
+
+
 def _arabic_successors(current: list[int]) -> list[list[int]]:
     """Numbers that may follow section `current`: its first child, or the next sibling at any
     enclosing level (2.1.3 → 2.1.3.1, 2.1.4, 2.2, 3)."""
@@ -71,7 +138,7 @@ def _arabic_successors(current: list[int]) -> list[list[int]]:
 
 
 class HeadingTracker:
-    """Walks the titles of one document in reading order and keeps the open sections."""
+    """Walks the headings of one document in reading order and keeps the open sections."""
 
     def __init__(self) -> None:
         self._open: list[Heading] = []
@@ -84,48 +151,96 @@ class HeadingTracker:
     def path(self) -> list[str]:
         return [h.line for h in self._open]
 
-    def enter(self, line: str) -> Heading:
+    @property
+    def open(self) -> list[Heading]:
+        return list(self._open)
+
+    def _last(self, scheme: str) -> Heading | None:
+        return next((h for h in reversed(self._open) if h.scheme == scheme), None)
+
+    def make(self, line: str, *, outline_level: int | None = None) -> Heading:
+        """The heading `line` would open, with its depth, without entering it."""
         parsed = numbered(line)
-        if parsed is None:
-            heading = Heading(line, line, None, self._unnumbered_depth(line))
+        scheme, number, title = parsed if parsed else (None, None, line)
+        if outline_level is not None:
+            depth = outline_level
+        elif scheme == "arabic":
+            depth = number.count(".") + 1
+            chapter = self._last("chapter")
+            if chapter is not None and "." in number:
+                depth = max(depth, chapter.depth + number.count("."))
+        elif scheme in ("roman", "chapter"):
+            depth = 1
+        elif scheme in ("letter", "paren"):
+            depth = self._child_depth(scheme)
         else:
-            scheme, number, title = parsed
-            if scheme == "arabic":
-                depth = number.count(".") + 1
-            elif scheme == "roman":
-                depth = 1
-            else:
-                depth = self._child_depth()
-            heading = Heading(line, title, number, depth, scheme)
+            depth = self._unnumbered_depth(line)
+        # Inside an outline section, a heading the outline does not list sits below it.
+        outlined = next((h for h in reversed(self._open) if h.from_outline), None)
+        if outline_level is None and outlined is not None:
+            depth = max(depth, outlined.depth + 1)
+        return Heading(line, title.strip() or line, number, depth, scheme, outline_level is not None)
+
+    def enter(self, line: str, *, outline_level: int | None = None) -> Heading:
+        heading = self.make(line, outline_level=outline_level)
+        return self.push(heading)
+
+    def push(self, heading: Heading) -> Heading:
         while self._open and self._open[-1].depth >= heading.depth:
             self._open.pop()
         self._open.append(heading)
         return heading
 
-    def continues_numbering(self, line: str) -> bool:
-        """Whether a plain text item is really a heading MinerU did not mark as a title: a
-        short line that carries the next number in the document's own sequence (after 2.1.2
-        comes 2.1.3, 2.2 or 3; after II comes III; after A comes B). Numbered list items rarely
-        fit that sequence, and a sentence does not fit the length and punctuation."""
+    def pop_current(self) -> None:
+        self._open.pop()
+
+    def goes_backwards(self, line: str) -> bool:
+        """A top-level number lower than the open one ("2 x" from a formula after chapter 4):
+        not the document's next section. A restart at 1 is allowed (a new part)."""
         parsed = numbered(line)
-        if parsed is None or len(line) > _PLAIN_HEADING_MAX_CHARS or line.rstrip()[-1] in ".:;,":
+        if parsed is None or parsed[0] not in ("arabic", "roman", "chapter"):
             return False
         scheme, number, _title = parsed
-        last = next((h for h in reversed(self._open) if h.scheme == scheme), None)
+        first = number.split(".")[0]
+        last = self._last(scheme) if scheme != "arabic" else self._last("arabic")
+        if last is None or last.section_no is None:
+            return False
+        last_first = _ordinal(scheme, last.section_no.split(".")[0])
+        value = _ordinal(scheme, first)
+        return value != 1 and value < last_first
+
+    def continues_numbering(self, line: str) -> bool:
+        """Whether a plain line is really a heading MinerU did not mark as a title: a short line
+        that carries the next number in the document's own sequence (after 2.1.2 comes 2.1.3,
+        2.2 or 3; after II comes III; after A comes B; after (1) comes (2)). Numbered list items
+        rarely fit that sequence, and a sentence does not fit the length and punctuation."""
+        parsed = numbered(line)
+        if (parsed is None or len(line) > _PLAIN_HEADING_MAX_CHARS or line.rstrip()[-1] in ".:;,"
+                or heading_rejection(line)):
+            return False
+        scheme, number, _title = parsed
+        last = self._last(scheme)
         if scheme == "arabic":
-            current = [int(n) for n in last.section_no.split(".")] if last else []
+            current = [int(n) for n in last.section_no.split(".")] if last and last.section_no else []
             return [int(n) for n in number.split(".")] in (_arabic_successors(current) if current else [[1]])
-        if scheme == "roman":
-            return _roman_value(number) == (_roman_value(last.section_no) + 1 if last else 1)
+        if scheme in ("roman", "chapter"):
+            return _ordinal(scheme, number) == (_ordinal(scheme, last.section_no) + 1 if last else 1)
+        if scheme == "paren":
+            # (1) opens a run under the current section; (k+1) follows (k) inside the same section.
+            if last is None or (self.current is not None and self.current.scheme != "paren"):
+                return _ordinal(scheme, number) == 1
+            return _ordinal(scheme, number) == _ordinal(scheme, last.section_no) + 1
         if not any(h.scheme in ("arabic", "roman") for h in self._open):
             return False
-        return ord(number) == (ord(last.section_no) + 1 if last else ord("A"))
+        return number == (chr(ord(last.section_no) + 1) if last else "A")
 
-    def _child_depth(self) -> int:
-        """One below the innermost open section numbered by digits or roman numerals, so
-        lettered siblings (`A.`, `B.`) stay siblings."""
-        numbered_open = [h for h in self._open if h.scheme in ("arabic", "roman")]
-        return numbered_open[-1].depth + 1 if numbered_open else 1
+    def _child_depth(self, scheme: str | None = None) -> int:
+        """One below the innermost open section of another numbering, so siblings (`A.`, `B.`;
+        `(1)`, `(2)`) stay siblings."""
+        parents = [h for h in self._open if h.scheme is not None and h.scheme != scheme]
+        if scheme is None:
+            parents = [h for h in self._open if h.scheme in ("arabic", "roman", "chapter")]
+        return parents[-1].depth + 1 if parents else 1
 
     def _unnumbered_depth(self, line: str) -> int:
         if _TOP_LEVEL_NAMES.match(line) or not any(h.section_no for h in self._open):

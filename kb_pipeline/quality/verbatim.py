@@ -10,7 +10,7 @@ between them.
 from __future__ import annotations
 
 from ..contracts import Chunk
-from ..normalise.chunker import formula_text
+from ..normalise.chunker import formula_text, table_text
 from ..normalise.item_text import PIECE_SEPARATORS, item_text
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
@@ -25,16 +25,43 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
             pieces += [piece] if piece else []
         else:
             pieces += item_text(raw.items_v2[index], figure_content_is_generated=raw.figure_content_is_generated).pieces
+            if item["type"] == "table" and not (raw.items_v2[index].get("content") or {}).get("html"):
+                piece = table_text(text_layer, item)
+                pieces += [piece] if piece else []
     return pieces
 
 
+def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool) -> int | None:
+    """Where a cut piece ends in `text`, or None. A paragraph cut at a heading MinerU had merged
+    into it leaves its tail to open one chunk (first piece) and its head to end another (last
+    piece); a paragraph between two such headings leaves a middle part (first and last)."""
+    start = len(text) - len(text[position:].lstrip(PIECE_SEPARATORS))
+    if first and last:
+        rest = text[start:].rstrip(PIECE_SEPARATORS)
+        return start + len(rest) if rest and rest in piece else None
+    if first:
+        for j in range(1, len(piece)):
+            if piece[j] == text[start:start + 1] and text.startswith(piece[j:], start):
+                return start + len(piece) - j
+        return None
+    if last:
+        rest = text[start:].rstrip(PIECE_SEPARATORS)
+        return start + len(rest) if rest and piece.startswith(rest) else None
+    return None
+
+
 def verbatim_violations(chunk: Chunk, pieces: list[str]) -> list[str]:
-    """What in `chunk.text` is not a verbatim piece in order (empty when the text is sound)."""
+    """What in `chunk.text` is not a verbatim piece in order (empty when the text is sound).
+    The first and last piece may be cut (see `_cut_piece`), never changed."""
     problems = []
     position = 0
-    for piece in pieces:
+    for n, piece in enumerate(pieces):
         found = chunk.text.find(piece, position)
         if found < 0:
+            end = _cut_piece(chunk.text, piece, position, first=n == 0, last=n == len(pieces) - 1)
+            if end is not None:
+                position = end
+                continue
             problems.append(f"piece not found verbatim after offset {position}: {piece[:80]!r}")
             continue
         gap = chunk.text[position:found]

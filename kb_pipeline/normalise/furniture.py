@@ -1,0 +1,67 @@
+"""Running page furniture: what repeats in the top or bottom band of the pages.
+
+MinerU types page headers and footers by position on the page alone, so a heading at the top of
+a page or a table of contents can come out as a "header" (and be lost from the text), while a
+running footer on the first page can come out as body text. A running header or footer is what
+repeats: the same line, page numbers aside, in the same band of several pages. Anything MinerU
+called furniture that does not repeat is read as body text; body text that does repeat there is
+furniture.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .item_text import ItemText
+from .outline import squashed
+
+_BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
+_MAX_WORDS = 20
+_DIGITS = re.compile(r"\d+")
+FURNITURE_TYPES = {"header", "footer", "page_number", "aside_text"}
+
+
+def _band(item: dict) -> str | None:
+    bbox = item.get("bbox")
+    if not bbox:
+        return None
+    if bbox[3] <= _BAND:
+        return "top"
+    if bbox[1] >= 1000 - _BAND:
+        return "bottom"
+    return None
+
+
+def _key(text: str) -> str:
+    return _DIGITS.sub("", squashed(text)[0])
+
+
+def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
+    """(furniture, demoted): the items that are running furniture, and the header/footer items
+    that are not (they are read as body text). Page numbers and margin notes stay furniture."""
+    # Repetition is only a signal in a document with pages to repeat on; a short one keeps
+    # MinerU's reading.
+    needed = 2 if n_pages < 6 else 3
+    pages_of: dict[tuple[str, str], set[int]] = {}
+    for index, item in enumerate(items):
+        band = _band(item)
+        if band and item["type"] in ("header", "footer", "text"):
+            pages_of.setdefault((band, _key(texts[index].text)), set()).add(item["page_idx"])
+    furniture: set[int] = set()
+    demoted: set[int] = set()
+    for index, item in enumerate(items):
+        kind = item["type"]
+        band = _band(item)
+        key = _key(texts[index].text)
+        repeats = band is not None and len(pages_of.get((band, key), ())) >= needed
+        if kind in ("header", "footer"):
+            if n_pages < 3 or not key or repeats:
+                furniture.add(index)
+            else:
+                demoted.add(index)
+        elif kind in FURNITURE_TYPES:
+            furniture.add(index)
+        elif (kind == "text" and repeats and key and not item.get("text_level")
+              and len(texts[index].text.split()) <= _MAX_WORDS):
+            furniture.add(index)
+    return furniture, demoted

@@ -1,0 +1,127 @@
+"""The PDF's outline (bookmarks), placed on MinerU's items: the author's own structure.
+
+When a PDF has an outline, each bookmark names a heading and the page it is on, and its place in
+the outline tree is the heading's depth. Each bookmark is looked for, in order, among the items
+of its page (then the pages either side): an item whose text is the title (a heading), an item
+that starts with the title and goes on (a run-in heading MinerU merged into its paragraph: the
+item is cut after the title), or an item the title starts with, continued by the next items (a
+wrapped heading MinerU split into lines). The heading line is always the item's own text,
+verbatim; the bookmark only says where and how deep.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from dataclasses import dataclass
+
+from ..pdf_text import OutlineEntry
+from .headings import CAPTION, has_words, numbered
+from .item_text import ItemText
+
+# Items a heading may hide in: body text and titles, and figures whose "content" is a boxed title.
+_CANDIDATE_TYPES = {"text", "image", "chart", "header", "footer"}
+_SIMILAR = 0.9
+_MIN_SHARE_OF_WRAPPED_LINE = 0.3
+
+
+@dataclass(frozen=True)
+class OutlineHit:
+    level: int
+    # How many characters of the item's text are the heading (None: all of it); the rest is body.
+    cut: int | None = None
+    # Further items (indices) that continue a wrapped heading line.
+    continued_by: tuple[int, ...] = ()
+
+
+def squashed(text: str) -> tuple[str, list[int]]:
+    """`text` casefolded with punctuation, symbols and white space removed, and for each kept
+    character its index in `text` (so a match can be cut at the right place, verbatim)."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKC", ch).casefold():
+            if unicodedata.category(c)[0] in "LN":
+                out.append(c)
+                where.append(i)
+    return "".join(out), where
+
+
+def _without_number(text: str) -> str:
+    parsed = numbered(text)
+    return squashed(parsed[2])[0] if parsed else squashed(text)[0]
+
+
+def _same_title(title: str, text: str) -> bool:
+    a, b = squashed(title)[0], squashed(text)[0]
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    a_nonum, b_nonum = _without_number(title), _without_number(text)
+    if len(a_nonum) >= 3 and a_nonum == b_nonum:
+        return True
+    return min(len(a), len(b)) >= 10 and difflib.SequenceMatcher(None, a, b).ratio() >= _SIMILAR
+
+
+def _run_in_cut(title: str, text: str) -> int | None:
+    """Where in `text` the title ends, when `text` starts with it and goes on."""
+    for form in (squashed(title)[0], _without_number(title)):
+        body, where = squashed(text)
+        if len(form) >= 3 and body.startswith(form) and len(body) > len(form):
+            return where[len(form) - 1] + 1
+    return None
+
+
+def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[ItemText]) -> dict[int, OutlineHit]:
+    """For each item that is a bookmarked heading (or starts with one), how it is one."""
+    by_page: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        if item["type"] in _CANDIDATE_TYPES and texts[index].text.strip():
+            by_page.setdefault(item["page_idx"], []).append(index)
+    hits: dict[int, OutlineHit] = {}
+    used: set[int] = set()
+    last = -1
+    for entry in entries:
+        if CAPTION.match(entry.title) or not has_words(entry.title):
+            continue  # a table or figure title is a caption, not a section
+        hit = None
+        for page in (entry.page_idx, entry.page_idx + 1, entry.page_idx - 1):
+            candidates = [i for i in by_page.get(page, []) if i not in used]
+            # Reading order first: a bookmark is normally after the previous one.
+            candidates.sort(key=lambda i: (i <= last, i))
+            for index in candidates:
+                hit = _match(entry, index, items, texts, used)
+                if hit is not None:
+                    break
+            if hit is not None:
+                break
+        if hit is None:
+            continue
+        hits[index] = hit
+        used.update((index, *hit.continued_by))
+        last = max(last, index, *hit.continued_by)
+    return hits
+
+
+def _match(entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemText], used: set[int]) -> OutlineHit | None:
+    text = texts[index].text.strip()
+    if _same_title(entry.title, text):
+        return OutlineHit(entry.level)
+    cut = _run_in_cut(entry.title, texts[index].text) if items[index]["type"] == "text" else None
+    if cut is not None:
+        return OutlineHit(entry.level, cut=cut)
+    # A wrapped heading: this item is its first line, the next item(s) on the page the rest.
+    title = squashed(entry.title)[0]
+    line = squashed(text)[0]
+    if len(line) < _MIN_SHARE_OF_WRAPPED_LINE * len(title) or not title.startswith(line):
+        return None
+    joined, following = text, []
+    for nxt in range(index + 1, min(index + 3, len(items))):
+        if nxt in used or items[nxt]["page_idx"] != items[index]["page_idx"] or items[nxt]["type"] != "text":
+            break
+        joined += " " + texts[nxt].text.strip()
+        following.append(nxt)
+        if _same_title(entry.title, joined):
+            return OutlineHit(entry.level, continued_by=tuple(following))
+    return None
