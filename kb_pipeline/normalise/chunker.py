@@ -28,7 +28,7 @@ from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
 from .headings import Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
-from .item_text import ItemText, item_text
+from .item_text import ItemText, has_cells, item_text
 from .outline import place_outline, squashed
 
 MAX_CHUNK_CHARS = 6000
@@ -87,7 +87,7 @@ def table_text(text_layer: PdfTextLayer, item: dict) -> str:
 
 
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
-_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\W\d_]")
+_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
     r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
     r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$", re.I)
@@ -127,7 +127,7 @@ class _Section:
 def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[Chunk]:
     texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
     furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
-    outline = place_outline(text_layer.outline(), raw.items, texts)
+    outline = place_outline(text_layer.outline(), raw.items, texts, furniture)
     continuations = {i for hit in outline.values() for i in hit.continued_by}
     headings = HeadingTracker()
     sections: list[_Section] = []  # open sections, aligned with the tracker's
@@ -245,13 +245,18 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                     open_heading(f"{prefix} {line}", [prefix_index, index])
                     continue
                 add_body(prefix_index, raw.items[prefix_index], texts[prefix_index])
+            if item.get("text_level") and any(squashed(line)[0] == squashed(s.heading.line)[0] for s in sections):
+                continue  # the open section's title again (a running title at the top of a page)
             if item.get("text_level"):
                 nxt = index + 1
                 if (_BARE_NUMBER.match(line) and nxt < len(raw.items) and raw.items[nxt].get("text_level")
                         and raw.items[nxt]["page_idx"] == item["page_idx"]):
                     number_prefix = (index, line)
                     continue
-                if heading_rejection(line) is None and not headings.goes_backwards(line):
+                parsed = numbered(line)
+                if (heading_rejection(line) is None and not headings.goes_backwards(line)
+                        # "(a) Original image" under a figure: a label, unless it continues a run.
+                        and (parsed is None or parsed[0] != "paren" or headings.continues_numbering(line))):
                     current = sections[-1] if sections else None
                     if (current is not None and last_heading_item is not None and not current.heading.from_outline
                             and numbered(line) is None and _adjacent(raw.items[last_heading_item], item)
@@ -284,11 +289,15 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             close()
             draft = new_draft(_STANDALONE_KIND[kind])
             if kind == "table":
-                draft.table_html = (raw.items_v2[index].get("content") or {}).get("html") or None
-                if draft.table_html is None:
-                    # No cells: the box's text from the text layer, as a text chunk.
+                html = (raw.items_v2[index].get("content") or {}).get("html") or ""
+                if has_cells(html):
+                    draft.table_html = html
+                else:
+                    # No cells (a boxed theorem, code, a diagram with text): a text chunk with
+                    # MinerU's text of the box, else the text layer's inside it.
                     draft.kind = "text"
-                    text = ItemText(text="\n".join(p for p in (text.text, table_text(text_layer, item)) if p))
+                    if not html.strip():
+                        text = ItemText(text="\n".join(p for p in (text.text, table_text(text_layer, item)) if p))
             draft.add(index, item, text, _image_path(raw, item))
             drafts.append(draft)
             continue
@@ -334,6 +343,8 @@ def _image_path(raw: RawOutput, item: dict) -> str | None:
 
 def _to_chunk(doc_id: str, seq: int, draft: _Draft, running_headers: dict[int, list[str]]) -> Chunk:
     pages = sorted(draft.pages)
+    if draft.kind == "text" and not draft.texts and draft.images:
+        draft.kind = "image"  # only pictures (a formula with no text layer, a bare figure)
     chapters: list[str] = []
     for page in pages:
         for header in running_headers.get(page, []):

@@ -105,10 +105,12 @@ def heading_rejection(line: str) -> str | None:
         return "too long"
     if _WEB.search(text):
         return "address or reference"
-    if text[-1] in "-,;" or (text[-1] == ":" and len(text.split()) <= 3):
+    if text[-1] in "-,;:":
         return "fragment or label"
-    if numbered(text) is None and text[0].islower() and text[-1] in ".!?)":
+    if numbered(text) is None and (text[0].islower() or text[0] in "\"“‘'«"):
         return "sentence fragment"
+    if " = " in text or "=" in text.split()[0]:
+        return "formula or legend"
     return None
 
 

@@ -82,6 +82,11 @@ class _TableCells(HTMLParser):
             self._cell.append(data)
 
 
+def has_cells(html: str) -> bool:
+    """Whether a table item's body is an HTML table; MinerU also puts plain text there."""
+    return "<table" in html.lower()
+
+
 def table_rows(html: str) -> list[list[str]]:
     parser = _TableCells()
     parser.feed(html or "")
@@ -116,7 +121,9 @@ def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemTex
     if kind in ("image", "chart", "table", "code", "algorithm"):
         for caption in _span_lists(content, f"{kind}_caption"):
             add(caption)
-        if kind == "table":
+        if kind == "table" and not has_cells(content.get("html") or ""):
+            add(content.get("html") or "")
+        elif kind == "table":
             for row in table_rows(content.get("html", "")):
                 result.pieces += [cell for cell in row if cell]
                 lines.append(" | ".join(row))

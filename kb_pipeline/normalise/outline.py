@@ -73,11 +73,13 @@ def _run_in_cut(title: str, text: str) -> int | None:
     return None
 
 
-def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[ItemText]) -> dict[int, OutlineHit]:
-    """For each item that is a bookmarked heading (or starts with one), how it is one."""
+def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[ItemText],
+                  furniture: set[int]) -> dict[int, OutlineHit]:
+    """For each item that is a bookmarked heading (or starts with one), how it is one. Running
+    furniture (a running header repeating the chapter title) is never the heading."""
     by_page: dict[int, list[int]] = {}
     for index, item in enumerate(items):
-        if item["type"] in _CANDIDATE_TYPES and texts[index].text.strip():
+        if item["type"] in _CANDIDATE_TYPES and texts[index].text.strip() and index not in furniture:
             by_page.setdefault(item["page_idx"], []).append(index)
     hits: dict[int, OutlineHit] = {}
     used: set[int] = set()
@@ -88,8 +90,8 @@ def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[It
         hit = None
         for page in (entry.page_idx, entry.page_idx + 1, entry.page_idx - 1):
             candidates = [i for i in by_page.get(page, []) if i not in used]
-            # Reading order first: a bookmark is normally after the previous one.
-            candidates.sort(key=lambda i: (i <= last, i))
+            # Reading order first: a bookmark is normally after the previous one; titles first.
+            candidates.sort(key=lambda i: (i <= last, not items[i].get("text_level"), i))
             for index in candidates:
                 hit = _match(entry, index, items, texts, used)
                 if hit is not None:
@@ -104,16 +106,36 @@ def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[It
     return hits
 
 
+def _same_number_and_word(title: str, text: str) -> bool:
+    """Both start with the same section number and the same first word after it: the printed
+    "2.1 Epidemiology of HCV infection" for the bookmark "2.1 Epidemiology of hepatitis C …"."""
+    a, b = numbered(title), numbered(text)
+    if a is None or b is None or a[0] != "arabic" or a[1] != b[1]:
+        return False
+    first_a, first_b = a[2].split()[:1], b[2].split()[:1]
+    return bool(first_a) and squashed(first_a[0])[0] == squashed(first_b[0])[0] != ""
+
+
 def _match(entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemText], used: set[int]) -> OutlineHit | None:
     text = texts[index].text.strip()
     if _same_title(entry.title, text):
+        return OutlineHit(entry.level)
+    title = squashed(entry.title)[0]
+    line = squashed(text)[0]
+    if items[index].get("text_level") and (
+            _same_number_and_word(entry.title, text)
+            or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))):
+        # A title the bookmark words differently, or shortens; its wrapped second line joins it.
+        nxt = index + 1
+        if (nxt < len(items) and nxt not in used and items[nxt]["type"] == "text"
+                and items[nxt]["page_idx"] == items[index]["page_idx"]
+                and 3 <= len(squashed(texts[nxt].text)[0]) and title.endswith(squashed(texts[nxt].text)[0])):
+            return OutlineHit(entry.level, continued_by=(nxt,))
         return OutlineHit(entry.level)
     cut = _run_in_cut(entry.title, texts[index].text) if items[index]["type"] == "text" else None
     if cut is not None:
         return OutlineHit(entry.level, cut=cut)
     # A wrapped heading: this item is its first line, the next item(s) on the page the rest.
-    title = squashed(entry.title)[0]
-    line = squashed(text)[0]
     if len(line) < _MIN_SHARE_OF_WRAPPED_LINE * len(title) or not title.startswith(line):
         return None
     joined, following = text, []
