@@ -29,7 +29,7 @@ from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
 from .headings import Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from .item_text import ItemText, has_cells, item_text
-from .outline import place_outline, squashed
+from .outline import place_outline, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
@@ -113,7 +113,7 @@ def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
     found = body.find(wanted, offset)
     if found < 0:
         return None
-    return where[found], where[found + len(wanted) - 1] + 1
+    return widen(text, where[found], where[found + len(wanted) - 1] + 1)
 
 
 @dataclass

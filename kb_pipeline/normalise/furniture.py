@@ -47,6 +47,9 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         band = _band(item)
         if band and item["type"] in ("header", "footer", "text"):
             pages_of.setdefault((band, _key(texts[index].text)), set()).add(item["page_idx"])
+    # A running header that names the chapter changes with it, so it need not repeat: it is
+    # still furniture when it repeats a title of the document.
+    titles = {_key(texts[i].text) for i, item in enumerate(items) if item.get("text_level")}
     furniture: set[int] = set()
     demoted: set[int] = set()
     for index, item in enumerate(items):
@@ -55,7 +58,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         key = _key(texts[index].text)
         repeats = band is not None and len(pages_of.get((band, key), ())) >= needed
         if kind in ("header", "footer"):
-            if n_pages < 3 or not key or repeats:
+            if n_pages < 3 or not key or repeats or key in titles:
                 furniture.add(index)
             else:
                 demoted.add(index)

@@ -47,6 +47,15 @@ def squashed(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+def widen(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a span found on squashed text over the punctuation glued to it ("(1", "개정」")."""
+    while start > 0 and not text[start - 1].isspace() and not text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and not text[end].isspace() and not text[end].isalnum():
+        end += 1
+    return start, end
+
+
 def _without_number(text: str) -> str:
     parsed = numbered(text)
     return squashed(parsed[2])[0] if parsed else squashed(text)[0]
@@ -69,7 +78,7 @@ def _run_in_cut(title: str, text: str) -> int | None:
     for form in (squashed(title)[0], _without_number(title)):
         body, where = squashed(text)
         if len(form) >= 3 and body.startswith(form) and len(body) > len(form):
-            return where[len(form) - 1] + 1
+            return widen(text, 0, where[len(form) - 1] + 1)[1]
     return None
 
 
