@@ -12,7 +12,9 @@ from kb_pipeline.config import ParserConfig
 from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.normalise.chunker import MAX_CHUNK_CHARS, formula_text
-from kb_pipeline.normalise.headings import HeadingTracker, looks_like_page_number, numbered
+from kb_pipeline.normalise.furniture import running_furniture
+from kb_pipeline.normalise.item_text import ItemText, item_text
+from kb_pipeline.normalise.headings import HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
@@ -87,11 +89,16 @@ def test_verbatim_check_catches_a_reflowed_text():
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_no_chunk_crosses_a_heading(name):
     raw, chunks = normalised(name)
-    heading_items = [i for i, item in enumerate(raw.items) if _is_heading_item(item)]
+    heading_items = [i for i, item in enumerate(raw.items)
+                     if _is_heading_item(item) and heading_rejection(item["text"]) is None]
     for chunk in chunks:
+        if chunk.heading_path and chunk.text == chunk.heading_path[-1]:
+            # A section with no body keeps its heading line as its one chunk.
+            assert all(_is_heading_item(raw.items[i]) for i in chunk.source_items), chunk.chunk_id
+            continue
         first, last = min(chunk.source_items), max(chunk.source_items)
         assert not [i for i in heading_items if first < i <= last], chunk.chunk_id
-        assert not [i for i in chunk.source_items if _is_heading_item(raw.items[i])]
+        assert not [i for i in chunk.source_items if i in heading_items]
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
@@ -110,14 +117,35 @@ def test_one_table_or_chart_per_chunk_and_nothing_else_in_it(name):
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_page_furniture_never_enters_text(name):
+    """Running furniture (what repeats in the top or bottom band) stays out of `text`; a one-off
+    "header" MinerU typed by position alone is body text and is kept."""
     raw, chunks = normalised(name)
-    furniture = [i for i, item in enumerate(raw.items) if item["type"] in _FURNITURE]
+    texts = [item_text(v2) for v2 in raw.items_v2]
+    furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
+    assert not furniture & demoted
+    assert all(raw.items[i]["type"] in ("header", "footer") for i in demoted)
+    in_chunks = {i for chunk in chunks for i in chunk.source_items}
+    assert not in_chunks & furniture
+    assert {i for i in demoted if texts[i].text.strip()} <= in_chunks
     for chunk in chunks:
-        assert not set(chunk.source_items) & set(furniture)
         for i in furniture:
             text = raw.items[i].get("text", "")
             if raw.items[i]["type"] in ("header", "footer") and len(text) > 10:
                 assert text not in chunk.text
+
+
+def test_running_furniture_is_what_repeats_in_the_page_bands():
+    """Isolates the repetition rule on hand-made items: a footer on every page (with its page
+    number) is furniture, also on the page where MinerU typed it as text; a "header" seen once
+    is body text."""
+    items, texts = [], []
+    for page in range(6):
+        items.append({"type": "footer" if page else "text", "page_idx": page, "bbox": [100, 950, 900, 970]})
+        texts.append(ItemText(text=f"Safety manual, rev. B - page {page + 1}"))
+    items.append({"type": "header", "page_idx": 2, "bbox": [100, 30, 900, 60]})
+    texts.append(ItemText(text="TABLE OF CONTENTS (continued)"))
+    furniture, demoted = running_furniture(items, texts, n_pages=6)
+    assert furniture == set(range(6)) and demoted == {6}
 
 
 def test_page_numbers_typed_as_text_stay_out():
@@ -151,8 +179,10 @@ def test_heading_path_is_rooted_at_the_top_level_section():
 def test_depth_comes_from_numbering_not_text_level():
     _raw, chunks = normalised("demo1")
     by_section = {c.section_no: c for c in chunks}
-    assert by_section["4.3"].heading_path == ["4. Results", "4.3. Timing of flow reductions"]
-    assert by_section["5"].heading_path == ["5. Discussion"]
+    # demo1's outline puts every section under the paper's title: the author's structure.
+    title = "The response of flow duration curves to afforestation"
+    assert by_section["4.3"].heading_path == [title, "4. Results", "4.3. Timing of flow reductions"]
+    assert by_section["5"].heading_path == [title, "5. Discussion"]
     _raw, chunks = normalised("demo2")
     lettered = next(c for c in chunks if c.section_no == "C")
     assert lettered.heading_path == ["III. METHOD", "C. Disparity Selection and Confidence Assessment"]
@@ -257,7 +287,10 @@ def test_safety_net_splits_a_long_unheaded_document_at_item_boundaries(layout, t
     run = process_document(pdf, ParserConfig(), layout)
     chunks = run.document.chunks
     raw = load_raw_output(run.raw.path)
-    body = [i for i, item in enumerate(raw.items) if item["type"] == "text" and item["text"].strip()]
+    texts = [item_text(v2) for v2 in raw.items_v2]
+    furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
+    body = [i for i, item in enumerate(raw.items)
+            if item["type"] in ("text", "header", "footer") and i not in furniture and texts[i].text.strip()]
     assert len(chunks) >= 3 and all(c.kind == "text" and c.heading is None for c in chunks)
     assert all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
     # Every body item, once, in order: the cuts fall between items, never inside one.

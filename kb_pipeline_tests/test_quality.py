@@ -7,9 +7,17 @@ import pytest
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
+from kb_pipeline.quality.artifact_checks import check_text_coverage
 from kb_pipeline.quality.checks import quality_warnings
+from kb_pipeline.quality.text_coverage import measure_text_coverage, running_key, squash, squash_line
 
 from .conftest import FIXTURE_PDFS, MINERU_FIXTURES
+
+
+def _chunks(name: str):
+    raw = load_raw_output(MINERU_FIXTURES / name)
+    with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:
+        return build_chunks(name, raw, text_layer)
 
 
 def _warnings(name: str, edit=None):
@@ -31,7 +39,7 @@ def _codes(warnings) -> dict[str, int]:
 def test_real_fixtures_give_the_expected_warnings():
     assert _codes(_warnings("sample")) == {}
     demo1 = _codes(_warnings("demo1"))
-    assert demo1["formula_tanpa_latex"] == 7  # flash: 7 equations, no LaTeX
+    assert demo1["formula_tanpa_latex"] == 3  # flash: 7 equations, no LaTeX, on 3 pages: one warning per page
     assert demo1["chart_tanpa_konteks"] == 1  # page 0's three logos, one warning per page
     assert demo1["teks_rusak"] >= 1  # the journal's formula font maps glyphs to control codes
     assert "angka_tidak_cocok" not in demo1  # every table number is in the text layer
@@ -54,7 +62,8 @@ def test_formula_numbers_are_checked_against_the_text_layer(latex, expected):
     warnings = [w for w in _warnings("sample", edit) if w.jenis == "angka_tidak_cocok"]
     assert len(warnings) == expected
     if expected:
-        assert "55600" in warnings[0].detail and warnings[0].chunk_id == "sample::0002"
+        edited = next(c for c in _chunks("sample") if c.section_no == "2.1.2")
+        assert "55600" in warnings[0].detail and warnings[0].chunk_id == edited.chunk_id
 
 
 def test_symbolic_formula_markup_is_flagged():
@@ -75,3 +84,71 @@ def test_empty_table_garbage_glyphs_and_duplicates_are_flagged():
 
     codes = _codes(_warnings("sample", edit))
     assert codes["tabel_kosong"] == 1 and codes["teks_rusak"] == 1 and codes["chunk_duplikat"] == 1
+
+
+def test_formulas_without_markup_are_counted_per_page():
+    per_page = {w.page_idx: w.detail for w in _warnings("demo1") if w.jenis == "formula_tanpa_latex"}
+    assert sorted(per_page) == [2, 3, 4]
+    assert per_page[3].startswith("4 formula(s)") and "41, 46, 49, 51" in per_page[3]
+    assert sum(int(detail.split()[0]) for detail in per_page.values()) == 7
+
+
+def test_private_use_glyphs_are_flagged_with_their_count_and_code_points():
+    """demo2's bracket glyphs come through MinerU as U+F8F1–U+F8F4; the text keeps them verbatim."""
+    raw = load_raw_output(MINERU_FIXTURES / "demo2")
+    with PdfTextLayer(FIXTURE_PDFS / "demo2.pdf") as text_layer:
+        chunks = build_chunks("demo2", raw, text_layer)
+        warnings = [w for w in quality_warnings("demo2", chunks, raw, text_layer) if w.jenis == "glif_pribadi"]
+    assert warnings
+    flagged = {c.chunk_id: c for c in chunks if any("\ue000" <= ch <= "\uf8ff" for ch in c.text)}
+    assert {w.chunk_id for w in warnings} == set(flagged)
+    for warning in warnings:
+        text = flagged[warning.chunk_id].text
+        count = sum("\ue000" <= ch <= "\uf8ff" for ch in text)
+        assert warning.detail.startswith(f"{count} private-use character(s)")
+        assert all(f"U+{ord(ch):04X}" in warning.detail for ch in set(text) if "\ue000" <= ch <= "\uf8ff")
+
+
+def _coverage(name: str, edit=None):
+    raw = load_raw_output(MINERU_FIXTURES / name)
+    with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:
+        chunks = build_chunks(name, raw, text_layer)
+        chunks = edit(chunks) if edit else chunks
+        coverage = measure_text_coverage(chunks, text_layer)
+        return chunks, coverage, quality_warnings(name, chunks, raw, text_layer, coverage)
+
+
+def test_text_coverage_is_complete_on_a_well_read_document():
+    _chunks, coverage, warnings = _coverage("sample")
+    assert coverage.counted > 20 and coverage.coverage == 1.0
+    outcome = check_text_coverage(coverage)
+    assert outcome.passed and outcome.metadata["coverage"] == 1.0 and outcome.metadata["first_missing"] == []
+    assert not [w for w in warnings if w.jenis == "teks_hilang"]
+
+
+def test_lost_text_fails_the_coverage_check_and_warns_on_its_page():
+    """Isolates the coverage check: one real chunk of the sample fixture is dropped, as a
+    normaliser bug that loses an item would."""
+    dropped = {}
+
+    def edit(chunks):
+        victim = next(c for c in chunks if c.kind == "text" and len(c.text.split()) > 30)
+        dropped["chunk"] = victim
+        return [c for c in chunks if c is not victim]
+
+    _chunks, coverage, warnings = _coverage("sample", edit)
+    victim = dropped["chunk"]
+    outcome = check_text_coverage(coverage)
+    assert not outcome.passed and outcome.metadata["coverage"] < 0.99
+    first = outcome.metadata["first_missing"]
+    assert 0 < len(first) <= 10 and all(m["page_no"] == victim.page_no for m in first)
+    assert all(squash_line(m["text"]) in squash(victim.text) for m in first)
+    lost = [w for w in warnings if w.jenis == "teks_hilang"]
+    assert [w.page_idx for w in lost] == [victim.page_idx]
+    assert lost[0].detail.startswith(f"{len(coverage.missing)} line(s)") and first[0]["text"][:40] in lost[0].detail
+
+
+def test_coverage_squashing_follows_the_corpus_scorer():
+    assert squash("The “quick”  fox\u00ad — jumps . . . . 12 | x") == 'The"quick"fox-jumps12x'
+    assert squash_line("a hyphen-") == "ahyphen"
+    assert running_key("12 Annual Report 2020 xi") == running_key("Annual Report 2020 Page") == "AnnualReport2020"

@@ -121,6 +121,7 @@ class _Section:
     heading: Heading
     items: list[int]
     pages: list[int]
+    bbox: list[int] | None
     used: bool = False
 
 
@@ -172,7 +173,8 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             if not closing.used:
                 drafts.append(_heading_only(closing, [s.heading.line for s in sections]))
         headings.push(heading)
-        sections.append(_Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items})))
+        sections.append(_Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items}),
+                                 raw.items[items[0]].get("bbox")))
         last_heading_item = items[-1]
 
     def add_body(index: int, item: dict, text: ItemText) -> None:
@@ -330,6 +332,7 @@ def _heading_only(section: _Section, parents: list[str]) -> _Draft:
     draft.texts.append(section.heading.line)
     draft.items.extend(section.items)
     draft.pages.extend(section.pages)
+    draft.bbox = section.bbox
     return draft
 
 
