@@ -115,6 +115,8 @@ WarningCode = Literal[
     "dokumen_tanpa_teks",  # no text chunk at all: e.g. a scanned PDF read as text
     "teks_rusak",  # mojibake, (cid:NN) glyph codes or control characters in text
     "chunk_duplikat",  # two chunks with the same non-trivial text
+    "teks_hilang",  # lines of the PDF's text layer on a page that are not in the artifact
+    "glif_pribadi",  # private-use code points (U+E000–U+F8FF): glyphs with no standard meaning
 ]
 
 

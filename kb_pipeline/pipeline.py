@@ -23,6 +23,8 @@ from .paths import DataLayout
 from .pdf_text import PdfTextLayer
 from .quality.artifact_checks import CheckOutcome, run_artifact_checks
 from .quality.checks import quality_warnings
+from .quality.text_coverage import measure_text_coverage
+from .source_title import source_title
 from .sources import doc_id_for, sha256_file
 
 ARTIFACT_NAME = "chunks.json"
@@ -70,10 +72,11 @@ def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: Pa
     parsed_pdf = raw_ref.path / SOURCE_COPY
     with PdfTextLayer(parsed_pdf) as text_layer:
         chunks = build_chunks(doc_id, raw, text_layer)
-        warnings = quality_warnings(doc_id, chunks, raw, text_layer)
+        coverage = measure_text_coverage(chunks, text_layer)
+        warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage)
         document = ParsedDocument(
             doc_id=doc_id,
-            source_title=pdf.stem,
+            source_title=source_title(parsed_pdf, raw, pdf),
             source_path=str(pdf),
             content_hash=raw_ref.marker["content_hash"],
             n_pages=raw.n_pages,
@@ -85,7 +88,7 @@ def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: Pa
             raw_output_dir=str(raw_ref.path),
             chunks=chunks,
         )
-        checks = run_artifact_checks(document, raw, text_layer, warnings)
+        checks = run_artifact_checks(document, raw, text_layer, warnings, coverage)
     if previous is not None:
         document.version = previous.version + (identity(previous) != identity(document))
     return NormalisedDocument(document, warnings, checks, time.perf_counter() - started)

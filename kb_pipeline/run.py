@@ -108,7 +108,8 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
             "version": doc.version, "pages": doc.n_pages, "chunks": len(doc.chunks),
             "chunks_by_kind": chunk_kinds(doc), "warnings": len(result.warnings),
             "cache_hit": result.raw.cache_hit, "raw_output_dir": doc.raw_output_dir,
-            "checks": {name: {"passed": c.passed, "problems": c.problems[:10]} for name, c in result.checks.items()},
+            "checks": {name: {"passed": c.passed, "problems": c.problems[:10], **c.metadata}
+                       for name, c in result.checks.items()},
             "timings": result.timings, "seconds": round(time.perf_counter() - doc_started, 3),
         })
         print(f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "

@@ -23,6 +23,9 @@ FIXTURE_PDFS = FIXTURES / "pdfs"
 # Every fixture document with its raw output; scanned_small_ocr is the negative one.
 FIXTURE_NAMES = ["demo1", "demo2", "demo3", "chem_intro", "unittest_test", "sample", "scanned_small_ocr"]
 TEXT_FIXTURES = [n for n in FIXTURE_NAMES if n != "scanned_small_ocr"]
+# The structure-quality corpus (real PDFs; see its README). Tests parse a few of them with the
+# real MinerU, once per session, through `corpus_run`.
+CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 SAMPLE_DOCS = REPO_ROOT / "data" / "knowledge_docs"
 # The shipped samples by name: a user's own files dropped into the folder are not test input.
 SAMPLE_PDFS = [SAMPLE_DOCS / name for name in SAMPLES]
@@ -53,3 +56,25 @@ def shared_fixtures() -> Path:
     if not MINERU_FIXTURES.is_dir():
         pytest.fail(f"real MinerU fixtures not found at {MINERU_FIXTURES}; set KB_SHARED_DIR")
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def corpus_run(tmp_path_factory):
+    """`corpus_run(name, page_range="")`: a corpus PDF through the whole core path (real MinerU,
+    flash), parsed once per session and argument pair; returns the `DocumentRun`."""
+    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.pipeline import process_document
+
+    layout = DataLayout(tmp_path_factory.mktemp("corpus") / "data")
+    runs = {}
+
+    def run(name: str, page_range: str = ""):
+        if (name, page_range) not in runs:
+            pdf = CORPUS_PDFS / f"{name}.pdf"
+            if not pdf.is_file():
+                pytest.fail(f"corpus PDF {pdf} not found; set KB_SHARED_DIR")
+            runs[name, page_range] = process_document(pdf, ParserConfig(page_range=page_range), layout)
+        return runs[name, page_range]
+
+    run.layout = layout
+    return run

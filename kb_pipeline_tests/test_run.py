@@ -49,6 +49,8 @@ def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, ca
         pointer = (run_dir / d["doc_id"] / "mineru-source.txt").read_text().splitlines()[0]
         assert pointer == doc.raw_output_dir
         assert d["timings"]["parse_seconds"] > 0
+        coverage = d["checks"]["text_coverage"]
+        assert coverage["passed"] and coverage["coverage"] >= 0.99 and coverage["first_missing"] == []
     assert manifest["skipped"] == [{"path": str(folder / "readme.txt"), "reason": "not a PDF (suffix '.txt')"}]
     assert manifest["totals"] == {"documents": 8, "ok": 3, "failed": 5, "skipped": 1, "warnings": len(manifest["warnings"])}
     progress = capsys.readouterr().err

@@ -20,12 +20,10 @@ import pandas as pd
 
 from ..contracts import QualityWarning
 from ..normalise import NORMALISER_VERSION
-from ..packaging import package_document, structure_from_artifact
+from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.errors import DocumentError
-from ..parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, mineru_version
-from ..parsing.raw_output import load_raw_output
-from ..pdf_text import PdfTextLayer
+from ..parsing.mineru_adapter import RawOutputRef, mineru_version
 from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
@@ -162,6 +160,9 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
                           description="at least one chunk with text: a stage that yields nothing fails loudly"),
         dg.AssetCheckSpec("formula_numbers_match", asset="parsed_document",
                           description="numbers in formulas and tables are printed in the PDF's text layer"),
+        dg.AssetCheckSpec("text_coverage", asset="parsed_document",
+                          description="at least 99 % of the PDF text layer's lines (>= 5 words, running "
+                                      "headers/footers excluded) are found in the artifact"),
     ],
 )
 def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
@@ -199,11 +200,18 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
                 severity=dg.AssetCheckSeverity.ERROR if name == "not_empty" else dg.AssetCheckSeverity.WARN,
                 description=outcome.description,
                 metadata={"problems": len(outcome.problems),
-                          "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none")},
+                          "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none"),
+                          **_check_metadata(outcome.metadata)},
             )
             for name, outcome in result.checks.items()
         ],
     )
+
+
+def _check_metadata(values: dict) -> dict:
+    """A check's own figures as Dagster metadata: numbers as numbers, anything else as JSON."""
+    return {key: value if isinstance(value, (int, float, str)) and not isinstance(value, bool)
+            else dg.MetadataValue.json(value) for key, value in values.items()}
 
 
 def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
@@ -306,8 +314,7 @@ def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.Mater
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
-    with PdfTextLayer(raw_ref.path / SOURCE_COPY) as text_layer:
-        structure = structure_from_artifact(document, load_raw_output(raw_ref.path), text_layer)
+    structure = structure_for_raw_output(raw_ref.path, document)
     result = package_document(raw_ref.path, layout.within(layout.kb / doc_id), project_root=layout.root.parent,
                               shared_output_dir=layout.kb / "_all", doc_name=doc_id, structure=structure)
     metrics = result.metrics

@@ -9,7 +9,7 @@ from .content_list import ContentListError
 from .discovery import NoContentListError
 from .metrics import format_metrics
 from .packager import PackageResult, package_document
-from .structure import DocumentStructure, structure_from_artifact
+from .structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output, structure_from_artifact
 
 __all__ = [
     "ContentListError",
@@ -17,6 +17,8 @@ __all__ = [
     "NoContentListError",
     "PackageResult",
     "format_metrics",
+    "is_our_cache_entry",
     "package_document",
+    "structure_for_raw_output",
     "structure_from_artifact",
 ]

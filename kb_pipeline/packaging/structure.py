@@ -10,10 +10,13 @@ layer; MinerU gives only an image). Blocks are addressed as the packager reads t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..contracts import ParsedDocument
 from ..normalise.chunker import formula_text
-from ..parsing.raw_output import RawOutput
+from ..parsing.cache import COMPLETE_MARKER
+from ..parsing.mineru_adapter import SOURCE_COPY
+from ..parsing.raw_output import RawOutput, load_raw_output
 from ..pdf_text import PdfTextLayer
 
 BlockKey = tuple[int, int]
@@ -41,3 +44,15 @@ def structure_from_artifact(document: ParsedDocument, raw: RawOutput, text_layer
                 if text:
                     structure.formula_texts[key] = text
     return structure
+
+
+def is_our_cache_entry(raw_dir: Path) -> bool:
+    """A complete entry of our parse cache (parsing.cache): MinerU's output, its completion
+    marker and the PDF it parsed — something our normaliser can read."""
+    return (raw_dir / COMPLETE_MARKER).is_file() and (raw_dir / SOURCE_COPY).is_file()
+
+
+def structure_for_raw_output(raw_dir: Path, document: ParsedDocument) -> DocumentStructure:
+    """The structure of `document`, the artifact normalised from the cache entry `raw_dir`."""
+    with PdfTextLayer(raw_dir / SOURCE_COPY) as text_layer:
+        return structure_from_artifact(document, load_raw_output(raw_dir), text_layer)

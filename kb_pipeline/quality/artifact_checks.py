@@ -2,16 +2,18 @@
 
 Unlike quality warnings (which describe the source), a failed check means the artifact is
 wrong: a stage that silently yields nothing, ids that break provenance, text that is no longer
-verbatim, numbers the PDF does not print.
+verbatim, numbers the PDF does not print, text of the PDF that never reached the artifact.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..contracts import CHUNK_ID_PATTERN, ParsedDocument, QualityWarning, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
+from .text_coverage import COVERAGE_THRESHOLD, MIN_WORDS, TextCoverage, measure_text_coverage
 from .verbatim import source_pieces, verbatim_violations
 
 
@@ -20,6 +22,8 @@ class CheckOutcome:
     passed: bool
     description: str
     problems: list[str] = field(default_factory=list)
+    # Figures a reader wants beside the verdict (e.g. the coverage and the first missing lines).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def check_chunk_ids(document: ParsedDocument) -> CheckOutcome:
@@ -56,11 +60,29 @@ def check_formula_numbers(warnings: list[QualityWarning]) -> CheckOutcome:
     return CheckOutcome(not problems, "every number in formulas and tables is printed in the PDF's text layer", problems)
 
 
+def check_text_coverage(coverage: TextCoverage, first: int = 10) -> CheckOutcome:
+    problems = [f"page {line.page_idx + 1}: {line.text}" for line in coverage.missing]
+    return CheckOutcome(
+        coverage.passed,
+        f"{coverage.coverage:.2%} of the PDF text layer's lines ({coverage.found} of {coverage.counted}; "
+        f">= {MIN_WORDS} words, running headers/footers excluded) are in the artifact; warns below "
+        f"{COVERAGE_THRESHOLD:.0%}",
+        problems,
+        {"coverage": round(coverage.coverage, 4), "lines_counted": coverage.counted, "lines_found": coverage.found,
+         "first_missing": [{"page_no": line.page_idx + 1, "text": line.text} for line in coverage.missing[:first]]},
+    )
+
+
 def run_artifact_checks(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer,
-                        warnings: list[QualityWarning]) -> dict[str, CheckOutcome]:
+                        warnings: list[QualityWarning], coverage: TextCoverage | None = None) -> dict[str, CheckOutcome]:
+    """`coverage` is the text-layer coverage of the document's chunks when the caller measured it
+    already (the `teks_hilang` warnings come from the same measurement)."""
+    if coverage is None:
+        coverage = measure_text_coverage(document.chunks, text_layer)
     return {
         "chunk_ids_well_formed": check_chunk_ids(document),
         "text_verbatim": check_verbatim(document, raw, text_layer),
         "not_empty": check_not_empty(document),
         "formula_numbers_match": check_formula_numbers(warnings),
+        "text_coverage": check_text_coverage(coverage),
     }

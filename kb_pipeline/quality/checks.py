@@ -14,6 +14,7 @@ from collections import defaultdict
 from ..contracts import Chunk, QualityWarning
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
+from .text_coverage import TextCoverage, coverage_warnings, measure_text_coverage
 
 _DIGIT = re.compile(r"\d")
 # A number as printed: digits with inner separators ("5,600", "0.98740"), not a lone digit
@@ -21,6 +22,9 @@ _DIGIT = re.compile(r"\d")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CID = re.compile(r"\(cid:\d+\)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+# Private-use code points: a font's own glyph numbers (symbol fonts, icon fonts, ligatures
+# without a Unicode map). They mean nothing outside that font; search and extraction miss them.
+_PRIVATE_USE = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff]")
 _WHITESPACE = re.compile(r"\s+")
 _DUPLICATE_MIN_CHARS = 40
 _PREVIEW = 120
@@ -31,6 +35,10 @@ def _preview(text: str) -> str:
     return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
 
 
+def _item_list(indices: list[int]) -> str:
+    return f"{', '.join(map(str, indices[:10]))}{', …' if len(indices) > 10 else ''}"
+
+
 def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
     """Numbers not found in the pages' text layer. Whitespace is ignored on both sides (the
     haystack comes without it), since a text layer may break a number or space its digits."""
@@ -38,7 +46,9 @@ def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
 
 
 def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
-                     text_layer: PdfTextLayer) -> list[QualityWarning]:
+                     text_layer: PdfTextLayer, coverage: TextCoverage | None = None) -> list[QualityWarning]:
+    """Every warning for one document. `coverage` is the text-layer coverage of these chunks when
+    the caller has measured it already (the artifact check uses the same measurement)."""
     warnings: list[QualityWarning] = []
     squeezed_pages: dict[int, str] = {}
 
@@ -65,6 +75,12 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
             found = (_CID.search(chunk.text) or _CONTROL.search(chunk.text)).group()
             warn("teks_rusak", f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
                  f"usable Unicode map here: {_preview(chunk.text)}", chunk)
+        private = _PRIVATE_USE.findall(chunk.text)
+        if private:
+            distinct = list(dict.fromkeys(private))
+            warn("glif_pribadi", f"{len(private)} private-use character(s) "
+                 f"({', '.join(f'U+{ord(c):04X}' for c in distinct[:10])}{', …' if len(distinct) > 10 else ''}): "
+                 f"glyphs of the PDF's font with no standard meaning: {_preview(chunk.text)}", chunk)
         # Numbers in formulas and tables, against the text layer of the pages they come from.
         checked_text = "\n".join(chunk.latex) + ("\n" + chunk.text if chunk.kind == "table" else "")
         numbers = _NUMBER.findall(checked_text)
@@ -76,17 +92,20 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
 
     # One warning per page, not per item: a scanned page holds dozens of image strips.
     bare_figures: dict[int, list[int]] = defaultdict(list)
+    bare_formulas: dict[int, list[int]] = defaultdict(list)
     for index, item in enumerate(raw.items):
         if item["type"] == "equation" and not item.get("text"):
-            warn("formula_tanpa_latex", f"formula (content_list item {index}) has no markup from the "
-                 f"parser (tier {raw.tier}); its text is read from the PDF text layer",
-                 page_idx=item["page_idx"])
+            bare_formulas[item["page_idx"]].append(index)
         if item["type"] in ("image", "chart") and not (
                 item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()):
             bare_figures[item["page_idx"]].append(index)
+    for page_idx, indices in bare_formulas.items():
+        warn("formula_tanpa_latex", f"{len(indices)} formula(s) with no markup from the parser (tier "
+             f"{raw.tier}; content_list items {_item_list(indices)}); their text is read from the PDF "
+             "text layer", page_idx=page_idx)
     for page_idx, indices in bare_figures.items():
         warn("chart_tanpa_konteks", f"{len(indices)} figure(s) with neither content nor caption "
-             f"(content_list items {', '.join(map(str, indices[:10]))}{', …' if len(indices) > 10 else ''})",
+             f"(content_list items {_item_list(indices)})",
              page_idx=page_idx)
 
     if not any(c.kind == "text" and c.text.strip() for c in chunks):
@@ -101,4 +120,8 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
     for copies in seen.values():
         for duplicate in copies[1:]:
             warn("chunk_duplikat", f"same text as {copies[0].chunk_id}: {_preview(duplicate.text)}", duplicate)
+
+    if coverage is None:
+        coverage = measure_text_coverage(chunks, text_layer)
+    warnings += coverage_warnings(doc_id, coverage)
     return warnings
