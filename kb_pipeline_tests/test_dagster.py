@@ -3,6 +3,7 @@ several partitions, no MinerU call on re-materialisation, asset checks, the drop
 
 from __future__ import annotations
 
+import json
 import shutil
 import warnings
 
@@ -16,11 +17,12 @@ from kb_pipeline.defs.ingest import ingest_folder
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.sensors import drop_folder_sensor
 from kb_pipeline.drop_folder import FolderState
+from kb_pipeline.packaging.cli import main as package_cli
 from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf
 from kb_pipeline.sources import list_pdfs
 
-from .conftest import FIXTURE_PDFS
+from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
@@ -117,9 +119,32 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
     instance.add_dynamic_partitions("documents", doc_ids)
     for doc_id in doc_ids:
         result = defs.resolve_job_def("ingest_documents").execute_in_process(partition_key=doc_id, instance=instance)
-        evaluations = {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
-        assert evaluations == {"chunk_ids_well_formed": True, "text_verbatim": True, "not_empty": True,
-                               "formula_numbers_match": True}, doc_id
+        evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+        assert {name: e.passed for name, e in evaluations.items()} == {
+            "chunk_ids_well_formed": True, "text_verbatim": True, "not_empty": True,
+            "formula_numbers_match": True, "text_coverage": True}, doc_id
+        coverage = evaluations["text_coverage"]
+        assert coverage.severity == dg.AssetCheckSeverity.WARN
+        assert coverage.metadata["coverage"].value >= 0.99 and coverage.metadata["lines_counted"].value > 0
+
+
+def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance):
+    """`kb-pipeline package` on a cache entry normalises it and uses the artifact's sections, as
+    the asset does: MinerU reads "III. REFERENCES" of the pump manual as a paragraph, and only
+    the artifact's structure makes it a section."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)
+    kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
+    assert [o.status for o in ingest_folder(build_definitions(kb), kb, instance)] == ["ingested"]
+    raw_dir = _latest(instance, "mineru_raw_output", "pump_maintenance_manual").metadata["raw_output_dir"].value
+    assert package_cli([raw_dir, "--output-dir", str(tmp_path / "cli"), "--project-root", str(layout.root.parent)]) == 0
+    asset = (layout.kb / "pump_maintenance_manual" / "kb_chunks.jsonl").read_text(encoding="utf-8")
+    cli = (tmp_path / "cli" / "kb_chunks.jsonl").read_text(encoding="utf-8")
+    sections = [json.loads(line)["section_title"] for line in cli.splitlines()]
+    assert "III. REFERENCES" in sections
+    assert sections == [json.loads(line)["section_title"] for line in asset.splitlines()]
+    assert cli == asset  # same doc id, same chunks, same image paths
 
 
 def test_an_empty_artifact_fails_its_check_loudly_and_blocks_downstream(kb, instance, monkeypatch):

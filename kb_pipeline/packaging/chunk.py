@@ -22,6 +22,8 @@ class Chunk:
     # Kept out of the JSONL record (which holds exactly JSONL_FIELDS); written to the manifest.
     split_info: dict[str, Any] | None = None
     chunk_id: str = ""
+    # A table continued from the previous page: that table's (last) chunk. Manifest only.
+    continues: Chunk | None = None
 
     def record(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in JSONL_FIELDS}

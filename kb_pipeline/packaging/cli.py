@@ -1,8 +1,12 @@
 """``kb-pipeline package`` command: package one MinerU output directory.
 
-``main(argv)`` takes the arguments that follow the ``package`` subcommand. A parent CLI that
-uses argparse subparsers can instead call ``add_arguments`` on its subparser and
-``run(args)`` with the parsed namespace.
+``main(argv)`` takes the arguments that follow the ``package`` subcommand.
+
+On one of our own parse-cache entries (``_COMPLETE.json`` and ``origin.pdf`` beside MinerU's
+output) the document is normalised first and the package uses the artifact's structure, exactly
+as the ``kb_package`` asset does, so both give the same sections; the default document name is
+then the source file's doc id, as in the asset. Output produced elsewhere is packaged from
+MinerU's content list alone.
 
 Default output directory: ``./kb_output/<doc_id>`` under the current directory, never inside
 the MinerU output directory, which may be read-only. Image paths are written relative to
@@ -21,6 +25,7 @@ from .content_list import ContentListError
 from .discovery import NoContentListError
 from .metrics import format_metrics
 from .packager import default_doc_name, doc_id_for, package_document
+from .structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -39,9 +44,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="document name used in chunk ids (default: the input directory name)")
 
 
+def _our_structure(raw_dir: Path) -> tuple[str, DocumentStructure]:
+    """Normalise one of our cache entries through the pipeline's own path; its doc id and the
+    artifact's structure."""
+    from ..parsing.cache import read_marker
+    from ..parsing.mineru_adapter import RawOutputRef
+    from ..pipeline import normalise_raw
+    from ..sources import doc_id_for as source_doc_id
+
+    marker = read_marker(raw_dir)
+    source = Path(marker["source_path"])
+    doc_id = source_doc_id(source)
+    document = normalise_raw(source, RawOutputRef(raw_dir, True, 0.0, marker), doc_id=doc_id).document
+    return doc_id, structure_for_raw_output(raw_dir, document)
+
+
 def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
-    doc_name = args.doc_name or default_doc_name(args.mineru_output_dir)
+    structure, doc_name = None, args.doc_name
+    if is_our_cache_entry(args.mineru_output_dir):
+        our_doc_id, structure = _our_structure(args.mineru_output_dir)
+        doc_name = doc_name or our_doc_id
+    doc_name = doc_name or default_doc_name(args.mineru_output_dir)
     output_dir = args.output_dir or cwd / "kb_output" / doc_id_for(doc_name)
     try:
         result = package_document(
@@ -50,11 +74,13 @@ def run(args: argparse.Namespace) -> int:
             project_root=args.project_root or cwd,
             shared_output_dir=args.shared_output,
             doc_name=doc_name,
+            structure=structure,
         )
     except (NoContentListError, ContentListError) as exc:
         print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"Packaged {result.doc_id} → {result.output_dir}")
+    print(f"Packaged {result.doc_id} → {result.output_dir}"
+          + (" (sections from our normaliser)" if structure is not None else ""))
     if result.shared_chunks_path:
         print(f"Shared copy: {result.shared_chunks_path}")
     print(format_metrics(result.metrics))

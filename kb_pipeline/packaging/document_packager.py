@@ -10,7 +10,12 @@ Block handling:
 - ``page_header``/``page_footer``/``page_number``/``page_aside_text`` are noise: skipped, counted;
 - ``paragraph``, ``list``, ``page_footnote``, ``code``, ``algorithm`` are text, packed per
   section (a section's text chunk may span pages; its page_no is its first page);
-- ``table`` → one chunk, or row-boundary parts; an empty table without an image is skipped;
+- ``table`` → one chunk, or row-boundary parts; an empty table without an image is skipped.
+  A table on the page after the previous table, in the same section, continues it when its
+  caption says so ("Continued", "cont.") or, having no caption, it has the same column count.
+  The link goes to the manifest (``continues``); when the columns match and its first row does
+  not repeat the previous header, that header is carried forward, so the first data row is not
+  read as one, and an uncaptioned continuation takes the previous title "(continued)";
 - ``image``/``chart`` → figure (formal / subfigure merged / weak skipped), described by its
   caption and adjacent paragraphs, or by the sentences citing it when it has no neighbours;
 - ``equation_interline`` → formula chunk. MinerU flash gives ``math_content`` "" and only an
@@ -23,6 +28,7 @@ Block handling:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +36,7 @@ from .chunk import Chunk, location_line
 from .content_list import Block
 from .error_report import ErrorReport
 from .figure_classification import FigureTier, classify_figure, figure_chunk_text, figure_number
-from .html_table import parse_html_table
+from .html_table import ParsedTable, parse_html_table, plain_text_table
 from .image_paths import ResolvedImage, resolve_image
 from .metrics import NOISE_KINDS, PackagingStats
 from .nearby_text import adjacent_text, citing_text, figure_nearby_text
@@ -43,6 +49,32 @@ from .text_cleaning import clean_section_title
 _TEXT_KINDS = frozenset({"paragraph", "list", "page_footnote", "code", "algorithm"})
 _FIGURE_KINDS = frozenset({"image", "chart"})
 _SUPPORTED_KINDS = _TEXT_KINDS | _FIGURE_KINDS | {"table", "equation_interline", "index"}
+
+
+_CONTINUED = re.compile(r"\bcontinued\b|\bcont(?:'d\b|\.)|\(\s*suite\s*\)|\bfortsetzung\b|\(\s*forts\.|\blanjutan\b",
+                        re.IGNORECASE)
+_HEADER_MATCH_SHARE = 0.8
+
+
+@dataclass
+class _LastTable:
+    """The table most recently packaged, which a table on the next page may continue."""
+
+    page_no: int
+    width: int  # 0 when unknown (a body that is laid-out text)
+    columns: list[str]  # the header as the package writes it ("Columns: …")
+    header_row: list[str]  # the header's first row as printed, to recognise a repeated header
+    title: str  # without any "(continued)"
+    chunk: Chunk  # its last chunk
+
+
+def _same_cells(row: list[str], header: list[str]) -> bool:
+    """Does `row` repeat `header` (a continuation page that prints the header again)?"""
+    def norm(cell: str) -> str:
+        return " ".join(cell.casefold().split())
+
+    pairs = [(norm(a), norm(b)) for a, b in zip(row, header) if a.strip() or b.strip()]
+    return bool(pairs) and sum(a == b for a, b in pairs) >= _HEADER_MATCH_SHARE * len(pairs)
 
 
 @dataclass
@@ -69,6 +101,7 @@ class DocumentPackager:
         self.section_title = ""
         self.document_title = ""
         self._in_low_value_section = False
+        self._last_table: _LastTable | None = None
         self._section_text: list[TextBlock] = []
         self._pages: list[list[Block]] = []
 
@@ -123,6 +156,7 @@ class DocumentPackager:
 
     def _enter_section(self, title: str, block: Block) -> None:
         self._flush_text()
+        self._last_table = None  # a table never continues across a section boundary
         self.document_title = self.document_title or title
         self.section_title = title
         self._in_low_value_section = is_low_value_section(title)
@@ -165,27 +199,57 @@ class DocumentPackager:
 
     # ------------------------------------------------------------ tables
 
+    def _continued(self, block: Block, table: ParsedTable) -> _LastTable | None:
+        """The table `block` continues, if any (see the module docstring)."""
+        previous = self._last_table
+        if previous is None or block.page_no != previous.page_no + 1:
+            return None
+        if _CONTINUED.search(block.caption):
+            return previous
+        if block.caption:
+            return None  # a table with a title of its own
+        return previous if table.width and table.width == previous.width else None
+
     def _add_table(self, block: Block, order: tuple[int, int, int]) -> None:
         image = self._image(block)
         table = parse_html_table(block.html)
+        previous = self._continued(block, table)
+        columns, header_row = table.columns, table.first_row if table.columns else []
+        if previous is not None and table.width == previous.width and previous.columns \
+                and not _same_cells(table.first_row, previous.header_row):
+            # The first row is data: read every row as data, under the previous header.
+            table = parse_html_table(block.html, headerless=True)
+            table = ParsedTable(previous.columns, table.rows, table.width, table.first_row)
+            columns, header_row = previous.columns, previous.header_row
+        if not table.has_content:
+            table = plain_text_table(block.html)
+        base_title = previous.title if previous else block.caption
+        caption = block.caption or (f"{previous.title} (continued)" if previous else "")
+        emitted: list[Chunk] = []
         if not table.has_content:
             if not image.path:
                 self.stats.empty_tables += 1
                 self.report.skipped(block, "empty table content and no valid image")
                 return
-            text = image_only_table_text(block.caption, block.footnote, page_no=block.page_no)
+            text = image_only_table_text(caption, block.footnote, page_no=block.page_no)
             self._emit(block, "table", text, order, image.path)
-            return
-        for part in table_parts(block.caption, block.footnote, table, page_no=block.page_no):
-            split_info = None
-            if part.total_splits > 1:
-                split_info = {
-                    "is_split": True,
-                    "split_index": part.split_index,
-                    "total_splits": part.total_splits,
-                    "source_block_id": block.block_id,
-                }
-            self._emit(block, "table", part.text, (*order[:2], part.split_index), image.path, split_info)
+            emitted.append(self.chunks[-1])
+        else:
+            for part in table_parts(caption, block.footnote, table, page_no=block.page_no):
+                split_info = None
+                if part.total_splits > 1:
+                    split_info = {
+                        "is_split": True,
+                        "split_index": part.split_index,
+                        "total_splits": part.total_splits,
+                        "source_block_id": block.block_id,
+                    }
+                self._emit(block, "table", part.text, (*order[:2], part.split_index), image.path, split_info)
+                emitted.append(self.chunks[-1])
+        if previous is not None:
+            emitted[0].continues = previous.chunk
+        self._last_table = _LastTable(block.page_no, table.width, columns, header_row,
+                                      base_title or f"(untitled table on page {block.page_no})", emitted[-1])
 
     # ------------------------------------------------------------ figures
 

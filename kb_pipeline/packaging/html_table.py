@@ -6,12 +6,14 @@ header, extended down by its largest ``rowspan`` (a two-level header such as
 "Site | Percentile" over "10 | 20 | ..."). A column's name joins its distinct header values
 top-down ("Percentile 10"). In data rows a cell repeated by ``colspan`` is written once, while
 a cell repeated by ``rowspan`` is kept in every row it covers, so each row reads on its own.
-A nested table (``table_nest_level`` 2) is flattened into the text of its enclosing cell.
+A nested table (``table_nest_level`` 2) is flattened into the text of its enclosing cell. A body
+with no markup at all (MinerU sometimes gives a table as laid-out text) is read line by line.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+import re
 from html.parser import HTMLParser
 
 from .text_cleaning import clean_section_title
@@ -29,6 +31,8 @@ class _Cell:
 class ParsedTable:
     columns: list[str]
     rows: list[list[str]]
+    width: int = 0  # columns of the expanded grid
+    first_row: list[str] = field(default_factory=list)  # the grid's first row as printed, per column
 
     @property
     def has_content(self) -> bool:
@@ -140,14 +144,16 @@ def _header_row_count(rows: list[list[_Cell]], grid_height: int) -> int:
     return min(max(cell.rowspan for cell in rows[0]), grid_height - 1)
 
 
-def parse_html_table(html: str) -> ParsedTable:
+def parse_html_table(html: str, *, headerless: bool = False) -> ParsedTable:
+    """``headerless``: every row is data (a table continued from the previous page, whose
+    header is carried forward from there)."""
     parser = _TableHTMLParser()
     parser.feed(html)
     parser.close()
     if not parser.rows:
         return ParsedTable([], [])
     grid = _expand(parser.rows)
-    header_count = _header_row_count(parser.rows, len(grid))
+    header_count = 0 if headerless else _header_row_count(parser.rows, len(grid))
     columns: list[str] = []
     for column in range(len(grid[0]) if header_count else 0):
         values: list[str] = []
@@ -162,4 +168,16 @@ def parse_html_table(html: str) -> ParsedTable:
                  if identity == -1 or position == 0 or row[position - 1][0] != identity]
         if any(cells):
             data_rows.append(cells)
-    return ParsedTable(columns, data_rows)
+    return ParsedTable(columns, data_rows, len(grid[0]), [cell.text for _identity, cell in grid[0]])
+
+
+_COLUMN_GAP = re.compile(r"\s{2,}")
+
+
+def plain_text_table(body: str) -> ParsedTable:
+    """A table body MinerU gave as laid-out text instead of HTML (no markup at all): one row per
+    non-blank line, runs of two or more spaces read as column gaps. Its columns are unknown."""
+    if "<" in body:
+        return ParsedTable([], [])
+    rows = [[_COLUMN_GAP.sub(" | ", line.strip())] for line in body.splitlines() if line.strip()]
+    return ParsedTable([], rows)

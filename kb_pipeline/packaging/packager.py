@@ -132,6 +132,8 @@ def _manifest(*, doc_id: str, doc_title: str, inputs: DiscoveredInputs, used: di
         "statistics": metrics,
         # The six-field JSONL cannot carry split metadata, so it lives here, keyed by chunk_id.
         "split_info": {chunk.chunk_id: chunk.split_info for chunk in chunks if chunk.split_info},
+        # A table continued from the previous page → the chunk of the table it continues.
+        "continues": {chunk.chunk_id: chunk.continues.chunk_id for chunk in chunks if chunk.continues},
         "output_files": [CHUNKS_FILE, MANIFEST_FILE, ERROR_REPORT_FILE, README_FILE],
     }
 
