@@ -27,7 +27,7 @@ from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
-from .headings import Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
+from .headings import DOT_LEADER, Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from .item_text import ItemText, has_cells, item_text
 from .outline import place_outline, squashed, widen
 
@@ -86,6 +86,26 @@ def table_text(text_layer: PdfTextLayer, item: dict) -> str:
     return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
 
 
+_CONTENTS_MIN_LEADERS = 3
+
+
+def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
+    """Pages of a printed table of contents: several lines with dot leaders."""
+    leaders = Counter(item["page_idx"] for item, text in zip(items, texts) if DOT_LEADER.search(text.text))
+    return {page for page, n in leaders.items() if n >= _CONTENTS_MIN_LEADERS}
+
+
+def contents_text(text_layer: PdfTextLayer, items: list[dict]) -> str:
+    """A contents page's entries as the PDF's text layer has them, line by line. MinerU cuts
+    multi-column contents into numbers and titles far apart in reading order; the text layer
+    keeps each entry on its line."""
+    boxes = [item["bbox"] for item in items if item.get("bbox")]
+    if not boxes:
+        return ""
+    union = [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
+    return text_layer.text_in_box(items[0]["page_idx"], union).strip()
+
+
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
 _NUMBER_INSIDE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
@@ -128,7 +148,10 @@ class _Section:
 def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[Chunk]:
     texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
     furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
-    outline = place_outline(text_layer.outline(), raw.items, texts, furniture)
+    contents = contents_pages(raw.items, texts)
+    # A contents page names every heading but holds none of them.
+    outline = place_outline(text_layer.outline(), raw.items, texts,
+                            furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in contents})
     continuations = {i for hit in outline.values() for i in hit.continued_by}
     headings = HeadingTracker()
     sections: list[_Section] = []  # open sections, aligned with the tracker's
@@ -228,6 +251,22 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                 running_headers.setdefault(item["page_idx"], []).append(text.text)
             continue
         if kind == "text" and looks_like_page_number(text.text, item.get("bbox")):
+            continue
+        if item["page_idx"] in contents and index not in outline and kind in ("text", "index"):
+            # The whole contents page as one text chunk, from the text layer.
+            page_items = [i for i in range(index, len(raw.items))
+                          if raw.items[i]["page_idx"] == item["page_idx"] and i not in furniture and i not in outline
+                          and ("text" if i in demoted else raw.items[i]["type"]) in ("text", "index")]
+            # Its leader-line pictures (MinerU reads dotted rules as images) stay with it.
+            pictures = [i for i in range(index, len(raw.items)) if raw.items[i]["page_idx"] == item["page_idx"]
+                        and raw.items[i]["type"] == "image" and not texts[i].text]
+            close()
+            draft = new_draft("text")
+            for i in sorted(page_items + pictures):
+                draft.add(i, raw.items[i], ItemText(), _image_path(raw, raw.items[i]) if i in pictures else None)
+            draft.texts.append(contents_text(text_layer, [raw.items[i] for i in page_items]))
+            drafts.append(draft)
+            continuations.update(page_items + pictures)
             continue
         hit = outline.get(index)
         if hit is not None:

@@ -40,7 +40,7 @@ CAPTION = re.compile(
     r"plate|exhibit|map|carte|figura|schema|scheme|diagram)\s*[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?\s*[.:\-–—)]?(\s|$)",
     re.I,
 )
-_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
+DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
 _TOC_LINE = re.compile(r"\S\s*(?:\.\s?){2,}\s*\d{1,4}\s*$|\s\d{1,4}$")
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
@@ -97,7 +97,7 @@ def heading_rejection(line: str) -> str | None:
     text = " ".join(line.split())
     if not has_words(text):
         return "no words"
-    if _DOT_LEADER.search(text) or (_TOC_LINE.search(text) and numbered(text) is not None):
+    if DOT_LEADER.search(text) or (_TOC_LINE.search(text) and numbered(text) is not None):
         return "table of contents"
     if CAPTION.match(text):
         return "caption"

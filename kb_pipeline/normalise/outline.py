@@ -83,12 +83,12 @@ def _run_in_cut(title: str, text: str) -> int | None:
 
 
 def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[ItemText],
-                  furniture: set[int]) -> dict[int, OutlineHit]:
-    """For each item that is a bookmarked heading (or starts with one), how it is one. Running
-    furniture (a running header repeating the chapter title) is never the heading."""
+                  excluded: set[int]) -> dict[int, OutlineHit]:
+    """For each item that is a bookmarked heading (or starts with one), how it is one. Excluded
+    items (running furniture repeating the chapter title, contents pages) are never the heading."""
     by_page: dict[int, list[int]] = {}
     for index, item in enumerate(items):
-        if item["type"] in _CANDIDATE_TYPES and texts[index].text.strip() and index not in furniture:
+        if item["type"] in _CANDIDATE_TYPES and texts[index].text.strip() and index not in excluded:
             by_page.setdefault(item["page_idx"], []).append(index)
     hits: dict[int, OutlineHit] = {}
     used: set[int] = set()

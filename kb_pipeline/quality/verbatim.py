@@ -10,7 +10,7 @@ between them.
 from __future__ import annotations
 
 from ..contracts import Chunk
-from ..normalise.chunker import formula_text, table_text
+from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text
 from ..normalise.item_text import PIECE_SEPARATORS, item_text
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
@@ -18,6 +18,11 @@ from ..pdf_text import PdfTextLayer
 
 def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> list[str]:
     pieces: list[str] = []
+    items = [raw.items[i] for i in chunk.source_items]
+    if len({item["page_idx"] for item in items}) == 1 and items[0]["page_idx"] in _contents_pages(raw):
+        # A contents page is read from the text layer as a whole (`contents_text`).
+        piece = contents_text(text_layer, [item for item in items if item["type"] != "image"])
+        return [piece] if piece else []
     for index in chunk.source_items:
         item = raw.items[index]
         if item["type"] == "equation":
@@ -29,6 +34,11 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
                 piece = table_text(text_layer, item)
                 pieces += [piece] if piece else []
     return pieces
+
+
+def _contents_pages(raw: RawOutput) -> set[int]:
+    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
+    return contents_pages(raw.items, texts)
 
 
 def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool) -> int | None:
