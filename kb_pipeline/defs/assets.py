@@ -304,7 +304,7 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
-    code_version="kb-package-2",
+    code_version="kb-package-3",
     automation_condition=dg.AutomationCondition.eager(),
 )
 def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
