@@ -29,7 +29,7 @@ from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
 from .headings import DOT_LEADER, Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from .item_text import ItemText, has_cells, item_text
-from .outline import place_outline, squashed, widen
+from .outline import place_outline, squash, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
@@ -107,7 +107,7 @@ def contents_text(text_layer: PdfTextLayer, items: list[dict]) -> str:
 
 
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
-_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
+_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
     r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
     r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$", re.I)
@@ -218,7 +218,10 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         """Headings MinerU merged into a paragraph: a line of the paragraph, set in a font of
         its own, that carries the document's next section number. The paragraph is cut at
         those lines (verbatim: the cuts fall between the item's own characters)."""
-        if not _NUMBER_INSIDE.search(text.text) or not item.get("bbox"):
+        # Reading the page's fonts costs time: only when a number the document expects next
+        # stands at the start of a line-like run of the paragraph.
+        if not item.get("bbox") or not any(headings.continues_numbering(f"{m.group('no')} Title")
+                                           for m in _NUMBER_INSIDE.finditer(text.text)):
             return False
         lines = text_layer.lines_in_box(item["page_idx"], item["bbox"])
         if len(lines) < 2:
@@ -286,7 +289,7 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                     open_heading(f"{prefix} {line}", [prefix_index, index])
                     continue
                 add_body(prefix_index, raw.items[prefix_index], texts[prefix_index])
-            if item.get("text_level") and any(squashed(line)[0] == squashed(s.heading.line)[0] for s in sections):
+            if item.get("text_level") and any(squash(line) == squash(s.heading.line) for s in sections):
                 continue  # the open section's title again (a running title at the top of a page)
             if item.get("text_level"):
                 nxt = index + 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .item_text import ItemText
-from .outline import squashed
+from .outline import squash
 
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
 _MAX_WORDS = 20
@@ -33,7 +33,7 @@ def _band(item: dict) -> str | None:
 
 
 def _key(text: str) -> str:
-    return _DIGITS.sub("", squashed(text)[0])
+    return _DIGITS.sub("", squash(text))
 
 
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:

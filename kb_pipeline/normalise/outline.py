@@ -47,6 +47,11 @@ def squashed(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
+def squash(text: str) -> str:
+    """`squashed` without the index map: for comparing and keying, which need no cut."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+
 def widen(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen a span found on squashed text over the punctuation glued to it ("(1", "개정」")."""
     while start > 0 and not text[start - 1].isspace() and not text[start - 1].isalnum():
@@ -58,11 +63,11 @@ def widen(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _without_number(text: str) -> str:
     parsed = numbered(text)
-    return squashed(parsed[2])[0] if parsed else squashed(text)[0]
+    return squash(parsed[2] if parsed else text)
 
 
 def _same_title(title: str, text: str) -> bool:
-    a, b = squashed(title)[0], squashed(text)[0]
+    a, b = squash(title), squash(text)
     if not a or not b:
         return False
     if a == b:
@@ -122,15 +127,15 @@ def _same_number_and_word(title: str, text: str) -> bool:
     if a is None or b is None or a[0] != "arabic" or a[1] != b[1]:
         return False
     first_a, first_b = a[2].split()[:1], b[2].split()[:1]
-    return bool(first_a) and squashed(first_a[0])[0] == squashed(first_b[0])[0] != ""
+    return bool(first_a) and squash(first_a[0]) == squash(first_b[0]) != ""
 
 
 def _match(entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemText], used: set[int]) -> OutlineHit | None:
     text = texts[index].text.strip()
     if _same_title(entry.title, text):
         return OutlineHit(entry.level)
-    title = squashed(entry.title)[0]
-    line = squashed(text)[0]
+    title = squash(entry.title)
+    line = squash(text)
     if items[index].get("text_level") and (
             _same_number_and_word(entry.title, text)
             or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))):
@@ -138,7 +143,7 @@ def _match(entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemT
         nxt = index + 1
         if (nxt < len(items) and nxt not in used and items[nxt]["type"] == "text"
                 and items[nxt]["page_idx"] == items[index]["page_idx"]
-                and 3 <= len(squashed(texts[nxt].text)[0]) and title.endswith(squashed(texts[nxt].text)[0])):
+                and 3 <= len(squash(texts[nxt].text)) and title.endswith(squash(texts[nxt].text))):
             return OutlineHit(entry.level, continued_by=(nxt,))
         return OutlineHit(entry.level)
     cut = _run_in_cut(entry.title, texts[index].text) if items[index]["type"] == "text" else None

@@ -9,6 +9,8 @@ between them.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..contracts import Chunk
 from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text
 from ..normalise.item_text import PIECE_SEPARATORS, item_text
@@ -36,9 +38,18 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
     return pieces
 
 
-def _contents_pages(raw: RawOutput) -> set[int]:
-    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
-    return contents_pages(raw.items, texts)
+# Contents pages per raw output dir, found once, not once per chunk (a complete cache entry
+# never changes).
+_CONTENTS_PAGES: dict[Path, frozenset[int]] = {}
+
+
+def _contents_pages(raw: RawOutput) -> frozenset[int]:
+    if raw.path not in _CONTENTS_PAGES:
+        if len(_CONTENTS_PAGES) > 16:
+            _CONTENTS_PAGES.clear()
+        texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
+        _CONTENTS_PAGES[raw.path] = frozenset(contents_pages(raw.items, texts))
+    return _CONTENTS_PAGES[raw.path]
 
 
 def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool) -> int | None:
