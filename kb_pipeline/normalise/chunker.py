@@ -227,10 +227,12 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         if len(lines) < 2:
             return False
         fonts = Counter(line.font for line in lines)
-        body_font = fonts.most_common(1)[0][0]
         position = 0
-        for line in lines:
-            if line.font == body_font or fonts[line.font] > 1 or not headings.continues_numbering(line.text):
+        for k, line in enumerate(lines):
+            # Its font is its own: used by no other line, unlike the line after it (or before).
+            neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
+            if (fonts[line.font] > 1 or line.font == neighbour.font
+                    or not headings.continues_numbering(line.text)):
                 continue
             where = _cut_at_line(text.text, line.text, position)
             if where is None:
@@ -313,10 +315,10 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                         continue
                     open_heading(line, [index])
                     continue
+            elif split_run_in(index, item, text):
+                continue
             elif headings.continues_numbering(line) and not headings.goes_backwards(line):
                 open_heading(line, [index])
-                continue
-            elif split_run_in(index, item, text):
                 continue
         if kind in ("image", "chart") and text.text.strip() and "\n" not in text.text.strip() \
                 and headings.continues_numbering(text.text.strip()):

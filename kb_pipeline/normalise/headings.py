@@ -227,6 +227,8 @@ class HeadingTracker:
             return [int(n) for n in number.split(".")] in (_arabic_successors(current) if current else [[1]])
         if scheme in ("roman", "chapter"):
             return _ordinal(scheme, number) == (_ordinal(scheme, last.section_no) + 1 if last else 1)
+        if scheme == "paren" and not number.isdigit():
+            return False  # "(a)", "(b)": subfigure labels and list items far more often than sections
         if scheme == "paren":
             # (1) opens a run under the current section; (k+1) follows (k) inside the same section.
             if last is None or (self.current is not None and self.current.scheme != "paren"):
