@@ -50,11 +50,8 @@ _DROP = (r"\s|\ufffd\ufffe\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070
          r"\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\U000110bd\U000110cd\U00013430-\U0001343f"
          r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
 _DROP_CHARS = re.compile(f"[{_DROP}]+")
-# The same two steps for a whole page at once, line breaks kept: `\s` without \n and \r.
+# Dot leaders on a whole page at once, line breaks kept (`\s` without \n and \r).
 _LEADER_KEEP_LINES = re.compile(r"(?:[.\u00b7\u2026][^\S\r\n]*){3,}")
-_DROP_CHARS_KEEP_LINES = re.compile("[" + _DROP.replace(r"\s", " \t\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a"
-                                                        "\u2028\u2029\u202f\u205f\u3000")
-                                    .replace(r"\x00-\x1f", r"\x00-\x09\x0b\x0c\x0e-\x1f") + "]+")
 _PAGE_TOKEN = re.compile(r"^(?:\d+|[ivxlcdm]+|page|seite|p\.)$", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]+>")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -75,8 +72,17 @@ def _prepare_keep_lines(text: str) -> str:
     return _LEADER_KEEP_LINES.sub("", _ascii_forms(unicodedata.normalize("NFKC", text)))
 
 
+def _drop(text: str) -> str:
+    """White space, `|` and the characters of `_DROP` removed. The regex runs only when a
+    character it could remove is left once white space is gone (not `isprintable()`)."""
+    text = "".join(text.split()).replace("|", "")
+    if text.isprintable():
+        return text.replace("\ufffd", "") if "\ufffd" in text else text
+    return _DROP_CHARS.sub("", text)
+
+
 def squash(text: str) -> str:
-    return _DROP_CHARS.sub("", _prepare(text))
+    return _drop(_prepare(text))
 
 
 def squash_line(line: str) -> str:
@@ -146,11 +152,11 @@ def _page_lines(page_text: str) -> list[tuple[str, str]]:
     """(line, squashed line before the trailing-hyphen rule) for each line of one page. The page
     is normalised in one pass; line breaks survive it, so its lines align with the raw ones."""
     raw_lines = _LINE_BREAK.split(page_text)
-    prepared = _LINE_BREAK.split(_DROP_CHARS_KEEP_LINES.sub("", _prepare_keep_lines(page_text)))
+    prepared = _LINE_BREAK.split(_prepare_keep_lines(page_text))
     if len(prepared) != len(raw_lines):  # never seen; the per-line path is the definition
-        prepared = [squash(line) for line in raw_lines]
+        prepared = [_prepare(line) for line in raw_lines]
     out: list[tuple[str, str]] = []
-    for line, squashed in zip(raw_lines, prepared):
+    for line, squashed in zip(raw_lines, map(_drop, prepared)):
         words = line.split()
         if len(words) > _LONG_LINE_WORDS:  # no line breaks (e.g. a rotated page): cut it up
             for k in range(0, len(words), _PIECE_WORDS):
