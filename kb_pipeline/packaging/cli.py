@@ -21,6 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..parsing.raw_output import RawOutputMismatchError
 from .content_list import ContentListError
 from .discovery import NoContentListError
 from .metrics import format_metrics
@@ -63,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
     cwd = Path.cwd()
     structure, doc_name = None, args.doc_name
     if is_our_cache_entry(args.mineru_output_dir):
-        our_doc_id, structure = _our_structure(args.mineru_output_dir)
+        try:
+            our_doc_id, structure = _our_structure(args.mineru_output_dir)
+        except RawOutputMismatchError as exc:
+            print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         doc_name = doc_name or our_doc_id
     doc_name = doc_name or default_doc_name(args.mineru_output_dir)
     output_dir = args.output_dir or cwd / "kb_output" / doc_id_for(doc_name)
