@@ -14,7 +14,8 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 # artifact without changing its shape, so it must change the version (contract: 0.3.1).
 _NORMALISER_SOURCES = sorted(
     [*(_PACKAGE / "normalise").glob("*.py"), *(_PACKAGE / "quality").glob("*.py"),
-     _PACKAGE / "contracts.py", _PACKAGE / "pdf_text.py", _PACKAGE / "parsing" / "raw_output.py"]
+     _PACKAGE / "contracts.py", _PACKAGE / "pdf_text.py", _PACKAGE / "parsing" / "raw_output.py",
+     _PACKAGE / "source_title.py"]
 )
 
 
