@@ -43,7 +43,3 @@ class LocalRunLauncher(DefaultRunLauncher):
             return CheckRunHealthResult(WorkerStatus.FAILED, verdict.reason)
         # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
         return CheckRunHealthResult(WorkerStatus.RUNNING, verdict.reason)
-
-    def get_run_worker_debug_info(self, run: DagsterRun, include_container_logs: bool | None = True) -> str | None:
-        verdict = check_worker(self._instance, run)
-        return verdict.reason if verdict.dead else None
