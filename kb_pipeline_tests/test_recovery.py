@@ -266,6 +266,8 @@ def test_one_run_worker_killed_is_failed_retried_and_ingested(deployment):
 
     _wait("the killed run to end", ended, 120, dep, interval=0.5)
     failed_after = time.monotonic() - kill_time
+    state, detail = _snapshot(dep)["files"]["demo1.pdf"]
+    assert state in ("retrying", "ingested"), (state, detail)  # never "pending", never a bare "failed"
 
     def ingested():
         snap = _snapshot(dep)
@@ -295,9 +297,10 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
 
     from kb_pipeline.defs.run_workers import HOST_TAG, end_dead_runs, worker_tags
 
-    def started_run(instance, pid: int | None, recorded_ago: float = 0.0, **tags) -> dg.DagsterRun:
+    def started_run(instance, pid: int | None, recorded_ago: float = 0.0, status=dg.DagsterRunStatus.STARTED,
+                    **tags) -> dg.DagsterRun:
         run = instance.add_run(dg.DagsterRun(job_name="ingest_documents", run_id=str(uuid.uuid4()),
-                                             status=dg.DagsterRunStatus.STARTED, tags={**worker_tags(), **tags}))
+                                             status=status, tags={**worker_tags(), **tags}))
         if pid is not None:
             event = DagsterEvent(event_type_value=dg.DagsterEventType.ENGINE_EVENT.value, job_name=run.job_name,
                                  message=f"Started process for run (pid: {pid}).",
@@ -318,6 +321,7 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
                 "reused": started_run(instance, young.pid, recorded_ago=60),
                 "elsewhere": started_run(instance, gone.pid, **{HOST_TAG: "another-host"}),
                 "no_pid": started_run(instance, None),
+                "canceling": started_run(instance, gone.pid, status=dg.DagsterRunStatus.CANCELING),
             }
             verdicts = {name: check_worker(instance, run) for name, run in cases.items()}
             assert verdicts["alive"].dead is False
@@ -328,7 +332,9 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
             assert all(v.reason.startswith(WORKER_DIED) for v in verdicts.values() if v.dead)
 
             ended = dict(end_dead_runs(instance))
-            assert set(ended) == {cases["gone"].run_id, cases["reused"].run_id}
+            assert set(ended) == {cases[name].run_id for name in ("gone", "reused", "canceling")}
+            # Being canceled, it ends canceled: what was asked for, and no retry.
+            assert instance.get_run_by_id(cases["canceling"].run_id).status == dg.DagsterRunStatus.CANCELED
             for name in ("gone", "reused"):
                 run = instance.get_run_by_id(cases[name].run_id)
                 assert run.status == dg.DagsterRunStatus.FAILURE
