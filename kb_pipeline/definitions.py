@@ -12,7 +12,7 @@ from .defs.assets import (
 )
 from .defs.jobs import ingest_job, warnings_table_job
 from .defs.resources import KnowledgeBase
-from .defs.sensors import drop_folder_sensor
+from .defs.sensors import dead_run_sensor, drop_folder_sensor
 
 # Downstream assets follow their upstream on their own (eager automation conditions); this
 # sensor evaluates those conditions and is on by default.
@@ -28,7 +28,7 @@ def build_definitions(kb: KnowledgeBase) -> dg.Definitions:
     return dg.Definitions(
         assets=[source_pdf, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table, kb_package],
         jobs=[ingest_job, warnings_table_job],
-        sensors=[drop_folder_sensor, automation_sensor],
+        sensors=[drop_folder_sensor, dead_run_sensor, automation_sensor],
         resources={"kb": kb},
     )
 

@@ -5,7 +5,6 @@ one document after another, with a progress line per document. A document whose 
 already current (same content, parser config, MinerU and normaliser) is not run at all.
 """
 
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -13,10 +12,10 @@ from dataclasses import dataclass
 import dagster as dg
 
 from ..drop_folder import FolderState, scan
-from ..parsing.cache import pid_alive
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
 from .partitions import documents
 from .resources import KnowledgeBase
+from .run_workers import end_dead_runs, worker_tags
 from .sensors import CONTENT_TAG
 
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
@@ -38,23 +37,11 @@ INGEST_TRIGGER = "kb-pipeline ingest"
 
 
 def release_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
-    """Mark failed the ingest runs whose process is gone, and free their pool slots.
-
-    An ingest killed with SIGKILL leaves its run STARTED holding a `mineru` slot; after as many
-    such crashes as the pool allows, every later parse would wait for ever. (Runs the daemon
-    launched are watched by run monitoring, see dagster.yaml.)"""
-    released = []
-    unfinished = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING]
-    for record in instance.get_run_records(dg.RunsFilter(statuses=unfinished, tags={"kb/trigger": INGEST_TRIGGER})):
-        run = record.dagster_run
-        pids = {e.dagster_event.pid for e in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_START)
-                if e.dagster_event and e.dagster_event.pid}
-        if not pids or os.getpid() in pids or any(pid_alive(pid) for pid in pids):
-            continue
-        instance.report_run_failed(run, f"its process {sorted(pids)} is gone (killed?); pool slots released")
-        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
-        released.append(run.run_id)
-    return released
+    """End the runs of this instance whose worker is dead — this command's own earlier runs
+    killed with SIGKILL as much as daemon-launched runs left behind by a stopped `make ui` — and
+    free their pool slots (`run_workers.end_dead_runs`). Without it, after as many such crashes
+    as the `mineru` pool allows, every later parse would wait for ever."""
+    return [run_id for run_id, _reason in end_dead_runs(instance)]
 
 
 def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
@@ -70,7 +57,7 @@ def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
 def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None) -> list[Outcome]:
     progress = progress or sys.stderr
     for run_id in release_abandoned_runs(instance):
-        print(f"released run {run_id[:8]}: its process was gone", file=progress)
+        print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
     for path, reason in changes.newly_skipped:
         print(f"skipping {path.name}: {reason}", file=progress)
@@ -93,7 +80,9 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
         print(f"{label} …", file=progress, flush=True)
         result = job.execute_in_process(run_config=QUIET, partition_key=doc_id, instance=instance, raise_on_error=False,
                                         tags={"kb/source": name, CONTENT_TAG: item.content_hash[:16],
-                                              "kb/trigger": INGEST_TRIGGER})
+                                              "kb/trigger": INGEST_TRIGGER, **worker_tags(),
+                                              # This command re-runs a failed document itself.
+                                              "dagster/max_retries": "0"})
         seconds = time.perf_counter() - started
         if result.success:
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))

@@ -13,6 +13,10 @@ ingest_job = dg.define_asset_job(
     # start-ups (~3 s each, importing Dagster and MinerU) per document. The `mineru` pool still
     # limits parses across runs.
     executor_def=dg.in_process_executor,
+    # A run whose worker died (killed, out of memory, the stack stopped) is retried up to twice by
+    # the daemon (`run_retries` in dagster.yaml), from the step that did not finish; a step that
+    # failed — a bad document's DocumentError — is not (`retry_on_asset_or_op_failure: false`).
+    tags={"dagster/max_retries": "2"},
 )
 
 warnings_table_job = dg.define_asset_job(

@@ -17,8 +17,10 @@ from ..drop_folder import FolderState, mark_requested, scan
 from .assets import source_pdf
 from .history import DATA_VERSION_TAG, is_current
 from .jobs import ingest_job
+from .launcher import LocalRunLauncher
 from .partitions import documents
 from .resources import KnowledgeBase
+from .run_workers import end_dead_runs
 
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.
@@ -72,3 +74,24 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
         cursor=new_state.to_json(),
         skip_reason=None if runs else summary,
     )
+
+
+DEAD_RUN_INTERVAL_SECONDS = int(os.environ.get("KB_DEAD_RUN_INTERVAL", "5"))
+
+
+@dg.sensor(
+    minimum_interval_seconds=DEAD_RUN_INTERVAL_SECONDS,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Ends runs whose worker process died (killed, out of memory, the whole stack stopped): STARTING "
+                "and CANCELING runs, which run monitoring only times out, and STARTED runs when the instance's "
+                "run launcher cannot check its workers. Frees their pool slots; run retries re-launch them.",
+)
+def dead_run_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+    statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.CANCELING]
+    monitored = context.instance.run_monitoring_enabled and isinstance(context.instance.run_launcher, LocalRunLauncher)
+    if not monitored:
+        statuses.append(dg.DagsterRunStatus.STARTED)
+    ended = end_dead_runs(context.instance, statuses)
+    for run_id, reason in ended:
+        context.log.warning(f"run {run_id} ended: {reason}")
+    return dg.SkipReason(f"ended {len(ended)} dead runs" if ended else "no dead runs")

@@ -2,7 +2,9 @@
 Dagster instance — the same truth the UI shows.
 
     ingested  its artifact is current for the file's present bytes (version, chunks)
-    failed    the latest run for its present bytes failed (the reason)
+    failed    the latest run for its present bytes failed (the reason; "failed (run worker died)"
+              when its worker process died and no retry is left)
+    retrying  its run's worker died and the daemon retries it (or the retry is under way)
     waiting   modified within the last sensor interval: probably still being written
     pending   not ingested yet for its present bytes (new, changed, or config/code changed)
     skipped   not a PDF, a symlink, or not a regular file (the reason)
@@ -18,9 +20,13 @@ from ..pipeline import content_hash_of
 from ..sources import list_pdfs
 from .history import PARSED, is_current, latest_materialization, metadata_values
 from .resources import KnowledgeBase
+from .run_workers import WORKER_DIED, check_worker, event_message
 from .sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 
-STATES = ("ingested", "failed", "waiting", "pending", "skipped")
+_RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
+_FAILURE_REASON = "dagster/failure_reason"
+
+STATES = ("ingested", "failed", "retrying", "waiting", "pending", "skipped")
 
 
 @dataclass
@@ -39,6 +45,31 @@ def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
         if data.error:
             return data.error.message.strip().splitlines()[0]
     return f"run {run.run_id[:8]} {run.status.value.lower()}"
+
+
+def _crash_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
+    """Why a run ended without any step failing — its worker died — or None if a step failed."""
+    if run.tags.get(_FAILURE_REASON) in ("STEP_FAILURE", "RUN_EXCEPTION", "JOB_INITIALIZATION_FAILURE") or \
+            instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        return None
+    messages = [event_message(e) for e in instance.all_logs(
+        run.run_id, of_type={dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.ENGINE_EVENT})]
+    for message in reversed(messages):
+        if WORKER_DIED in message:
+            return message[message.index(WORKER_DIED):].splitlines()[0]
+    for message in reversed(messages):  # Dagster's code server saw its child die
+        if "terminated by signal" in message or "unexpectedly" in message:
+            return f"{WORKER_DIED}: {message.splitlines()[0]}"
+    if run.status == dg.DagsterRunStatus.CANCELED:
+        return None
+    return f"{WORKER_DIED} (run {run.run_id[:8]} {run.status.value.lower()} without a step failing)"
+
+
+def _retries_left(run: dg.DagsterRun) -> bool:
+    try:
+        return int(run.tags.get(_RETRY_NUMBER, 0)) < int(run.tags.get(_MAX_RETRIES, 0))
+    except ValueError:
+        return False
 
 
 def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> dg.DagsterRun | None:
@@ -65,9 +96,26 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
-            statuses.append(FileStatus(name, doc_id, "failed", _failure_reason(instance, run)))
+            crash = _crash_reason(instance, run)
+            if crash is None:
+                statuses.append(FileStatus(name, doc_id, "failed", _failure_reason(instance, run)))
+            elif run.tags.get(_WILL_RETRY) == "true":
+                statuses.append(FileStatus(name, doc_id, "retrying", f"{crash}; the daemon retries it"))
+            else:
+                statuses.append(FileStatus(name, doc_id, "failed", f"{crash}; not retried (no retry left, or "
+                                                                  "no daemon retries this run)"))
         elif run is not None and not run.is_finished:
-            statuses.append(FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}"))
+            verdict = check_worker(instance, run) if run.status != dg.DagsterRunStatus.QUEUED else None
+            attempt = f"retry {run.tags[_RETRY_NUMBER]}: " if _RETRY_NUMBER in run.tags else ""
+            if verdict is not None and verdict.dead:
+                state = "retrying" if _retries_left(run) else "failed"
+                statuses.append(FileStatus(name, doc_id, state, f"{attempt}{verdict.reason}; the daemon or "
+                                                                "`kb-pipeline ingest` ends the run"))
+            elif attempt:
+                statuses.append(FileStatus(name, doc_id, "retrying", f"{attempt}run {run.run_id[:8]} is "
+                                                                     f"{run.status.value.lower()}"))
+            else:
+                statuses.append(FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}"))
         elif now - source.mtime_ns / 1e9 < SENSOR_INTERVAL_SECONDS:
             statuses.append(FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing"))
         else:

@@ -1,0 +1,45 @@
+"""`LocalRunLauncher`: Dagster's default run launcher, plus the one thing run monitoring needs
+from it and does not get — a check whether a run's worker is still alive.
+
+The default launcher starts each run's worker as a child process of the code server and cannot
+say afterwards whether it lives (`supports_check_run_worker_health` is False), so the
+run-monitoring daemon (dagster.yaml, `run_monitoring`) checks a STARTED run whose worker was
+killed for ever and does nothing. This launcher tags each run with the machine it runs on when
+it launches it and answers the daemon's health check from the pid Dagster recorded
+(`run_workers.check_worker`); the daemon then marks a dead run failed, frees its pool slots
+(`free_slots_after_run_end_seconds`) and run retries re-launch it — all Dagster's own code.
+
+Configured in dagster.yaml and dagster.postgres.yaml:
+
+    run_launcher:
+      module: kb_pipeline.defs.launcher
+      class: LocalRunLauncher
+"""
+
+from __future__ import annotations
+
+from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
+from dagster._core.launcher.base import LaunchRunContext
+from dagster._core.launcher.default_run_launcher import DefaultRunLauncher
+from dagster._core.storage.dagster_run import DagsterRun
+
+from .run_workers import check_worker, worker_tags
+
+
+class LocalRunLauncher(DefaultRunLauncher):
+    def launch_run(self, context: LaunchRunContext) -> None:
+        # The code server that starts the worker is on this machine (the workspace starts it);
+        # a code location served from elsewhere gets "unknown" answers and is left alone.
+        self._instance.add_run_tags(context.dagster_run.run_id, worker_tags())
+        super().launch_run(context)
+
+    @property
+    def supports_check_run_worker_health(self) -> bool:
+        return True
+
+    def check_run_worker_health(self, run: DagsterRun) -> CheckRunHealthResult:
+        verdict = check_worker(self._instance, run)
+        if verdict.dead:
+            return CheckRunHealthResult(WorkerStatus.FAILED, verdict.reason)
+        # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
+        return CheckRunHealthResult(WorkerStatus.RUNNING, verdict.reason)
