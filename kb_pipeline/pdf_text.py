@@ -110,11 +110,7 @@ class PdfTextLayer:
         """The text layer's lines inside a MinerU bbox, each with its dominant font."""
         if page_idx not in self._chars_cache:
             self._chars_cache[page_idx] = self._page_chars(page_idx)
-        page = self._page(page_idx)[0]
-        width, height = page.get_size()
-        x0, y0, x1, y1 = bbox
-        left, right = x0 / 1000 * width - _BOX_MARGIN_PT, x1 / 1000 * width + _BOX_MARGIN_PT
-        top, bottom = height - y0 / 1000 * height + _BOX_MARGIN_PT, height - y1 / 1000 * height - _BOX_MARGIN_PT
+        left, bottom, right, top = self._page_space(page_idx, bbox)
         lines: list[TextLine] = []
         current: list[tuple[str, str, float]] = []
 
@@ -144,14 +140,26 @@ class PdfTextLayer:
         fonts = Counter(f for c, f, _box in self._chars_cache[page_idx] if not c.isspace())
         return fonts.most_common(1)[0][0] if fonts else ""
 
+    def _page_space(self, page_idx: int, bbox: list[int]) -> tuple[float, float, float, float]:
+        """A MinerU bbox (0–1000 of the page as displayed, origin top left) as (left, bottom,
+        right, top) in the page's own unrotated space, where the text layer's characters are,
+        with a margin for MinerU's truncated coordinates."""
+        page = self._page(page_idx)[0]
+        width, height = page.get_size()  # as displayed, i.e. after /Rotate
+        x0, y0, x1, y1 = bbox[0] / 1000 * width, bbox[1] / 1000 * height, bbox[2] / 1000 * width, bbox[3] / 1000 * height
+        rotation = page.get_rotation()
+        if rotation == 90:
+            box = (y0, x0, y1, x1)
+        elif rotation == 180:
+            box = (width - x1, y0, width - x0, y1)
+        elif rotation == 270:
+            box = (height - y1, width - x1, height - y0, width - x0)
+        else:
+            box = (x0, height - y1, x1, height - y0)
+        m = _BOX_MARGIN_PT
+        return box[0] - m, box[1] - m, box[2] + m, box[3] + m
+
     def text_in_box(self, page_idx: int, bbox: list[int]) -> str:
         """Text inside a MinerU bbox (0–1000 of page width/height, origin top left)."""
-        page, textpage = self._page(page_idx)
-        width, height = page.get_size()
-        x0, y0, x1, y1 = bbox
-        return textpage.get_text_bounded(
-            left=x0 / 1000 * width - _BOX_MARGIN_PT,
-            bottom=height - y1 / 1000 * height - _BOX_MARGIN_PT,
-            right=x1 / 1000 * width + _BOX_MARGIN_PT,
-            top=height - y0 / 1000 * height + _BOX_MARGIN_PT,
-        )
+        left, bottom, right, top = self._page_space(page_idx, bbox)
+        return self._page(page_idx)[1].get_text_bounded(left=left, bottom=bottom, right=right, top=top)

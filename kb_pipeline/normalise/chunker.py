@@ -96,14 +96,15 @@ def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
 
 
 def contents_text(text_layer: PdfTextLayer, items: list[dict]) -> str:
-    """A contents page's entries as the PDF's text layer has them, line by line. MinerU cuts
+    """A contents page's entries as the PDF's text layer has them, line by line (the page's own
+    line breaks: a box read as one keeps the columns' lines apart only in part). MinerU cuts
     multi-column contents into numbers and titles far apart in reading order; the text layer
     keeps each entry on its line."""
     boxes = [item["bbox"] for item in items if item.get("bbox")]
     if not boxes:
         return ""
     union = [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
-    return text_layer.text_in_box(items[0]["page_idx"], union).strip()
+    return "\n".join(line.text for line in text_layer.lines_in_box(items[0]["page_idx"], union))
 
 
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
