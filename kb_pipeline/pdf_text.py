@@ -115,10 +115,10 @@ class PdfTextLayer:
         current: list[tuple[str, str, float]] = []
 
         def flush() -> None:
-            text = "".join(c for c, _f, _h in current).strip()
+            text = "".join(c[0] for c in current).strip()
             if text:
-                fonts = Counter(f for c, f, _h in current if not c.isspace())
-                heights = sorted(h for c, _f, h in current if c.isalnum())
+                fonts = Counter(c[1] for c in current if not c[0].isspace())
+                heights = sorted(c[2] for c in current if c[0].isalnum())
                 lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else "",
                                       heights[len(heights) // 2] if heights else 0.0))
             current.clear()
@@ -132,13 +132,6 @@ class PdfTextLayer:
                 current.append((char, font, t - b))
         flush()
         return lines
-
-    def body_font(self, page_idx: int) -> str:
-        """The font most characters of a page are set in: the body text's."""
-        if page_idx not in self._chars_cache:
-            self._chars_cache[page_idx] = self._page_chars(page_idx)
-        fonts = Counter(f for c, f, _box in self._chars_cache[page_idx] if not c.isspace())
-        return fonts.most_common(1)[0][0] if fonts else ""
 
     def _page_space(self, page_idx: int, bbox: list[int]) -> tuple[float, float, float, float]:
         """A MinerU bbox (0–1000 of the page as displayed, origin top left) as (left, bottom,

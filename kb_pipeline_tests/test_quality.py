@@ -153,3 +153,51 @@ def test_coverage_squashing_follows_the_corpus_scorer():
     assert squash_line("a hyphen-") == "ahyphen"
     assert running_key("12 Annual report of the board xi") == running_key("Annual report of the board Page 7") \
         == "Annualreportoftheboard"
+
+
+def test_a_block_read_across_both_columns_is_flagged(tmp_path):
+    """Isolates the column check: a real two-column PDF (reportlab, real text layer) and
+    hand-made MinerU items over it — one block spanning both columns read line by line across
+    the gutter (interleaved), one spanning both but read column after column (fine), and one
+    full-width paragraph on a one-column page (its halves alternate too, but text crosses the
+    middle)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    from kb_pipeline.parsing.raw_output import RawOutput
+    from kb_pipeline.quality.layout import interleaved_items
+
+    width, height = A4
+    left = [f"Left column line {n} about the pump housing" for n in range(6)]
+    right = [f"Right column line {n} about valve seating" for n in range(6)]
+    full = [f"A full width line {n} of one column text that runs across the middle of the page" for n in range(6)]
+    pdf = tmp_path / "columns.pdf"
+    page = canvas.Canvas(str(pdf), pagesize=A4)
+    for n, (a, b) in enumerate(zip(left, right)):
+        y = height - 100 - 14 * n
+        page.drawString(50, y, a)
+        page.drawString(width / 2 + 20, y, b)
+    page.showPage()
+    for n, line in enumerate(full):
+        page.drawString(50, height - 100 - 14 * n, line)
+    page.save()
+
+    def box(x0, x1, lines):  # 0–1000 of the page, top left origin
+        return [round(x0 / width * 1000), round((100 - 12) / height * 1000),
+                round(x1 / width * 1000), round((100 + 14 * lines) / height * 1000)]
+
+    items = [{"type": "text", "page_idx": 0, "bbox": box(48, width / 2 - 10, 6)},
+             {"type": "text", "page_idx": 0, "bbox": box(width / 2 + 18, width - 20, 6)},
+             {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
+             {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
+             {"type": "text", "page_idx": 1, "bbox": box(48, width - 20, 6)},
+             # Narrow blocks on both sides make page 2 look two-column too: only the gutter tells.
+             {"type": "text", "page_idx": 1, "bbox": box(48, width / 2 - 10, 1)},
+             {"type": "text", "page_idx": 1, "bbox": box(width / 2 + 18, width - 20, 1)}]
+    halves = [(line[:len(line) // 2], line[len(line) // 2:]) for line in full]
+    texts = [" ".join(left), " ".join(right), " ".join(x for pair in zip(left, right) for x in pair),
+             " ".join(left + right), " ".join(full), halves[0][0], halves[0][1]]
+    raw = RawOutput(path=tmp_path, items=items, items_v2=[], mineru_version="4.0.12", tier="flash",
+                    parse_mode="txt", page_idxs=[0, 1], positions=[])
+    with PdfTextLayer(pdf) as text_layer:
+        assert interleaved_items(raw, texts, text_layer) == [2]

@@ -72,6 +72,7 @@ def test_cell_less_table_is_a_text_chunk_and_tables_titles_are_no_headings(corpu
     assert _headings(run) == []  # table titles are captions
     assert all(c.text.strip() for c in run.document.chunks if c.kind in ("text", "table"))
     assert any("Region and state" in c.text for c in run.document.chunks if c.kind == "text")
+    assert "tabel_tanpa_sel" in {w.jenis for w in run.warnings}  # kept as text, and said so
 
 
 def test_references_and_subfigure_labels_are_not_headings(corpus_run):

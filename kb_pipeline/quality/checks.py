@@ -12,8 +12,10 @@ import re
 from collections import defaultdict
 
 from ..contracts import Chunk, QualityWarning
+from ..normalise.item_text import item_text
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
+from .layout import interleaved_items
 from .text_coverage import TextCoverage, coverage_warnings, measure_text_coverage
 
 _DIGIT = re.compile(r"\d")
@@ -89,6 +91,17 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
             if missing:
                 warn("angka_tidak_cocok", f"{len(missing)} number(s) not in the PDF's text layer: "
                      f"{', '.join(missing[:10])}", chunk)
+
+        cellless = [i for i in chunk.source_items if raw.items[i]["type"] == "table"] if chunk.kind != "table" else []
+        if cellless:
+            warn("tabel_kosong" if not chunk.text.strip() else "tabel_tanpa_sel",
+                 f"MinerU read content_list item(s) {_item_list(cellless)} as a table but gave no cells; "
+                 "its text is kept as text, without table structure", chunk)
+
+    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated).text for v2 in raw.items_v2]
+    for index in interleaved_items(raw, texts, text_layer):
+        warn("kolom_tercampur", f"content_list item {index} spans both columns and its lines alternate "
+             "between them: the text is verbatim but its sentences are interleaved", page_idx=raw.items[index]["page_idx"])
 
     # One warning per page, not per item: a scanned page holds dozens of image strips.
     bare_figures: dict[int, list[int]] = defaultdict(list)
