@@ -137,6 +137,28 @@ def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
     return widen(text, where[found], where[found + len(wanted) - 1] + 1)
 
 
+_SAME_LINE = 8  # 0–1000 of the page height
+
+
+def reading_order(items: list[dict]) -> list[int]:
+    """MinerU's order, except that of two blocks side by side on one line (a term and its
+    definition, a label and its value) the left one comes first: MinerU sometimes reads the
+    wider right-hand block first."""
+    order = list(range(len(items)))
+    k = 0
+    while k + 1 < len(order):
+        a, b = items[order[k]], items[order[k + 1]]
+        box_a, box_b = a.get("bbox"), b.get("bbox")
+        if (a["type"] == b["type"] == "text" and not a.get("text_level") and not b.get("text_level")
+                and box_a and box_b and a["page_idx"] == b["page_idx"]
+                and box_b[2] <= box_a[0] and abs(box_b[1] - box_a[1]) <= _SAME_LINE):
+            order[k], order[k + 1] = order[k + 1], order[k]
+            k += 2
+        else:
+            k += 1
+    return order
+
+
 @dataclass
 class _Section:
     heading: Heading
@@ -248,7 +270,8 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             add_body(index, item, part(text, position))
         return True
 
-    for index, (item, text) in enumerate(zip(raw.items, texts)):
+    for index in reading_order(raw.items):
+        item, text = raw.items[index], texts[index]
         if index in continuations:
             continue
         kind = "text" if index in demoted else item["type"]
