@@ -123,7 +123,7 @@ def test_page_furniture_never_enters_text(name):
     texts = [item_text(v2) for v2 in raw.items_v2]
     furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
     assert not furniture & demoted
-    assert all(raw.items[i]["type"] in ("header", "footer") for i in demoted)
+    assert all(raw.items[i]["type"] in ("header", "footer", "aside_text") for i in demoted)
     in_chunks = {i for chunk in chunks for i in chunk.source_items}
     assert not in_chunks & furniture
     assert {i for i in demoted if texts[i].text.strip()} <= in_chunks

@@ -33,7 +33,6 @@ from .outline import place_outline, squash, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
-_FURNITURE = {"header", "footer", "page_number", "aside_text"}
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
 
 

@@ -22,6 +22,8 @@ FURNITURE_TYPES = {"header", "footer", "page_number", "aside_text"}
 
 
 def _band(item: dict) -> str | None:
+    if item["type"] == "aside_text":
+        return "margin"  # a side note repeats wherever it stands in the margin
     bbox = item.get("bbox")
     if not bbox:
         return None
@@ -37,15 +39,16 @@ def _key(text: str) -> str:
 
 
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
-    """(furniture, demoted): the items that are running furniture, and the header/footer items
-    that are not (they are read as body text). Page numbers and margin notes stay furniture."""
+    """(furniture, demoted): the items that are running furniture, and the header, footer and
+    margin items that are not (they are read as body text: a margin note seen once, such as an
+    archive stamp, is the document's text). Page numbers stay furniture."""
     # Repetition is only a signal in a document with pages to repeat on; a short one keeps
     # MinerU's reading.
     needed = 2 if n_pages < 6 else 3
     pages_of: dict[tuple[str, str], set[int]] = {}
     for index, item in enumerate(items):
         band = _band(item)
-        if band and item["type"] in ("header", "footer", "text"):
+        if band and item["type"] in ("header", "footer", "aside_text", "text"):
             pages_of.setdefault((band, _key(texts[index].text)), set()).add(item["page_idx"])
     # A running header that names the chapter changes with it, so it need not repeat: it is
     # still furniture when it repeats a title of the document.
@@ -57,7 +60,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         band = _band(item)
         key = _key(texts[index].text)
         repeats = band is not None and len(pages_of.get((band, key), ())) >= needed
-        if kind in ("header", "footer"):
+        if kind in ("header", "footer", "aside_text"):
             if n_pages < 3 or not key or repeats or key in titles:
                 furniture.add(index)
             else:
