@@ -258,13 +258,14 @@ def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg
     )
 
 
-# Not `eager()`: eager waits until no dependency partition is missing, and a failed document
-# never materialises its warnings, so one bad PDF would freeze the table. Rebuild after any
-# document's warnings changed, once no run is writing them.
+# `eager()` without its "no dependency partition missing" guard: a failed document never
+# materialises its warnings, and eager would then freeze the table for good. Eager's own
+# `since_last_handled` keeps an update seen while another document's run was in progress
+# pending until the table is rebuilt (test_automation.py).
 REFRESH_AFTER_ANY_DOCUMENT = (
-    dg.AutomationCondition.any_deps_updated()
-    & ~dg.AutomationCondition.any_deps_in_progress()
-    & ~dg.AutomationCondition.in_progress()
+    dg.AutomationCondition.eager()
+    .without(~dg.AutomationCondition.any_deps_missing())
+    .with_label("eager_allow_missing")
 )
 
 
