@@ -36,12 +36,6 @@ def _knowledge_base(args: argparse.Namespace):
     config = config_from_args(args)
     os.environ.update({"KB_TIER": config.tier, "KB_PARSE_MODE": config.parse_mode,
                        "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages)})
-    import warnings
-
-    import dagster as dg
-
-    # observable_source_asset is marked beta; the warning says nothing a user can act on.
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
     from .defs.resources import KnowledgeBase
 
     folder = args.input or Path(os.environ["KB_DROP_FOLDER"])

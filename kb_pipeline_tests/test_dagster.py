@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import warnings
 
 import dagster as dg
 import pandas as pd
@@ -24,7 +23,6 @@ from kb_pipeline.sources import list_pdfs
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
-warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
 
 

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -31,7 +30,6 @@ from kb_pipeline.samples import text_pdf
 from .conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
-warnings.filterwarnings("ignore", category=dg.BetaWarning)
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
 DOCS = ["alpha", "beta", "gamma"]
 APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"

@@ -22,7 +22,6 @@ import socket
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -36,7 +35,6 @@ from kb_pipeline.parsing.cache import COMPLETE_MARKER
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
 
 pytestmark = pytest.mark.slow
-warnings.filterwarnings("ignore", category=dg.BetaWarning)
 BIN = Path(sys.executable).parent
 CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 # Small real PDFs (1–5 pages) so the test stays short, plus a scanned one that fails with a

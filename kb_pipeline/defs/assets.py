@@ -35,7 +35,6 @@ from ..pipeline import (
     write_artifact,
     write_text_atomically,
 )
-from ..sources import list_pdfs
 from .history import latest_materialization, metadata_values
 from .partitions import documents
 from .resources import KnowledgeBase, parser_config_from_env
@@ -56,16 +55,18 @@ def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
     )
 
 
-@dg.observable_source_asset(
+# An external asset: Dagster does not make the PDFs, it is told about them. The drop-folder
+# sensor and `kb-pipeline ingest` report an observation per document whose data version is the
+# file's sha256, so a changed file makes everything downstream of it unsynced.
+source_pdf = dg.AssetSpec(
+    "source_pdf",
     partitions_def=documents,
-    description="A PDF in the drop folder. Its data version per partition is the sha256 of its bytes, so a "
-                "changed file makes everything downstream of it unsynced.",
+    description="A PDF in the drop folder. Its data version per partition is the sha256 of its bytes, "
+                "observed by the drop-folder sensor and by `kb-pipeline ingest`.",
     group_name=GROUP,
+    kinds={"pdf"},
+    owners=OWNERS,
 )
-def source_pdf(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.DataVersionsByPartition:
-    sources, _skipped = list_pdfs(kb.folder)
-    known = set(context.instance.get_dynamic_partitions(documents.name))
-    return dg.DataVersionsByPartition({s.doc_id: content_hash_of(s.path) for s in sources if s.doc_id in known})
 
 
 @dg.asset(
