@@ -18,6 +18,8 @@ Configured in dagster.yaml and dagster.postgres.yaml:
 
 from __future__ import annotations
 
+# Not public: a run launcher is a Dagster extension point whose base classes live only under
+# dagster._core (pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
 from dagster._core.launcher.base import LaunchRunContext
 from dagster._core.launcher.default_run_launcher import DefaultRunLauncher

@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+
+# Not public: Dagster has no public call that fails a run whose worker is gone, and these are
+# what its own run monitor uses to do it (pinned by test_dagster_internals.py).
 from dagster._core.events import JobFailureData, RunFailureReason
 
 HOST_TAG = "kb/worker_host"
@@ -152,6 +155,8 @@ def end_dead_run(instance: dg.DagsterInstance, run: dg.DagsterRun, reason: str) 
     else:
         instance.report_run_failed(current, reason, JobFailureData(
             error=None, failure_reason=RunFailureReason.UNEXPECTED_TERMINATION))
+    # Not public either: the run monitor frees slots only after `free_slots_after_run_end_seconds`;
+    # freeing them now lets the retry claim the slot at once (test_dagster_internals.py).
     instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
     return True
 
