@@ -83,7 +83,7 @@ def worker(assignment_file: Path) -> int:
     import dagster as dg
 
     from kb_pipeline.definitions import defs
-    from kb_pipeline.defs.ingest import QUIET
+    from kb_pipeline.instance.ingest import QUIET
 
     job = defs.resolve_job_def("ingest_documents")
     failed = 0
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
     logging.getLogger("dagster").setLevel(logging.WARNING)  # the sensor's per-file lines
 
     from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
+    from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
 
     with _common.TreeMemorySampler(os.getpid(), interval=0.1) as sampler:
         report: dict = {"docs": args.docs, "workers": args.workers, "pool_limit": args.pool_limit, "workdir": str(workdir)}

@@ -46,7 +46,7 @@ def main() -> None:
     import overhead
 
     from kb_pipeline.definitions import build_definitions
-    from kb_pipeline.defs.ingest import ingest_folder
+    from kb_pipeline.instance.ingest import ingest_folder
     from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.defs.sensors import drop_folder_sensor
     from kb_pipeline.parsing import mineru_adapter
@@ -161,7 +161,7 @@ def main() -> None:
 
 
 def _quiet() -> dict:
-    from kb_pipeline.defs.ingest import QUIET
+    from kb_pipeline.instance.ingest import QUIET
 
     return QUIET
 

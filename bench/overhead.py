@@ -13,7 +13,7 @@
     chunks.json. Includes hashing, the private copy and its re-hash, preflight (parse_mode
     "auto" → txt), MinerU, the raw-output write, the cache marker and rename, normalisation,
     quality warnings and the artifact checks.
-(c) `kb_pipeline.defs.ingest.ingest_folder` on a drop folder holding just this document, with a
+(c) `kb_pipeline.instance.ingest.ingest_folder` on a drop folder holding just this document, with a
     fresh data dir, against one temp Dagster instance (`dagster.instance_for_test`) created
     before timing and shared by the whole run, as a long-lived deployment's is. One document per
     call so (a), (b) and (c) alternate per PDF under the same machine conditions. Each call runs
@@ -123,7 +123,7 @@ def step_breakdown(instance, since_run_ids: set[str]) -> dict[str, float]:
 
 
 def run_mode(mode: str, pdf: Path, scratch: Path, instance) -> dict:
-    from kb_pipeline.defs.ingest import ingest_folder
+    from kb_pipeline.instance.ingest import ingest_folder
 
     work = Path(tempfile.mkdtemp(prefix=f"{mode}-", dir=scratch))
     if mode == "a":

@@ -49,7 +49,7 @@ def _status(args: argparse.Namespace) -> int:
     kb = _knowledge_base(args)
     import dagster as dg
 
-    from .defs.status import folder_status, format_status
+    from .instance.status import folder_status, format_status
 
     with dg.DagsterInstance.get() as instance:
         statuses = folder_status(kb, instance)
@@ -62,7 +62,7 @@ def _ingest(args: argparse.Namespace) -> int:
     import dagster as dg
 
     from .definitions import build_definitions
-    from .defs.ingest import format_outcomes, ingest_folder
+    from .instance.ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:

@@ -28,8 +28,8 @@ import dagster as dg
 import pytest
 
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.defs.run_workers import WORKER_DIED, check_worker, event_message, worker_record
-from kb_pipeline.defs.status import folder_status
+from kb_pipeline.instance.run_workers import WORKER_DIED, check_worker, event_message, worker_record
+from kb_pipeline.instance.status import folder_status
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
@@ -293,7 +293,7 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
     from dagster._core.events import DagsterEvent, EngineEventData
     from dagster._core.events.log import EventLogEntry
 
-    from kb_pipeline.defs.run_workers import HOST_TAG, end_dead_runs, worker_tags
+    from kb_pipeline.instance.run_workers import HOST_TAG, end_dead_runs, worker_tags
 
     def started_run(instance, pid: int | None, recorded_ago: float = 0.0, status=dg.DagsterRunStatus.STARTED,
                     **tags) -> dg.DagsterRun:

@@ -35,7 +35,7 @@ from ..pipeline import (
     write_artifact,
     write_text_atomically,
 )
-from .history import latest_materialization, metadata_values
+from ..instance.history import latest_materialization, metadata_values
 from .partitions import documents
 from .resources import KnowledgeBase, parser_config_from_env
 

@@ -15,12 +15,12 @@ import dagster as dg
 
 from ..drop_folder import FolderState, mark_requested, scan
 from .assets import source_pdf
-from .history import DATA_VERSION_TAG, is_current
+from ..instance.history import DATA_VERSION_TAG, is_current
 from .jobs import ingest_job
-from .launcher import LocalRunLauncher
+from ..instance.launcher import LocalRunLauncher
 from .partitions import documents
 from .resources import KnowledgeBase
-from .run_workers import end_dead_runs
+from ..instance.run_workers import end_dead_runs
 
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.
@@ -95,3 +95,13 @@ def dead_run_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
     for run_id, reason in ended:
         context.log.warning(f"run {run_id} ended: {reason}")
     return dg.SkipReason(f"ended {len(ended)} dead runs" if ended else "no dead runs")
+
+
+# Downstream assets follow their upstream on their own (eager automation conditions); this
+# sensor evaluates those conditions and is on by default.
+automation_sensor = dg.AutomationConditionSensorDefinition(
+    "kb_automation",
+    target=dg.AssetSelection.all(),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+)

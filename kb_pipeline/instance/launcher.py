@@ -12,7 +12,7 @@ it launches it and answers the daemon's health check from the pid Dagster record
 Configured in dagster.yaml and dagster.postgres.yaml:
 
     run_launcher:
-      module: kb_pipeline.defs.launcher
+      module: kb_pipeline.instance.launcher
       class: LocalRunLauncher
 """
 

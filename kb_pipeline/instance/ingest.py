@@ -13,10 +13,10 @@ import dagster as dg
 
 from ..drop_folder import FolderState, scan
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
-from .partitions import documents
-from .resources import KnowledgeBase
+from ..defs.partitions import documents
+from ..defs.resources import KnowledgeBase
 from .run_workers import end_dead_runs, worker_tags
-from .sensors import CONTENT_TAG
+from ..defs.sensors import CONTENT_TAG
 
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
 # line per document.

@@ -19,9 +19,9 @@ import dagster as dg
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
 from .history import PARSED, is_current, latest_materialization, metadata_values
-from .resources import KnowledgeBase
+from ..defs.resources import KnowledgeBase
 from .run_workers import WORKER_DIED, check_worker, event_message
-from .sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
+from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
 _FAILURE_REASON = "dagster/failure_reason"

@@ -5,7 +5,7 @@ import dagster as dg
 
 from ..parsing.mineru_adapter import mineru_version
 from ..pipeline import ARTIFACT_NAME, artifact_key
-from .resources import KnowledgeBase
+from ..defs.resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
