@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -296,7 +296,7 @@ def table(headers: list[str], rows: list[list]) -> str:
 def write_json(name: str, payload: dict) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{name}.json"
-    payload = {"benchmark": name, "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    payload = {"benchmark": name, "at": datetime.now(UTC).isoformat(timespec="seconds"),
                "machine": machine(), **payload}
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
     return path

@@ -46,9 +46,9 @@ def main() -> None:
     import overhead
 
     from kb_pipeline.definitions import build_definitions
-    from kb_pipeline.instance.ingest import ingest_folder
     from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.defs.sensors import drop_folder_sensor
+    from kb_pipeline.instance.ingest import ingest_folder
     from kb_pipeline.parsing import mineru_adapter
 
     _common.quiet_dagster()

@@ -123,13 +123,13 @@ class PdfTextLayer:
                                       heights[len(heights) // 2] if heights else 0.0))
             current.clear()
 
-        for char, font, (l, b, r, t) in self._chars_cache[page_idx]:
+        for char, font, (x0, y0, x1, y1) in self._chars_cache[page_idx]:
             if char in _LINE_BREAKS:
                 flush()
                 continue
-            cx, cy = (l + r) / 2, (b + t) / 2
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
             if left <= cx <= right and bottom <= cy <= top:
-                current.append((char, font, t - b))
+                current.append((char, font, y1 - y0))
         flush()
         return lines
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .config import ParserConfig
@@ -59,7 +59,7 @@ def artifact_key(content_hash: str, parser_config: str, parser_version: str,
 
 def identity(doc: ParsedDocument) -> str:
     """What makes two artifacts of one document the same version."""
-    return artifact_key(doc.content_hash, doc.parser_config, doc.parser_version, doc.normaliser_version)
+    return artifact_key(doc.content_hash, doc.parser_config or "", doc.parser_version or "", doc.normaliser_version or "")
 
 
 def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None) -> NormalisedDocument:
@@ -84,7 +84,7 @@ def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: Pa
             parser_backend=raw.parser_backend,
             parser_config=raw_ref.marker["parser_config"],
             normaliser_version=NORMALISER_VERSION,
-            created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             raw_output_dir=str(raw_ref.path),
             chunks=chunks,
         )

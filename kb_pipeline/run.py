@@ -14,7 +14,7 @@ import json
 import sys
 import time
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .config import ParserConfig
@@ -42,7 +42,7 @@ def config_from_args(args: argparse.Namespace) -> ParserConfig:
 
 
 def _new_run_dir(out: Path) -> tuple[str, Path]:
-    run_id = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    run_id = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     candidate, n = run_id, 1
     while (out / candidate).exists():
         n += 1
@@ -60,7 +60,7 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
     started = time.perf_counter()
     manifest: dict = {
         "run_id": run_id,
-        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "input": str(input_dir),
         "parser_config": {"fingerprint": config.fingerprint, **config.model_dump()},
         "parser_name": "mineru",
@@ -118,7 +118,7 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         for name, check in result.checks.items():
             if not check.passed:
                 print(f"{label} CHECK FAILED {name}: {check.problems[0]}", file=progress, flush=True)
-    manifest["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    manifest["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["seconds"] = round(time.perf_counter() - started, 3)
     manifest["totals"] = {
         "documents": len(sources),

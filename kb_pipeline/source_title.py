@@ -75,7 +75,7 @@ def first_title_item(raw: RawOutput) -> str | None:
 
 
 def choose_source_title(metadata_title: str | None, first_title: str | None, file_stem: str) -> str:
-    if is_meaningful_title(metadata_title):
+    if metadata_title is not None and is_meaningful_title(metadata_title):
         return metadata_title.strip()
     return first_title or file_stem
 

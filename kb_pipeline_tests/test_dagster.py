@@ -12,10 +12,10 @@ import pytest
 
 from kb_pipeline import drop_folder, pipeline
 from kb_pipeline.definitions import build_definitions
-from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.sensors import drop_folder_sensor
 from kb_pipeline.drop_folder import FolderState
+from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.packaging.cli import main as package_cli
 from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf

@@ -12,8 +12,8 @@ import dagster as dg
 import pytest
 
 from kb_pipeline.definitions import build_definitions
-from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.instance.status import STATES, folder_status, format_status
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.samples import text_pdf

@@ -4,7 +4,7 @@ parses here): the contract's boundary rules, verbatim text, headings, furniture.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -13,8 +13,8 @@ from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.normalise.chunker import MAX_CHUNK_CHARS, formula_text
 from kb_pipeline.normalise.furniture import running_furniture
-from kb_pipeline.normalise.item_text import ItemText, item_text
 from kb_pipeline.normalise.headings import HeadingTracker, heading_rejection, looks_like_page_number, numbered
+from kb_pipeline.normalise.item_text import ItemText, item_text
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
@@ -27,7 +27,7 @@ from .conftest import FIXTURE_NAMES, FIXTURE_PDFS, MINERU_FIXTURES, TEXT_FIXTURE
 _FURNITURE = {"header", "footer", "page_number", "aside_text"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def normalised(name: str) -> tuple[RawOutput, tuple[Chunk, ...]]:
     raw = load_raw_output(MINERU_FIXTURES / name)
     with PdfTextLayer(FIXTURE_PDFS / f"{name}.pdf") as text_layer:

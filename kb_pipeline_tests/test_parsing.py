@@ -39,8 +39,8 @@ def mineru_calls(monkeypatch) -> list:
     return calls
 
 
-def _parse(pdf, layout, config=ParserConfig()):
-    return parse_raw(pdf, content_hash_of(pdf), config, layout)
+def _parse(pdf, layout, config: ParserConfig | None = None):
+    return parse_raw(pdf, content_hash_of(pdf), config or ParserConfig(), layout)
 
 
 def test_raw_output_is_complete_untouched_and_has_no_base64(layout, mineru_calls):

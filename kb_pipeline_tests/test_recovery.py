@@ -200,7 +200,7 @@ def test_whole_stack_killed_mid_parse_recovers_after_restart(deployment):
           f"files {sorted(st for st, _ in before['files'].values())}")
     assert stuck and before["slots"] <= stuck, "the kill did not leave a run holding a slot"
     # Nothing running now: status already says these runs' workers died (not "pending").
-    for name, (state, detail) in before["files"].items():
+    for _name, (state, detail) in before["files"].items():
         if state in ("retrying", "failed") and WORKER_DIED in detail:
             break
     else:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from kb_pipeline.normalise.headings import HeadingTracker, heading_rejection, numbered
-from kb_pipeline.parsing.raw_output import load_raw_output
-from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
+from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
+from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
 
 # Small documents, a few seconds of MinerU each.
 DOCS = ["report_ko_covid_insurance", "report_fr_solar_impact_study", "report_eu_food_retail_tables",

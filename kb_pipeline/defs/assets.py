@@ -19,6 +19,7 @@ import dagster as dg
 import pandas as pd
 
 from ..contracts import QualityWarning
+from ..instance.history import latest_materialization, metadata_values
 from ..normalise import NORMALISER_VERSION
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
@@ -35,7 +36,6 @@ from ..pipeline import (
     write_artifact,
     write_text_atomically,
 )
-from ..instance.history import latest_materialization, metadata_values
 from .partitions import documents
 from .resources import KnowledgeBase, parser_config_from_env
 

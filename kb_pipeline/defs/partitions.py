@@ -2,4 +2,5 @@
 
 import dagster as dg
 
-documents = dg.DynamicPartitionsDefinition(name="documents")
+DOCUMENTS = "documents"
+documents = dg.DynamicPartitionsDefinition(name=DOCUMENTS)

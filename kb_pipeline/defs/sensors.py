@@ -14,13 +14,13 @@ import os
 import dagster as dg
 
 from ..drop_folder import FolderState, mark_requested, scan
-from .assets import source_pdf
 from ..instance.history import DATA_VERSION_TAG, is_current
-from .jobs import ingest_job
 from ..instance.launcher import LocalRunLauncher
-from .partitions import documents
-from .resources import KnowledgeBase
 from ..instance.run_workers import end_dead_runs
+from .assets import source_pdf
+from .jobs import ingest_job
+from .partitions import DOCUMENTS, documents
+from .resources import KnowledgeBase
 
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.
@@ -47,7 +47,7 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
     for source in changes.waiting:
         context.log.info(f"{source.path.name} is still being written (or just arrived); next tick")
 
-    known = set(context.instance.get_dynamic_partitions(documents.name))
+    known = set(context.instance.get_dynamic_partitions(DOCUMENTS))
     new_keys = sorted({r.source.doc_id for r in changes.ready} - known)
     # Already current (e.g. ingested by `kb-pipeline ingest` before the sensor first looked):
     # recorded, observed, but not run again.

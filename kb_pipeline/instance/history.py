@@ -3,9 +3,9 @@ artifact is current for given content under the present config and code."""
 
 import dagster as dg
 
+from ..defs.resources import KnowledgeBase
 from ..parsing.mineru_adapter import mineru_version
 from ..pipeline import ARTIFACT_NAME, artifact_key
-from ..defs.resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
@@ -39,7 +39,9 @@ def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, con
         return False
     parsed = latest_materialization(instance, PARSED, doc_id)
     expected = artifact_key(content_hash, kb.parser_config.fingerprint, mineru_version())
-    if parsed is None or parsed.asset_materialization.tags.get(DATA_VERSION_TAG) != expected:
+    if parsed is None or parsed.asset_materialization is None:
+        return False
+    if (parsed.asset_materialization.tags or {}).get(DATA_VERSION_TAG) != expected:
         return False
     followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
     return all(f is not None and f.storage_id > parsed.storage_id for f in followers)

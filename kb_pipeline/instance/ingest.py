@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from ..defs.partitions import DOCUMENTS
+from ..defs.resources import KnowledgeBase
+from ..defs.sensors import CONTENT_TAG
 from ..drop_folder import FolderState, scan
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
-from ..defs.partitions import documents
-from ..defs.resources import KnowledgeBase
 from .run_workers import end_dead_runs, worker_tags
-from ..defs.sensors import CONTENT_TAG
 
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
 # line per document.
@@ -62,9 +62,9 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
     for path, reason in changes.newly_skipped:
         print(f"skipping {path.name}: {reason}", file=progress)
     ready = changes.ready
-    new_keys = sorted({r.source.doc_id for r in ready} - set(instance.get_dynamic_partitions(documents.name)))
+    new_keys = sorted({r.source.doc_id for r in ready} - set(instance.get_dynamic_partitions(DOCUMENTS)))
     if new_keys:
-        instance.add_dynamic_partitions(documents.name, new_keys)
+        instance.add_dynamic_partitions(DOCUMENTS, new_keys)
     job = defs.resolve_job_def("ingest_documents")
     outcomes: list[Outcome] = []
     for n, item in enumerate(ready, 1):

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..defs.resources import KnowledgeBase
+from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
 from .history import PARSED, is_current, latest_materialization, metadata_values
-from ..defs.resources import KnowledgeBase
 from .run_workers import WORKER_DIED, check_worker, event_message
-from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
 _FAILURE_REASON = "dagster/failure_reason"
@@ -39,7 +39,9 @@ class FileStatus:
 
 def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
     for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
-        data = record.dagster_event.step_failure_data
+        data = record.dagster_event.step_failure_data if record.dagster_event else None
+        if data is None:
+            continue
         if data.user_failure_data and data.user_failure_data.description:
             return data.user_failure_data.description
         if data.error:

@@ -160,10 +160,14 @@ class HeadingTracker:
     def _last(self, scheme: str) -> Heading | None:
         return next((h for h in reversed(self._open) if h.scheme == scheme), None)
 
+    def _last_number(self, scheme: str) -> str | None:
+        last = self._last(scheme)
+        return last.section_no if last else None
+
     def make(self, line: str, *, outline_level: int | None = None) -> Heading:
         """The heading `line` would open, with its depth, without entering it."""
         parsed = numbered(line)
-        scheme, number, title = parsed if parsed else (None, None, line)
+        scheme, number, title = parsed if parsed else (None, "", line)
         if outline_level is not None:
             depth = outline_level
         elif scheme == "arabic":
@@ -181,7 +185,7 @@ class HeadingTracker:
         outlined = next((h for h in reversed(self._open) if h.from_outline), None)
         if outline_level is None and outlined is not None:
             depth = max(depth, outlined.depth + 1)
-        return Heading(line, title.strip() or line, number, depth, scheme, outline_level is not None)
+        return Heading(line, title.strip() or line, number or None, depth, scheme, outline_level is not None)
 
     def enter(self, line: str, *, outline_level: int | None = None) -> Heading:
         heading = self.make(line, outline_level=outline_level)
@@ -204,10 +208,10 @@ class HeadingTracker:
             return False
         scheme, number, _title = parsed
         first = number.split(".")[0]
-        last = self._last(scheme) if scheme != "arabic" else self._last("arabic")
-        if last is None or last.section_no is None:
+        last = self._last_number(scheme)
+        if last is None:
             return False
-        last_first = _ordinal(scheme, last.section_no.split(".")[0])
+        last_first = _ordinal(scheme, last.split(".")[0])
         value = _ordinal(scheme, first)
         return value != 1 and value < last_first
 
@@ -221,22 +225,22 @@ class HeadingTracker:
                 or heading_rejection(line)):
             return False
         scheme, number, _title = parsed
-        last = self._last(scheme)
+        last = self._last_number(scheme)
         if scheme == "arabic":
-            current = [int(n) for n in last.section_no.split(".")] if last and last.section_no else []
+            current = [int(n) for n in last.split(".")] if last else []
             return [int(n) for n in number.split(".")] in (_arabic_successors(current) if current else [[1]])
         if scheme in ("roman", "chapter"):
-            return _ordinal(scheme, number) == (_ordinal(scheme, last.section_no) + 1 if last else 1)
+            return _ordinal(scheme, number) == (_ordinal(scheme, last) + 1 if last else 1)
         if scheme == "paren" and not number.isdigit():
             return False  # "(a)", "(b)": subfigure labels and list items far more often than sections
         if scheme == "paren":
             # (1) opens a run under the current section; (k+1) follows (k) inside the same section.
             if last is None or (self.current is not None and self.current.scheme != "paren"):
                 return _ordinal(scheme, number) == 1
-            return _ordinal(scheme, number) == _ordinal(scheme, last.section_no) + 1
+            return _ordinal(scheme, number) == _ordinal(scheme, last) + 1
         if not any(h.scheme in ("arabic", "roman") for h in self._open):
             return False
-        return number == (chr(ord(last.section_no) + 1) if last else "A")
+        return number == (chr(ord(last) + 1) if last else "A")
 
     def _child_depth(self, scheme: str | None = None) -> int:
         """One below the innermost open section of another numbering, so siblings (`A.`, `B.`;

@@ -190,7 +190,8 @@ def _v1_block(page_no: int, index: int, item: dict[str, Any]) -> Block:
         return Block(page_no, index, kind, text=body.strip("\n") if isinstance(body, str) else "",
                      caption=_unmarkdown(item.get("code_caption")),
                      footnote=_unmarkdown(item.get("code_footnote")))
-    image_ref = item.get("img_path") if isinstance(item.get("img_path"), str) else ""
+    img_path = item.get("img_path")
+    image_ref = img_path if isinstance(img_path, str) else ""
     if kind == "equation_interline":
         return Block(page_no, index, kind, latex=_unmarkdown(item.get("text")), image_ref=image_ref)
     if kind in ("image", "chart", "table"):

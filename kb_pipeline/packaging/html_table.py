@@ -12,8 +12,8 @@ with no markup at all (MinerU sometimes gives a table as laid-out text) is read 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import re
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 from .text_cleaning import clean_section_title
@@ -122,11 +122,11 @@ def _expand(rows: list[list[_Cell]]) -> list[list[tuple[int, _Cell]]]:
                     target[column + dc] = (identity, cell)
             identity += 1
             column += cell.colspan
-    width = max((len(row) for row in grid), default=0)
+    width = max((len(grid_row) for grid_row in grid), default=0)
     empty = _Cell("", False, 1, 1)
     filled: list[list[tuple[int, _Cell]]] = []
-    for row in grid:
-        padded = row + [None] * (width - len(row))
+    for grid_row in grid:
+        padded = grid_row + [None] * (width - len(grid_row))
         filled.append([slot if slot is not None else (-1, empty) for slot in padded])
     return filled
 

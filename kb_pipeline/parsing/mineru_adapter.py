@@ -16,7 +16,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -297,7 +297,7 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             "n_pages": len(result.pages),
             "n_pages_in_source": checked.n_pages,
             "parse_seconds": round(seconds, 3),
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 
     path = cache.write_atomically(cache_root, key, fill)

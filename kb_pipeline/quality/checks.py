@@ -73,8 +73,9 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
                 warn("latex_tanpa_angka", f"formula markup has no digits to cross-check: {_preview(latex)}", chunk)
         if chunk.kind == "table" and not chunk.text.strip() and not (chunk.table_html or "").strip():
             warn("tabel_kosong", "a table was detected but has no content", chunk)
-        if _CID.search(chunk.text) or _CONTROL.search(chunk.text):
-            found = (_CID.search(chunk.text) or _CONTROL.search(chunk.text)).group()
+        undecodable = _CID.search(chunk.text) or _CONTROL.search(chunk.text)
+        if undecodable:
+            found = undecodable.group()
             warn("teks_rusak", f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
                  f"usable Unicode map here: {_preview(chunk.text)}", chunk)
         private = _PRIVATE_USE.findall(chunk.text)

@@ -117,7 +117,9 @@ class _Haystack:
     the whole, so a hit there is a hit), and in the whole only when that fails."""
 
     def __init__(self, chunks: list[Chunk]):
-        pieces, starts, page_spans = [], [], {}
+        pieces: list[str] = []
+        starts: list[int] = []
+        page_spans: dict[int, tuple[int, int]] = {}
         offset = 0
         for n, chunk in enumerate(chunks):
             piece = _chunk_haystack(chunk)
