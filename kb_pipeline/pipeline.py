@@ -6,7 +6,6 @@ reimplements a step. Each stage is its own function so Dagster can run them as s
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,8 +13,9 @@ from pathlib import Path
 
 from .config import ParserConfig
 from .contracts import ParsedDocument, QualityWarning
+from .files import write_text_atomically
 from .normalise import NORMALISER_VERSION, build_chunks
-from .parsing.cache import cache_key, pid_alive
+from .parsing.cache import cache_key
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
 from .parsing.raw_output import load_raw_output
@@ -128,19 +128,6 @@ def read_artifact(path: Path) -> ParsedDocument | None:
     if not path.is_file():
         return None
     return ParsedDocument.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    """Readers never see a half-written file: write beside it, then rename over it. Temp files
-    of writers that were killed mid-write are removed on the way."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        pid = stale.name[len(path.name) + 2:-len(".tmp")]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            stale.unlink(missing_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def write_artifact(path: Path, document: ParsedDocument) -> None:

@@ -19,6 +19,7 @@ import dagster as dg
 import pandas as pd
 
 from ..contracts import QualityWarning
+from ..files import replacing, write_text_atomically
 from ..instance.history import latest_materialization, metadata_values
 from ..normalise import NORMALISER_VERSION
 from ..packaging import package_document, structure_for_raw_output
@@ -34,7 +35,6 @@ from ..pipeline import (
     parse_raw,
     read_artifact,
     write_artifact,
-    write_text_atomically,
 )
 from .partitions import documents
 from .resources import KnowledgeBase, parser_config_from_env
@@ -220,10 +220,8 @@ def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """Readers never see a half-written table: write beside it, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_parquet(path.with_suffix(".tmp"), index=False)
-    path.with_suffix(".tmp").replace(path)
+    with replacing(path) as tmp:
+        frame.to_parquet(tmp, index=False)
 
 
 def _table_schema() -> dg.TableSchema:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..files import write_text_atomically
 from .chunk import JSONL_FIELDS, Chunk
 from .token_estimate import ESTIMATE_DESCRIPTION, HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS
 
@@ -16,14 +17,11 @@ README_FILE = "README_kb.md"
 
 
 def write_chunks(path: Path, chunks: list[Chunk]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as handle:
-        for chunk in chunks:
-            handle.write(json.dumps(chunk.record(), ensure_ascii=False) + "\n")
+    write_text_atomically(path, "".join(json.dumps(chunk.record(), ensure_ascii=False) + "\n" for chunk in chunks))
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_text_atomically(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def readme_text(*, doc_id: str, doc_title: str, source_format: str, metrics: dict[str, Any]) -> str:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..files import copy_atomically, write_text_atomically
 from .chunk import Chunk, order_and_number
 from .content_list import (
     ContentListError,
@@ -187,15 +187,13 @@ def package_document(
         metrics=metrics, project_root=project_root, source_format=source_format,
     ))
     write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
-    (output_dir / README_FILE).write_text(
-        readme_text(doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics),
-        encoding="utf-8",
-    )
+    write_text_atomically(output_dir / README_FILE, readme_text(
+        doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics))
     shared_path = None
     if shared_output_dir is not None:
         shared_output_dir.mkdir(parents=True, exist_ok=True)
         shared_path = shared_output_dir / f"{doc_id}.jsonl"
-        shutil.copyfile(chunks_path, shared_path)
+        copy_atomically(chunks_path, shared_path)
     return PackageResult(
         doc_id=doc_id,
         output_dir=output_dir,
