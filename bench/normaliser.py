@@ -42,12 +42,13 @@ def main() -> None:
     sys.path.insert(0, str(_common.REPO))
 
     from kb_pipeline.contracts import ParsedDocument
-    from kb_pipeline.normalise import NORMALISER_VERSION, build_chunks
+    from kb_pipeline.normalise import build_chunks
     from kb_pipeline.parsing.raw_output import load_raw_output
     from kb_pipeline.pdf_text import PdfTextLayer
     from kb_pipeline.quality.artifact_checks import run_artifact_checks
-    from kb_pipeline.quality.checks import quality_warnings
     from kb_pipeline.quality.text_coverage import measure_text_coverage
+    from kb_pipeline.quality.warnings import quality_warnings
+    from kb_pipeline.versions import NORMALISER_VERSION
 
     def chunks_and_warnings(name, raw, pdf, with_checks: bool):
         with PdfTextLayer(pdf) as text_layer:

@@ -37,7 +37,7 @@ PARTS = [
     ("  normalise_raw", "kb_pipeline/pipeline.py", "normalise_raw"),
     ("    load_raw_output", "kb_pipeline/parsing/raw_output.py", "load_raw_output"),
     ("    build_chunks", "kb_pipeline/normalise/chunker.py", "build_chunks"),
-    ("    quality_warnings", "kb_pipeline/quality/checks.py", "quality_warnings"),
+    ("    quality_warnings", "kb_pipeline/quality/warnings.py", "quality_warnings"),
     ("    run_artifact_checks", "kb_pipeline/quality/artifact_checks.py", "run_artifact_checks"),
     ("write_artifact", "kb_pipeline/pipeline.py", "write_artifact"),
     ("dagster: ingest_folder", "kb_pipeline/instance/ingest.py", "ingest_folder"),

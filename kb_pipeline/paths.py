@@ -22,10 +22,6 @@ class DataLayout:
         return cls(Path(os.environ.get(DATA_DIR_ENV, "data")).resolve())
 
     @property
-    def drop_folder(self) -> Path:
-        return self.root / "knowledge_docs"
-
-    @property
     def parse_cache(self) -> Path:
         return self.root / "knowledge_cache" / "parse"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from .config import ParserConfig
 from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
-from .normalise import NORMALISER_VERSION, build_chunks
+from .normalise import build_chunks
 from .parsing.cache import cache_key
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
@@ -22,10 +22,11 @@ from .parsing.raw_output import load_raw_output
 from .paths import DataLayout
 from .pdf_text import PdfTextLayer
 from .quality.artifact_checks import CheckOutcome, run_artifact_checks
-from .quality.checks import quality_warnings
 from .quality.text_coverage import measure_text_coverage
+from .quality.warnings import quality_warnings
 from .source_title import source_title
 from .sources import doc_id_for, sha256_file
+from .versions import NORMALISER_VERSION
 
 ARTIFACT_NAME = "chunks.json"
 

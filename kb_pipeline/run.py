@@ -20,12 +20,12 @@ from pathlib import Path
 from .config import ParserConfig
 from .contracts import ParseFailure
 from .files import write_text_atomically
-from .normalise import NORMALISER_VERSION
 from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
 from .paths import DataLayout
 from .pipeline import ARTIFACT_NAME, chunk_kinds, process_document, read_artifact, write_artifact
 from .sources import list_pdfs
+from .versions import NORMALISER_VERSION
 
 
 def add_parser_options(parser: argparse.ArgumentParser) -> None:

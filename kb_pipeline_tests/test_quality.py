@@ -8,8 +8,8 @@ from kb_pipeline.normalise import build_chunks
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
 from kb_pipeline.quality.artifact_checks import check_text_coverage
-from kb_pipeline.quality.checks import quality_warnings
 from kb_pipeline.quality.text_coverage import measure_text_coverage, running_key, squash, squash_line
+from kb_pipeline.quality.warnings import quality_warnings
 
 from .conftest import FIXTURE_PDFS, MINERU_FIXTURES
 

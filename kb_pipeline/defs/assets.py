@@ -21,7 +21,6 @@ import pandas as pd
 from ..contracts import QualityWarning
 from ..files import replacing, write_text_atomically
 from ..instance.history import latest_materialization, metadata_values
-from ..normalise import NORMALISER_VERSION
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.errors import DocumentError
@@ -36,14 +35,21 @@ from ..pipeline import (
     read_artifact,
     write_artifact,
 )
+from ..quality.artifact_checks import ARTIFACT_CHECKS
+from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
+from .names import PARSED_DOCUMENT
 from .partitions import documents
 from .resources import KnowledgeBase, parser_config_from_env
 
 OWNERS = ["team:knowledge"]
 GROUP = "ingestion"
 MINERU_POOL = "mineru"
-WARNING_COLUMNS = {"doc_id": "string", "jenis": "string", "page_idx": "Int64", "chunk_id": "string", "detail": "string"}
+# The warnings tables' columns are QualityWarning's fields, in order: integers as nullable Int64,
+# everything else as strings.
+WARNING_COLUMNS = {name: "Int64" if field.annotation in (int, int | None) else "string"
+                   for name, field in QualityWarning.model_fields.items()}
 _PREVIEW_CHUNKS = 5
+SEVERE = {check.name: check.severe for check in ARTIFACT_CHECKS}
 
 
 def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
@@ -152,19 +158,8 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
     group_name=GROUP,
     code_version=NORMALISER_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
-    check_specs=[
-        dg.AssetCheckSpec("chunk_ids_well_formed", asset="parsed_document",
-                          description="chunk ids are '<doc_id>::<seq:04d>', in sequence and unique"),
-        dg.AssetCheckSpec("text_verbatim", asset="parsed_document",
-                          description="every chunk's text is verbatim pieces of its MinerU source items"),
-        dg.AssetCheckSpec("not_empty", asset="parsed_document", blocking=True,
-                          description="at least one chunk with text: a stage that yields nothing fails loudly"),
-        dg.AssetCheckSpec("formula_numbers_match", asset="parsed_document",
-                          description="numbers in formulas and tables are printed in the PDF's text layer"),
-        dg.AssetCheckSpec("text_coverage", asset="parsed_document",
-                          description="at least 99 % of the PDF text layer's lines (>= 5 words, running "
-                                      "headers/footers excluded) are found in the artifact"),
-    ],
+    check_specs=[dg.AssetCheckSpec(check.name, asset=PARSED_DOCUMENT, description=check.description,
+                                   blocking=check.blocking) for check in ARTIFACT_CHECKS],
 )
 def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
@@ -198,7 +193,7 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
             dg.AssetCheckResult(
                 check_name=name,
                 passed=outcome.passed,
-                severity=dg.AssetCheckSeverity.ERROR if name == "not_empty" else dg.AssetCheckSeverity.WARN,
+                severity=dg.AssetCheckSeverity.ERROR if SEVERE[name] else dg.AssetCheckSeverity.WARN,
                 description=outcome.description,
                 metadata={"problems": len(outcome.problems),
                           "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none"),
@@ -304,7 +299,7 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
-    code_version="kb-package-3",
+    code_version=PACKAGER_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
 )
 def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:

@@ -4,9 +4,10 @@ corpus-wide warnings table."""
 import dagster as dg
 
 from .assets import kb_package, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table
+from .names import INGEST_JOB, WARNINGS_TABLE_JOB
 
 ingest_job = dg.define_asset_job(
-    "ingest_documents",
+    INGEST_JOB,
     selection=dg.AssetSelection.assets(mineru_raw_output, parsed_document, quality_warnings, kb_package),
     description="Parse, normalise, check and package one document (one partition).",
     # The four steps form a chain; running them in the run's own process saves three process
@@ -20,7 +21,7 @@ ingest_job = dg.define_asset_job(
 )
 
 warnings_table_job = dg.define_asset_job(
-    "refresh_warnings_table",
+    WARNINGS_TABLE_JOB,
     selection=dg.AssetSelection.assets(quality_warnings_table),
     description="Rebuild the corpus-wide quality warnings table.",
 )

@@ -13,10 +13,10 @@ from pathlib import Path
 import dagster as dg
 
 from ..config import ParserConfig
-from ..normalise import NORMALISER_VERSION
 from ..parsing.mineru_adapter import mineru_version
 from ..paths import DATA_DIR_ENV, DataLayout
 from ..sources import SourceFile, list_pdfs
+from ..versions import NORMALISER_VERSION
 
 
 def parser_config_from_env() -> ParserConfig:

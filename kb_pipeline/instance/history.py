@@ -3,14 +3,15 @@ artifact is current for given content under the present config and code."""
 
 import dagster as dg
 
+from ..defs.names import KB_PACKAGE, PARSED_DOCUMENT, QUALITY_WARNINGS, SOURCE_PDF
 from ..defs.resources import KnowledgeBase
 from ..parsing.mineru_adapter import mineru_version
 from ..pipeline import ARTIFACT_NAME, artifact_key
 
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
-PARSED = dg.AssetKey("parsed_document")
-_FOLLOWERS = (dg.AssetKey("quality_warnings"), dg.AssetKey("kb_package"))
+PARSED = dg.AssetKey(PARSED_DOCUMENT)
+_FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE))
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -28,7 +29,7 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
 def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
     """Record the file's content hash as source_pdf's data version, as the sensor does."""
     instance.report_runless_asset_event(dg.AssetObservation(
-        asset_key="source_pdf", partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
+        asset_key=SOURCE_PDF, partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
 
 
 def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from ..defs.names import INGEST_JOB, WARNINGS_TABLE_JOB
 from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG
@@ -65,7 +66,7 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
     new_keys = sorted({r.source.doc_id for r in ready} - set(instance.get_dynamic_partitions(DOCUMENTS)))
     if new_keys:
         instance.add_dynamic_partitions(DOCUMENTS, new_keys)
-    job = defs.resolve_job_def("ingest_documents")
+    job = defs.resolve_job_def(INGEST_JOB)
     outcomes: list[Outcome] = []
     for n, item in enumerate(ready, 1):
         doc_id, name = item.source.doc_id, item.source.path.name
@@ -94,7 +95,7 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
             outcomes.append(Outcome(doc_id, name, "failed", seconds, {}, reason))
             print(f"{label} FAILED {reason}", file=progress, flush=True)
     if any(o.status == "ingested" for o in outcomes):
-        defs.resolve_job_def("refresh_warnings_table").execute_in_process(run_config=QUIET, instance=instance,
+        defs.resolve_job_def(WARNINGS_TABLE_JOB).execute_in_process(run_config=QUIET, instance=instance,
                                                                           raise_on_error=False)
     return outcomes
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..defs.names import INGEST_JOB
 from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 from ..pipeline import content_hash_of
@@ -75,7 +76,7 @@ def _retries_left(run: dg.DagsterRun) -> bool:
 
 
 def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> dg.DagsterRun | None:
-    runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents",
+    runs = instance.get_runs(dg.RunsFilter(job_name=INGEST_JOB,
                                            tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1)
     return runs[0] if runs else None
 

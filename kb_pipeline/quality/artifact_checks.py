@@ -17,6 +17,28 @@ from .text_coverage import COVERAGE_THRESHOLD, MIN_WORDS, TextCoverage, measure_
 from .verbatim import source_pieces, verbatim_violations
 
 
+@dataclass(frozen=True)
+class ArtifactCheck:
+    """One check, as the UI lists it: `blocking` stops downstream assets when it fails; a check
+    that is not `severe` fails as a warning (the artifact is usable, with a caveat)."""
+
+    name: str
+    description: str
+    severe: bool = False
+    blocking: bool = False
+
+
+ARTIFACT_CHECKS = (
+    ArtifactCheck("chunk_ids_well_formed", "chunk ids are '<doc_id>::<seq:04d>', in sequence and unique"),
+    ArtifactCheck("text_verbatim", "every chunk's text is verbatim pieces of its MinerU source items"),
+    ArtifactCheck("not_empty", "at least one chunk with text: a stage that yields nothing fails loudly",
+                  severe=True, blocking=True),
+    ArtifactCheck("formula_numbers_match", "numbers in formulas and tables are printed in the PDF's text layer"),
+    ArtifactCheck("text_coverage", "at least 99 % of the PDF text layer's lines (>= 5 words, running "
+                  "headers/footers excluded) are found in the artifact"),
+)
+
+
 @dataclass
 class CheckOutcome:
     passed: bool
@@ -79,10 +101,11 @@ def run_artifact_checks(document: ParsedDocument, raw: RawOutput, text_layer: Pd
     already (the `teks_hilang` warnings come from the same measurement)."""
     if coverage is None:
         coverage = measure_text_coverage(document.chunks, text_layer)
-    return {
+    outcomes = {
         "chunk_ids_well_formed": check_chunk_ids(document),
         "text_verbatim": check_verbatim(document, raw, text_layer),
         "not_empty": check_not_empty(document),
         "formula_numbers_match": check_formula_numbers(warnings),
         "text_coverage": check_text_coverage(coverage),
     }
+    return {check.name: outcomes[check.name] for check in ARTIFACT_CHECKS}

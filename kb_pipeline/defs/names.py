@@ -1,0 +1,12 @@
+"""Names of the graph's assets and jobs, for the code that refers to them from outside the
+definitions (instance helpers, status, tests). `test_definitions.py` keeps them true."""
+
+SOURCE_PDF = "source_pdf"
+MINERU_RAW_OUTPUT = "mineru_raw_output"
+PARSED_DOCUMENT = "parsed_document"
+QUALITY_WARNINGS = "quality_warnings"
+QUALITY_WARNINGS_TABLE = "quality_warnings_table"
+KB_PACKAGE = "kb_package"
+
+INGEST_JOB = "ingest_documents"
+WARNINGS_TABLE_JOB = "refresh_warnings_table"

@@ -1,0 +1,31 @@
+"""Versions of our own code that shape what the pipeline writes. A change to any source listed
+here changes what a stage produces without changing its shape, so it changes the version: the
+artifact's `version` is bumped and Dagster shows the partitions unsynced (contract 0.3.1)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def source_fingerprint(paths: list[Path]) -> str:
+    """12 hex of a hash over the sources' paths and bytes."""
+    h = hashlib.sha256()
+    for path in sorted(paths):
+        h.update(path.relative_to(_PACKAGE).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+# Everything that turns raw output into chunks and warnings: the normaliser itself and what it
+# reads and checks with (the contract, the quality rules, the text layer, the raw-output reader,
+# the source-title rule). The artifact records it as `normaliser_version`.
+NORMALISER_VERSION = source_fingerprint([
+    *(_PACKAGE / "normalise").glob("*.py"), *(_PACKAGE / "quality").glob("*.py"),
+    _PACKAGE / "contracts.py", _PACKAGE / "pdf_text.py", _PACKAGE / "parsing" / "raw_output.py",
+    _PACKAGE / "source_title.py",
+])
+# The RAG packager: `kb_package`'s code version.
+PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "packaging").glob("*.py")])

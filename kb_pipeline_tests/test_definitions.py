@@ -1,0 +1,19 @@
+"""The code location as Dagster loads it (`dg` layout): the names other code uses are real."""
+
+from __future__ import annotations
+
+from kb_pipeline.definitions import build_definitions
+from kb_pipeline.defs import names
+from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.quality.artifact_checks import ARTIFACT_CHECKS
+
+
+def test_names_and_checks_match_the_loaded_definitions():
+    defs = build_definitions(KnowledgeBase())
+    keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
+    assert keys == {names.SOURCE_PDF, names.MINERU_RAW_OUTPUT, names.PARSED_DOCUMENT, names.QUALITY_WARNINGS,
+                    names.QUALITY_WARNINGS_TABLE, names.KB_PACKAGE}
+    assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.WARNINGS_TABLE_JOB)
+    checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}
+    assert checks == {check.name for check in ARTIFACT_CHECKS}
+    assert {s.name for s in defs.sensors} == {"drop_folder_sensor", "dead_run_sensor", "kb_automation"}
