@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -53,7 +54,8 @@ def _status(args: argparse.Namespace) -> int:
 
     with dg.DagsterInstance.get() as instance:
         statuses = folder_status(kb, instance)
-    print(format_status(statuses, kb.folder))
+    width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+    print(format_status(statuses, kb.folder, width=width))
     return 1 if any(s.state == "failed" for s in statuses) else 0
 
 
@@ -91,8 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     ingest = sub.add_parser("ingest", help="ingest a folder through the Dagster asset graph")
     ingest.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
     add_parser_options(ingest)
-    status = sub.add_parser("status", help="one line per file in the drop folder: ingested, failed, waiting, pending")
+    status = sub.add_parser(
+        "status", help="every file in the drop folder: ingested, failed, retrying, waiting, pending or skipped",
+        epilog="Exit status: 0 when no document failed, 1 when at least one did (so a script or a "
+               "monitor can alert), 2 on a usage error. Full file names and reasons are printed; "
+               "on a terminal, long reasons wrap (--wide: one line per file).")
     status.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
+    status.add_argument("--wide", action="store_true", help="one line per file, however long, no wrapping")
     add_parser_options(status)
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")

@@ -46,3 +46,14 @@ def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, con
         return False
     followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
     return all(f is not None and f.storage_id > parsed.storage_id for f in followers)
+
+
+def step_failure_reason(event: dg.DagsterEvent | None) -> str | None:
+    """Why a step failed, whole: a bad document's reason as the asset raised it (`dg.Failure`),
+    else the error's message. `kb-pipeline ingest` prints it whole; status shows its first line."""
+    data = event.step_failure_data if event is not None and event.is_step_failure else None
+    if data is None:
+        return None
+    if data.user_failure_data and data.user_failure_data.description:
+        return data.user_failure_data.description
+    return data.error.message.strip() if data.error else None

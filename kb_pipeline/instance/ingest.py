@@ -16,7 +16,7 @@ from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG
 from ..drop_folder import FolderState, scan
-from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source
+from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source, step_failure_reason
 from .run_workers import end_dead_runs, worker_tags
 
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
@@ -46,13 +46,8 @@ def release_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
 
 
 def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
-    for event in result.all_events:
-        if event.is_step_failure:
-            data = event.step_failure_data
-            if data.user_failure_data and data.user_failure_data.description:
-                return data.user_failure_data.description
-            return data.error.message.strip() if data.error else "step failed"
-    return "run failed"
+    reasons = (step_failure_reason(event) for event in result.all_events if event.is_step_failure)
+    return next((reason for reason in reasons if reason), "run failed")
 
 
 def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None) -> list[Outcome]:

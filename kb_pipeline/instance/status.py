@@ -10,6 +10,7 @@ Dagster instance — the same truth the UI shows.
     skipped   not a PDF, a symlink, or not a regular file (the reason)
 """
 
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
 from ..pipeline import content_hash_of
 from ..sources import list_pdfs
-from .history import PARSED, is_current, latest_materialization, metadata_values
+from .history import PARSED, is_current, latest_materialization, metadata_values, step_failure_reason
 from .run_workers import WORKER_DIED, check_worker, event_message
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
@@ -40,13 +41,9 @@ class FileStatus:
 
 def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
     for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
-        data = record.dagster_event.step_failure_data if record.dagster_event else None
-        if data is None:
-            continue
-        if data.user_failure_data and data.user_failure_data.description:
-            return data.user_failure_data.description
-        if data.error:
-            return data.error.message.strip().splitlines()[0]
+        reason = step_failure_reason(record.dagster_event)
+        if reason:
+            return reason.splitlines()[0]
     return f"run {run.run_id[:8]} {run.status.value.lower()}"
 
 
@@ -126,9 +123,24 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
     return sorted(statuses, key=lambda s: s.name)
 
 
-def format_status(statuses: list[FileStatus], folder: Path) -> str:
-    lines = [f"{folder}", f"{'file':48} {'state':9} detail"]
-    lines += [f"{s.name[:48]:48} {s.state:9} {s.detail[:120]}" for s in statuses]
+_NAME_COLUMN_MAX = 48
+
+
+def format_status(statuses: list[FileStatus], folder: Path, *, width: int | None = None) -> str:
+    """One entry per file, nothing cut: a name longer than its column gets a line of its own,
+    and a long reason wraps under its column (`width` None: no wrapping, one line per file)."""
+    column = min(max([len(s.name) for s in statuses] + [4]), _NAME_COLUMN_MAX)
+    indent = " " * (column + 11)
+    lines = [f"{folder}", f"{'file':{column}} {'state':9} detail"]
+    for s in statuses:
+        if len(s.name) > column:
+            lines.append(s.name)
+        head = f"{s.name if len(s.name) <= column else '':{column}} {s.state:9} "
+        if width is None:
+            lines.append(head + s.detail)
+        else:
+            lines += textwrap.wrap(s.detail, width=max(width, column + 40), initial_indent=head,
+                                   subsequent_indent=indent, break_on_hyphens=False) or [head.rstrip()]
     counts = {state: sum(s.state == state for s in statuses) for state in STATES}
     lines.append(f"{len(statuses)} files: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     return "\n".join(lines)
