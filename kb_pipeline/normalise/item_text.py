@@ -10,7 +10,8 @@ made of (a table's caption and cells, a figure's caption lines, a paragraph's te
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+
+from .table_html import table_cells
 
 
 @dataclass
@@ -56,42 +57,15 @@ def spans_text(spans, latex: list[str] | None = None, *, math_delimiter: str = "
     return "".join(out)
 
 
-class _TableCells(HTMLParser):
-    """Rows of cell texts from MinerU's `<table>` HTML; cell text kept as written."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs) -> None:
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            if not self.rows:
-                self.rows.append([])
-            self._cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None:
-            self.rows[-1].append("".join(self._cell))
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
 def has_cells(html: str) -> bool:
     """Whether a table item's body is an HTML table; MinerU also puts plain text there."""
     return "<table" in html.lower()
 
 
 def table_rows(html: str) -> list[list[str]]:
-    parser = _TableCells()
-    parser.feed(html or "")
-    parser.close()
-    return [row for row in parser.rows if any(cell.strip() for cell in row)]
+    """The table's rows of cell texts, as written; empty rows left out."""
+    rows = [[cell.text for cell in row] for row in table_cells(html)]
+    return [row for row in rows if any(cell.strip() for cell in row)]
 
 
 def _span_lists(content: dict, key: str) -> list[str]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..normalise.item_text import spans_text as raw_spans_text
+from ..parsing.raw_output import V1_TO_V2_TYPE
 from .text_cleaning import clean_text
 
 
@@ -150,12 +151,6 @@ def load_content_list_v2(path: Path, page_indexes: list[int] | None = None) -> L
 
 # ---------------------------------------------------------------- v1
 
-_V1_KIND = {
-    "header": "page_header",
-    "footer": "page_footer",
-    "aside_text": "page_aside_text",
-    "equation": "equation_interline",
-}
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!$|<>~])")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 # The inline HTML the v1 renderer emits. Only these tags are removed, since a bare "<" or ">"
@@ -179,7 +174,7 @@ def _v1_block(page_no: int, index: int, item: dict[str, Any]) -> Block:
     if kind == "text":
         return Block(page_no, index, "title" if item.get("text_level") else "paragraph",
                      text=_unmarkdown(item.get("text")))
-    kind = _V1_KIND.get(kind, kind)
+    kind = V1_TO_V2_TYPE.get(kind, kind)
     if kind in ("page_header", "page_footer", "page_number", "page_aside_text", "page_footnote"):
         return Block(page_no, index, kind, text=_unmarkdown(item.get("text")))
     if kind in ("list", "index"):

@@ -13,18 +13,10 @@ with no markup at all (MinerU sometimes gives a table as laid-out text) is read 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass, field, replace
 
+from ..normalise.table_html import Cell, table_cells
 from .text_cleaning import clean_section_title
-
-
-@dataclass(frozen=True)
-class _Cell:
-    text: str
-    is_header: bool
-    rowspan: int
-    colspan: int
 
 
 @dataclass(frozen=True)
@@ -39,71 +31,9 @@ class ParsedTable:
         return any(self.columns) or any(cell for row in self.rows for cell in row)
 
 
-def _span(value: str | None) -> int:
-    try:
-        return max(1, min(int(value or 1), 1000))
-    except ValueError:
-        return 1
-
-
-class _TableHTMLParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[_Cell]] = []
-        self._depth = 0  # table nesting depth; only depth 1 defines rows and cells
-        self._row: list[_Cell] | None = None
-        self._cell: tuple[bool, int, int] | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "table":
-            self._depth += 1
-        elif self._depth > 1:
-            if tag in ("td", "th", "tr", "br"):
-                self._text.append(" ")
-        elif tag == "tr":
-            self._finish_row()
-            self._row = []
-        elif tag in ("td", "th"):
-            self._finish_cell()
-            if self._row is None:
-                self._row = []
-            values = dict(attrs)
-            self._cell = (tag == "th", _span(values.get("rowspan")), _span(values.get("colspan")))
-        elif tag == "br":
-            self._text.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
-            self._depth -= 1
-            if self._depth == 0:
-                self._finish_row()
-        elif self._depth == 1 and tag in ("td", "th"):
-            self._finish_cell()
-        elif self._depth == 1 and tag == "tr":
-            self._finish_row()
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._text.append(data)
-
-    def _finish_cell(self) -> None:
-        if self._cell is not None and self._row is not None:
-            is_header, rowspan, colspan = self._cell
-            self._row.append(_Cell(clean_section_title("".join(self._text)), is_header, rowspan, colspan))
-        self._cell = None
-        self._text = []
-
-    def _finish_row(self) -> None:
-        self._finish_cell()
-        if self._row:
-            self.rows.append(self._row)
-        self._row = None
-
-
-def _expand(rows: list[list[_Cell]]) -> list[list[tuple[int, _Cell]]]:
+def _expand(rows: list[list[Cell]]) -> list[list[tuple[int, Cell]]]:
     """Grid of (cell identity, cell); a spanning cell appears in every position it covers."""
-    grid: list[list[tuple[int, _Cell] | None]] = []
+    grid: list[list[tuple[int, Cell] | None]] = []
     identity = 0
     for row_number, row in enumerate(rows):
         while len(grid) <= row_number:
@@ -123,15 +53,15 @@ def _expand(rows: list[list[_Cell]]) -> list[list[tuple[int, _Cell]]]:
             identity += 1
             column += cell.colspan
     width = max((len(grid_row) for grid_row in grid), default=0)
-    empty = _Cell("", False, 1, 1)
-    filled: list[list[tuple[int, _Cell]]] = []
+    empty = Cell("", False, 1, 1)
+    filled: list[list[tuple[int, Cell]]] = []
     for grid_row in grid:
         padded = grid_row + [None] * (width - len(grid_row))
         filled.append([slot if slot is not None else (-1, empty) for slot in padded])
     return filled
 
 
-def _header_row_count(rows: list[list[_Cell]], grid_height: int) -> int:
+def _header_row_count(rows: list[list[Cell]], grid_height: int) -> int:
     th_rows = 0
     for row in rows:
         if not all(cell.is_header for cell in row):
@@ -147,13 +77,11 @@ def _header_row_count(rows: list[list[_Cell]], grid_height: int) -> int:
 def parse_html_table(html: str, *, headerless: bool = False) -> ParsedTable:
     """``headerless``: every row is data (a table continued from the previous page, whose
     header is carried forward from there)."""
-    parser = _TableHTMLParser()
-    parser.feed(html)
-    parser.close()
-    if not parser.rows:
+    rows = [[replace(cell, text=clean_section_title(cell.text)) for cell in row] for row in table_cells(html)]
+    if not rows:
         return ParsedTable([], [])
-    grid = _expand(parser.rows)
-    header_count = 0 if headerless else _header_row_count(parser.rows, len(grid))
+    grid = _expand(rows)
+    header_count = 0 if headerless else _header_row_count(rows, len(grid))
     columns: list[str] = []
     for column in range(len(grid[0]) if header_count else 0):
         values: list[str] = []

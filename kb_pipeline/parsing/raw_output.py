@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-# v1 type → v2 type where the names differ; a v1 "text" is a v2 "paragraph" or "title".
-_V2_TYPE = {"header": "page_header", "footer": "page_footer", "aside_text": "page_aside_text",
-            "equation": "equation_interline"}
+# MinerU's v1 type → its v2 type where the names differ; a v1 "text" is a v2 "paragraph" or
+# "title". The one map of the two vocabularies (the packager reads v1 files with it too).
+V1_TO_V2_TYPE = {"header": "page_header", "footer": "page_footer", "aside_text": "page_aside_text",
+                 "equation": "equation_interline"}
 
 
 class RawOutputMismatchError(ValueError):
@@ -52,7 +53,7 @@ def _same_item(v1: dict, v2: dict) -> bool:
     t1, t2 = v1["type"], v2["type"]
     if t1 == "text":
         return t2 in ("paragraph", "title")
-    return _V2_TYPE.get(t1, t1) == t2
+    return V1_TO_V2_TYPE.get(t1, t1) == t2
 
 
 def load_raw_output(path: Path) -> RawOutput:
