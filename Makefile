@@ -10,7 +10,7 @@ export KB_DAGSTER_DIR ?= $(CURDIR)/data/dagster
 export MINERU_MODEL_SOURCE := local
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup run test test-services ui samples clean
+.PHONY: setup run test test-fast lint format test-services ui samples clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,21 @@ run: $(STAMP)
 
 test: $(STAMP) test-services
 	$(BIN)/python -m pytest kb_pipeline_tests
+
+# The edit loop: everything but the tests that drive real servers, a browser or a daemon stack.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest kb_pipeline_tests -m "not services"
+
+# What CI checks before the tests: the definitions load as a `dg` project, lint, format, types.
+lint: $(STAMP)
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(BIN)/dg check defs
+	$(BIN)/ruff check kb_pipeline kb_pipeline_tests bench
+	$(BIN)/ruff format --check kb_pipeline kb_pipeline_tests bench
+	$(BIN)/mypy
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix kb_pipeline kb_pipeline_tests bench
+	$(BIN)/ruff format kb_pipeline kb_pipeline_tests bench
 
 # System packages the tests drive: Debian's headless Chromium (UI test) and PostgreSQL's server
 # (Postgres instance test). Installed when missing; needs root, as on the project's machines.

@@ -21,7 +21,7 @@ import pytest
 
 from .conftest import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 DOCS = 8
 
 

@@ -29,7 +29,7 @@ from kb_pipeline.samples import text_pdf
 
 from .conftest import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
 DOCS = ["alpha", "beta", "gamma"]
 APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"

@@ -34,7 +34,7 @@ from kb_pipeline.parsing.cache import COMPLETE_MARKER
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
 CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 # Small real PDFs (1–5 pages) so the test stays short, plus a scanned one that fails with a

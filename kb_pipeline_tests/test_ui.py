@@ -22,6 +22,8 @@ from kb_pipeline.samples import text_pdf
 
 from .conftest import REPO_ROOT, SAMPLE_PDFS
 
+pytestmark = pytest.mark.services
+
 BIN = Path(sys.executable).parent
 ASSETS = {"source_pdf", "mineru_raw_output", "parsed_document", "quality_warnings", "quality_warnings_table", "kb_package"}
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
