@@ -1,15 +1,23 @@
 """MinerU content list → `Chunk[]`, following the contract's boundary rules.
 
 What opens a new chunk, in priority order:
-1. a section heading — a title item, or a short text item that continues the document's own
-   numbering (flash misses some titles) — the primary boundary;
+1. a section heading — the primary boundary. Headings come from the document's own signals
+   (docs/QUALITY.md): the PDF outline placed on its items (`outline`); a title item that is
+   not a caption, a contents line or a fragment (`headings.heading_rejection`); a short line
+   that continues the document's numbering (flash misses some titles); a line of a paragraph
+   set in a font of its own that continues it (a run-in heading: the paragraph is cut there);
+   a boxed title. Adjacent title lines make one heading, and a section with no body keeps one
+   chunk holding its heading line, so no heading is lost;
 2. a table, a chart, or a figure with a caption — one item, one chunk;
 3. the 6,000-character safety net — only at an item boundary, so `text` stays verbatim.
 A page break never does.
 
 Where things go:
 - `text` is the items' verbatim text joined by blank lines; the heading line goes in `heading`.
-- Page headers become `chapters`; footers, page numbers and margin text go nowhere near `text`.
+- Running headers (what repeats in the top band, `furniture`) become `chapters`; running
+  footers and page numbers go nowhere near `text`; a one-off "header" is body text.
+- A contents page is one text chunk of the text layer's own lines; a "table" with no cells is
+  a text chunk.
 - A formula stays in the text chunk that introduces and explains it (`has_formula`). The flash
   tier gives no LaTeX, so its characters come from the PDF's text layer inside its box: the
   document's own words. Markup MinerU did give goes, untouched, in `latex`.
@@ -328,7 +336,7 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                         and (parsed is None or parsed[0] != "paren" or headings.continues_numbering(line))):
                     current = sections[-1] if sections else None
                     if (current is not None and last_heading_item is not None and not current.heading.from_outline
-                            and numbered(line) is None and _adjacent(raw.items[last_heading_item], item)
+                            and parsed is None and _adjacent(raw.items[last_heading_item], item)
                             and current.heading.line[-1] not in ".:;!?"):
                         # One heading MinerU cut into two title lines ("PART 3" / "SAFETY
                         # REQUIREMENTS", a wrapped title): one heading.
@@ -390,6 +398,7 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         for index, item in waiting_images:
             draft.add(index, item, ItemText(), _image_path(raw, item))
         drafts.append(draft)
+    # Bodiless sections are closed (and their chunks made) after later drafts opened: reading order.
     drafts.sort(key=lambda d: min(d.items))
     return [_to_chunk(doc_id, seq, d, running_headers) for seq, d in enumerate(drafts)]
 
