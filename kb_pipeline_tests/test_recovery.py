@@ -72,7 +72,7 @@ def deployment(tmp_path, monkeypatch):
            "HF_HUB_OFFLINE": "1"}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data))
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data), ocr_langs=env["KB_OCR_LANGS"])  # as the stack
     dep = {"env": {**os.environ, **env}, "drop": drop, "data": data, "kb": kb, "log": tmp_path / "dagster-dev.log",
            "stacks": []}
     yield dep
