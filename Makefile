@@ -10,7 +10,12 @@ export KB_DAGSTER_DIR ?= $(CURDIR)/data/dagster
 export MINERU_MODEL_SOURCE := local
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup run test test-fast lint format test-services ui samples clean
+# Tesseract languages for scanned pages (docs/decisions.md, "Scanned PDFs"); each needs Debian's
+# tesseract-ocr-<lang> (chi_sim → tesseract-ocr-chi-sim), which setup-ocr installs.
+export KB_OCR_LANGS ?= eng
+OCR_LANG_PACKAGES := $(foreach l,$(subst +, ,$(KB_OCR_LANGS)),tesseract-ocr-$(subst _,-,$(l)))
+
+.PHONY: setup setup-ocr run test test-fast lint format test-services ui samples clean
 
 setup: $(STAMP)
 
@@ -20,14 +25,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) setup-ocr
 	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
 
-test: $(STAMP) test-services
+test: $(STAMP) setup-ocr test-services
 	$(BIN)/python -m pytest kb_pipeline_tests
 
 # The edit loop: everything but the tests that drive real servers, a browser or a daemon stack.
-test-fast: $(STAMP)
+test-fast: $(STAMP) setup-ocr
 	$(BIN)/python -m pytest kb_pipeline_tests -m "not services"
 
 # What CI checks before the tests: the definitions load as a `dg` project, lint, format, types.
@@ -40,6 +45,14 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff check --fix kb_pipeline kb_pipeline_tests bench
 	$(BIN)/ruff format kb_pipeline kb_pipeline_tests bench
+
+# OCR for scanned PDFs when MinerU's OCR weights are absent: Debian's Tesseract, its language
+# data for KB_OCR_LANGS, and OCRmyPDF (run as its own command with the system Python; it brings
+# ghostscript). Installed when missing; needs root, as on the project's machines.
+setup-ocr:
+	@command -v tesseract >/dev/null && command -v ocrmypdf >/dev/null && \
+	  dpkg -s $(OCR_LANG_PACKAGES) >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr ocrmypdf $(OCR_LANG_PACKAGES) >/dev/null; }
 
 # System packages the tests drive: Debian's headless Chromium (UI test) and PostgreSQL's server
 # (Postgres instance test). Installed when missing; needs root, as on the project's machines.

@@ -36,14 +36,16 @@ def _knowledge_base(args: argparse.Namespace):
 
     config = config_from_args(args)
     os.environ.update({"KB_TIER": config.tier, "KB_PARSE_MODE": config.parse_mode,
-                       "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages)})
+                       "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages),
+                       "KB_OCR_LANGS": config.ocr_langs})
     from .defs.resources import KnowledgeBase
 
     folder = args.input or Path(os.environ["KB_DROP_FOLDER"])
     if not folder.is_dir():
         raise SystemExit(f"error: input folder {folder} does not exist")
     return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=os.environ["KB_DATA_DIR"], tier=config.tier,
-                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages)
+                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages,
+                         ocr_langs=config.ocr_langs)
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -11,7 +11,9 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .parsing import ocr
 
 Tier = Literal["flash", "basic", "standard", "advanced"]
 ParseMode = Literal["auto", "txt", "ocr"]
@@ -33,6 +35,20 @@ class ParserConfig(BaseModel):
     # A guard, not an output setting: a longer document fails with a clear error instead of
     # occupying a worker for an hour.
     max_pages: int = Field(default=2000, ge=1)
+    # Tesseract languages for pages without a text layer when MinerU's OCR weights are absent
+    # (`KB_OCR_LANGS`, e.g. "eng+deu+fra"; each needs Debian's tesseract-ocr-<lang>).
+    ocr_langs: str = ocr.DEFAULT_LANGS
+
+    @field_validator("ocr_langs")
+    @classmethod
+    def _langs(cls, value: str) -> str:
+        return ocr.check_langs(value.strip())
+
+    @property
+    def may_ocr_with_tesseract(self) -> bool:
+        """Only flash in `auto` mode OCRs with Tesseract; `txt` never OCRs, `ocr` and the higher
+        tiers use MinerU's models."""
+        return self.tier == "flash" and self.parse_mode == "auto"
 
     def output_settings(self) -> dict:
         """The settings that change MinerU's output — exactly what the fingerprint covers."""
@@ -44,6 +60,8 @@ class ParserConfig(BaseModel):
             "page_range": "" if page_range == "all" else page_range,
             "image_analysis": self.image_analysis if self.tier == "advanced" else False,
             "keep_images": self.keep_images,
+            # Engine, version and languages: a new Tesseract or other languages re-read scans.
+            **({"ocr": ocr.fingerprint_settings(self.ocr_langs)} if self.may_ocr_with_tesseract else {}),
         }
 
     @property

@@ -116,6 +116,7 @@ WarningCode = Literal[
     "teks_rusak",  # mojibake, (cid:NN) glyph codes or control characters in text
     "chunk_duplikat",  # two chunks with the same non-trivial text
     "teks_hilang",  # lines of the PDF's text layer on a page that are not in the artifact
+    "teks_ocr",  # a page whose text was read by OCR (Tesseract) from its image: machine-read
     "glif_pribadi",  # private-use code points (U+E000–U+F8FF): glyphs with no standard meaning
     "tabel_tanpa_sel",  # a "table" MinerU gave no cells for: its text is kept as a text chunk
     "kolom_tercampur",  # a block read across both columns of a page, their lines interleaved

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import traceback
@@ -35,11 +36,13 @@ def add_parser_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], default=defaults.parse_mode)
     parser.add_argument("--page-range", default=defaults.page_range, help='MinerU page range, e.g. "1-5,8"')
     parser.add_argument("--max-pages", type=int, default=defaults.max_pages)
+    parser.add_argument("--ocr-langs", default=os.environ.get("KB_OCR_LANGS") or defaults.ocr_langs,
+                        help="Tesseract languages for scanned pages, e.g. eng+deu+fra (default: KB_OCR_LANGS or eng)")
 
 
 def config_from_args(args: argparse.Namespace) -> ParserConfig:
     return ParserConfig(tier=args.tier, parse_mode=args.parse_mode, page_range=args.page_range,
-                        max_pages=args.max_pages)
+                        max_pages=args.max_pages, ocr_langs=args.ocr_langs)
 
 
 def _new_run_dir(out: Path) -> tuple[str, Path]:

@@ -17,6 +17,7 @@ from kb_pipeline.parsing.errors import (
     EncryptedPdfError,
     MissingModelWeightsError,
     NotAPdfError,
+    OcrUnavailableError,
     SourceChangedError,
 )
 from kb_pipeline.pipeline import content_hash_of, parse_raw
@@ -134,13 +135,14 @@ def test_bad_input_fails_fast_with_a_clear_error(tmp_path, layout, mineru_calls,
     assert not any(layout.parse_cache.iterdir())  # and nothing half-written is left
 
 
-def test_scanned_pdf_without_ocr_weights_says_how_to_install_them(layout):
+def test_scanned_pdf_without_ocr_weights_or_tesseract_says_how_to_install_them(layout, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))  # Tesseract and OCRmyPDF unfindable
     started = time.perf_counter()
-    with pytest.raises(MissingModelWeightsError) as caught:
+    with pytest.raises(OcrUnavailableError) as caught:
         _parse(FIXTURE_PDFS / "scanned_small_ocr.pdf", layout)
     assert time.perf_counter() - started < 10
     message = str(caught.value)
-    assert "scanned" in message and "mineru-models-download" in message and "missing" in message
+    assert "scanned" in message and "mineru-models-download" in message and "apt-get install tesseract-ocr ocrmypdf" in message
 
 
 @pytest.mark.parametrize("tier", ["basic", "standard", "advanced"])

@@ -38,7 +38,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
 CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 # Small real PDFs (1–5 pages) so the test stays short, plus a scanned one that fails with a
-# reason (no OCR weights): 9 files.
+# reason (its OCR language, KB_OCR_LANGS below, is not installed): 9 files.
 CRASH_PDFS = [FIXTURE_PDFS / n for n in ("sample.pdf", "unittest_test.pdf", "chem_intro.pdf", "scanned_small_ocr.pdf")] + \
              [CORPUS_PDFS / n for n in ("manual_amt_handbook.pdf", "paper_code_and_formula.pdf",
                                         "paper_formula_clarinet_acoustics.pdf", "report_ko_covid_insurance.pdf",
@@ -63,11 +63,14 @@ def deployment(tmp_path, monkeypatch):
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True)
     env = {"DAGSTER_HOME": str(home), "KB_DATA_DIR": str(data), "KB_DAGSTER_DIR": str(data / "dagster"),
-           "KB_DROP_FOLDER": str(drop), "KB_SENSOR_INTERVAL": "2", "MINERU_MODEL_SOURCE": "local",
+           "KB_DROP_FOLDER": str(drop), "KB_SENSOR_INTERVAL": "2",
+           # A Tesseract language that is not installed: the scanned PDF still fails at once, with
+           # its reason (test_ocr reads scans), so the recovery timings keep their meaning.
+           "KB_OCR_LANGS": "eng+zul", "MINERU_MODEL_SOURCE": "local",
            "HF_HUB_OFFLINE": "1"}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data))
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data), ocr_langs=env["KB_OCR_LANGS"])  # as the stack
     dep = {"env": {**os.environ, **env}, "drop": drop, "data": data, "kb": kb, "log": tmp_path / "dagster-dev.log",
            "stacks": []}
     yield dep

@@ -25,7 +25,9 @@ def _add_bad_input(folder):
     return folder
 
 
-def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, capsys):
+def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, capsys, tmp_path, monkeypatch):
+    # No Tesseract on PATH: the scanned PDF fails with its install hint (test_ocr reads scans).
+    monkeypatch.setenv("PATH", str(tmp_path / "no-ocr-tools"))
     folder = _add_bad_input(drop)
     manifest = run_batch(folder, layout.runs, ParserConfig(), layout)
     run_dir = layout.runs / manifest["run_id"]
@@ -35,7 +37,7 @@ def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, ca
     by_doc = {f.doc_id: f for f in failures}
     assert {d: f.error_type for d, f in by_doc.items()} == {
         "zero": "EmptyFileError", "notes": "NotAPdfError", "truncated": "CorruptPdfError",
-        "locked": "EncryptedPdfError", "scanned": "MissingModelWeightsError",
+        "locked": "EncryptedPdfError", "scanned": "OcrUnavailableError",
     }
     assert all(f.message and f.traceback for f in failures)
 

@@ -116,8 +116,17 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
             "source_path": dg.MetadataValue.path(str(source.path)),
             "source_name": source.path.name,
             "raw_output_dir": dg.MetadataValue.path(str(ref.path)),
+            **({"ocr": dg.MetadataValue.json(marker["ocr"])} if marker.get("ocr") else {}),
         },
     )
+
+
+def ocr_note(marker: dict) -> str:
+    """"OCR (tesseract-5.3.0, eng) on 3 of 8 pages", or "" for a document read from its text layer."""
+    ocr = marker.get("ocr")
+    if not ocr:
+        return ""
+    return f"OCR ({ocr['engine']}, {ocr['langs']}) on {len(ocr['pages'])} of {marker['n_pages']} pages"
 
 
 def _raw_ref_for(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> RawOutputRef:
@@ -183,6 +192,8 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
             "warnings": len(result.warnings),
             "normalise_seconds": dg.MetadataValue.float(round(result.seconds, 4)),
             "parser_backend": document.parser_backend or "",
+            # Pages whose text was read by OCR ("" when none): the status line shows it.
+            "ocr": ocr_note(raw_ref.marker),
             "normaliser_version": NORMALISER_VERSION,
             "source_title": document.source_title or "",
             "artifact": dg.MetadataValue.path(str(artifact_path)),

@@ -26,6 +26,7 @@ def parser_config_from_env() -> ParserConfig:
         parse_mode=os.environ.get("KB_PARSE_MODE", defaults.parse_mode),
         page_range=os.environ.get("KB_PAGE_RANGE", defaults.page_range),
         max_pages=int(os.environ.get("KB_MAX_PAGES", defaults.max_pages)),
+        ocr_langs=os.environ.get("KB_OCR_LANGS") or defaults.ocr_langs,
     )
 
 
@@ -39,6 +40,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     parse_mode: str = _ENV_CONFIG.parse_mode
     page_range: str = _ENV_CONFIG.page_range
     max_pages: int = _ENV_CONFIG.max_pages
+    ocr_langs: str = _ENV_CONFIG.ocr_langs
 
     @property
     def layout(self) -> DataLayout:
@@ -51,7 +53,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     @property
     def parser_config(self) -> ParserConfig:
         return ParserConfig(tier=self.tier, parse_mode=self.parse_mode, page_range=self.page_range,
-                            max_pages=self.max_pages)
+                            max_pages=self.max_pages, ocr_langs=self.ocr_langs)
 
     @property
     def processing_identity(self) -> str:

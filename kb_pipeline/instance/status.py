@@ -91,8 +91,10 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
             continue
         if is_current(instance, kb, doc_id, content_hash):
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
+            ocr = f", {meta['ocr']}" if meta.get("ocr") else ""
             statuses.append(FileStatus(name, doc_id, "ingested",
-                                       f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings"))
+                                       f"version {meta.get('version')}, {meta.get('chunks')} chunks, "
+                                       f"{meta.get('warnings')} warnings{ocr}"))
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):

@@ -41,6 +41,10 @@ class MissingModelWeightsError(DocumentError):
     """A tier or an OCR-only document needs MinerU weights that are not installed."""
 
 
+class OcrUnavailableError(DocumentError):
+    """Pages need OCR and neither MinerU's weights nor Tesseract (or its language data) are installed."""
+
+
 class SourceChangedError(DocumentError):
     """The file's bytes changed while it was being parsed; parse it again when it is stable."""
 

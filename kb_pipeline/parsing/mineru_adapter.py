@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..config import ParserConfig
 from ..sources import sha256_file
-from . import cache
+from . import cache, ocr
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 _DROPPED_FILES = ("model_output.json",)
 # The exact bytes MinerU parsed, kept beside its output (MinerU 2.x called it origin.pdf).
 SOURCE_COPY = "origin.pdf"
+# When pages were OCR'd with Tesseract, origin.pdf is the derived copy with their OCR text layer
+# and the file as it was dropped (the bytes of the key's hash) is kept under this name.
+ORIGINAL_COPY = "original.pdf"
 _MAGIC = {b"\x89PNG": "png image", b"\xff\xd8\xff": "jpeg image", b"PK\x03\x04": "zip archive",
           b"GIF8": "gif image", b"%!PS": "postscript file", b"{\\rtf": "rtf document"}
 
@@ -81,13 +84,44 @@ _TEXT_PROBE_PAGES = 20
 _MIN_PAGE_TEXT_CHARS = 10
 
 
+# A page without a usable text layer is a scan when raster images cover this much of it.
+_MIN_SCAN_IMAGE_SHARE = 0.3
+
+
 def _has_text_layer(page) -> bool:
     textpage = page.get_textpage()
     try:
         return len("".join(textpage.get_text_range().split())) >= _MIN_PAGE_TEXT_CHARS
     finally:
         textpage.close()
-        page.close()
+
+
+def _image_share(page) -> float:
+    """Share of the page's area under raster images (summed, capped at 1): a scanned page is one
+    image, or a stack of strips."""
+    import pypdfium2
+
+    width, height = page.get_size()
+    area = 0.0
+    for obj in page.get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3):
+        left, bottom, right, top = obj.get_bounds()
+        area += max(0.0, min(right, width) - max(left, 0.0)) * max(0.0, min(top, height) - max(bottom, 0.0))
+    return min(1.0, area / (width * height)) if width * height > 0 else 0.0
+
+
+def _page_indices(page_range: str, n_pages: int) -> set[int]:
+    """0-based pages of MinerU's 1-based `page_range` ("1-5,8"; "" = all); all when unreadable."""
+    spec = page_range.strip().lower()
+    if spec in ("", "all"):
+        return set(range(n_pages))
+    pages: set[int] = set()
+    try:
+        for part in spec.split(","):
+            first, _, last = part.strip().partition("-")
+            pages.update(range(int(first) - 1, int(last or first)))
+    except ValueError:
+        return set(range(n_pages))
+    return {p for p in pages if 0 <= p < n_pages}
 
 
 @dataclass(frozen=True)
@@ -96,6 +130,8 @@ class Preflight:
     # What MinerU's `ocr_mode` is set to: "txt" whenever the text layer suffices, so MinerU
     # never loads models behind our back.
     ocr_mode: str
+    # 0-based pages to OCR with Tesseract before MinerU reads the PDF as text (no weights).
+    ocr_pages: tuple[int, ...] = ()
 
 
 def _sniff(head: bytes) -> str:
@@ -168,9 +204,19 @@ def preflight(pdf: Path, config: ParserConfig, display_name: str | None = None) 
                 "and drop the file again"
             ) from e
         raise CorruptPdfError(f"{name} is damaged and cannot be opened ({e})") from e
+    scan_pages: list[int] = []
     try:
         n_pages = len(document)
-        pages_with_text = sum(_has_text_layer(document[i]) for i in range(min(n_pages, _TEXT_PROBE_PAGES)))
+        pages_with_text = 0
+        for i in range(n_pages if config.may_ocr_with_tesseract else min(n_pages, _TEXT_PROBE_PAGES)):
+            page = document[i]
+            try:
+                has_text = _has_text_layer(page)
+                pages_with_text += has_text and i < _TEXT_PROBE_PAGES
+                if not has_text and config.may_ocr_with_tesseract and _image_share(page) >= _MIN_SCAN_IMAGE_SHARE:
+                    scan_pages.append(i)
+            finally:
+                page.close()
     finally:
         document.close()
     if n_pages == 0:
@@ -194,8 +240,21 @@ def preflight(pdf: Path, config: ParserConfig, display_name: str | None = None) 
     # docvortex's classifier calls some short, plain text PDFs "ocr"; a text layer on most
     # pages is the evidence that counts, so only a PDF without one needs the OCR models.
     probed = min(n_pages, _TEXT_PROBE_PAGES)
-    if pages_with_text * 2 >= probed or PDFDocument(str(pdf)).classify() == "txt":
+    mostly_text = pages_with_text * 2 >= probed or PDFDocument(str(pdf)).classify() == "txt"
+    # Pages that are scans (no text layer, mostly image) and that MinerU is asked to read.
+    to_ocr = tuple(sorted(set(scan_pages) & _page_indices(config.page_range, n_pages)))
+    if mostly_text and not to_ocr:
         return Preflight(n_pages, "txt")
+    # With MinerU's weights installed its own path is kept: a mostly-text PDF is read as text,
+    # a scanned one with MinerU's OCR.
+    weights_ready = not missing_weights(config.tier)
+    if mostly_text and weights_ready:
+        return Preflight(n_pages, "txt")
+    if not weights_ready and to_ocr:
+        # MinerU's OCR weights are absent: Tesseract adds a text layer to exactly these pages.
+        ocr.require_ocr(config.ocr_langs, f"{name} has no usable text layer on {len(to_ocr)} page(s) "
+                                          "(a scanned PDF?): reading it")
+        return Preflight(n_pages, "txt", to_ocr)
     _require_weights(config.tier, f"{name} has no usable text layer (a scanned PDF?): reading it",
                      "set parse_mode 'txt' to read only its text layer (expect little or no text)")
     return Preflight(n_pages, "auto")
@@ -278,6 +337,15 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             raise SourceChangedError(f"{pdf.name} changed since it was hashed; it will be parsed again once stable")
         checked = preflight(source, config, display_name=pdf.name)
         started = time.perf_counter()
+        ocr_record = None
+        if checked.ocr_pages:
+            # origin.pdf becomes the derived copy with an OCR text layer; the dropped bytes stay.
+            original = tmp / ORIGINAL_COPY
+            source.rename(original)
+            done = ocr.ocr_pages(original, source, list(checked.ocr_pages), config.ocr_langs, pdf.name)
+            ocr_record = {"engine": done.engine, "ocrmypdf": ocr.ocrmypdf_version(), "langs": done.langs,
+                          "pages": done.pages, "pages_asked": list(checked.ocr_pages),
+                          "seconds": round(done.seconds, 3), "original": ORIGINAL_COPY}
         try:
             result = run_mineru(source, tier=config.tier, ocr_mode=checked.ocr_mode,
                                 page_range=config.page_range, image_analysis=config.image_analysis)
@@ -296,7 +364,8 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             "parse_mode": ran.get("parse_mode"),
             "n_pages": len(result.pages),
             "n_pages_in_source": checked.n_pages,
-            "parse_seconds": round(seconds, 3),
+            "parse_seconds": round(seconds, 3),  # OCR included
+            **({"ocr": ocr_record} if ocr_record else {}),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 

@@ -33,6 +33,11 @@ class RawOutput:
     # Per item: (page_idx, position on its page in content_list_v2) — how the v2 list, and
     # tools reading it page by page, address the same item.
     positions: list[tuple[int, int]]
+    # Pages (0-based) that had no text layer and were OCR'd with Tesseract before MinerU read
+    # them, and what did it (from the cache entry's marker); empty / None when none were.
+    ocr_pages: tuple[int, ...] = ()
+    ocr_engine: str | None = None
+    ocr_langs: str | None = None
 
     @property
     def n_pages(self) -> int:
@@ -46,7 +51,9 @@ class RawOutput:
 
     @property
     def parser_backend(self) -> str | None:
-        return f"{self.tier}/{self.parse_mode}" if self.tier else None
+        if not self.tier:
+            return None
+        return f"{self.tier}/{self.parse_mode}" + (f"+{self.ocr_engine}" if self.ocr_engine else "")
 
 
 def _same_item(v1: dict, v2: dict) -> bool:
@@ -68,6 +75,8 @@ def load_raw_output(path: Path) -> RawOutput:
         if not _same_item(v1, v2):
             raise RawOutputMismatchError(f"{path}: item {i} is {v1['type']!r} in v1 but {v2['type']!r} in v2")
     ran = middle.get("extensions", {}).get("mineru", {})
+    marker_path = path / "_COMPLETE.json"
+    ocr = (json.loads(marker_path.read_text(encoding="utf-8")).get("ocr") or {}) if marker_path.is_file() else {}
     page_idxs = [page["page_idx"] for page in middle.get("pages", [])]
     if len(page_idxs) != len(pages_v2):
         raise RawOutputMismatchError(f"{path}: middle_json.json has {len(page_idxs)} pages, "
@@ -81,4 +90,7 @@ def load_raw_output(path: Path) -> RawOutput:
         parse_mode=ran.get("parse_mode"),
         page_idxs=page_idxs,
         positions=[(page_idx, n) for page_idx, page in zip(page_idxs, pages_v2) for n in range(len(page))],
+        ocr_pages=tuple(ocr.get("pages", ())),
+        ocr_engine=ocr.get("engine"),
+        ocr_langs=ocr.get("langs"),
     )

@@ -122,6 +122,12 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
              f"(content_list items {_item_list(indices)})",
              page_idx=page_idx)
 
+    for page_idx in raw.ocr_pages:
+        if page_idx in raw.page_idxs:
+            warn("teks_ocr", f"text of this page was machine-read from an image of it by OCR "
+                 f"({raw.ocr_engine}, languages {raw.ocr_langs}), not the author's own characters: "
+                 "words, numbers and symbols may be misread", page_idx=page_idx)
+
     if not any(c.kind == "text" and c.text.strip() for c in chunks):
         warn("dokumen_tanpa_teks", f"no text chunk in {raw.n_pages} page(s): a scanned PDF read "
              "without OCR, or a PDF whose text layer is empty", page_idx=0)
