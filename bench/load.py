@@ -67,8 +67,10 @@ def write_pdfs(drop: Path, count: int) -> None:
 def _tick(kb, instance, cursor):
     import dagster as dg
 
-    from kb_pipeline.defs.sensors import drop_folder_sensor
+    from kb_pipeline.defs.sensors import build_sensors
+    from kb_pipeline.settings import Settings
 
+    drop_folder_sensor = build_sensors(Settings.from_env())[0]
     result = drop_folder_sensor(dg.build_sensor_context(instance=instance, cursor=cursor, resources={"kb": kb}))
     for request in result.dynamic_partitions_requests:
         instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))

@@ -47,9 +47,10 @@ def main() -> None:
 
     from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.defs.sensors import drop_folder_sensor
+    from kb_pipeline.defs.sensors import build_sensors
     from kb_pipeline.instance.ingest import ingest_folder
     from kb_pipeline.parsing import mineru_adapter
+    from kb_pipeline.settings import Settings
 
     _common.quiet_dagster()
     import logging
@@ -111,7 +112,7 @@ def main() -> None:
             def tick(cursor):
                 context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"kb": sensor_kb})
                 started = time.perf_counter()
-                outcome = drop_folder_sensor(context)
+                outcome = build_sensors(Settings.from_env())[0](context)
                 seconds = time.perf_counter() - started
                 # What the sensor daemon does with the result (outside the evaluation's time).
                 for request in outcome.dynamic_partitions_requests:

@@ -5,8 +5,9 @@
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
 
-Unless set already, DAGSTER_HOME is the repository root (where dagster.yaml is), KB_DATA_DIR
-its data/ folder and KB_DAGSTER_DIR data/dagster/, so the UI later shows what ran here.
+Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
+KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
+(where dagster.yaml is) and KB_DAGSTER_DIR <data dir>/dagster, so the UI later shows what ran here.
 """
 
 from __future__ import annotations
@@ -18,51 +19,48 @@ import sys
 import time
 from pathlib import Path
 
+from .settings import Settings
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def set_default_environment() -> None:
+def set_dagster_environment(settings: Settings) -> None:
+    """Dagster's own variables, which dagster.yaml reads: the instance lives in this repository
+    (DAGSTER_HOME, where dagster.yaml is) and its storage under the data root."""
     root = REPO_ROOT if (REPO_ROOT / "dagster.yaml").is_file() else Path.cwd()
     os.environ.setdefault("DAGSTER_HOME", str(root))
-    os.environ.setdefault("KB_DATA_DIR", str(root / "data"))
-    os.environ.setdefault("KB_DAGSTER_DIR", str(Path(os.environ["KB_DATA_DIR"]) / "dagster"))
-    os.environ.setdefault("KB_DROP_FOLDER", str(Path(os.environ["KB_DATA_DIR"]) / "knowledge_docs"))
+    os.environ.setdefault("KB_DAGSTER_DIR", str(settings.data_dir / "dagster"))
 
 
-def _knowledge_base(args: argparse.Namespace):
-    """The resource for these arguments; the parser settings also go to the environment first,
-    because the definitions compute code versions from it at import."""
+def _knowledge_base(args: argparse.Namespace, settings: Settings):
+    """The resource for these settings and arguments (the arguments win)."""
+    from .defs.resources import KnowledgeBase
     from .run import config_from_args
 
-    config = config_from_args(args)
-    os.environ.update({"KB_TIER": config.tier, "KB_PARSE_MODE": config.parse_mode,
-                       "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages),
-                       "KB_OCR_LANGS": config.ocr_langs})
-    from .defs.resources import KnowledgeBase
-
-    folder = args.input or Path(os.environ["KB_DROP_FOLDER"])
+    config = config_from_args(args, settings.parser)
+    folder = args.input or settings.drop_folder
     if not folder.is_dir():
         raise SystemExit(f"error: input folder {folder} does not exist")
-    return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=os.environ["KB_DATA_DIR"], tier=config.tier,
+    return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=str(settings.data_dir), tier=config.tier,
                          parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages,
                          ocr_langs=config.ocr_langs)
 
 
-def _status(args: argparse.Namespace) -> int:
-    kb = _knowledge_base(args)
+def _status(args: argparse.Namespace, settings: Settings) -> int:
+    kb = _knowledge_base(args, settings)
     import dagster as dg
 
     from .instance.status import folder_status, format_status
 
     with dg.DagsterInstance.get() as instance:
-        statuses = folder_status(kb, instance)
+        statuses = folder_status(kb, instance, settings=settings)
     width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
     print(format_status(statuses, kb.folder, width=width))
     return 1 if any(s.state == "failed" for s in statuses) else 0
 
 
-def _ingest(args: argparse.Namespace) -> int:
-    kb = _knowledge_base(args)
+def _ingest(args: argparse.Namespace, settings: Settings) -> int:
+    kb = _knowledge_base(args, settings)
     import dagster as dg
 
     from .definitions import build_definitions
@@ -70,14 +68,16 @@ def _ingest(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
-        outcomes = ingest_folder(build_definitions(kb), kb, instance)
+        outcomes = ingest_folder(build_definitions(kb, settings), kb, instance,
+                                 never_started_seconds=settings.never_started_seconds)
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
     return 1 if any(o.status == "failed" for o in outcomes) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    set_default_environment()
+    settings = Settings.from_env()
+    set_dagster_environment(settings)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
         from .run import main as run_main
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
     args = parser.parse_args(argv)
-    return _status(args) if args.command == "status" else _ingest(args)
+    return _status(args, settings) if args.command == "status" else _ingest(args, settings)
 
 
 if __name__ == "__main__":  # required: MinerU starts "spawn" worker processes

@@ -6,17 +6,26 @@ from pathlib import Path
 
 import dagster as dg
 
+from .defs.names import MINERU_RAW_OUTPUT
 from .defs.resources import KnowledgeBase
+from .defs.sensors import build_sensors
+from .parsing.mineru_adapter import mineru_version
+from .settings import Settings
 
 
-def build_definitions(kb: KnowledgeBase) -> dg.Definitions:
-    """The project's definitions bound to one knowledge base (the CLI and tests pass their own)."""
-    return dg.Definitions.merge(
-        dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
-        dg.Definitions(resources={"kb": kb}),
-    )
+def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg.Definitions:
+    """The project's definitions bound to one knowledge base (the CLI and tests pass their own).
+    The parse step's code version is MinerU's version plus this knowledge base's parser
+    fingerprint, so the UI shows partitions unsynced when either changes."""
+    settings = settings or Settings.from_env()
+    parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
+    defs = dg.Definitions.merge(dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
+                                dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}))
+    return defs.map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(code_version=parse_version),
+                                         selection=MINERU_RAW_OUTPUT)
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return build_definitions(KnowledgeBase())
+    settings = Settings.from_env()
+    return build_definitions(KnowledgeBase.from_settings(settings), settings)

@@ -1,4 +1,5 @@
-"""Where everything lives under the data root (`data/` by default, `KB_DATA_DIR` to move it).
+"""Where everything lives under the data root (`Settings.data_dir`: `data/` by default,
+`KB_DATA_DIR` to move it).
 
 One place for the layout in DESIGN.md, so no module builds a path under `data/` on its own and
 nothing derived from a file name can point outside the data root.
@@ -6,20 +7,13 @@ nothing derived from a file name can point outside the data root.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
-
-DATA_DIR_ENV = "KB_DATA_DIR"
 
 
 @dataclass(frozen=True)
 class DataLayout:
     root: Path
-
-    @classmethod
-    def from_env(cls) -> DataLayout:
-        return cls(Path(os.environ.get(DATA_DIR_ENV, "data")).resolve())
 
     @property
     def parse_cache(self) -> Path:

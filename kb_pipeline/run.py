@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 import traceback
@@ -25,24 +24,27 @@ from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
 from .paths import DataLayout
 from .pipeline import ARTIFACT_NAME, chunk_kinds, process_document, read_artifact, write_artifact
+from .settings import Settings
 from .sources import list_pdfs
 from .versions import NORMALISER_VERSION
 
 
 def add_parser_options(parser: argparse.ArgumentParser) -> None:
-    defaults = ParserConfig()
-    parser.add_argument("--tier", choices=["flash", "basic", "standard", "advanced"], default=defaults.tier,
-                        help="MinerU tier (default: flash, which needs no model weights)")
-    parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], default=defaults.parse_mode)
-    parser.add_argument("--page-range", default=defaults.page_range, help='MinerU page range, e.g. "1-5,8"')
-    parser.add_argument("--max-pages", type=int, default=defaults.max_pages)
-    parser.add_argument("--ocr-langs", default=os.environ.get("KB_OCR_LANGS") or defaults.ocr_langs,
-                        help="Tesseract languages for scanned pages, e.g. eng+deu+fra (default: KB_OCR_LANGS or eng)")
+    """Parser options; each one left out keeps the setting's value (`Settings`: KB_TIER, …)."""
+    parser.add_argument("--tier", choices=["flash", "basic", "standard", "advanced"],
+                        help="MinerU tier (default: KB_TIER or flash, which needs no model weights)")
+    parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], help="default: KB_PARSE_MODE or auto")
+    parser.add_argument("--page-range", help='MinerU page range, e.g. "1-5,8" (default: KB_PAGE_RANGE or all)')
+    parser.add_argument("--max-pages", type=int, help="default: KB_MAX_PAGES or 2000")
+    parser.add_argument("--ocr-langs", help="Tesseract languages for scanned pages, e.g. eng+deu+fra "
+                                            "(default: KB_OCR_LANGS or eng)")
 
 
-def config_from_args(args: argparse.Namespace) -> ParserConfig:
-    return ParserConfig(tier=args.tier, parse_mode=args.parse_mode, page_range=args.page_range,
-                        max_pages=args.max_pages, ocr_langs=args.ocr_langs)
+def config_from_args(args: argparse.Namespace, base: ParserConfig) -> ParserConfig:
+    """`base` (the settings' parser config) with the options given on the command line."""
+    given = {name: getattr(args, name) for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs")
+             if getattr(args, name) is not None}
+    return ParserConfig.model_validate({**base.model_dump(), **given})
 
 
 def _new_run_dir(out: Path) -> tuple[str, Path]:
@@ -161,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.input.is_dir():
         parser.error(f"--input {args.input} is not a folder")
-    layout = DataLayout.from_env()
-    manifest = run_batch(args.input, args.out or layout.runs, config_from_args(args), layout)
+    settings = Settings.from_env()
+    layout = DataLayout(settings.data_dir)
+    manifest = run_batch(args.input, args.out or layout.runs, config_from_args(args, settings.parser), layout)
     print(format_summary(manifest))
     return 1 if manifest["totals"]["failed"] else 0
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kb_pipeline.paths import DATA_DIR_ENV, DataLayout
+from kb_pipeline.paths import DataLayout
 from kb_pipeline.samples import SAMPLES
+from kb_pipeline.settings import DATA_DIR_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO_ROOT.parent / "shared"))

@@ -13,15 +13,19 @@ import pytest
 from kb_pipeline import drop_folder, pipeline
 from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.defs.sensors import drop_folder_sensor
+from kb_pipeline.defs.sensors import build_sensors
 from kb_pipeline.drop_folder import FolderState
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.packaging.cli import main as package_cli
 from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.samples import text_pdf
+from kb_pipeline.settings import Settings
 from kb_pipeline.sources import list_pdfs
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
+
+# The shipped sensor, built as the code location builds it.
+drop_folder_sensor = build_sensors(Settings.from_env())[0]
 
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
 

@@ -6,10 +6,11 @@ from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs import names
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.quality.artifact_checks import ARTIFACT_CHECKS
+from kb_pipeline.settings import Settings
 
 
 def test_names_and_checks_match_the_loaded_definitions():
-    defs = build_definitions(KnowledgeBase())
+    defs = build_definitions(KnowledgeBase.from_settings(Settings.from_env()))
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
     assert keys == {names.SOURCE_PDF, names.MINERU_RAW_OUTPUT, names.PARSED_DOCUMENT, names.QUALITY_WARNINGS,
                     names.QUALITY_WARNINGS_TABLE, names.KB_PACKAGE}

@@ -42,8 +42,9 @@ import dagster as dg
 from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.jobs import ingest_job
 from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.settings import Settings
 
-shipped = build_definitions(KnowledgeBase())
+shipped = build_definitions(KnowledgeBase.from_settings(Settings.from_env()))
 defs = dg.Definitions(
     assets=shipped.assets, resources=shipped.resources,
     jobs=[dg.define_asset_job(ingest_job.name, selection=ingest_job.selection,

@@ -24,7 +24,7 @@ from ..instance.history import latest_materialization, metadata_values
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.errors import DocumentError
-from ..parsing.mineru_adapter import RawOutputRef, mineru_version
+from ..parsing.mineru_adapter import RawOutputRef
 from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
@@ -39,7 +39,7 @@ from ..quality.artifact_checks import ARTIFACT_CHECKS
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
 from .names import PARSED_DOCUMENT
 from .partitions import documents
-from .resources import KnowledgeBase, parser_config_from_env
+from .resources import KnowledgeBase
 
 OWNERS = ["team:knowledge"]
 GROUP = "ingestion"
@@ -85,9 +85,9 @@ source_pdf = dg.AssetSpec(
     owners=OWNERS,
     group_name=GROUP,
     pool=MINERU_POOL,
-    # The parser settings in force (from the environment, see resources) are part of the code
-    # version: changing them shows every partition unsynced before anything re-runs.
-    code_version=f"mineru-{mineru_version()}-{parser_config_from_env().fingerprint}",
+    # Its code version is MinerU's version plus the parser settings' fingerprint, set from the
+    # deployment's settings when the definitions are built (`definitions.build_definitions`):
+    # changing either shows every partition unsynced before anything re-runs.
     # No automation condition here: the drop-folder sensor decides when a document is parsed
     # (it knows whether the file is finished); everything downstream follows on its own.
 )

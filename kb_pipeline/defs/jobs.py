@@ -3,12 +3,19 @@ corpus-wide warnings table."""
 
 import dagster as dg
 
-from .assets import kb_package, mineru_raw_output, parsed_document, quality_warnings, quality_warnings_table
-from .names import INGEST_JOB, WARNINGS_TABLE_JOB
+from .names import (
+    INGEST_JOB,
+    KB_PACKAGE,
+    MINERU_RAW_OUTPUT,
+    PARSED_DOCUMENT,
+    QUALITY_WARNINGS,
+    QUALITY_WARNINGS_TABLE,
+    WARNINGS_TABLE_JOB,
+)
 
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
-    selection=dg.AssetSelection.assets(mineru_raw_output, parsed_document, quality_warnings, kb_package),
+    selection=dg.AssetSelection.assets(MINERU_RAW_OUTPUT, PARSED_DOCUMENT, QUALITY_WARNINGS, KB_PACKAGE),
     description="Parse, normalise, check and package one document (one partition).",
     # The four steps form a chain; running them in the run's own process saves three process
     # start-ups (~3 s each, importing Dagster and MinerU) per document. The `mineru` pool still
@@ -22,6 +29,6 @@ ingest_job = dg.define_asset_job(
 
 warnings_table_job = dg.define_asset_job(
     WARNINGS_TABLE_JOB,
-    selection=dg.AssetSelection.assets(quality_warnings_table),
+    selection=dg.AssetSelection.assets(QUALITY_WARNINGS_TABLE),
     description="Rebuild the corpus-wide quality warnings table.",
 )

@@ -1,46 +1,40 @@
-"""`KnowledgeBase`: where documents come from, where data lives, and how MinerU parses.
-
-Every default can be set from the environment, so `dagster dev`, the sensor and
-`kb-pipeline ingest` agree without repeating configuration: KB_DROP_FOLDER, KB_DATA_DIR,
-KB_TIER, KB_PARSE_MODE, KB_PAGE_RANGE, KB_MAX_PAGES.
-"""
+"""`KnowledgeBase`: the resource every asset and sensor gets — the `Settings` of one deployment
+(kb_pipeline/settings.py) as Dagster config, so `dagster dev`, the sensor and `kb-pipeline
+ingest` agree without repeating configuration."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import dagster as dg
 
 from ..config import ParserConfig
 from ..parsing.mineru_adapter import mineru_version
-from ..paths import DATA_DIR_ENV, DataLayout
+from ..paths import DataLayout
+from ..settings import Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
 
 
-def parser_config_from_env() -> ParserConfig:
-    defaults = ParserConfig()
-    return ParserConfig(
-        tier=os.environ.get("KB_TIER", defaults.tier),
-        parse_mode=os.environ.get("KB_PARSE_MODE", defaults.parse_mode),
-        page_range=os.environ.get("KB_PAGE_RANGE", defaults.page_range),
-        max_pages=int(os.environ.get("KB_MAX_PAGES", defaults.max_pages)),
-        ocr_langs=os.environ.get("KB_OCR_LANGS") or defaults.ocr_langs,
-    )
-
-
-_ENV_CONFIG = parser_config_from_env()
-
-
 class KnowledgeBase(dg.ConfigurableResource):
-    drop_folder: str = os.environ.get("KB_DROP_FOLDER", "data/knowledge_docs")
-    data_dir: str = os.environ.get(DATA_DIR_ENV, "data")
-    tier: str = _ENV_CONFIG.tier
-    parse_mode: str = _ENV_CONFIG.parse_mode
-    page_range: str = _ENV_CONFIG.page_range
-    max_pages: int = _ENV_CONFIG.max_pages
-    ocr_langs: str = _ENV_CONFIG.ocr_langs
+    """Where documents come from, where data lives, and how MinerU parses. Built from the
+    `Settings` when the code location loads (`from_settings`); tests and the CLI pass their own."""
+
+    drop_folder: str
+    data_dir: str
+    # Typed as plain strings for Dagster's config system; `parser_config` validates them.
+    tier: str = "flash"
+    parse_mode: str = "auto"
+    page_range: str = ""
+    max_pages: int = ParserConfig().max_pages
+    ocr_langs: str = ParserConfig().ocr_langs
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> KnowledgeBase:
+        parser = settings.parser
+        return cls(drop_folder=str(settings.drop_folder), data_dir=str(settings.data_dir), tier=parser.tier,
+                   parse_mode=parser.parse_mode, page_range=parser.page_range, max_pages=parser.max_pages,
+                   ocr_langs=parser.ocr_langs)
 
     @property
     def layout(self) -> DataLayout:

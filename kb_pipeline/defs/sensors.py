@@ -9,32 +9,23 @@ file is logged and its artifacts are kept.
 """
 
 
-import os
-
 import dagster as dg
 
 from ..drop_folder import FolderState, mark_requested, scan
 from ..instance.history import DATA_VERSION_TAG, is_current
 from ..instance.launcher import LocalRunLauncher
 from ..instance.run_workers import end_dead_runs
-from .assets import source_pdf
-from .jobs import ingest_job
+from ..settings import Settings
+from .names import INGEST_JOB, SOURCE_PDF
 from .partitions import DOCUMENTS, documents
 from .resources import KnowledgeBase
 
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.
 CONTENT_TAG = "kb/content"
-SENSOR_INTERVAL_SECONDS = int(os.environ.get("KB_SENSOR_INTERVAL", "5"))
 
 
-@dg.sensor(
-    job=ingest_job,
-    minimum_interval_seconds=SENSOR_INTERVAL_SECONDS,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Watches the drop folder (KB_DROP_FOLDER, default data/knowledge_docs) for new or changed PDFs.",
-)
-def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
+def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
     folder = kb.folder
     if not folder.is_dir():
         return dg.SensorResult(skip_reason=f"drop folder {folder} does not exist", cursor=context.cursor)
@@ -54,7 +45,7 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
     to_run = [r for r in changes.ready
               if r.source.doc_id not in known or not is_current(context.instance, kb, r.source.doc_id, r.content_hash)]
     observations = [
-        dg.AssetObservation(asset_key=source_pdf.key, partition=r.source.doc_id,
+        dg.AssetObservation(asset_key=SOURCE_PDF, partition=r.source.doc_id,
                             tags={DATA_VERSION_TAG: r.content_hash},
                             metadata={"path": dg.MetadataValue.path(str(r.source.path)), "size": r.source.size})
         for r in changes.ready
@@ -76,25 +67,42 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -
     )
 
 
-DEAD_RUN_INTERVAL_SECONDS = int(os.environ.get("KB_DEAD_RUN_INTERVAL", "5"))
-
-
-@dg.sensor(
-    minimum_interval_seconds=DEAD_RUN_INTERVAL_SECONDS,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Ends runs whose worker process died (killed, out of memory, the whole stack stopped): STARTING "
-                "and CANCELING runs, which run monitoring only times out, and STARTED runs when the instance's "
-                "run launcher cannot check its workers. Frees their pool slots; run retries re-launch them.",
-)
-def dead_run_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+def dead_run_tick(context: dg.SensorEvaluationContext, never_started_seconds: float) -> dg.SkipReason:
     statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.CANCELING]
     monitored = context.instance.run_monitoring_enabled and isinstance(context.instance.run_launcher, LocalRunLauncher)
     if not monitored:
         statuses.append(dg.DagsterRunStatus.STARTED)
-    ended = end_dead_runs(context.instance, statuses)
+    ended = end_dead_runs(context.instance, statuses, never_started_seconds=never_started_seconds)
     for run_id, reason in ended:
         context.log.warning(f"run {run_id} ended: {reason}")
     return dg.SkipReason(f"ended {len(ended)} dead runs" if ended else "no dead runs")
+
+
+def build_sensors(settings: Settings) -> list[dg.SensorDefinition]:
+    """The two sensors, ticking at the deployment's intervals (`Settings`)."""
+
+    @dg.sensor(
+        name="drop_folder_sensor",
+        job_name=INGEST_JOB,
+        minimum_interval_seconds=settings.sensor_interval_seconds,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Watches the drop folder (KB_DROP_FOLDER, default data/knowledge_docs) for new or changed PDFs.",
+    )
+    def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
+        return drop_folder_tick(context, kb)
+
+    @dg.sensor(
+        name="dead_run_sensor",
+        minimum_interval_seconds=settings.dead_run_interval_seconds,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Ends runs whose worker process died (killed, out of memory, the whole stack stopped): STARTING "
+                    "and CANCELING runs, which run monitoring only times out, and STARTED runs when the instance's "
+                    "run launcher cannot check its workers. Frees their pool slots; run retries re-launch them.",
+    )
+    def dead_run_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+        return dead_run_tick(context, settings.never_started_seconds)
+
+    return [drop_folder_sensor, dead_run_sensor]
 
 
 # Downstream assets follow their upstream on their own (eager automation conditions); this

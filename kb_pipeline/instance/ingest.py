@@ -16,6 +16,7 @@ from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG
 from ..drop_folder import FolderState, scan
+from ..settings import DEFAULT_NEVER_STARTED_SECONDS
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source, step_failure_reason
 from .run_workers import end_dead_runs, worker_tags
 
@@ -37,12 +38,13 @@ class Outcome:
 INGEST_TRIGGER = "kb-pipeline ingest"
 
 
-def release_abandoned_runs(instance: dg.DagsterInstance) -> list[str]:
+def release_abandoned_runs(instance: dg.DagsterInstance,
+                           never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[str]:
     """End the runs of this instance whose worker is dead — this command's own earlier runs
     killed with SIGKILL as much as daemon-launched runs left behind by a stopped `make ui` — and
     free their pool slots (`run_workers.end_dead_runs`). Without it, after as many such crashes
     as the `mineru` pool allows, every later parse would wait for ever."""
-    return [run_id for run_id, _reason in end_dead_runs(instance)]
+    return [run_id for run_id, _reason in end_dead_runs(instance, never_started_seconds=never_started_seconds)]
 
 
 def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
@@ -50,9 +52,10 @@ def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
     return next((reason for reason in reasons if reason), "run failed")
 
 
-def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None) -> list[Outcome]:
+def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None,
+                  never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[Outcome]:
     progress = progress or sys.stderr
-    for run_id in release_abandoned_runs(instance):
+    for run_id in release_abandoned_runs(instance, never_started_seconds):
         print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
     for path, reason in changes.newly_skipped:

@@ -25,10 +25,16 @@ from dagster._core.launcher.base import LaunchRunContext
 from dagster._core.launcher.default_run_launcher import DefaultRunLauncher
 from dagster._core.storage.dagster_run import DagsterRun
 
+from ..settings import Settings
 from .run_workers import check_worker, worker_tags
 
 
 class LocalRunLauncher(DefaultRunLauncher):
+    def __init__(self, inst_data=None) -> None:
+        super().__init__(inst_data)
+        # Read once, when the instance builds its launcher (the daemon, the webserver).
+        self._never_started_seconds = Settings.from_env().never_started_seconds
+
     def launch_run(self, context: LaunchRunContext) -> None:
         # The code server that starts the worker is on this machine (the workspace starts it);
         # a code location served from elsewhere gets "unknown" answers and is left alone.
@@ -40,7 +46,7 @@ class LocalRunLauncher(DefaultRunLauncher):
         return True
 
     def check_run_worker_health(self, run: DagsterRun) -> CheckRunHealthResult:
-        verdict = check_worker(self._instance, run)
+        verdict = check_worker(self._instance, run, never_started_seconds=self._never_started_seconds)
         if verdict.dead:
             return CheckRunHealthResult(WorkerStatus.FAILED, verdict.reason)
         # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.

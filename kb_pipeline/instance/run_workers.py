@@ -9,7 +9,7 @@ run tags it with its host and boot id (`worker_tags`; the run launcher in `launc
 - the machine booted since (other boot id): every process of the old boot is gone;
 - no process has that pid, or it is a zombie;
 - the process with that pid started after the pid was recorded: the pid was reused;
-- or no pid was ever recorded and the run was launched more than `NEVER_STARTED_SECONDS` ago
+- or no pid was ever recorded and the run was launched more than `never_started_seconds` ago
   (the worker writes its pid a few seconds after it is spawned, before it loads any code).
 
 On another host nothing can be told from here, and a run without the tags (made before this
@@ -32,14 +32,16 @@ import dagster as dg
 # what its own run monitor uses to do it (pinned by test_dagster_internals.py).
 from dagster._core.events import JobFailureData, RunFailureReason
 
+from ..settings import DEFAULT_NEVER_STARTED_SECONDS
+
 HOST_TAG = "kb/worker_host"
 BOOT_TAG = "kb/worker_boot"
 # Pids are recorded by the worker itself, slightly after its process started.
 _PID_RECORD_SLACK_SECONDS = 2.0
-# A worker writes its pid within seconds of being spawned (before it loads any code). Ending a
-# live one that took longer costs a retry, no more: a worker that finds its run already ended
-# does not run it.
-NEVER_STARTED_SECONDS = float(os.environ.get("KB_NEVER_STARTED_SECONDS", "30"))
+# A worker writes its pid within seconds of being spawned (before it loads any code), so a run
+# with none after `Settings.never_started_seconds` (KB_NEVER_STARTED_SECONDS, passed in by the
+# callers) is dead. Ending a live one that took longer costs a retry, no more: a worker that
+# finds its run already ended does not run it.
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 WORKER_DIED = "run worker died"
 _STARTED_PROCESS = "Started process for run (pid: "
@@ -113,7 +115,8 @@ class Verdict:
     reason: str
 
 
-def check_worker(instance: dg.DagsterInstance, run: dg.DagsterRun, now: float | None = None) -> Verdict:
+def check_worker(instance: dg.DagsterInstance, run: dg.DagsterRun, now: float | None = None,
+                 never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> Verdict:
     """Whether this unfinished run's worker is dead, and why, in words a person can act on."""
     now = time.time() if now is None else now
     host, boot = run.tags.get(HOST_TAG), run.tags.get(BOOT_TAG)
@@ -128,7 +131,7 @@ def check_worker(instance: dg.DagsterInstance, run: dg.DagsterRun, now: float | 
     if record is None:
         stats = instance.get_run_stats(run.run_id)
         launched = stats.launch_time or stats.start_time
-        if launched is not None and now - launched > NEVER_STARTED_SECONDS:
+        if launched is not None and now - launched > never_started_seconds:
             return Verdict(True, f"{WORKER_DIED}: no worker process recorded {now - launched:.0f} s after launch "
                                  f"on {host} (the stack was killed or the worker never started)")
         return Verdict(None, "worker starting")
@@ -161,12 +164,13 @@ def end_dead_run(instance: dg.DagsterInstance, run: dg.DagsterRun, reason: str) 
     return True
 
 
-def end_dead_runs(instance: dg.DagsterInstance, statuses=UNFINISHED) -> list[tuple[str, str]]:
+def end_dead_runs(instance: dg.DagsterInstance, statuses=UNFINISHED,
+                  never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[tuple[str, str]]:
     """End every run in `statuses` whose worker is dead; (run id, reason) for each."""
     ended = []
     for record in instance.get_run_records(dg.RunsFilter(statuses=list(statuses))):
         run = record.dagster_run
-        verdict = check_worker(instance, run)
+        verdict = check_worker(instance, run, never_started_seconds=never_started_seconds)
         if verdict.dead and end_dead_run(instance, run, verdict.reason):
             ended.append((run.run_id, verdict.reason))
     return ended

@@ -19,8 +19,9 @@ import dagster as dg
 
 from ..defs.names import INGEST_JOB
 from ..defs.resources import KnowledgeBase
-from ..defs.sensors import CONTENT_TAG, SENSOR_INTERVAL_SECONDS
+from ..defs.sensors import CONTENT_TAG
 from ..pipeline import content_hash_of
+from ..settings import Settings
 from ..sources import list_pdfs
 from .history import PARSED, is_current, latest_materialization, metadata_values, step_failure_reason
 from .run_workers import WORKER_DIED, check_worker, event_message
@@ -78,8 +79,12 @@ def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) ->
     return runs[0] if runs else None
 
 
-def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None) -> list[FileStatus]:
+def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None,
+                  settings: Settings | None = None) -> list[FileStatus]:
+    """Every file of the drop folder in one state. `settings` gives the sensor's interval (a file
+    younger than one tick is `waiting`) and the dead-worker limit; default: the environment's."""
     now = time.time() if now is None else now
+    settings = settings or Settings.from_env()
     sources, skipped = list_pdfs(kb.folder)
     statuses = [FileStatus(path.name, "", "skipped", reason) for path, reason in skipped]
     for source in sources:
@@ -107,7 +112,8 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
                 statuses.append(FileStatus(name, doc_id, "failed", f"{crash}; not retried (no retry left, or "
                                                                   "no daemon retries this run)"))
         elif run is not None and not run.is_finished:
-            verdict = check_worker(instance, run) if run.status != dg.DagsterRunStatus.QUEUED else None
+            verdict = (check_worker(instance, run, never_started_seconds=settings.never_started_seconds)
+                       if run.status != dg.DagsterRunStatus.QUEUED else None)
             attempt = f"retry {run.tags[_RETRY_NUMBER]}: " if _RETRY_NUMBER in run.tags else ""
             if verdict is not None and verdict.dead:
                 state = "retrying" if _retries_left(run) else "failed"
@@ -118,7 +124,7 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
                                                                      f"{run.status.value.lower()}"))
             else:
                 statuses.append(FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}"))
-        elif now - source.mtime_ns / 1e9 < SENSOR_INTERVAL_SECONDS:
+        elif now - source.mtime_ns / 1e9 < settings.sensor_interval_seconds:
             statuses.append(FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing"))
         else:
             statuses.append(FileStatus(name, doc_id, "pending", "not ingested for its current content yet"))

@@ -1,0 +1,58 @@
+"""Every setting kb-pipeline takes from the environment, read in one place into one frozen,
+typed object. Entry points read it once (`Settings.from_env()`: the CLI, the Dagster code
+location when it loads, the run launcher) and hand it down; nothing reads `KB_*` at import.
+
+| variable | setting | default |
+|---|---|---|
+| `KB_DATA_DIR` | `data_dir`: the data root (cache, artifacts, tables, packages) | `./data` |
+| `KB_DROP_FOLDER` | `drop_folder`: where PDFs are dropped | `<data_dir>/knowledge_docs` |
+| `KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_MAX_PAGES`, `KB_OCR_LANGS` | `parser` (`ParserConfig`) | flash, auto, all pages, 2000, eng |
+| `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick | 5 |
+| `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
+| `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
+
+`DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .config import ParserConfig
+
+DATA_DIR_ENV = "KB_DATA_DIR"
+DEFAULT_NEVER_STARTED_SECONDS = 30.0
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    data_dir: Path
+    drop_folder: Path
+    parser: ParserConfig = ParserConfig()
+    sensor_interval_seconds: int = Field(default=5, ge=1)
+    dead_run_interval_seconds: int = Field(default=5, ge=1)
+    never_started_seconds: float = Field(default=DEFAULT_NEVER_STARTED_SECONDS, gt=0)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        data_dir = Path(env.get(DATA_DIR_ENV) or "data").resolve()
+        defaults = ParserConfig()
+        parser = ParserConfig.model_validate({
+            "tier": env.get("KB_TIER") or defaults.tier,
+            "parse_mode": env.get("KB_PARSE_MODE") or defaults.parse_mode,
+            "page_range": env.get("KB_PAGE_RANGE", defaults.page_range),
+            "max_pages": env.get("KB_MAX_PAGES") or defaults.max_pages,
+            "ocr_langs": env.get("KB_OCR_LANGS") or defaults.ocr_langs,
+        })
+        numbers = {field: env[name] for field, name in (("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
+                                                         ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),
+                                                         ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"))
+                   if env.get(name)}
+        return cls(data_dir=data_dir, drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
+                   parser=parser, **numbers)
