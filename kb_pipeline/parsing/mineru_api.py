@@ -30,6 +30,8 @@ from .errors import ParserError, ParseServiceError
 API_URL_ENV = "KB_MINERU_API_URL"
 # How long one document may take on the service (the whole request, queueing included).
 API_TIMEOUT_ENV = "KB_MINERU_API_TIMEOUT"
+# Sent as `Authorization: Bearer …` when set (`mineru-api --api-key`).
+API_KEY_ENV = "KB_MINERU_API_KEY"
 DEFAULT_TIMEOUT_SECONDS = 1800.0
 # The service's own synchronous wait is capped at 3600 s; past it, `file_parse` answers 202 and
 # the task is polled.
@@ -43,6 +45,11 @@ def api_url() -> str | None:
     """The service to parse with, or None to parse locally."""
     url = os.environ.get(API_URL_ENV, "").strip().rstrip("/")
     return url or None
+
+
+def _auth() -> dict[str, str]:
+    key = os.environ.get(API_KEY_ENV, "")
+    return {"Authorization": f"Bearer {key}"} if key else {}
 
 
 def _timeout() -> float:
@@ -96,7 +103,7 @@ def _await_task(url: str, status: dict, deadline: float) -> bytes:
         if remaining <= 0:
             raise ParseServiceError(f"MinerU API service at {url}: task {status.get('task_id')} did not finish "
                                     f"within {API_TIMEOUT_ENV}={_timeout():.0f} s")
-        code, _type, body = _request(urllib.request.Request(result_url), url, min(remaining, 60), "stopped answering")
+        code, _type, body = _request(urllib.request.Request(result_url, headers=_auth()), url, min(remaining, 60), "stopped answering")
         if code == 200:
             return body
         if code != 202:
@@ -122,7 +129,7 @@ def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str,
     })
     data = pdf.read_bytes()
     req = urllib.request.Request(f"{url}/v1/file_parse?{query}", data=data, method="POST", headers={
-        "Content-Type": "application/octet-stream", "Content-Length": str(len(data))})
+        "Content-Type": "application/octet-stream", "Content-Length": str(len(data)), **_auth()})
     # The socket timeout bounds each wait for bytes; the service sends nothing while it parses.
     code, content_type, body = _request(req, url, timeout + 30, "is unreachable or dropped the connection")
     if code == 202:
