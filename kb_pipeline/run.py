@@ -14,6 +14,9 @@ import json
 import sys
 import time
 import traceback
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,10 +25,12 @@ from .contracts import ParseFailure
 from .files import write_text_atomically
 from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
+from .parsing.mineru_api import api_url
+from .parsing.workers import default_workers, use_pool
 from .paths import DataLayout
-from .pipeline import ARTIFACT_NAME, chunk_kinds, process_document, read_artifact, write_artifact
+from .pipeline import ARTIFACT_NAME, DocumentRun, chunk_kinds, process_document, read_artifact, write_artifact
 from .settings import Settings
-from .sources import list_pdfs
+from .sources import SourceFile, list_pdfs
 from .versions import NORMALISER_VERSION
 
 
@@ -57,7 +62,8 @@ def _new_run_dir(out: Path) -> tuple[str, Path]:
     return candidate, out / candidate
 
 
-def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None) -> dict:
+def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None,
+              workers: int | None = None) -> dict:
     """Parse every PDF in `input_dir`; returns the manifest it wrote. Progress lines go to
     `progress` (default: stderr, looked up at call time)."""
     progress = progress or sys.stderr
@@ -78,36 +84,44 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
     }
     failures_path = run_dir / "failures.jsonl"
     failures_path.touch()
-    for n, source in enumerate(sources, 1):
-        label = f"[{n}/{len(sources)}] {source.path.name}"
-        print(f"{label} …", file=progress, flush=True)
+
+    def process(item: tuple[int, SourceFile]) -> tuple[DocumentRun | None, Exception | None, str, float]:
+        n, source = item
+        print(f"[{n}/{len(sources)}] {source.path.name} …", file=progress, flush=True)
         doc_started = time.perf_counter()
-        latest = layout.parsed_dir(source.doc_id) / ARTIFACT_NAME
         try:
-            result = process_document(source.path, config, layout, doc_id=source.doc_id,
-                                      previous=read_artifact(latest))
+            latest = layout.parsed_dir(source.doc_id) / ARTIFACT_NAME
+            result = process_document(source.path, config, layout, doc_id=source.doc_id, previous=read_artifact(latest))
+            return result, None, "", time.perf_counter() - doc_started
         except Exception as e:  # noqa: BLE001 — one bad document never stops the others
+            return None, e, traceback.format_exc(), time.perf_counter() - doc_started
+
+    def record(n: int, source: SourceFile, result: DocumentRun | None, error: Exception | None, trace: str,
+               seconds: float) -> None:
+        label = f"[{n}/{len(sources)}] {source.path.name}"
+        if result is None:
+            assert error is not None
             failure = ParseFailure(
-                doc_id=source.doc_id, source_path=str(source.path), error_type=type(e).__name__,
-                message=str(e), traceback=traceback.format_exc(),
+                doc_id=source.doc_id, source_path=str(source.path), error_type=type(error).__name__,
+                message=str(error), traceback=trace,
             )
             with failures_path.open("a", encoding="utf-8") as f:
                 f.write(failure.model_dump_json() + "\n")
             manifest["documents"].append({
                 "doc_id": source.doc_id, "source_path": str(source.path), "status": "failed",
                 "error_type": failure.error_type, "message": failure.message,
-                "expected": isinstance(e, DocumentError),
-                "seconds": round(time.perf_counter() - doc_started, 3),
+                "expected": isinstance(error, DocumentError),
+                "seconds": round(seconds, 3),
             })
             print(f"{label} FAILED {failure.error_type}: {failure.message}", file=progress, flush=True)
-            continue
+            return
         doc = result.document
         doc_dir = run_dir / doc.doc_id
         write_artifact(doc_dir / ARTIFACT_NAME, doc)
         write_text_atomically(doc_dir / "mineru-source.txt",
                               f"{doc.raw_output_dir}\n# untouched MinerU {doc.parser_version} output "
                               f"({doc.parser_backend}); cache {'hit' if result.raw.cache_hit else 'miss'}\n")
-        write_artifact(latest, doc)
+        write_artifact(layout.parsed_dir(source.doc_id) / ARTIFACT_NAME, doc)
         manifest["warnings"] += [w.model_dump() for w in result.warnings]
         manifest["documents"].append({
             "doc_id": doc.doc_id, "source_path": doc.source_path, "status": "ok",
@@ -116,14 +130,31 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
             "cache_hit": result.raw.cache_hit, "raw_output_dir": doc.raw_output_dir,
             "checks": {name: {"passed": c.passed, "problems": c.problems[:10], **c.metadata}
                        for name, c in result.checks.items()},
-            "timings": result.timings, "seconds": round(time.perf_counter() - doc_started, 3),
+            "timings": result.timings, "seconds": round(seconds, 3),
         })
         print(f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "
-              f"{time.perf_counter() - doc_started:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})",
+              f"{seconds:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})",
               file=progress, flush=True)
         for name, check in result.checks.items():
             if not check.passed:
                 print(f"{label} CHECK FAILED {name}: {check.problems[0]}", file=progress, flush=True)
+
+    # With more than one worker (KB_PARSE_WORKERS, default one per core), warm MinerU processes
+    # parse while this process's threads hash, normalise and check; documents are handed out in
+    # order, each to the next free worker, and recorded in order. A cache hit never starts MinerU.
+    n_workers = min(workers if workers is not None else default_workers(), len(sources))
+    items = list(enumerate(sources, 1))
+    with ExitStack() as stack:
+        results: Iterator[tuple[DocumentRun | None, Exception | None, str, float]]
+        if n_workers > 1 and api_url() is None:
+            stack.enter_context(use_pool(n_workers, layout.mineru_home))
+            results = stack.enter_context(ThreadPoolExecutor(n_workers)).map(process, items)
+        elif n_workers > 1:  # MinerU's API service parses: send it as many at once
+            results = stack.enter_context(ThreadPoolExecutor(n_workers)).map(process, items)
+        else:
+            results = map(process, items)
+        for (n, source), outcome in zip(items, results):
+            record(n, source, *outcome)
     manifest["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["seconds"] = round(time.perf_counter() - started, 3)
     manifest["totals"] = {

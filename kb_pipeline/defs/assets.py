@@ -13,6 +13,7 @@ the UI show the partition unsynced.
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -23,7 +24,7 @@ from ..files import replacing, write_text_atomically
 from ..instance.history import latest_materialization, metadata_values
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
-from ..parsing.errors import DocumentError
+from ..parsing.errors import DocumentError, ParseServiceError
 from ..parsing.mineru_adapter import RawOutputRef
 from ..pipeline import (
     ARTIFACT_NAME,
@@ -56,6 +57,25 @@ def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
     """A bad document is not a bug: fail this partition with the reason, and no retry."""
     return dg.Failure(
         description=f"{doc_id}: {type(error).__name__}: {error}",
+        metadata={"error_type": type(error).__name__, "reason": str(error)},
+        allow_retries=False,
+    )
+
+
+# The parser itself failing (MinerU's API service unreachable or gone mid-parse, a local parse
+# worker killed) is not the document's fault: the step is tried again this many times, this many
+# seconds apart, and only then fails with the reason (naming the service's URL).
+PARSE_RETRIES = int(os.environ.get("KB_PARSE_RETRIES", "2"))
+PARSE_RETRY_SECONDS = float(os.environ.get("KB_PARSE_RETRY_SECONDS", "10"))
+
+
+def _retry_or_fail(context: dg.AssetExecutionContext, doc_id: str, error: ParseServiceError) -> Exception:
+    if context.retry_number < PARSE_RETRIES:
+        context.log.warning(f"{doc_id}: {error}; retry {context.retry_number + 1} of {PARSE_RETRIES} "
+                            f"in {PARSE_RETRY_SECONDS:g} s")
+        return dg.RetryRequested(max_retries=PARSE_RETRIES, seconds_to_wait=PARSE_RETRY_SECONDS)
+    return dg.Failure(
+        description=f"{doc_id}: {type(error).__name__}: {error} (after {PARSE_RETRIES} retries)",
         metadata={"error_type": type(error).__name__, "reason": str(error)},
         allow_retries=False,
     )
@@ -99,6 +119,8 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
         ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout)
     except DocumentError as e:
         raise _document_error_to_failure(doc_id, e) from e
+    except ParseServiceError as e:
+        raise _retry_or_fail(context, doc_id, e) from e
     marker = ref.marker
     context.log.info(f"{doc_id}: {'cache hit' if ref.cache_hit else f'parsed in {ref.parse_seconds:.1f} s'} → {ref.path}")
     return dg.MaterializeResult(

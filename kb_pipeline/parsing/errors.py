@@ -51,3 +51,10 @@ class SourceChangedError(DocumentError):
 
 class ParserError(DocumentError):
     """MinerU itself failed on this document for a reason not translated above."""
+
+
+class ParseServiceError(Exception):
+    """The parser, not the document: MinerU's API service unreachable or gone mid-parse, or a
+    local parse worker that died. Not a `DocumentError` — the same document is worth trying
+    again (Dagster retries the step; `kb-pipeline run` records it as failed for this run only).
+    Nothing is cached for it."""

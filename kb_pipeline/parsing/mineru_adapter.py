@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..config import ParserConfig
 from ..sources import sha256_file
-from . import cache, ocr
+from . import cache, mineru_api, ocr, workers
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -288,19 +288,93 @@ def run_mineru(pdf: Path, *, tier: str, ocr_mode: str, page_range: str, image_an
 def _write_raw_output(result, out: Path, keep_images: bool) -> None:
     """MINERU_4_FACTS.md §1's recipe: save(), then content lists from the materialised copy so
     image paths are `images/...` files, never base64."""
-    from docvortex.export import materialize_middle
     from mineru.parser.writer import FileBasedDataWriter
-    from mineru.render import render_content_list, render_content_list_v2
 
     result.save(FileBasedDataWriter(str(out)))
     for name in _DROPPED_FILES:
         (out / name).unlink(missing_ok=True)
-    middle, _assets = materialize_middle(result.middle_json)
+    _write_content_lists(result.middle_json, out, keep_images)
+
+
+def _write_content_lists(middle_json, out: Path, keep_images: bool) -> None:
+    from docvortex.export import materialize_middle
+    from mineru.render import render_content_list, render_content_list_v2
+
+    middle, _assets = materialize_middle(middle_json)
     for name, rendered in (("content_list.json", render_content_list(middle)),
                            ("content_list_v2.json", render_content_list_v2(middle))):
         (out / name).write_text(json.dumps(rendered, ensure_ascii=False, indent=2), encoding="utf-8")
     if not keep_images:
         shutil.rmtree(out / "images", ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- the parse itself
+
+
+@dataclass(frozen=True)
+class ParseSummary:
+    """What MinerU says it ran, as the cache marker records it."""
+
+    mineru_version: str
+    tier: str | None
+    parse_mode: str | None
+    n_pages: int
+
+
+def _summary(middle: dict) -> ParseSummary:
+    ran = middle.get("extensions", {}).get("mineru", {})
+    return ParseSummary(middle.get("metadata", {}).get("producer", {}).get("version", ""),
+                        ran.get("tier"), ran.get("parse_mode"), len(middle.get("pages", [])))
+
+
+def parse_in_process(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, pdf: Path) -> ParseSummary:
+    """MinerU in this process: parse `source`, write its raw output into `out`. `pdf` is the
+    file the user dropped (named in errors)."""
+    try:
+        result = run_mineru(source, tier=config.tier, ocr_mode=ocr_mode,
+                            page_range=config.page_range, image_analysis=config.image_analysis)
+    except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
+        raise _translate(pdf, e) from e
+    _write_raw_output(result, out, config.keep_images)
+    ran = result.middle_json.extensions.get("mineru", {})
+    return ParseSummary(result.middle_json.metadata.producer.version, ran.get("tier"), ran.get("parse_mode"),
+                        len(result.pages))
+
+
+def finish_saved_output(out: Path, keep_images: bool) -> ParseSummary:
+    """Complete a directory holding what `ParseResult.save()` writes (parsed elsewhere: MinerU's
+    API service) exactly as the in-process path does: content lists rendered from its middle
+    JSON, model_output.json dropped, images kept or not."""
+    from mineru.types import MiddleJson
+
+    for name in _DROPPED_FILES:
+        (out / name).unlink(missing_ok=True)
+    text = (out / "middle_json.json").read_text(encoding="utf-8")
+    _write_content_lists(MiddleJson.model_validate_json(text), out, keep_images)
+    return _summary(json.loads(text))
+
+
+def parse_into(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, pdf: Path) -> ParseSummary:
+    """The one dispatch point between kb-pipeline and a MinerU parse: MinerU's raw output for
+    `source` written into `out` (an empty temp dir of the cache), by the configured backend —
+    MinerU's API service when `KB_MINERU_API_URL` is set (parsing/mineru_api.py), else a warm
+    local worker when a pool is active (parsing/workers.py), else MinerU in this process. Every
+    backend leaves the same files, byte for byte. Raises `DocumentError`, or `ParseServiceError`
+    when the backend itself failed."""
+    url = mineru_api.api_url()
+    if url is None:
+        pool = workers.active_pool()
+        if pool is not None:
+            return pool.parse(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
+        return parse_in_process(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
+    mineru_api.parse_via_api(url, source, out, tier=config.tier, ocr_mode=ocr_mode,
+                             page_range=config.page_range, filename=pdf.name)
+    summary = finish_saved_output(out, config.keep_images)
+    if summary.mineru_version != mineru_version():
+        # The cache key names the local MinerU version; output of another one must not hide there.
+        raise ParserError(f"MinerU API service at {url} runs MinerU {summary.mineru_version}, this pipeline "
+                          f"{mineru_version()}; install the same version on both")
+    return summary
 
 
 @dataclass(frozen=True)
@@ -346,23 +420,17 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             ocr_record = {"engine": done.engine, "ocrmypdf": ocr.ocrmypdf_version(), "langs": done.langs,
                           "pages": done.pages, "pages_asked": list(checked.ocr_pages),
                           "seconds": round(done.seconds, 3), "original": ORIGINAL_COPY}
-        try:
-            result = run_mineru(source, tier=config.tier, ocr_mode=checked.ocr_mode,
-                                page_range=config.page_range, image_analysis=config.image_analysis)
-        except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
-            raise _translate(pdf, e) from e
+        ran = parse_into(source, tmp, config=config, ocr_mode=checked.ocr_mode, pdf=pdf)
         seconds = time.perf_counter() - started
-        _write_raw_output(result, tmp, config.keep_images)
-        ran = result.middle_json.extensions.get("mineru", {})
         return {
             "source_path": str(pdf),
             "content_hash": content_hash,
             "parser_config": config.fingerprint,
             "parser_settings": config.output_settings(),
-            "mineru_version": result.middle_json.metadata.producer.version,
-            "tier": ran.get("tier"),
-            "parse_mode": ran.get("parse_mode"),
-            "n_pages": len(result.pages),
+            "mineru_version": ran.mineru_version,
+            "tier": ran.tier,
+            "parse_mode": ran.parse_mode,
+            "n_pages": ran.n_pages,
             "n_pages_in_source": checked.n_pages,
             "parse_seconds": round(seconds, 3),  # OCR included
             **({"ocr": ocr_record} if ocr_record else {}),

@@ -1,0 +1,83 @@
+"""Warm parallel parsing (`kb-pipeline run` with KB_PARSE_WORKERS warm workers) against one bare
+single-process MinerU flash parse of the same files, side by side in one run.
+
+    .venv/bin/python bench/parallel.py [--workers N (default: cores)] [--pdfs FILE ...]
+
+(a) bare: one process, `mineru.parser.parse(pdf, tier="flash", ocr_mode="txt")` on each file in
+    turn plus the adapter's raw-output recipe (bench/overhead.py's `bare_mineru`), MinerU imported
+    and warmed up before timing.
+(b) `kb_pipeline.run.run_batch(..., workers=N)` with a fresh data dir: hashing, preflight, the
+    parse in N warm workers (started inside the timing), raw output, cache publish, normalising,
+    checks and artifacts, all of it.
+The default corpus is 10 real PDFs of ../shared/corpus/pdfs, 185 pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import _common
+
+CORPUS = ["manual_ibm_redpaper_db2_rcac", "manual_pymupdf_v1_8", "paper_twocol_creativity_ml",
+          "paper_twocol_hydrology_afforestation", "report_eu_finland_vet", "report_eu_food_retail_tables",
+          "report_fr_solar_impact_study", "report_qwen2_technical", "standard_nist_hpc_security",
+          "table_nces_projections_multipage"]
+TARGET = 1.6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS])
+    args = parser.parse_args()
+    _common.warn_if_busy()
+    home = _common.setup_mineru()
+    from overhead import bare_mineru
+
+    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.paths import DataLayout
+    from kb_pipeline.run import run_batch
+
+    pages = sum(_common.pdf_pages(p) for p in args.pdfs)
+    work = Path(tempfile.mkdtemp(prefix="kb-bench-parallel-"))
+    try:
+        warm = _common.CORPUS_DIR / "bench_report_08.pdf"
+        if warm.is_file():
+            bare_mineru(warm, work / "warm")
+        started = time.perf_counter()
+        for n, pdf in enumerate(args.pdfs):
+            bare_mineru(pdf, work / f"bare-{n}")
+        bare = time.perf_counter() - started
+
+        folder = work / "in"
+        folder.mkdir()
+        for pdf in args.pdfs:
+            shutil.copy(pdf, folder)
+        layout = DataLayout(work / "data")
+        started = time.perf_counter()
+        manifest = run_batch(folder, work / "runs", ParserConfig(), layout, workers=args.workers,
+                             progress=open(os.devnull, "w"))
+        parallel = time.perf_counter() - started
+        assert manifest["totals"]["ok"] == len(args.pdfs), manifest["totals"]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    ratio = (pages / parallel) / (pages / bare)
+    rows = [["(a) bare MinerU, 1 process", f"{bare:.1f}", f"{pages / bare:.2f}", "1.00"],
+            [f"(b) kb-pipeline run, {args.workers} warm workers", f"{parallel:.1f}", f"{pages / parallel:.2f}",
+             f"{ratio:.2f}"]]
+    print(f"{len(args.pdfs)} PDFs, {pages} pages")
+    print(_common.table(["mode", "seconds", "pages/s", "× bare"], rows))
+    print(f"target ≥ {TARGET}×: {_common.verdict(ratio, TARGET)}")
+    _common.write_json("parallel", {"pdfs": [p.name for p in args.pdfs], "pages": pages, "workers": args.workers,
+                                    "bare_seconds": bare, "parallel_seconds": parallel, "ratio": ratio,
+                                    "machine": _common.machine()})
+
+
+if __name__ == "__main__":  # required: MinerU and the parse workers start "spawn" processes
+    main()
