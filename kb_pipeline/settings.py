@@ -10,6 +10,11 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 | `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick | 5 |
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
 | `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
+| `KB_PARSE_RETRIES`, `KB_PARSE_RETRY_SECONDS` | `parse_retries`, `parse_retry_seconds`: a failed parse backend is retried | 2, 10 |
+
+The parse backends read theirs when they run (not at import): `KB_MINERU_API_URL`,
+`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py) and `KB_PARSE_WORKERS`
+(parsing/workers.py).
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
 """
@@ -37,6 +42,8 @@ class Settings(BaseModel):
     sensor_interval_seconds: int = Field(default=5, ge=1)
     dead_run_interval_seconds: int = Field(default=5, ge=1)
     never_started_seconds: float = Field(default=DEFAULT_NEVER_STARTED_SECONDS, gt=0)
+    parse_retries: int = Field(default=2, ge=0)
+    parse_retry_seconds: float = Field(default=10.0, ge=0)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -52,7 +59,9 @@ class Settings(BaseModel):
         })
         numbers = {field: env[name] for field, name in (("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
                                                          ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),
-                                                         ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"))
+                                                         ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
+                                                         ("parse_retries", "KB_PARSE_RETRIES"),
+                                                         ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"))
                    if env.get(name)}
         return cls(data_dir=data_dir, drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
                    parser=parser, **numbers)

@@ -19,7 +19,6 @@ import dagster as dg
 import pytest
 
 from kb_pipeline.definitions import build_definitions
-from kb_pipeline.defs import assets
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.parsing import cache, mineru_api
@@ -164,11 +163,9 @@ def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(
         drop, layout, instance, monkeypatch):
     url = f"http://127.0.0.1:{_free_port()}"
     monkeypatch.setenv(mineru_api.API_URL_ENV, url)
-    monkeypatch.setattr(assets, "PARSE_RETRIES", 1)
-    monkeypatch.setattr(assets, "PARSE_RETRY_SECONDS", 0.2)
     for extra in list(drop.iterdir())[1:]:
         extra.unlink()
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=1, parse_retry_seconds=0.2)
     [outcome] = ingest_folder(build_definitions(kb), kb, instance)
     assert outcome.status == "failed"
     assert url in outcome.reason and "ParseServiceError" in outcome.reason and "after 1 retries" in outcome.reason
@@ -186,8 +183,6 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
     api = Service("mineru-api", ["--tier", "flash", "--upload-dir", str(root / "kill-uploads")], root / "kill-home",
                   root / "kill.log")
     monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
-    monkeypatch.setattr(assets, "PARSE_RETRIES", 4)
-    monkeypatch.setattr(assets, "PARSE_RETRY_SECONDS", 3)
 
     sent: list[str] = []
     killed = threading.Event()
@@ -213,7 +208,7 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
     killer = threading.Thread(target=kill_then_restart, daemon=True)
     killer.start()
     try:
-        kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
+        kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=4, parse_retry_seconds=3)
         outcomes = {o.name: o for o in ingest_folder(build_definitions(kb), kb, instance)}
     finally:
         killer.join(timeout=120)

@@ -13,7 +13,6 @@ the UI show the partition unsynced.
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import dagster as dg
@@ -65,17 +64,17 @@ def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
 # The parser itself failing (MinerU's API service unreachable or gone mid-parse, a local parse
 # worker killed) is not the document's fault: the step is tried again this many times, this many
 # seconds apart, and only then fails with the reason (naming the service's URL).
-PARSE_RETRIES = int(os.environ.get("KB_PARSE_RETRIES", "2"))
-PARSE_RETRY_SECONDS = float(os.environ.get("KB_PARSE_RETRY_SECONDS", "10"))
+# (`KnowledgeBase.parse_retries`, `parse_retry_seconds`, from KB_PARSE_RETRIES, KB_PARSE_RETRY_SECONDS.)
 
 
-def _retry_or_fail(context: dg.AssetExecutionContext, doc_id: str, error: ParseServiceError) -> Exception:
-    if context.retry_number < PARSE_RETRIES:
-        context.log.warning(f"{doc_id}: {error}; retry {context.retry_number + 1} of {PARSE_RETRIES} "
-                            f"in {PARSE_RETRY_SECONDS:g} s")
-        return dg.RetryRequested(max_retries=PARSE_RETRIES, seconds_to_wait=PARSE_RETRY_SECONDS)
+def _retry_or_fail(context: dg.AssetExecutionContext, kb: KnowledgeBase, doc_id: str,
+                   error: ParseServiceError) -> Exception:
+    retries, wait = kb.parse_retries, kb.parse_retry_seconds
+    if context.retry_number < retries:
+        context.log.warning(f"{doc_id}: {error}; retry {context.retry_number + 1} of {retries} in {wait:g} s")
+        return dg.RetryRequested(max_retries=retries, seconds_to_wait=wait)
     return dg.Failure(
-        description=f"{doc_id}: {type(error).__name__}: {error} (after {PARSE_RETRIES} retries)",
+        description=f"{doc_id}: {type(error).__name__}: {error} (after {retries} retries)",
         metadata={"error_type": type(error).__name__, "reason": str(error)},
         allow_retries=False,
     )
@@ -120,7 +119,7 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
     except DocumentError as e:
         raise _document_error_to_failure(doc_id, e) from e
     except ParseServiceError as e:
-        raise _retry_or_fail(context, doc_id, e) from e
+        raise _retry_or_fail(context, kb, doc_id, e) from e
     marker = ref.marker
     context.log.info(f"{doc_id}: {'cache hit' if ref.cache_hit else f'parsed in {ref.parse_seconds:.1f} s'} → {ref.path}")
     return dg.MaterializeResult(

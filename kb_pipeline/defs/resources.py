@@ -28,13 +28,18 @@ class KnowledgeBase(dg.ConfigurableResource):
     page_range: str = ""
     max_pages: int = ParserConfig().max_pages
     ocr_langs: str = ParserConfig().ocr_langs
+    # A parse backend that failed (MinerU's API service unreachable, a warm worker killed) is
+    # not the document's fault: the parse step is tried again, this many times, this far apart.
+    parse_retries: int = 2
+    parse_retry_seconds: float = 10.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
         parser = settings.parser
         return cls(drop_folder=str(settings.drop_folder), data_dir=str(settings.data_dir), tier=parser.tier,
                    parse_mode=parser.parse_mode, page_range=parser.page_range, max_pages=parser.max_pages,
-                   ocr_langs=parser.ocr_langs)
+                   ocr_langs=parser.ocr_langs, parse_retries=settings.parse_retries,
+                   parse_retry_seconds=settings.parse_retry_seconds)
 
     @property
     def layout(self) -> DataLayout:
