@@ -35,7 +35,8 @@ def _knowledge_base(args: argparse.Namespace):
 
     config = config_from_args(args)
     os.environ.update({"KB_TIER": config.tier, "KB_PARSE_MODE": config.parse_mode,
-                       "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages)})
+                       "KB_PAGE_RANGE": config.page_range, "KB_MAX_PAGES": str(config.max_pages),
+                       "KB_PARSE_WINDOW": str(config.parse_window)})
     import warnings
 
     import dagster as dg
@@ -48,7 +49,8 @@ def _knowledge_base(args: argparse.Namespace):
     if not folder.is_dir():
         raise SystemExit(f"error: input folder {folder} does not exist")
     return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=os.environ["KB_DATA_DIR"], tier=config.tier,
-                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages)
+                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages,
+                         parse_window=config.parse_window)
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -30,9 +30,16 @@ class ParserConfig(BaseModel):
     image_analysis: bool = False
     # Keep the crops MinerU writes to images/ (formula, table and figure images).
     keep_images: bool = True
+    # A document longer than this many pages is parsed in page windows (MinerU's `page_range`),
+    # each in a fresh process, so memory stays bounded whatever the length; 0 never windows.
+    # An output setting: MinerU's flash tier takes some statistics over the pages it is given
+    # (body font, line grouping), so a windowed parse of a long document can differ slightly
+    # from an unwindowed one (docs/decisions.md, "Page windows").
+    parse_window: int = Field(default=50, ge=0)
     # A guard, not an output setting: a longer document fails with a clear error instead of
-    # occupying a worker for an hour.
-    max_pages: int = Field(default=2000, ge=1)
+    # occupying a worker for hours. With windows, memory no longer grows with length; the
+    # ceiling is time (~10 pages/s on one core: 10,000 pages ≈ 17 min).
+    max_pages: int = Field(default=10_000, ge=1)
 
     def output_settings(self) -> dict:
         """The settings that change MinerU's output — exactly what the fingerprint covers."""
@@ -44,6 +51,7 @@ class ParserConfig(BaseModel):
             "page_range": "" if page_range == "all" else page_range,
             "image_analysis": self.image_analysis if self.tier == "advanced" else False,
             "keep_images": self.keep_images,
+            "parse_window": self.parse_window,
         }
 
     @property

@@ -34,11 +34,14 @@ def add_parser_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], default=defaults.parse_mode)
     parser.add_argument("--page-range", default=defaults.page_range, help='MinerU page range, e.g. "1-5,8"')
     parser.add_argument("--max-pages", type=int, default=defaults.max_pages)
+    parser.add_argument("--parse-window", type=int, default=defaults.parse_window,
+                        help=f"parse documents longer than this in page windows (default {defaults.parse_window}; "
+                             "0: never)")
 
 
 def config_from_args(args: argparse.Namespace) -> ParserConfig:
     return ParserConfig(tier=args.tier, parse_mode=args.parse_mode, page_range=args.page_range,
-                        max_pages=args.max_pages)
+                        max_pages=args.max_pages, parse_window=args.parse_window)
 
 
 def _new_run_dir(out: Path) -> tuple[str, Path]:
@@ -78,8 +81,10 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         doc_started = time.perf_counter()
         latest = layout.parsed_dir(source.doc_id) / ARTIFACT_NAME
         try:
-            result = process_document(source.path, config, layout, doc_id=source.doc_id,
-                                      previous=read_artifact(latest))
+            result = process_document(
+                source.path, config, layout, doc_id=source.doc_id, previous=read_artifact(latest),
+                progress=lambda k, n, first, last: print(f"{label} window {k}/{n} (pages {first}-{last})",
+                                                         file=progress, flush=True))
         except Exception as e:  # noqa: BLE001 — one bad document never stops the others
             failure = ParseFailure(
                 doc_id=source.doc_id, source_path=str(source.path), error_type=type(e).__name__,

@@ -12,6 +12,7 @@ the UI show the partition unsynced.
 """
 
 import hashlib
+import sys
 import json
 from pathlib import Path
 
@@ -68,6 +69,13 @@ def source_pdf(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.DataV
     return dg.DataVersionsByPartition({s.doc_id: content_hash_of(s.path) for s in sources if s.doc_id in known})
 
 
+def _window_progress(context: dg.AssetExecutionContext, line: str) -> None:
+    """A long document's window progress: in the run's log, and on stderr (the terminal of
+    `kb-pipeline ingest`, whose in-process runs keep Dagster's console logger quiet)."""
+    context.log.info(line)
+    print(line, file=sys.stderr, flush=True)
+
+
 @dg.asset(
     partitions_def=documents,
     deps=[source_pdf],
@@ -89,7 +97,9 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
     source = kb.find_source(doc_id)
     config = kb.parser_config
     try:
-        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout)
+        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout,
+                        progress=lambda k, n, first, last: _window_progress(context, f"{doc_id}: window {k}/{n} "
+                                                                                     f"(pages {first}-{last})"))
     except DocumentError as e:
         raise _document_error_to_failure(doc_id, e) from e
     marker = ref.marker

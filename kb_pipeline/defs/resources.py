@@ -2,7 +2,7 @@
 
 Every default can be set from the environment, so `dagster dev`, the sensor and
 `kb-pipeline ingest` agree without repeating configuration: KB_DROP_FOLDER, KB_DATA_DIR,
-KB_TIER, KB_PARSE_MODE, KB_PAGE_RANGE, KB_MAX_PAGES.
+KB_TIER, KB_PARSE_MODE, KB_PAGE_RANGE, KB_MAX_PAGES, KB_PARSE_WINDOW.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ def parser_config_from_env() -> ParserConfig:
         parse_mode=os.environ.get("KB_PARSE_MODE", defaults.parse_mode),
         page_range=os.environ.get("KB_PAGE_RANGE", defaults.page_range),
         max_pages=int(os.environ.get("KB_MAX_PAGES", defaults.max_pages)),
+        parse_window=int(os.environ.get("KB_PARSE_WINDOW", defaults.parse_window)),
     )
 
 
@@ -39,6 +40,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     parse_mode: str = _ENV_CONFIG.parse_mode
     page_range: str = _ENV_CONFIG.page_range
     max_pages: int = _ENV_CONFIG.max_pages
+    parse_window: int = _ENV_CONFIG.parse_window
 
     @property
     def layout(self) -> DataLayout:
@@ -51,7 +53,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     @property
     def parser_config(self) -> ParserConfig:
         return ParserConfig(tier=self.tier, parse_mode=self.parse_mode, page_range=self.page_range,
-                            max_pages=self.max_pages)
+                            max_pages=self.max_pages, parse_window=self.parse_window)
 
     @property
     def processing_identity(self) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..config import ParserConfig
 from ..sources import sha256_file
 from . import cache
+from .windows import WindowProgress, parse_windowed, plan_windows
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -255,9 +256,11 @@ class RawOutputRef:
 
 
 def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_root: Path,
-                   mineru_home: Path) -> RawOutputRef:
+                   mineru_home: Path, progress: WindowProgress | None = None) -> RawOutputRef:
     """MinerU's raw output for this exact content and config: from the cache when complete,
-    else parsed now and written atomically. Raises `DocumentError`."""
+    else parsed now and written atomically. A document longer than `config.parse_window`
+    pages is parsed in page windows (`windows.py`); `progress(k, n, first, last)` is called
+    before each window. Raises `DocumentError`."""
     key = cache.cache_key(content_hash, config.fingerprint, mineru_version())
     done = cache.complete_dir(cache_root, key)
     if done is not None:
@@ -277,6 +280,26 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
         if copied_hash != content_hash:
             raise SourceChangedError(f"{pdf.name} changed since it was hashed; it will be parsed again once stable")
         checked = preflight(source, config, display_name=pdf.name)
+        window = config.parse_window
+        if window and not config.output_settings()["page_range"] and checked.n_pages > window:
+            ran = parse_windowed(source, tmp, windows=plan_windows(checked.n_pages, window),
+                                 mineru_home=mineru_home, tier=config.tier, ocr_mode=checked.ocr_mode,
+                                 image_analysis=config.image_analysis, keep_images=config.keep_images,
+                                 display_name=pdf.name, progress=progress)
+            return {
+                "source_path": str(pdf),
+                "content_hash": content_hash,
+                "parser_config": config.fingerprint,
+                "parser_settings": config.output_settings(),
+                "mineru_version": ran["mineru_version"],
+                "tier": ran["tier"],
+                "parse_mode": ran["parse_mode"],
+                "n_pages": ran["n_pages"],
+                "n_pages_in_source": checked.n_pages,
+                "parse_seconds": round(ran["seconds"], 3),
+                "windows": ran["windows"],
+                "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            }
         started = time.perf_counter()
         try:
             result = run_mineru(source, tier=config.tier, ocr_mode=checked.ocr_mode,
