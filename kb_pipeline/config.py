@@ -37,9 +37,11 @@ class ParserConfig(BaseModel):
     # from an unwindowed one (docs/decisions.md, "Page windows").
     parse_window: int = Field(default=50, ge=0)
     # A guard, not an output setting: a longer document fails with a clear error instead of
-    # occupying a worker for hours. With windows, memory no longer grows with length; the
-    # ceiling is time (~10 pages/s on one core: 10,000 pages ≈ 17 min).
-    max_pages: int = Field(default=10_000, ge=1)
+    # taking more memory than a worker has. With windows the parse's memory no longer grows
+    # with length; the normaliser's does (~0.4 MiB a page, it holds the whole document to
+    # stitch across pages), and 3,000 pages keep the whole core path near 1.3 GiB
+    # (docs/decisions.md, "Page windows").
+    max_pages: int = Field(default=3_000, ge=1)
 
     def output_settings(self) -> dict:
         """The settings that change MinerU's output — exactly what the fingerprint covers."""

@@ -39,6 +39,22 @@ def plan_windows(n_pages: int, size: int) -> list[tuple[int, int]]:
     return [(first, min(n_pages, first + size - 1)) for first in range(1, n_pages + 1, size)]
 
 
+def _stop_render_workers() -> None:
+    from docvortex.document.pdf.render_session import shutdown_pdf_render_sessions
+
+    shutdown_pdf_render_sessions()
+
+
+def _worker_init() -> None:
+    """Runs in each window worker. Its exit must stop MinerU's render workers itself, before
+    multiprocessing joins its children: they are daemons it would SIGTERM, but a process
+    started with SIGTERM ignored (nohup, some service managers) passes that on, and the join
+    then waits for ever. Finalizers with a priority run before that join."""
+    from multiprocessing.util import Finalize
+
+    Finalize(None, _stop_render_workers, exitpriority=10)
+
+
 def _parse_window(source: str, out: str, mineru_home: str, tier: str, ocr_mode: str, page_range: str,
                   image_analysis: bool, keep_images: bool, display_name: str) -> dict:
     """Runs in a worker process: one window parsed and written as a raw output directory.
@@ -80,7 +96,8 @@ def parse_windowed(source: Path, out: Path, *, windows: list[tuple[int, int]], m
     results = []
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context, max_tasks_per_child=WINDOWS_PER_WORKER) as pool:
+    with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_init,
+                             max_tasks_per_child=WINDOWS_PER_WORKER) as pool:
         for k, (first, last) in enumerate(windows, 1):
             if progress is not None:
                 progress(k, n, first, last)
