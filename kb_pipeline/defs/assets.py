@@ -12,8 +12,8 @@ the UI show the partition unsynced.
 """
 
 import hashlib
-import sys
 import json
+import sys
 from pathlib import Path
 
 import dagster as dg

@@ -23,7 +23,6 @@ from pathlib import Path
 from ..config import ParserConfig
 from ..sources import sha256_file
 from . import cache
-from .windows import WindowProgress, parse_windowed, plan_windows
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -36,6 +35,7 @@ from .errors import (
     SourceMissingError,
     TooManyPagesError,
 )
+from .windows import WindowProgress, parse_windowed, plan_windows
 
 log = logging.getLogger(__name__)
 
