@@ -32,9 +32,18 @@ class ParserConfig(BaseModel):
     image_analysis: bool = False
     # Keep the crops MinerU writes to images/ (formula, table and figure images).
     keep_images: bool = True
+    # A document longer than this many pages is parsed in page windows (MinerU's `page_range`),
+    # each in a fresh process, so memory stays bounded whatever the length; 0 never windows.
+    # An output setting: MinerU's flash tier takes some statistics over the pages it is given
+    # (body font, line grouping), so a windowed parse of a long document can differ slightly
+    # from an unwindowed one (docs/decisions.md, "Page windows").
+    parse_window: int = Field(default=50, ge=0)
     # A guard, not an output setting: a longer document fails with a clear error instead of
-    # occupying a worker for an hour.
-    max_pages: int = Field(default=2000, ge=1)
+    # taking more memory than a worker has. With windows the parse's memory no longer grows
+    # with length; the normaliser's does (~0.4 MiB a page, it holds the whole document to
+    # stitch across pages), and 3,000 pages keep the whole core path near 1.3 GiB
+    # (docs/decisions.md, "Page windows").
+    max_pages: int = Field(default=3_000, ge=1)
     # Tesseract languages for pages without a text layer when MinerU's OCR weights are absent
     # (`KB_OCR_LANGS`, e.g. "eng+deu+fra"; each needs Debian's tesseract-ocr-<lang>).
     ocr_langs: str = ocr.DEFAULT_LANGS
@@ -60,6 +69,7 @@ class ParserConfig(BaseModel):
             "page_range": "" if page_range == "all" else page_range,
             "image_analysis": self.image_analysis if self.tier == "advanced" else False,
             "keep_images": self.keep_images,
+            "parse_window": self.parse_window,
             # Engine, version and languages: a new Tesseract or other languages re-read scans.
             **({"ocr": ocr.fingerprint_settings(self.ocr_langs)} if self.may_ocr_with_tesseract else {}),
         }

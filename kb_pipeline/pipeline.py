@@ -19,6 +19,7 @@ from .parsing.cache import cache_key
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
 from .parsing.raw_output import load_raw_output
+from .parsing.windows import WindowProgress
 from .paths import DataLayout
 from .pdf_text import PdfTextLayer
 from .quality.artifact_checks import CheckOutcome, run_artifact_checks
@@ -38,8 +39,9 @@ def content_hash_of(pdf: Path) -> str:
         raise SourceMissingError(f"{pdf} does not exist (moved or deleted before it was parsed)") from e
 
 
-def parse_raw(pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout) -> RawOutputRef:
-    return parse_to_cache(pdf, content_hash, config, layout.parse_cache, layout.mineru_home)
+def parse_raw(pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout,
+              progress: WindowProgress | None = None) -> RawOutputRef:
+    return parse_to_cache(pdf, content_hash, config, layout.parse_cache, layout.mineru_home, progress)
 
 
 @dataclass
@@ -107,14 +109,15 @@ class DocumentRun:
 
 
 def process_document(pdf: Path, config: ParserConfig, layout: DataLayout, *,
-                     doc_id: str | None = None, previous: ParsedDocument | None = None) -> DocumentRun:
+                     doc_id: str | None = None, previous: ParsedDocument | None = None,
+                     progress: WindowProgress | None = None) -> DocumentRun:
     """The whole core path for one PDF. Raises `DocumentError` for a document that cannot be
-    parsed; anything else is a bug."""
+    parsed; anything else is a bug. `progress` hears of each page window of a long document."""
     doc_id = doc_id or doc_id_for(pdf)
     started = time.perf_counter()
     content_hash = content_hash_of(pdf)
     hashed = time.perf_counter()
-    raw_ref = parse_raw(pdf, content_hash, config, layout)
+    raw_ref = parse_raw(pdf, content_hash, config, layout, progress)
     parsed = time.perf_counter()
     normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
     return DocumentRun(normalised.document, normalised.warnings, normalised.checks, raw_ref, {

@@ -40,14 +40,18 @@ def add_parser_options(parser: argparse.ArgumentParser) -> None:
                         help="MinerU tier (default: KB_TIER or flash, which needs no model weights)")
     parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], help="default: KB_PARSE_MODE or auto")
     parser.add_argument("--page-range", help='MinerU page range, e.g. "1-5,8" (default: KB_PAGE_RANGE or all)')
-    parser.add_argument("--max-pages", type=int, help="default: KB_MAX_PAGES or 2000")
+    parser.add_argument("--max-pages", type=int, help="default: KB_MAX_PAGES or 3000")
     parser.add_argument("--ocr-langs", help="Tesseract languages for scanned pages, e.g. eng+deu+fra "
                                             "(default: KB_OCR_LANGS or eng)")
+    parser.add_argument("--parse-window", type=int,
+                        help="parse documents longer than this in page windows (default: KB_PARSE_WINDOW or 50; "
+                             "0: never)")
 
 
 def config_from_args(args: argparse.Namespace, base: ParserConfig) -> ParserConfig:
     """`base` (the settings' parser config) with the options given on the command line."""
-    given = {name: getattr(args, name) for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs")
+    given = {name: getattr(args, name) for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs",
+                                                         "parse_window")
              if getattr(args, name) is not None}
     return ParserConfig.model_validate({**base.model_dump(), **given})
 
@@ -91,7 +95,11 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
         doc_started = time.perf_counter()
         try:
             latest = layout.parsed_dir(source.doc_id) / ARTIFACT_NAME
-            result = process_document(source.path, config, layout, doc_id=source.doc_id, previous=read_artifact(latest))
+            label = f"[{n}/{len(sources)}] {source.path.name}"
+            result = process_document(
+                source.path, config, layout, doc_id=source.doc_id, previous=read_artifact(latest),
+                progress=lambda k, total, first, last: print(f"{label} window {k}/{total} (pages {first}-{last})",
+                                                             file=progress, flush=True))
             return result, None, "", time.perf_counter() - doc_started
         except Exception as e:  # noqa: BLE001 — one bad document never stops the others
             return None, e, traceback.format_exc(), time.perf_counter() - doc_started

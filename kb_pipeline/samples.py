@@ -134,6 +134,90 @@ def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **
     doc.build([Paragraph(p, ss["BodyText"]) for p in paragraphs])
 
 
+def long_pdf(path: Path, pages: int, *, lines_per_page: int = 40, heading_every: int = 20,
+             seams: dict[int, str] | None = None, title: str = "Long handbook") -> None:
+    """A long text PDF of exactly `pages` A4 pages: `lines_per_page` lines of body text a page,
+    a numbered heading ("k. Section k") opening every `heading_every`-th page, a running header
+    and a page number. `seams` maps a page number to "paragraph" or "table": one paragraph, or
+    one ruled table, that starts on that page and continues on the next (the case a page window
+    boundary must not split). Drawn on the canvas, so it is fast for thousands of pages."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas as pdf_canvas
+
+    seams = seams or {}
+    width, height = A4
+    words = ("the pump station operates under the maintenance plan and each valve is checked at every "
+             "shift while the operator records pressure flow and temperature readings").split()
+    top, left, step = height - 80, 72, 17
+
+    def line(n: int) -> str:
+        return " ".join(words[(n * 5 + i) % len(words)] for i in range(12))
+
+    c = pdf_canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    c.setTitle(title)
+    n_line = 0
+    section = 0
+    for page in range(1, pages + 1):
+        c.setFont("Helvetica", 8)
+        c.drawString(left, height - 40, f"{title} - rev. 3")
+        c.drawCentredString(width / 2, 30, str(page))
+        y = top
+        rows = lines_per_page
+        if (page - 1) % heading_every == 0:
+            section += 1
+            c.setFont("Helvetica-Bold", 14)
+            c.drawString(left, y, f"{section}. Section {section} of the handbook")
+            y -= 28
+            rows -= 2
+        seam = seams.get(page) or seams.get(page - 1)
+        starts_seam = page in seams
+        if seam == "table" and not starts_seam:
+            y = _table_rows(c, page, False, left, y + 10) - 24
+        c.setFont("Helvetica", 10)
+        for r in range(rows):
+            if seam == "table" and (starts_seam and r >= rows - 8 or not starts_seam and r < 8):
+                continue
+            text = line(n_line)
+            n_line += 1
+            # A paragraph ends with a full stop after every 6 lines; the seam paragraph runs on
+            # over the page break (no full stop on this page's last lines or the next's first).
+            in_seam_par = seam == "paragraph" and (starts_seam and r >= rows - 6 or not starts_seam and r < 6)
+            if r % 6 == 5 and not in_seam_par:
+                text += "."
+            if r % 6 == 0 and r and not (seam == "paragraph" and not starts_seam and r == 6) and not in_seam_par:
+                y -= 6  # paragraph gap
+            c.drawString(left, y, text)
+            y -= step - 3
+        if seam == "table" and starts_seam:
+            _table_rows(c, page, True, left, y)
+        c.showPage()
+    c.save()
+
+
+def _table_rows(c, page: int, first_part: bool, left: float, y: float) -> float:
+    """Half of a ruled 4-column table: the first part ends a page, the second opens the next.
+    Returns the y of the table's bottom rule."""
+    col = [0, 110, 220, 330, 440]
+    rows = [["Unit", "Pressure (bar)", "Flow (m3/h)", "Status"]] if first_part else []
+    start = 0 if first_part else 6
+    rows += [[f"P-{100 + page + i}", f"{3 + (i % 5) * 0.2:.1f}", f"{120 + i * 7}", "ok" if i % 3 else "check"]
+             for i in range(start, start + 6)]
+    if first_part:
+        y -= 20
+    row_h = 16
+    c.setFont("Helvetica", 9)
+    for r, cells in enumerate(rows):
+        top_y = y - r * row_h
+        for x0, cell in zip(col, cells):
+            c.drawString(left + x0 + 4, top_y - 12, cell)
+        c.line(left, top_y, left + col[-1], top_y)
+    bottom_y = y - len(rows) * row_h
+    c.line(left, bottom_y, left + col[-1], bottom_y)
+    for x0 in col:
+        c.line(left + x0, y, left + x0, bottom_y)
+    return bottom_y
+
+
 SAMPLES = {"STD_2026_006_parameter_produksi.pdf": standard_pdf, "pump_maintenance_manual.pdf": manual_pdf}
 
 

@@ -6,15 +6,15 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 |---|---|---|
 | `KB_DATA_DIR` | `data_dir`: the data root (cache, artifacts, tables, packages) | `./data` |
 | `KB_DROP_FOLDER` | `drop_folder`: where PDFs are dropped | `<data_dir>/knowledge_docs` |
-| `KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_MAX_PAGES`, `KB_OCR_LANGS` | `parser` (`ParserConfig`) | flash, auto, all pages, 2000, eng |
+| `KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_MAX_PAGES`, `KB_OCR_LANGS`, `KB_PARSE_WINDOW` | `parser` (`ParserConfig`) | flash, auto, all pages, 3000, eng, 50 |
 | `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick | 5 |
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
 | `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
 | `KB_PARSE_RETRIES`, `KB_PARSE_RETRY_SECONDS` | `parse_retries`, `parse_retry_seconds`: a failed parse backend is retried | 2, 10 |
 
 The parse backends read theirs when they run (not at import): `KB_MINERU_API_URL`,
-`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py) and `KB_PARSE_WORKERS`
-(parsing/workers.py).
+`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_WORKERS`
+(parsing/workers.py) and `KB_PARSE_WINDOWS_PER_WORKER` (parsing/windows.py).
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
 """
@@ -56,6 +56,7 @@ class Settings(BaseModel):
             "page_range": env.get("KB_PAGE_RANGE", defaults.page_range),
             "max_pages": env.get("KB_MAX_PAGES") or defaults.max_pages,
             "ocr_langs": env.get("KB_OCR_LANGS") or defaults.ocr_langs,
+            "parse_window": env.get("KB_PARSE_WINDOW") or defaults.parse_window,
         })
         numbers = {field: env[name] for field, name in (("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
                                                          ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),

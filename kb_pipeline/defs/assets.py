@@ -13,6 +13,7 @@ the UI show the partition unsynced.
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -94,6 +95,13 @@ source_pdf = dg.AssetSpec(
 )
 
 
+def _window_progress(context: dg.AssetExecutionContext, line: str) -> None:
+    """A long document's window progress: in the run's log, and on stderr (the terminal of
+    `kb-pipeline ingest`, whose in-process runs keep Dagster's console logger quiet)."""
+    context.log.info(line)
+    print(line, file=sys.stderr, flush=True)
+
+
 @dg.asset(
     partitions_def=documents,
     deps=[source_pdf],
@@ -115,7 +123,9 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
     source = kb.find_source(doc_id)
     config = kb.parser_config
     try:
-        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout)
+        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout,
+                        progress=lambda k, n, first, last: _window_progress(context, f"{doc_id}: window {k}/{n} "
+                                                                                     f"(pages {first}-{last})"))
     except DocumentError as e:
         raise _document_error_to_failure(doc_id, e) from e
     except ParseServiceError as e:

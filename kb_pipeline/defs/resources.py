@@ -28,6 +28,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     page_range: str = ""
     max_pages: int = ParserConfig().max_pages
     ocr_langs: str = ParserConfig().ocr_langs
+    parse_window: int = ParserConfig().parse_window
     # A parse backend that failed (MinerU's API service unreachable, a warm worker killed) is
     # not the document's fault: the parse step is tried again, this many times, this far apart.
     parse_retries: int = 2
@@ -38,7 +39,7 @@ class KnowledgeBase(dg.ConfigurableResource):
         parser = settings.parser
         return cls(drop_folder=str(settings.drop_folder), data_dir=str(settings.data_dir), tier=parser.tier,
                    parse_mode=parser.parse_mode, page_range=parser.page_range, max_pages=parser.max_pages,
-                   ocr_langs=parser.ocr_langs, parse_retries=settings.parse_retries,
+                   ocr_langs=parser.ocr_langs, parse_window=parser.parse_window, parse_retries=settings.parse_retries,
                    parse_retry_seconds=settings.parse_retry_seconds)
 
     @property
@@ -52,7 +53,7 @@ class KnowledgeBase(dg.ConfigurableResource):
     @property
     def parser_config(self) -> ParserConfig:
         return ParserConfig(tier=self.tier, parse_mode=self.parse_mode, page_range=self.page_range,
-                            max_pages=self.max_pages, ocr_langs=self.ocr_langs)
+                            max_pages=self.max_pages, ocr_langs=self.ocr_langs, parse_window=self.parse_window)
 
     @property
     def processing_identity(self) -> str:

@@ -35,6 +35,7 @@ from .errors import (
     SourceMissingError,
     TooManyPagesError,
 )
+from .windows import WindowProgress, parse_windowed, plan_windows
 
 log = logging.getLogger(__name__)
 
@@ -388,9 +389,11 @@ class RawOutputRef:
 
 
 def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_root: Path,
-                   mineru_home: Path) -> RawOutputRef:
+                   mineru_home: Path, progress: WindowProgress | None = None) -> RawOutputRef:
     """MinerU's raw output for this exact content and config: from the cache when complete,
-    else parsed now and written atomically. Raises `DocumentError`."""
+    else parsed now and written atomically. A document longer than `config.parse_window`
+    pages is parsed in page windows (`windows.py`); `progress(k, n, first, last)` is called
+    before each window. Raises `DocumentError`."""
     key = cache.cache_key(content_hash, config.fingerprint, mineru_version())
     done = cache.complete_dir(cache_root, key)
     if done is not None:
@@ -420,20 +423,33 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             ocr_record = {"engine": done.engine, "ocrmypdf": ocr.ocrmypdf_version(), "langs": done.langs,
                           "pages": done.pages, "pages_asked": list(checked.ocr_pages),
                           "seconds": round(done.seconds, 3), "original": ORIGINAL_COPY}
-        ran = parse_into(source, tmp, config=config, ocr_mode=checked.ocr_mode, pdf=pdf)
+        window = config.parse_window
+        # MinerU's API service bounds its own memory; locally a long document goes in windows.
+        windows_record = None
+        if (window and not config.output_settings()["page_range"] and checked.n_pages > window
+                and mineru_api.api_url() is None):
+            ran = parse_windowed(source, tmp, windows=plan_windows(checked.n_pages, window),
+                                 mineru_home=mineru_home, tier=config.tier, ocr_mode=checked.ocr_mode,
+                                 image_analysis=config.image_analysis, keep_images=config.keep_images,
+                                 display_name=pdf.name, progress=progress)
+            summary = ParseSummary(ran["mineru_version"], ran["tier"], ran["parse_mode"], ran["n_pages"])
+            windows_record = ran["windows"]
+        else:
+            summary = parse_into(source, tmp, config=config, ocr_mode=checked.ocr_mode, pdf=pdf)
         seconds = time.perf_counter() - started
         return {
             "source_path": str(pdf),
             "content_hash": content_hash,
             "parser_config": config.fingerprint,
             "parser_settings": config.output_settings(),
-            "mineru_version": ran.mineru_version,
-            "tier": ran.tier,
-            "parse_mode": ran.parse_mode,
-            "n_pages": ran.n_pages,
+            "mineru_version": summary.mineru_version,
+            "tier": summary.tier,
+            "parse_mode": summary.parse_mode,
+            "n_pages": summary.n_pages,
             "n_pages_in_source": checked.n_pages,
             "parse_seconds": round(seconds, 3),  # OCR included
             **({"ocr": ocr_record} if ocr_record else {}),
+            **({"windows": windows_record} if windows_record else {}),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 

@@ -1,0 +1,117 @@
+"""Long documents in page windows, with the real MinerU: the same raw output and chunks as one
+unwindowed parse, and a failing window fails the document without a partial cache entry.
+
+The document is a generated 120-page text PDF (40 lines a page, a numbered heading every 20
+pages) with window 50: three windows, two boundaries, one crossed by a paragraph (pages 50→51)
+and one by a ruled table (pages 100→101, a section opening on 101). 120 pages rather than the
+issue's 300 keep the two parses (windowed and not) near 30 s of the suite's time; what is
+tested — boundaries crossed by a paragraph, a table and a section — is the same.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kb_pipeline.config import ParserConfig
+from kb_pipeline.parsing import cache, mineru_adapter
+from kb_pipeline.parsing.errors import ParserError
+from kb_pipeline.parsing.windows import plan_windows
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import content_hash_of, parse_raw, process_document
+from kb_pipeline.samples import long_pdf
+
+
+def test_plan_windows():
+    assert plan_windows(120, 50) == [(1, 50), (51, 100), (101, 120)]
+    assert plan_windows(100, 50) == [(1, 50), (51, 100)]
+    assert plan_windows(3, 50) == [(1, 3)]
+
+
+def test_window_size_is_an_output_setting():
+    assert ParserConfig(parse_window=50).fingerprint != ParserConfig(parse_window=0).fingerprint
+    assert ParserConfig(max_pages=5).fingerprint == ParserConfig().fingerprint
+
+
+@pytest.fixture(scope="module")
+def long_document(tmp_path_factory):
+    root = tmp_path_factory.mktemp("windows")
+    pdf = root / "handbook.pdf"
+    long_pdf(pdf, 120, seams={50: "paragraph", 100: "table"})
+    layout = DataLayout(root / "data")
+    runs = {}
+    progress = []
+    for window in (0, 50):
+        runs[window] = process_document(pdf, ParserConfig(parse_window=window), layout,
+                                        progress=lambda *p: progress.append(p))
+    return runs, progress
+
+
+def test_windowed_raw_output_reads_as_one_parse(long_document):
+    runs, progress = long_document
+    full, windowed = runs[0].raw, runs[50].raw
+    assert progress == [(1, 3, 1, 50), (2, 3, 51, 100), (3, 3, 101, 120)]
+    assert full.path != windowed.path and "windows" not in full.marker
+    assert [w["pages"] for w in windowed.marker["windows"]] == ["1-50", "51-100", "101-120"]
+    assert windowed.marker["n_pages"] == 120
+    # Global page indices, one images/ folder, and the files MinerU would have written for the
+    # whole document — byte for byte.
+    for name in ("middle_json.json", "content_list.json", "content_list_v2.json"):
+        assert (windowed.path / name).read_bytes() == (full.path / name).read_bytes(), name
+    assert sorted(p.name for p in (windowed.path / "images").iterdir()) == \
+        sorted(p.name for p in (full.path / "images").iterdir())
+    assert not (windowed.path / ".windows").exists()
+
+
+def test_windowed_chunks_match_across_boundaries(long_document):
+    runs, _ = long_document
+    full, windowed = runs[0].document, runs[50].document
+    assert [(c.text, c.heading, c.heading_path, c.page_idxs) for c in windowed.chunks] == \
+        [(c.text, c.heading, c.heading_path, c.page_idxs) for c in full.chunks]
+    assert all(check.passed for check in runs[50].checks.values())
+    # The boundaries really are crossed: the paragraph's chunk spans pages 50-51 (idx 49, 50),
+    # the table is on both sides of 100|101, and section 3 (pages 41-60, idx 40-59) spans windows 1 and 2.
+    assert any({49, 50} <= set(c.page_idxs) for c in windowed.chunks)
+    tables = [c for c in windowed.chunks if c.kind == "table"]
+    assert {99, 100} <= {i for c in tables for i in c.page_idxs}
+    section3 = [c for c in windowed.chunks if c.heading_path and c.heading_path[0].startswith("3. ")]
+    assert {40, 59} <= {i for c in section3 for i in c.page_idxs}
+
+
+def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeypatch):
+    pdf = tmp_path / "short.pdf"
+    long_pdf(pdf, 4, heading_every=2)
+    layout = DataLayout(tmp_path / "data")
+    # The second window asks for pages the PDF does not have, as a corrupt range would.
+    monkeypatch.setattr(mineru_adapter, "plan_windows", lambda n, size: [(1, 2), (9000, 9001)])
+    with pytest.raises(ParserError, match=r"window 2/2 \(pages 9000-9001\)"):
+        parse_raw(pdf, content_hash_of(pdf), ParserConfig(parse_window=2), layout)
+    key = cache.cache_key(content_hash_of(pdf), ParserConfig(parse_window=2).fingerprint,
+                          mineru_adapter.mineru_version())
+    assert cache.complete_dir(layout.parse_cache, key) is None
+    assert list(layout.parse_cache.iterdir()) == []
+
+
+def test_dagster_run_logs_window_progress(tmp_path, capsys):
+    """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
+    import warnings
+
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    from kb_pipeline.defs.ingest import ingest_folder
+
+    from kb_pipeline.definitions import build_definitions
+    from kb_pipeline.defs.resources import KnowledgeBase
+
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    long_pdf(drop / "manual.pdf", 4, heading_every=2)
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"), parse_window=2)
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        outcomes = ingest_folder(build_definitions(kb), kb, instance)
+        assert [o.status for o in outcomes] == ["ingested"]
+        messages = [r.user_message for run in instance.get_runs() for r in instance.all_logs(run.run_id)]
+    assert any("manual: window 1/2 (pages 1-2)" in m for m in messages)
+    assert any("manual: window 2/2 (pages 3-4)" in m for m in messages)
+    assert "manual: window 2/2 (pages 3-4)" in capsys.readouterr().err
