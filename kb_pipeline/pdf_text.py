@@ -8,10 +8,16 @@ read whole pages here to catch a parser that invents digits (`5600` → `55600`)
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+# pdfium is not thread-safe, and pypdfium2 does not lock: two threads in it at once crash the
+# process. Every use of it in this process holds this lock (`kb-pipeline run` normalises in
+# threads while warm workers parse in other processes).
+PDFIUM_LOCK = threading.RLock()
 
 # MinerU boxes are integers truncated from 3-decimal floats; a glyph on the edge would be cut.
 _BOX_MARGIN_PT = 1.5

@@ -21,7 +21,7 @@ from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
 from .parsing.raw_output import load_raw_output
 from .parsing.windows import WindowProgress
 from .paths import DataLayout
-from .pdf_text import PdfTextLayer
+from .pdf_text import PDFIUM_LOCK, PdfTextLayer
 from .quality.artifact_checks import CheckOutcome, run_artifact_checks
 from .quality.text_coverage import measure_text_coverage
 from .quality.warnings import quality_warnings
@@ -73,7 +73,7 @@ def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: Pa
     raw = load_raw_output(raw_ref.path)
     # The copy MinerU parsed, so the text layer matches the output even if the drop file changed.
     parsed_pdf = raw_ref.path / SOURCE_COPY
-    with PdfTextLayer(parsed_pdf) as text_layer:
+    with PDFIUM_LOCK, PdfTextLayer(parsed_pdf) as text_layer:
         chunks = build_chunks(doc_id, raw, text_layer)
         coverage = measure_text_coverage(chunks, text_layer)
         warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage)

@@ -93,15 +93,11 @@ def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeyp
 
 def test_dagster_run_logs_window_progress(tmp_path, capsys):
     """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
-    import warnings
-
     import dagster as dg
-
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
-    from kb_pipeline.defs.ingest import ingest_folder
 
     from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.resources import KnowledgeBase
+    from kb_pipeline.instance.ingest import ingest_folder
 
     drop = tmp_path / "drop"
     drop.mkdir()

@@ -17,7 +17,7 @@ from ..normalise.chunker import formula_text
 from ..parsing.cache import COMPLETE_MARKER
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..parsing.raw_output import RawOutput, load_raw_output
-from ..pdf_text import PdfTextLayer
+from ..pdf_text import PDFIUM_LOCK, PdfTextLayer
 
 BlockKey = tuple[int, int]
 
@@ -54,5 +54,5 @@ def is_our_cache_entry(raw_dir: Path) -> bool:
 
 def structure_for_raw_output(raw_dir: Path, document: ParsedDocument) -> DocumentStructure:
     """The structure of `document`, the artifact normalised from the cache entry `raw_dir`."""
-    with PdfTextLayer(raw_dir / SOURCE_COPY) as text_layer:
+    with PDFIUM_LOCK, PdfTextLayer(raw_dir / SOURCE_COPY) as text_layer:
         return structure_from_artifact(document, load_raw_output(raw_dir), text_layer)

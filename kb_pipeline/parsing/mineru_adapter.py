@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..config import ParserConfig
+from ..pdf_text import PDFIUM_LOCK
 from ..sources import sha256_file
 from . import cache, mineru_api, ocr, workers
 from .errors import (
@@ -184,6 +185,11 @@ def _require_weights(tier: str, why: str, instead: str) -> None:
 def preflight(pdf: Path, config: ParserConfig, display_name: str | None = None) -> Preflight:
     """Cheap checks (well under a second) that turn bad input into a clear error before MinerU
     spends time on it, and decide the OCR mode. `display_name` names the file in messages."""
+    with PDFIUM_LOCK:
+        return _preflight(pdf, config, display_name)
+
+
+def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Preflight:
     import pypdfium2
 
     name = display_name or pdf.name
