@@ -64,7 +64,7 @@ ui: $(STAMP)
 	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 samples: $(STAMP)
-	$(BIN)/python -m kb_pipeline.samples data/knowledge_docs
+	$(BIN)/python -m kb_pipeline_tests.samples data/knowledge_docs
 
 clean:
 	rm -rf $(VENV)

@@ -20,6 +20,9 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+# The benchmarks import the package and the tests' PDF generators (kb_pipeline_tests.samples).
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 OUT = BENCH / "out"
 SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO.parent / "shared"))
 FIXTURE_PDFS = SHARED / "fixtures" / "pdfs"
@@ -127,7 +130,7 @@ def build_corpus(folder: Path = CORPUS_DIR) -> list[Path]:
     every run). Written once; reused while complete."""
     folder.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(REPO))
-    from kb_pipeline.samples import SAMPLES
+    from kb_pipeline_tests.samples import SAMPLES
 
     wanted = [folder / f"{n}.pdf" for n in FIXTURE_NAMES] + [folder / n for n in SAMPLES] + [
         folder / f"{n}.pdf" for n in GENERATED_REPORTS]

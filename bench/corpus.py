@@ -4,7 +4,7 @@
 
 Six fixture PDFs (demo1 13 pages, demo2 6, demo3 10, chem_intro 1, unittest_test 1, sample 2)
 plus four generated with reportlab: the project's two drop-folder samples
-(`kb_pipeline.samples`: STD_2026_006_parameter_produksi 2 pages, pump_maintenance_manual 1) and
+(`kb_pipeline_tests.samples`: STD_2026_006_parameter_produksi 2 pages, pump_maintenance_manual 1) and
 two reports from `_common.report_pdf` (8 and 16 pages: numbered headings, paragraphs, a ruled
 table every third page, a formula line every second page). 60 pages in all.
 """

@@ -6,7 +6,7 @@
 What it does, in a temp deployment (its own DAGSTER_HOME with the repo's dagster.yaml, the pool
 limit set to --pool-limit, sqlite instance, data root and drop folder):
 
-1. writes --docs one-page PDFs into the drop folder at once (kb_pipeline.samples.text_pdf);
+1. writes --docs one-page PDFs into the drop folder at once (kb_pipeline_tests.samples.text_pdf);
 2. ticks `drop_folder_sensor` as the daemon does (first tick: every file seen once, waits; second
    tick: one RunRequest per document), adding the partitions it asks for;
 3. executes the requested runs in --workers processes at once (each run `ingest_documents` for
@@ -55,7 +55,7 @@ def setup_deployment(workdir: Path, pool_limit: int) -> dict:
 
 
 def write_pdfs(drop: Path, count: int) -> None:
-    from kb_pipeline.samples import text_pdf
+    from kb_pipeline_tests.samples import text_pdf
 
     for i in range(count):
         text_pdf(drop / f"doc_{i:04d}.pdf", [f"1. Scope of procedure {i}",

@@ -3,7 +3,7 @@
     .venv/bin/python bench/windows.py [PAGES:WINDOW ...]
 
 Default runs: 200:50, 400:0, 400:50, 1900:50, 2000:50 (WINDOW 0 = one unwindowed parse). The
-documents are `kb_pipeline.samples.long_pdf` (40 lines a page, a numbered heading every 20
+documents are `kb_pipeline_tests.samples.long_pdf` (40 lines a page, a numbered heading every 20
 pages). Each run is one fresh child process (`windows.py --child PDF WINDOW DATA`): the MinerU
 environment, then the core path (`process_document`: parse into an empty cache, then
 normalise) into an empty temp data dir. This process samples the child's whole tree every
@@ -80,7 +80,7 @@ def measure(pdf: Path, window: int) -> dict:
 
 def main() -> None:
     _common.warn_if_busy()
-    from kb_pipeline.samples import long_pdf
+    from kb_pipeline_tests.samples import long_pdf
 
     runs = [tuple(int(x) for x in spec.split(":")) for spec in (sys.argv[1:] or DEFAULT_RUNS)]
     results = []

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.samples import SAMPLES
+from kb_pipeline_tests.samples import SAMPLES
 from kb_pipeline.settings import DATA_DIR_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -36,7 +36,7 @@ DOC = "big"
 @pytest.fixture(scope="module")
 def big_pdf(tmp_path_factory) -> Path:
     """~50 pages of numbered sections: MinerU flash takes several seconds on it."""
-    from kb_pipeline.samples import text_pdf
+    from kb_pipeline_tests.samples import text_pdf
 
     path = tmp_path_factory.mktemp("pdf") / f"{DOC}.pdf"
     paragraphs = []

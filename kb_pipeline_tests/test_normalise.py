@@ -20,7 +20,7 @@ from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
 from kb_pipeline.pipeline import process_document
 from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
-from kb_pipeline.samples import text_pdf
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_NAMES, FIXTURE_PDFS, MINERU_FIXTURES, TEXT_FIXTURES
 

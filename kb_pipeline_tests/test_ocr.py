@@ -16,7 +16,7 @@ from kb_pipeline.parsing import ocr
 from kb_pipeline.parsing.errors import OcrUnavailableError
 from kb_pipeline.parsing.mineru_adapter import ORIGINAL_COPY, SOURCE_COPY
 from kb_pipeline.pipeline import content_hash_of, process_document
-from kb_pipeline.samples import text_pdf
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 

@@ -21,7 +21,7 @@ from kb_pipeline.parsing.errors import (
     SourceChangedError,
 )
 from kb_pipeline.pipeline import content_hash_of, parse_raw
-from kb_pipeline.samples import text_pdf
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 

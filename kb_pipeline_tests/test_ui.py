@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.pipeline import content_hash_of
-from kb_pipeline.samples import text_pdf
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT, SAMPLE_PDFS
 

@@ -18,7 +18,7 @@ from kb_pipeline.parsing.errors import ParserError
 from kb_pipeline.parsing.windows import plan_windows
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import content_hash_of, parse_raw, process_document
-from kb_pipeline.samples import long_pdf
+from kb_pipeline_tests.samples import long_pdf
 
 
 def test_plan_windows():

@@ -1,7 +1,8 @@
 """Sample PDFs the project generates: the shipped drop-folder samples and test documents.
 
-`python -m kb_pipeline.samples DIR` writes the samples that ship in `data/knowledge_docs/`.
-They are made here, with reportlab, so the repository redistributes nothing it does not own.
+`python -m kb_pipeline_tests.samples DIR` writes the samples that ship in `data/knowledge_docs/`.
+They are made here, with reportlab (a dev-only dependency, hence in the tests package, not in
+kb_pipeline), so the repository redistributes nothing it does not own.
 The standard-shaped one mirrors the parsing contract's reference document: numbered headings
 1. / 2.1. / 2.1.1., a product formula, a ruled table of numbers, a figure, a running header and
 page numbers in the footer.
