@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.paths import DataLayout
-from kb_pipeline_tests.samples import SAMPLES
 from kb_pipeline.settings import DATA_DIR_ENV
+from kb_pipeline_tests.samples import SAMPLES
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO_ROOT.parent / "shared"))

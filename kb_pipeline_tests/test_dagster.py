@@ -18,9 +18,9 @@ from kb_pipeline.drop_folder import FolderState
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.packaging.cli import main as package_cli
 from kb_pipeline.parsing import mineru_adapter
-from kb_pipeline_tests.samples import text_pdf
 from kb_pipeline.settings import Settings
 from kb_pipeline.sources import list_pdfs
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 

@@ -16,8 +16,8 @@ from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.instance.status import STATES, folder_status, format_status
 from kb_pipeline.paths import DataLayout
-from kb_pipeline_tests.samples import text_pdf
 from kb_pipeline.sources import doc_id_for
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS
 

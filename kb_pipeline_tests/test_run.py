@@ -9,8 +9,8 @@ import shutil
 from kb_pipeline.config import ParserConfig
 from kb_pipeline.contracts import ParsedDocument, ParseFailure
 from kb_pipeline.run import main, run_batch
-from kb_pipeline_tests.samples import text_pdf
 from kb_pipeline.versions import NORMALISER_VERSION
+from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
