@@ -38,6 +38,7 @@ GENERATED_REPORTS = {"bench_report_08": 8, "bench_report_16": 16}
 
 # --------------------------------------------------------------------------- environment
 
+
 def setup_mineru(home: Path | None = None) -> Path:
     """MinerU's environment, set before anything imports `mineru`: no network, a private
     MINERU_HOME (a temp dir unless given). Returns the home."""
@@ -65,6 +66,7 @@ def quiet_dagster() -> None:
 
 # --------------------------------------------------------------------------- corpus
 
+
 def report_pdf(path: Path, pages: int, title: str = "Laporan Operasional") -> None:
     """A text-layer report of exactly `pages` pages: numbered headings (1. / 1.1.), body
     paragraphs, a ruled table of numbers every third page, a formula line every second page,
@@ -84,14 +86,17 @@ def report_pdf(path: Path, pages: int, title: str = "Laporan Operasional") -> No
         canvas.drawCentredString(A4[0] / 2, 30, f"{doc.page}")
         canvas.restoreState()
 
-    words = ("unit produksi menghasilkan volume material yang diukur setiap shift dan dibandingkan "
-             "dengan target bulanan sehingga deviasi dapat dianalisis oleh tim perencanaan tambang").split()
+    words = (
+        "unit produksi menghasilkan volume material yang diukur setiap shift dan dibandingkan "
+        "dengan target bulanan sehingga deviasi dapat dianalisis oleh tim perencanaan tambang"
+    ).split()
 
     def paragraph(seed: int, n_words: int = 70) -> str:
         return " ".join(words[(seed * 7 + i * 3) % len(words)] for i in range(n_words)).capitalize() + "."
 
-    doc = SimpleDocTemplate(str(path), pagesize=A4, title=title, invariant=True,
-                            topMargin=2.2 * cm, bottomMargin=2 * cm)
+    doc = SimpleDocTemplate(
+        str(path), pagesize=A4, title=title, invariant=True, topMargin=2.2 * cm, bottomMargin=2 * cm
+    )
     story = [Paragraph(title, ss["Title"])]
     for page in range(1, pages + 1):
         story.append(Paragraph(f"{page}. BAGIAN {page}", ss["Heading1"]))
@@ -102,11 +107,26 @@ def report_pdf(path: Path, pages: int, title: str = "Laporan Operasional") -> No
             story.append(Paragraph(f"Produksi = MOHH x Qty x PA x UA x Pty = {1000 + page * 37} BCM", ss["Code"]))
         if page % 3 == 0:
             rows = [["Unit", "PA (%)", "UA (%)", "Produksi (BCM/jam)"]] + [
-                [f"HD{700 + page + r}", f"{80 + (page + r) % 15}", f"{70 + (page * r) % 20}", f"{1200 + page * 10 + r * 3}"]
-                for r in range(5)]
+                [
+                    f"HD{700 + page + r}",
+                    f"{80 + (page + r) % 15}",
+                    f"{70 + (page * r) % 20}",
+                    f"{1200 + page * 10 + r * 3}",
+                ]
+                for r in range(5)
+            ]
             story.append(Paragraph(f"Tabel {page // 3}. Kinerja unit", ss["BodyText"]))
-            story.append(Table(rows, style=TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black),
-                                                       ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)])))
+            story.append(
+                Table(
+                    rows,
+                    style=TableStyle(
+                        [
+                            ("GRID", (0, 0), (-1, -1), 0.8, colors.black),
+                            ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey),
+                        ]
+                    ),
+                )
+            )
             story.append(Spacer(1, 8))
         story.append(Paragraph(f"{page}.2. Catatan", ss["Heading2"]))
         story.append(Paragraph(paragraph(page + 2, 50), ss["BodyText"]))
@@ -132,8 +152,11 @@ def build_corpus(folder: Path = CORPUS_DIR) -> list[Path]:
     sys.path.insert(0, str(REPO))
     from kb_pipeline_tests.samples import SAMPLES
 
-    wanted = [folder / f"{n}.pdf" for n in FIXTURE_NAMES] + [folder / n for n in SAMPLES] + [
-        folder / f"{n}.pdf" for n in GENERATED_REPORTS]
+    wanted = (
+        [folder / f"{n}.pdf" for n in FIXTURE_NAMES]
+        + [folder / n for n in SAMPLES]
+        + [folder / f"{n}.pdf" for n in GENERATED_REPORTS]
+    )
     for name in FIXTURE_NAMES:
         if not (folder / f"{name}.pdf").is_file():
             shutil.copyfile(FIXTURE_PDFS / f"{name}.pdf", folder / f"{name}.pdf")
@@ -157,6 +180,7 @@ def corpus_from(folder: Path | None) -> list[Path]:
 
 # --------------------------------------------------------------------------- process tree memory
 
+
 def _ppid_map() -> dict[int, int]:
     parents = {}
     for entry in os.scandir("/proc"):
@@ -168,7 +192,7 @@ def _ppid_map() -> dict[int, int]:
         except OSError:
             continue
         # comm may hold spaces or parentheses: split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         parents[int(entry.name)] = int(fields[1])
     return parents
 
@@ -251,13 +275,18 @@ class TreeMemorySampler:
 
 # --------------------------------------------------------------------------- output
 
+
 def machine() -> dict:
-    info = {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-            # Other work on the machine skews every figure: recorded with each result.
-            "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()]}
+    info = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        # Other work on the machine skews every figure: recorded with each result.
+        "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],
+    }
     try:
         with open("/proc/meminfo") as f:
-            info["mem_gib"] = round(int(f.readline().split()[1]) / 1024 ** 2, 1)
+            info["mem_gib"] = round(int(f.readline().split()[1]) / 1024**2, 1)
         with open("/proc/cpuinfo") as f:
             info["cpu"] = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
     except OSError:
@@ -270,10 +299,12 @@ def machine() -> dict:
     except Exception:  # noqa: BLE001 — not installed in the peer venv
         pass
     try:
-        info["git"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                                     capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "kb_pipeline"],
-                               capture_output=True, text=True).stdout.strip()
+        info["git"] = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--", "kb_pipeline"], capture_output=True, text=True
+        ).stdout.strip()
         info["kb_pipeline_dirty"] = bool(dirty)
     except (OSError, subprocess.CalledProcessError):
         pass
@@ -283,13 +314,18 @@ def machine() -> dict:
 def warn_if_busy() -> None:
     load = os.getloadavg()[0]
     if load > 0.7:
-        print(f"note: 1-minute load average is {load:.2f} before the benchmark; other processes share the "
-              f"{os.cpu_count()} cores and will skew the figures", file=sys.stderr, flush=True)
+        print(
+            f"note: 1-minute load average is {load:.2f} before the benchmark; other processes share the "
+            f"{os.cpu_count()} cores and will skew the figures",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def table(headers: list[str], rows: list[list]) -> str:
-    cells = [[str(h) for h in headers]] + [["" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
-                                             for v in row] for row in rows]
+    cells = [[str(h) for h in headers]] + [
+        ["" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row] for row in rows
+    ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
@@ -299,8 +335,12 @@ def table(headers: list[str], rows: list[list]) -> str:
 def write_json(name: str, payload: dict) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{name}.json"
-    payload = {"benchmark": name, "at": datetime.now(UTC).isoformat(timespec="seconds"),
-               "machine": machine(), **payload}
+    payload = {
+        "benchmark": name,
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        **payload,
+    }
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
 

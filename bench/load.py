@@ -50,18 +50,30 @@ def setup_deployment(workdir: Path, pool_limit: int) -> dict:
     (home / "dagster.yaml").write_text(config.replace("default_limit: 2", f"default_limit: {pool_limit}"))
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True, exist_ok=True)
-    return {"DAGSTER_HOME": str(home), "KB_DATA_DIR": str(data), "KB_DAGSTER_DIR": str(data / "dagster"),
-            "KB_DROP_FOLDER": str(drop), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1"}
+    return {
+        "DAGSTER_HOME": str(home),
+        "KB_DATA_DIR": str(data),
+        "KB_DAGSTER_DIR": str(data / "dagster"),
+        "KB_DROP_FOLDER": str(drop),
+        "MINERU_MODEL_SOURCE": "local",
+        "HF_HUB_OFFLINE": "1",
+    }
 
 
 def write_pdfs(drop: Path, count: int) -> None:
     from kb_pipeline_tests.samples import text_pdf
 
     for i in range(count):
-        text_pdf(drop / f"doc_{i:04d}.pdf", [f"1. Scope of procedure {i}",
-                                             f"Procedure {i} applies to pump station {i % 17} at {10 + i % 9} bar.",
-                                             "2. Inspection", f"Inspect seal {i} every {100 + i} hours."],
-                 title=f"Procedure {i}")
+        text_pdf(
+            drop / f"doc_{i:04d}.pdf",
+            [
+                f"1. Scope of procedure {i}",
+                f"Procedure {i} applies to pump station {i % 17} at {10 + i % 9} bar.",
+                "2. Inspection",
+                f"Inspect seal {i} every {100 + i} hours.",
+            ],
+            title=f"Procedure {i}",
+        )
 
 
 def _tick(kb, instance, cursor):
@@ -91,8 +103,13 @@ def worker(assignment_file: Path) -> int:
     failed = 0
     with dg.DagsterInstance.get() as instance:
         for item in json.loads(assignment_file.read_text()):
-            result = job.execute_in_process(partition_key=item["partition"], instance=instance, tags=item["tags"],
-                                            run_config=QUIET, raise_on_error=False)
+            result = job.execute_in_process(
+                partition_key=item["partition"],
+                instance=instance,
+                tags=item["tags"],
+                run_config=QUIET,
+                raise_on_error=False,
+            )
             failed += not result.success
     return 1 if failed else 0
 
@@ -123,7 +140,12 @@ def main(argv=None) -> int:
     from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
 
     with _common.TreeMemorySampler(os.getpid(), interval=0.1) as sampler:
-        report: dict = {"docs": args.docs, "workers": args.workers, "pool_limit": args.pool_limit, "workdir": str(workdir)}
+        report: dict = {
+            "docs": args.docs,
+            "workers": args.workers,
+            "pool_limit": args.pool_limit,
+            "workdir": str(workdir),
+        }
         t0 = time.perf_counter()
         write_pdfs(Path(env["KB_DROP_FOLDER"]), args.docs)
         report["write_pdfs_seconds"] = round(time.perf_counter() - t0, 2)
@@ -140,8 +162,16 @@ def main(argv=None) -> int:
             # Hand the requests out round-robin to the run workers, tagged as the daemon tags them.
             shares = [[] for _ in range(args.workers)]
             for n, request in enumerate(requests):
-                shares[n % args.workers].append({"partition": request.partition_key, "tags": {
-                    **request.tags, "dagster/run_key": request.run_key, "dagster/sensor_name": "drop_folder_sensor"}})
+                shares[n % args.workers].append(
+                    {
+                        "partition": request.partition_key,
+                        "tags": {
+                            **request.tags,
+                            "dagster/run_key": request.run_key,
+                            "dagster/sensor_name": "drop_folder_sensor",
+                        },
+                    }
+                )
             t2 = time.perf_counter()
             procs = []
             for n, share in enumerate(shares):
@@ -149,8 +179,13 @@ def main(argv=None) -> int:
                     continue
                 path = workdir / f"worker-{n}.json"
                 path.write_text(json.dumps(share))
-                procs.append(subprocess.Popen([sys.executable, __file__, "--worker", str(path)], cwd=REPO_ROOT,
-                                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}))
+                procs.append(
+                    subprocess.Popen(
+                        [sys.executable, __file__, "--worker", str(path)],
+                        cwd=REPO_ROOT,
+                        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+                    )
+                )
             worker_rcs = [p.wait() for p in procs]
             report["execute_seconds"] = round(time.perf_counter() - t2, 2)
             report["worker_exit_codes"] = worker_rcs
@@ -160,7 +195,8 @@ def main(argv=None) -> int:
             report["runs_succeeded"] = sum(r.status == dg.DagsterRunStatus.SUCCESS for r in runs)
             docs = {r.partition_key for r in requests}
             report["partitions_materialised"] = {
-                asset: len(instance.get_materialized_partitions(dg.AssetKey(asset)) & docs) for asset in ASSETS}
+                asset: len(instance.get_materialized_partitions(dg.AssetKey(asset)) & docs) for asset in ASSETS
+            }
             spans, pool_waits = step_spans(instance, [r.run_id for r in runs])
             parses = [span for span in spans if span.step_key == "mineru_raw_output"]
             report["parse_steps"] = len(parses)
@@ -171,16 +207,24 @@ def main(argv=None) -> int:
             t3 = time.perf_counter()
             again = _tick(kb, instance, second.cursor)
             lost = _tick(kb, instance, _tick(kb, instance, None).cursor)
-            report["second_pass_runs"], report["lost_cursor_pass_runs"] = len(again.run_requests), len(lost.run_requests)
+            report["second_pass_runs"], report["lost_cursor_pass_runs"] = (
+                len(again.run_requests),
+                len(lost.run_requests),
+            )
             report["second_pass_seconds"] = round(time.perf_counter() - t3, 2)
     report["wall_seconds"] = round(time.perf_counter() - t0, 2)
     report["runs_per_minute"] = round(60 * report["runs"] / max(report["execute_seconds"], 1e-9), 1)
     report["peak_rss_tree_mb"] = round(sampler.peak_rss_kib / 1024, 1)
     report["peak_single_process_hwm_mb"] = round(max(sampler.hwm_kib.values(), default=0) / 1024, 1)
-    ok = (report["tick2_runs"] == args.docs and report["runs_succeeded"] == report["runs"] == args.docs
-          and all(n == args.docs for n in report["partitions_materialised"].values())
-          and report["max_parses_at_once"] <= args.pool_limit and report["second_pass_runs"] == 0
-          and report["lost_cursor_pass_runs"] == 0 and report["slots_held_after"] == 0)
+    ok = (
+        report["tick2_runs"] == args.docs
+        and report["runs_succeeded"] == report["runs"] == args.docs
+        and all(n == args.docs for n in report["partitions_materialised"].values())
+        and report["max_parses_at_once"] <= args.pool_limit
+        and report["second_pass_runs"] == 0
+        and report["lost_cursor_pass_runs"] == 0
+        and report["slots_held_after"] == 0
+    )
     report["ok"] = ok
     text = json.dumps(report, indent=2)
     print(text)

@@ -74,7 +74,9 @@ def main() -> None:
         for pdf in pdfs:
             shutil.copyfile(pdf, drop / pdf.name)
         (scratch / "dagster").mkdir()
-        with dg.instance_for_test(temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides()) as instance:
+        with dg.instance_for_test(
+            temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides()
+        ) as instance:
             kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data))
             defs = build_definitions(kb)
 
@@ -85,8 +87,12 @@ def main() -> None:
                 seconds = time.perf_counter() - started
                 statuses = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
                 print(f"{label}: {seconds:.2f} s, MinerU calls {len(calls) - before}, {statuses}", flush=True)
-                return {"seconds": seconds, "mineru_calls": len(calls) - before, "statuses": statuses,
-                        "pages": sum(int(o.metadata.get("pages", 0)) for o in outcomes)}
+                return {
+                    "seconds": seconds,
+                    "mineru_calls": len(calls) - before,
+                    "statuses": statuses,
+                    "pages": sum(int(o.metadata.get("pages", 0)) for o in outcomes),
+                }
 
             first = ingest("first ingest_folder (all documents in one call)")
             second = ingest("second ingest_folder, nothing changed")
@@ -95,12 +101,19 @@ def main() -> None:
             started = time.perf_counter()
             forced_ok = 0
             for doc_id in instance.get_dynamic_partitions("documents"):
-                forced_ok += job.execute_in_process(partition_key=doc_id, instance=instance, run_config=_quiet(),
-                                                    raise_on_error=False).success
-            forced = {"seconds": time.perf_counter() - started, "mineru_calls": len(calls) - before,
-                      "runs_ok": forced_ok}
-            print(f"forced re-materialisation of every partition: {forced['seconds']:.2f} s, "
-                  f"MinerU calls {forced['mineru_calls']}, {forced_ok} runs ok", flush=True)
+                forced_ok += job.execute_in_process(
+                    partition_key=doc_id, instance=instance, run_config=_quiet(), raise_on_error=False
+                ).success
+            forced = {
+                "seconds": time.perf_counter() - started,
+                "mineru_calls": len(calls) - before,
+                "runs_ok": forced_ok,
+            }
+            print(
+                f"forced re-materialisation of every partition: {forced['seconds']:.2f} s, "
+                f"MinerU calls {forced['mineru_calls']}, {forced_ok} runs ok",
+                flush=True,
+            )
 
             # The sensor over many unchanged files.
             many = scratch / "many"
@@ -128,36 +141,70 @@ def main() -> None:
             timed = []
             for _ in range(6):
                 outcome, seconds = tick(cursor)
-                assert outcome.run_requests == [] and f"{args.files} unchanged" in outcome.skip_reason.skip_message, outcome
+                assert outcome.run_requests == [] and f"{args.files} unchanged" in outcome.skip_reason.skip_message, (
+                    outcome
+                )
                 timed.append(seconds)
-            print(f"sensor over {args.files} files: priming ticks {priming} s; unchanged ticks "
-                  f"{[round(t, 3) for t in timed]} s", flush=True)
+            print(
+                f"sensor over {args.files} files: priming ticks {priming} s; unchanged ticks "
+                f"{[round(t, 3) for t in timed]} s",
+                flush=True,
+            )
     shutil.rmtree(home, ignore_errors=True)
     mineru_adapter.run_mineru = real_run_mineru
 
     share = second["seconds"] / first["seconds"]
     forced_share = forced["seconds"] / first["seconds"]
-    result.update({
-        "first": first, "second": second, "second_run_share": share, "forced": forced,
-        "forced_share": forced_share,
-        "sensor": {"files": args.files, "priming_seconds": priming, "third_tick_seconds": timed[0],
-                   "repeat_ticks_seconds": timed[1:], "median_seconds": statistics.median(timed)},
-        "targets": TARGETS,
-    })
+    result.update(
+        {
+            "first": first,
+            "second": second,
+            "second_run_share": share,
+            "forced": forced,
+            "forced_share": forced_share,
+            "sensor": {
+                "files": args.files,
+                "priming_seconds": priming,
+                "third_tick_seconds": timed[0],
+                "repeat_ticks_seconds": timed[1:],
+                "median_seconds": statistics.median(timed),
+            },
+            "targets": TARGETS,
+        }
+    )
     rows = [
-        ["MinerU calls, 2nd ingest (unchanged)", second["mineru_calls"], "0",
-         _common.verdict(second["mineru_calls"], 0, higher_is_better=False)],
-        ["2nd ingest wall time / 1st", f"{share:.2%} ({second['seconds']:.2f} s / {first['seconds']:.2f} s)", "≤ 2%",
-         _common.verdict(share, 0.02, higher_is_better=False)],
-        [f"sensor tick, {args.files} unchanged files (3rd tick)", f"{timed[0]:.3f} s (median of 6: "
-         f"{statistics.median(timed):.3f} s)", "≤ 2 s", _common.verdict(timed[0], 2.0, higher_is_better=False)],
-        ["forced re-materialisation / 1st (info)", f"{forced_share:.1%} ({forced['seconds']:.2f} s, "
-         f"MinerU calls {forced['mineru_calls']})", "", ""],
+        [
+            "MinerU calls, 2nd ingest (unchanged)",
+            second["mineru_calls"],
+            "0",
+            _common.verdict(second["mineru_calls"], 0, higher_is_better=False),
+        ],
+        [
+            "2nd ingest wall time / 1st",
+            f"{share:.2%} ({second['seconds']:.2f} s / {first['seconds']:.2f} s)",
+            "≤ 2%",
+            _common.verdict(share, 0.02, higher_is_better=False),
+        ],
+        [
+            f"sensor tick, {args.files} unchanged files (3rd tick)",
+            f"{timed[0]:.3f} s (median of 6: {statistics.median(timed):.3f} s)",
+            "≤ 2 s",
+            _common.verdict(timed[0], 2.0, higher_is_better=False),
+        ],
+        [
+            "forced re-materialisation / 1st (info)",
+            f"{forced_share:.1%} ({forced['seconds']:.2f} s, MinerU calls {forced['mineru_calls']})",
+            "",
+            "",
+        ],
     ]
     print()
     print(_common.table(["measure", "measured", "target", "verdict"], rows))
-    result["verdicts"] = {"mineru_calls_second_run": rows[0][3], "second_run_share": rows[1][3],
-                          "sensor_tick_seconds": rows[2][3]}
+    result["verdicts"] = {
+        "mineru_calls_second_run": rows[0][3],
+        "second_run_share": rows[1][3],
+        "sensor_tick_seconds": rows[2][3],
+    }
     print(f"\nwritten {_common.write_json('noop', result)}")
 
 

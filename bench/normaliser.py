@@ -57,14 +57,25 @@ def main() -> None:
             warnings = quality_warnings(name, chunks, raw, text_layer, coverage)
             if with_checks:
                 document = ParsedDocument(
-                    doc_id=name, source_title=name, source_path=str(pdf), content_hash="0" * 64,
-                    n_pages=raw.n_pages, parser_version=raw.mineru_version, parser_backend=raw.parser_backend,
-                    parser_config="bench", normaliser_version=NORMALISER_VERSION, created_at="2026-01-01T00:00:00+00:00",
-                    raw_output_dir=str(raw.path), chunks=chunks)
+                    doc_id=name,
+                    source_title=name,
+                    source_path=str(pdf),
+                    content_hash="0" * 64,
+                    n_pages=raw.n_pages,
+                    parser_version=raw.mineru_version,
+                    parser_backend=raw.parser_backend,
+                    parser_config="bench",
+                    normaliser_version=NORMALISER_VERSION,
+                    created_at="2026-01-01T00:00:00+00:00",
+                    raw_output_dir=str(raw.path),
+                    chunks=chunks,
+                )
                 checks = run_artifact_checks(document, raw, text_layer, warnings, coverage)
                 # text_coverage only warns, and some fixtures lose a few lines (two-column pages).
-                assert all(c.passed for n, c in checks.items() if n not in ("not_empty", "text_coverage")) \
-                    or name == "scanned_small_ocr", checks
+                assert (
+                    all(c.passed for n, c in checks.items() if n not in ("not_empty", "text_coverage"))
+                    or name == "scanned_small_ocr"
+                ), checks
         return chunks, warnings
 
     def repeat(fn) -> tuple[float, int]:
@@ -92,9 +103,16 @@ def main() -> None:
             load, n_load = repeat(lambda: load_raw_output(raw_dir))
             cw, n_cw = repeat(lambda: chunks_and_warnings(name, raw, pdf, False))
             ck, n_ck = repeat(lambda: chunks_and_warnings(name, raw, pdf, True))
-            per_doc[name] = {"pages": raw.n_pages, "items": len(raw.items), "chunks": len(chunks),
-                             "warnings": len(warnings), "load": load, "chunks+warnings": cw, "+checks": ck,
-                             "repetitions": [n_load, n_cw, n_ck]}
+            per_doc[name] = {
+                "pages": raw.n_pages,
+                "items": len(raw.items),
+                "chunks": len(chunks),
+                "warnings": len(warnings),
+                "load": load,
+                "chunks+warnings": cw,
+                "+checks": ck,
+                "repetitions": [n_load, n_cw, n_ck],
+            }
         trials.append(per_doc)
         total = {s: sum(per_doc[n][s] for n in _common.FIXTURE_NAMES) for s in stages}
         pages = sum(per_doc[n]["pages"] for n in _common.FIXTURE_NAMES)
@@ -105,28 +123,76 @@ def main() -> None:
     rows = []
     for name in names:
         d = docs[name]
-        rows.append([name + ("  (not in totals)" if name not in _common.FIXTURE_NAMES else ""), d["pages"], d["items"],
-                     d["chunks"], d["warnings"], d["load"] * 1000, d["chunks+warnings"] * 1000, d["+checks"] * 1000,
-                     d["pages"] / d["chunks+warnings"], d["pages"] / d["+checks"]])
+        rows.append(
+            [
+                name + ("  (not in totals)" if name not in _common.FIXTURE_NAMES else ""),
+                d["pages"],
+                d["items"],
+                d["chunks"],
+                d["warnings"],
+                d["load"] * 1000,
+                d["chunks+warnings"] * 1000,
+                d["+checks"] * 1000,
+                d["pages"] / d["chunks+warnings"],
+                d["pages"] / d["+checks"],
+            ]
+        )
     print()
-    print(_common.table(["document", "pages", "items", "chunks", "warn", "load ms", "chunks+warn ms",
-                         "+checks ms", "pages/s", "pages/s +checks"], rows))
+    print(
+        _common.table(
+            [
+                "document",
+                "pages",
+                "items",
+                "chunks",
+                "warn",
+                "load ms",
+                "chunks+warn ms",
+                "+checks ms",
+                "pages/s",
+                "pages/s +checks",
+            ],
+            rows,
+        )
+    )
     pages = sum(docs[n]["pages"] for n in _common.FIXTURE_NAMES)
     per_trial = {s: [pages / sum(t[n][s] for n in _common.FIXTURE_NAMES) for t in trials] for s in stages}
-    per_trial["normalise_raw total"] = [pages / sum(t[n]["load"] + t[n]["+checks"] for n in _common.FIXTURE_NAMES)
-                                        for t in trials]
+    per_trial["normalise_raw total"] = [
+        pages / sum(t[n]["load"] + t[n]["+checks"] for n in _common.FIXTURE_NAMES) for t in trials
+    ]
     summary = {s: {"median": statistics.median(v), "min": min(v), "max": max(v)} for s, v in per_trial.items()}
     print()
-    print(_common.table(["stage (6 text fixtures, 33 pages, 1 core)", "pages/s median", "min", "max", "target", "verdict"], [
-        [s, v["median"], v["min"], v["max"], "≥ 500" if s in ("chunks+warnings", "+checks") else "",
-         _common.verdict(v["median"], TARGET_PAGES_PER_S) if s in ("chunks+warnings", "+checks") else ""]
-        for s, v in summary.items()]))
-    path = _common.write_json("normaliser", {
-        "cpu_pinned": cpu, "min_seconds": args.min_seconds, "trials": args.trials, "pages": pages,
-        "pages_per_s": summary, "target_pages_per_s": TARGET_PAGES_PER_S,
-        "verdicts": {s: _common.verdict(summary[s]["median"], TARGET_PAGES_PER_S) for s in ("chunks+warnings", "+checks")},
-        "documents": docs,
-    })
+    print(
+        _common.table(
+            ["stage (6 text fixtures, 33 pages, 1 core)", "pages/s median", "min", "max", "target", "verdict"],
+            [
+                [
+                    s,
+                    v["median"],
+                    v["min"],
+                    v["max"],
+                    "≥ 500" if s in ("chunks+warnings", "+checks") else "",
+                    _common.verdict(v["median"], TARGET_PAGES_PER_S) if s in ("chunks+warnings", "+checks") else "",
+                ]
+                for s, v in summary.items()
+            ],
+        )
+    )
+    path = _common.write_json(
+        "normaliser",
+        {
+            "cpu_pinned": cpu,
+            "min_seconds": args.min_seconds,
+            "trials": args.trials,
+            "pages": pages,
+            "pages_per_s": summary,
+            "target_pages_per_s": TARGET_PAGES_PER_S,
+            "verdicts": {
+                s: _common.verdict(summary[s]["median"], TARGET_PAGES_PER_S) for s in ("chunks+warnings", "+checks")
+            },
+            "documents": docs,
+        },
+    )
     print(f"\nwritten {path}")
 
 

@@ -66,8 +66,10 @@ def bare_mineru(pdf: Path, out: Path) -> int:
     result.save(FileBasedDataWriter(str(out)))
     (out / "model_output.json").unlink(missing_ok=True)
     middle, _assets = materialize_middle(result.middle_json)
-    for name, rendered in (("content_list.json", render_content_list(middle)),
-                           ("content_list_v2.json", render_content_list_v2(middle))):
+    for name, rendered in (
+        ("content_list.json", render_content_list(middle)),
+        ("content_list_v2.json", render_content_list_v2(middle)),
+    ):
         (out / name).write_text(json.dumps(rendered, ensure_ascii=False, indent=2), encoding="utf-8")
     return len(result.pages)
 
@@ -168,8 +170,9 @@ def main() -> None:
         for round_no in range(args.rounds):
             # A fresh instance per round: the instance remembers each document as current.
             (scratch / f"dagster-{round_no}").mkdir()
-            with dg.instance_for_test(temp_dir=str(scratch / f"dagster-{round_no}"),
-                                      overrides=project_instance_overrides()) as instance:
+            with dg.instance_for_test(
+                temp_dir=str(scratch / f"dagster-{round_no}"), overrides=project_instance_overrides()
+            ) as instance:
                 warm = scratch / f"warmup_{round_no}.pdf"
                 _common.report_pdf(warm, 3, title="Warm-up")
                 for mode in modes:
@@ -178,7 +181,7 @@ def main() -> None:
                 if round_no == 0:
                     print(f"cold first call on a 3-page warm-up document (not counted): {cold}", flush=True)
                 for pdf in pdfs:
-                    order = modes[n % len(modes):] + modes[:n % len(modes)]
+                    order = modes[n % len(modes) :] + modes[: n % len(modes)]
                     n += 1
                     line = []
                     for mode in order:
@@ -189,7 +192,9 @@ def main() -> None:
                     print(f"  {pdf.name:38} {r['pages']:>3} p  " + "  ".join(line), flush=True)
     shutil.rmtree(home, ignore_errors=True)
 
-    totals = {m: {"pages": sum(r["pages"] for r in rs), "seconds": sum(r["seconds"] for r in rs)} for m, rs in results.items()}
+    totals = {
+        m: {"pages": sum(r["pages"] for r in rs), "seconds": sum(r["seconds"] for r in rs)} for m, rs in results.items()
+    }
     for t in totals.values():
         t["pages_per_s"] = t["pages"] / t["seconds"]
     per_doc = []
@@ -199,7 +204,11 @@ def main() -> None:
         if "a" in modes:
             row += [results["a"][i]["seconds"] / results[m][i]["seconds"] for m in modes if m != "a"]
         per_doc.append(row)
-    headers = ["document", "round", "pages"] + [f"{m} s" for m in modes] + ([f"{m}/a" for m in modes if m != "a"] if "a" in modes else [])
+    headers = (
+        ["document", "round", "pages"]
+        + [f"{m} s" for m in modes]
+        + ([f"{m}/a" for m in modes if m != "a"] if "a" in modes else [])
+    )
     print()
     print(_common.table(headers, per_doc))
     print()
@@ -235,12 +244,21 @@ def main() -> None:
     for mode, parts in breakdown.items():
         print(f"\n({mode}) time by part, all documents, s: " + ", ".join(f"{k} {v}" for k, v in parts.items()))
 
-    path = _common.write_json(args.out_name, {
-        "corpus": [str(p) for p in pdfs], "rounds": args.rounds, "modes": modes, "cold_seconds": cold,
-        "totals": totals, "ratios": ratios, "targets": TARGETS,
-        "verdicts": {k: _common.verdict(v, TARGETS[k]) for k, v in ratios.items() if k in TARGETS},
-        "breakdown": breakdown, "runs": results,
-    })
+    path = _common.write_json(
+        args.out_name,
+        {
+            "corpus": [str(p) for p in pdfs],
+            "rounds": args.rounds,
+            "modes": modes,
+            "cold_seconds": cold,
+            "totals": totals,
+            "ratios": ratios,
+            "targets": TARGETS,
+            "verdicts": {k: _common.verdict(v, TARGETS[k]) for k, v in ratios.items() if k in TARGETS},
+            "breakdown": breakdown,
+            "runs": results,
+        },
+    )
     print(f"\nwritten {path}")
 
 

@@ -23,17 +23,27 @@ from pathlib import Path
 
 import _common
 
-CORPUS = ["manual_ibm_redpaper_db2_rcac", "manual_pymupdf_v1_8", "paper_twocol_creativity_ml",
-          "paper_twocol_hydrology_afforestation", "report_eu_finland_vet", "report_eu_food_retail_tables",
-          "report_fr_solar_impact_study", "report_qwen2_technical", "standard_nist_hpc_security",
-          "table_nces_projections_multipage"]
+CORPUS = [
+    "manual_ibm_redpaper_db2_rcac",
+    "manual_pymupdf_v1_8",
+    "paper_twocol_creativity_ml",
+    "paper_twocol_hydrology_afforestation",
+    "report_eu_finland_vet",
+    "report_eu_food_retail_tables",
+    "report_fr_solar_impact_study",
+    "report_qwen2_technical",
+    "standard_nist_hpc_security",
+    "table_nces_projections_multipage",
+]
 TARGET = 1.6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS])
+    parser.add_argument(
+        "--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS]
+    )
     args = parser.parse_args()
     _common.warn_if_busy()
     home = _common.setup_mineru()
@@ -60,23 +70,39 @@ def main() -> None:
             shutil.copy(pdf, folder)
         layout = DataLayout(work / "data")
         started = time.perf_counter()
-        manifest = run_batch(folder, work / "runs", ParserConfig(), layout, workers=args.workers,
-                             progress=open(os.devnull, "w"))
+        manifest = run_batch(
+            folder, work / "runs", ParserConfig(), layout, workers=args.workers, progress=open(os.devnull, "w")
+        )
         parallel = time.perf_counter() - started
         assert manifest["totals"]["ok"] == len(args.pdfs), manifest["totals"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
     ratio = (pages / parallel) / (pages / bare)
-    rows = [["(a) bare MinerU, 1 process", f"{bare:.1f}", f"{pages / bare:.2f}", "1.00"],
-            [f"(b) kb-pipeline run, {args.workers} warm workers", f"{parallel:.1f}", f"{pages / parallel:.2f}",
-             f"{ratio:.2f}"]]
+    rows = [
+        ["(a) bare MinerU, 1 process", f"{bare:.1f}", f"{pages / bare:.2f}", "1.00"],
+        [
+            f"(b) kb-pipeline run, {args.workers} warm workers",
+            f"{parallel:.1f}",
+            f"{pages / parallel:.2f}",
+            f"{ratio:.2f}",
+        ],
+    ]
     print(f"{len(args.pdfs)} PDFs, {pages} pages")
     print(_common.table(["mode", "seconds", "pages/s", "× bare"], rows))
     print(f"target ≥ {TARGET}×: {_common.verdict(ratio, TARGET)}")
-    _common.write_json("parallel", {"pdfs": [p.name for p in args.pdfs], "pages": pages, "workers": args.workers,
-                                    "bare_seconds": bare, "parallel_seconds": parallel, "ratio": ratio,
-                                    "machine": _common.machine()})
+    _common.write_json(
+        "parallel",
+        {
+            "pdfs": [p.name for p in args.pdfs],
+            "pages": pages,
+            "workers": args.workers,
+            "bare_seconds": bare,
+            "parallel_seconds": parallel,
+            "ratio": ratio,
+            "machine": _common.machine(),
+        },
+    )
 
 
 if __name__ == "__main__":  # required: MinerU and the parse workers start "spawn" processes

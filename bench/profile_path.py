@@ -50,7 +50,11 @@ PARTS = [
     ("    asset quality_warnings", "kb_pipeline/defs/assets.py", "quality_warnings"),
     ("    asset kb_package", "kb_pipeline/defs/assets.py", "kb_package"),
     ("    asset quality_warnings_table", "kb_pipeline/defs/assets.py", "quality_warnings_table"),
-    ("    instance.handle_new_event (event log writes)", "dagster/_core/instance/methods/event_methods.py", "handle_new_event"),
+    (
+        "    instance.handle_new_event (event log writes)",
+        "dagster/_core/instance/methods/event_methods.py",
+        "handle_new_event",
+    ),
     ("    latest_materialization (event log reads)", "kb_pipeline/instance/history.py", "latest_materialization"),
     ("  sqlite3 commit", "~", "<method 'commit' of 'sqlite3.Connection' objects>"),
     ("  sqlite3 execute", "~", "<method 'execute' of 'sqlite3.Cursor' objects>"),
@@ -74,7 +78,7 @@ def top(stats: pstats.Stats, key: str, n: int) -> str:
     stats.stream = buffer
     stats.sort_stats(key).print_stats(n)
     text = buffer.getvalue()
-    return text[text.find("   ncalls"):]
+    return text[text.find("   ncalls") :]
 
 
 def main() -> None:
@@ -95,7 +99,9 @@ def main() -> None:
         warm = scratch / "warmup.pdf"
         _common.report_pdf(warm, 3, title="Warm-up")
         (scratch / "dagster").mkdir()
-        with dg.instance_for_test(temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides()) as instance:
+        with dg.instance_for_test(
+            temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides()
+        ) as instance:
             for mode in ("b", "c"):
                 overhead.run_mode(mode, warm, scratch, instance)
             for mode in ("b", "c"):
@@ -111,13 +117,22 @@ def main() -> None:
                 profiler.dump_stats(prof)
                 stats = pstats.Stats(profiler)
                 parts = part_seconds(stats)
-                print(f"\n=== ({mode}) {len(pdfs)} documents, {pages} pages, {seconds:.2f} s under cProfile "
-                      f"(profiling adds overhead; compare shares, not absolutes) → {prof}")
-                print(_common.table(["part", "cum s", "calls", "share"],
-                                    [[label, s, calls, f"{s / seconds:.0%}" if s else ""] for label, s, calls in parts if s]))
+                print(
+                    f"\n=== ({mode}) {len(pdfs)} documents, {pages} pages, {seconds:.2f} s under cProfile "
+                    f"(profiling adds overhead; compare shares, not absolutes) → {prof}"
+                )
+                print(
+                    _common.table(
+                        ["part", "cum s", "calls", "share"],
+                        [[label, s, calls, f"{s / seconds:.0%}" if s else ""] for label, s, calls in parts if s],
+                    )
+                )
                 print(f"\ntop {args.top} by own time:\n" + top(stats, "tottime", args.top))
-                summary[mode] = {"seconds": round(seconds, 3), "pages": pages,
-                                 "parts": {label.strip(): {"seconds": s, "calls": calls} for label, s, calls in parts if s}}
+                summary[mode] = {
+                    "seconds": round(seconds, 3),
+                    "pages": pages,
+                    "parts": {label.strip(): {"seconds": s, "calls": calls} for label, s, calls in parts if s},
+                }
     path = _common.write_json("profile", {"corpus": [str(p) for p in pdfs], "profiles": summary})
     print(f"written {path}")
 

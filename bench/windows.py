@@ -55,16 +55,27 @@ def child(pdf: Path, window: int, data: Path) -> None:
     ref = parse_raw(pdf, content_hash_of(pdf), config, layout)
     parsed = time.time()
     normalised = normalise_raw(pdf, ref, doc_id=pdf.stem)
-    print(json.dumps({"pages": normalised.document.n_pages, "chunks": len(normalised.document.chunks),
-                      "started": started, "parsed": parsed, "done": time.time(),
-                      "windows": len(ref.marker.get("windows", [])) or 1,
-                      "checks_passed": all(c.passed for c in normalised.checks.values())}), flush=True)
+    print(
+        json.dumps(
+            {
+                "pages": normalised.document.n_pages,
+                "chunks": len(normalised.document.chunks),
+                "started": started,
+                "parsed": parsed,
+                "done": time.time(),
+                "windows": len(ref.marker.get("windows", [])) or 1,
+                "checks_passed": all(c.passed for c in normalised.checks.values()),
+            }
+        ),
+        flush=True,
+    )
 
 
 def measure(pdf: Path, window: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="kb-bench-windows-") as data:
-        proc = subprocess.Popen([sys.executable, __file__, "--child", str(pdf), str(window), data],
-                                stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", str(pdf), str(window), data], stdout=subprocess.PIPE, text=True
+        )
         with PhasedSampler(proc.pid, interval=0.05) as sampler:
             out, _ = proc.communicate()
         if proc.returncode != 0:
@@ -72,10 +83,18 @@ def measure(pdf: Path, window: int) -> dict:
     r = json.loads(out.strip().splitlines()[-1])
     parse_peak = max((rss for t, rss in sampler.series if t <= r["parsed"]), default=0)
     parse_s = r["parsed"] - r["started"]
-    return {"document": pdf.name, "window": window, **r, "parse_seconds": round(parse_s, 2),
-            "normalise_seconds": round(r["done"] - r["parsed"], 2), "pages_per_s": round(r["pages"] / parse_s, 2),
-            "parse_peak_rss_mib": round(parse_peak / 1024), "tree_peak_rss_mib": round(sampler.peak_rss_kib / 1024),
-            "tree_peak_pss_mib": round(sampler.peak_pss_kib / 1024), "max_processes_at_once": sampler.max_processes}
+    return {
+        "document": pdf.name,
+        "window": window,
+        **r,
+        "parse_seconds": round(parse_s, 2),
+        "normalise_seconds": round(r["done"] - r["parsed"], 2),
+        "pages_per_s": round(r["pages"] / parse_s, 2),
+        "parse_peak_rss_mib": round(parse_peak / 1024),
+        "tree_peak_rss_mib": round(sampler.peak_rss_kib / 1024),
+        "tree_peak_pss_mib": round(sampler.peak_pss_kib / 1024),
+        "max_processes_at_once": sampler.max_processes,
+    }
 
 
 def main() -> None:
@@ -92,17 +111,50 @@ def main() -> None:
             r = measure(pdf, window)
             r["load_1min"] = round(__import__("os").getloadavg()[0], 1)
             results.append(r)
-            print(f"  {pages} pages, window {window or 'none'}: parse {r['parse_seconds']} s "
-                  f"({r['pages_per_s']} pages/s), parse peak {r['parse_peak_rss_mib']} MiB, "
-                  f"core path peak {r['tree_peak_rss_mib']} MiB", flush=True)
-    rows = [[r["pages"], r["window"] or "none", r["windows"], r["parse_seconds"], r["pages_per_s"],
-             r["parse_peak_rss_mib"], r["tree_peak_rss_mib"], r["tree_peak_pss_mib"], r["normalise_seconds"],
-             r["load_1min"], _common.verdict(r["tree_peak_rss_mib"] / 1024, TARGET_GIB, higher_is_better=False)]
-            for r in results]
+            print(
+                f"  {pages} pages, window {window or 'none'}: parse {r['parse_seconds']} s "
+                f"({r['pages_per_s']} pages/s), parse peak {r['parse_peak_rss_mib']} MiB, "
+                f"core path peak {r['tree_peak_rss_mib']} MiB",
+                flush=True,
+            )
+    rows = [
+        [
+            r["pages"],
+            r["window"] or "none",
+            r["windows"],
+            r["parse_seconds"],
+            r["pages_per_s"],
+            r["parse_peak_rss_mib"],
+            r["tree_peak_rss_mib"],
+            r["tree_peak_pss_mib"],
+            r["normalise_seconds"],
+            r["load_1min"],
+            _common.verdict(r["tree_peak_rss_mib"] / 1024, TARGET_GIB, higher_is_better=False),
+        ]
+        for r in results
+    ]
     print()
-    print(_common.table(["pages", "window", "windows", "parse s", "pages/s", "parse peak RSS MiB",
-                         "core path peak RSS MiB", "core path peak PSS MiB", "normalise s", "load", "≤ 1.5 GiB"], rows))
-    path = _common.write_json("windows", {"target_gib": TARGET_GIB, "sampling": "/proc every 50 ms", "results": results})
+    print(
+        _common.table(
+            [
+                "pages",
+                "window",
+                "windows",
+                "parse s",
+                "pages/s",
+                "parse peak RSS MiB",
+                "core path peak RSS MiB",
+                "core path peak PSS MiB",
+                "normalise s",
+                "load",
+                "≤ 1.5 GiB",
+            ],
+            rows,
+        )
+    )
+    path = _common.write_json(
+        "windows", {"target_gib": TARGET_GIB, "sampling": "/proc every 50 ms", "results": results}
+    )
     print(f"\nwritten {path}")
 
 

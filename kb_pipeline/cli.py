@@ -41,9 +41,16 @@ def _knowledge_base(args: argparse.Namespace, settings: Settings):
     folder = args.input or settings.drop_folder
     if not folder.is_dir():
         raise SystemExit(f"error: input folder {folder} does not exist")
-    return KnowledgeBase(drop_folder=str(folder.resolve()), data_dir=str(settings.data_dir), tier=config.tier,
-                         parse_mode=config.parse_mode, page_range=config.page_range, max_pages=config.max_pages,
-                         ocr_langs=config.ocr_langs, parse_window=config.parse_window)
+    return KnowledgeBase(
+        drop_folder=str(folder.resolve()),
+        data_dir=str(settings.data_dir),
+        tier=config.tier,
+        parse_mode=config.parse_mode,
+        page_range=config.page_range,
+        max_pages=config.max_pages,
+        ocr_langs=config.ocr_langs,
+        parse_window=config.parse_window,
+    )
 
 
 def _status(args: argparse.Namespace, settings: Settings) -> int:
@@ -68,8 +75,9 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
-        outcomes = ingest_folder(build_definitions(kb, settings), kb, instance,
-                                 never_started_seconds=settings.never_started_seconds)
+        outcomes = ingest_folder(
+            build_definitions(kb, settings), kb, instance, never_started_seconds=settings.never_started_seconds
+        )
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
     return 1 if any(o.status == "failed" for o in outcomes) else 0
@@ -89,17 +97,23 @@ def main(argv: list[str] | None = None) -> int:
         return package_main(argv[1:])
     from .run import add_parser_options
 
-    parser = argparse.ArgumentParser(prog="kb-pipeline", description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="kb-pipeline",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ingest = sub.add_parser("ingest", help="ingest a folder through the Dagster asset graph")
     ingest.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
     add_parser_options(ingest)
     status = sub.add_parser(
-        "status", help="every file in the drop folder: ingested, failed, retrying, waiting, pending or skipped",
+        "status",
+        help="every file in the drop folder: ingested, failed, retrying, waiting, pending or skipped",
         epilog="Exit status: 0 when no document failed, 1 when at least one did (so a script or a "
-               "monitor can alert), 2 on a usage error. Full file names and reasons are printed; "
-               "on a terminal, long reasons wrap (--wide: one line per file).")
+        "monitor can alert), 2 on a usage error. Full file names and reasons are printed; "
+        "on a terminal, long reasons wrap (--wide: one line per file).",
+    )
     status.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
     status.add_argument("--wide", action="store_true", help="one line per file, however long, no wrapping")
     add_parser_options(status)

@@ -19,10 +19,13 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
     fingerprint, so the UI shows partitions unsynced when either changes."""
     settings = settings or Settings.from_env()
     parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
-    defs = dg.Definitions.merge(dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
-                                dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}))
-    return defs.map_resolved_asset_specs(func=lambda spec: spec.replace_attributes(code_version=parse_version),
-                                         selection=MINERU_RAW_OUTPUT)
+    defs = dg.Definitions.merge(
+        dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
+        dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}),
+    )
+    return defs.map_resolved_asset_specs(
+        func=lambda spec: spec.replace_attributes(code_version=parse_version), selection=MINERU_RAW_OUTPUT
+    )
 
 
 @dg.definitions

@@ -34,11 +34,17 @@ class FolderState:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps({
-            "files": {name: [r.size, r.mtime_ns, r.content_hash, r.doc_id, r.request_key] for name, r in self.files.items()},
-            "pending": {name: list(v) for name, v in self.pending.items()},
-            "skipped": self.skipped,
-        }, separators=(",", ":"))
+        return json.dumps(
+            {
+                "files": {
+                    name: [r.size, r.mtime_ns, r.content_hash, r.doc_id, r.request_key]
+                    for name, r in self.files.items()
+                },
+                "pending": {name: list(v) for name, v in self.pending.items()},
+                "skipped": self.skipped,
+            },
+            separators=(",", ":"),
+        )
 
     @classmethod
     def from_json(cls, text: str | None) -> FolderState:
@@ -75,7 +81,9 @@ def request_key(doc_id: str, content_hash: str, processing_identity: str) -> str
     return f"{doc_id}:{content_hash[:16]}:{processing_identity}"
 
 
-def scan(folder: Path, state: FolderState, processing_identity: str, *, require_stable: bool = True) -> tuple[FolderChanges, FolderState]:
+def scan(
+    folder: Path, state: FolderState, processing_identity: str, *, require_stable: bool = True
+) -> tuple[FolderChanges, FolderState]:
     """Compare the folder with `state`. Returns the changes and the state to keep *after* the
     ready files have been requested. `require_stable=False` treats every file as finished
     (a one-shot ingest, where nobody is still writing)."""
@@ -109,8 +117,9 @@ def scan(folder: Path, state: FolderState, processing_identity: str, *, require_
         except FileNotFoundError:
             continue  # vanished between listing and hashing: it is simply not there any more
         key = request_key(source.doc_id, content_hash, processing_identity)
-        new.files[name] = Recorded(source.size, source.mtime_ns, content_hash, source.doc_id,
-                                   known.request_key if known else "")
+        new.files[name] = Recorded(
+            source.size, source.mtime_ns, content_hash, source.doc_id, known.request_key if known else ""
+        )
         if known is not None and key == known.request_key:
             changes.unchanged += 1  # touched, same bytes
         else:

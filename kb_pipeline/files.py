@@ -19,7 +19,7 @@ def replacing(path: Path) -> Iterator[Path]:
     the way: the temp name carries the writer's pid."""
     path.parent.mkdir(parents=True, exist_ok=True)
     for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        pid = stale.name[len(path.name) + 2:-len(".tmp")]
+        pid = stale.name[len(path.name) + 2 : -len(".tmp")]
         if pid.isdigit() and not pid_alive(int(pid)):
             stale.unlink(missing_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

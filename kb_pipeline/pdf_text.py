@@ -125,8 +125,13 @@ class PdfTextLayer:
             if text:
                 fonts = Counter(c[1] for c in current if not c[0].isspace())
                 heights = sorted(c[2] for c in current if c[0].isalnum())
-                lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else "",
-                                      heights[len(heights) // 2] if heights else 0.0))
+                lines.append(
+                    TextLine(
+                        text,
+                        fonts.most_common(1)[0][0] if fonts else "",
+                        heights[len(heights) // 2] if heights else 0.0,
+                    )
+                )
             current.clear()
 
         for char, font, (x0, y0, x1, y1) in self._chars_cache[page_idx]:
@@ -145,7 +150,12 @@ class PdfTextLayer:
         with a margin for MinerU's truncated coordinates."""
         page = self._page(page_idx)[0]
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
-        x0, y0, x1, y1 = bbox[0] / 1000 * width, bbox[1] / 1000 * height, bbox[2] / 1000 * width, bbox[3] / 1000 * height
+        x0, y0, x1, y1 = (
+            bbox[0] / 1000 * width,
+            bbox[1] / 1000 * height,
+            bbox[2] / 1000 * width,
+            bbox[3] / 1000 * height,
+        )
         rotation = page.get_rotation()
         if rotation == 90:
             box = (y0, x0, y1, x1)

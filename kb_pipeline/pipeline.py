@@ -39,8 +39,9 @@ def content_hash_of(pdf: Path) -> str:
         raise SourceMissingError(f"{pdf} does not exist (moved or deleted before it was parsed)") from e
 
 
-def parse_raw(pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout,
-              progress: WindowProgress | None = None) -> RawOutputRef:
+def parse_raw(
+    pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout, progress: WindowProgress | None = None
+) -> RawOutputRef:
     return parse_to_cache(pdf, content_hash, config, layout.parse_cache, layout.mineru_home, progress)
 
 
@@ -52,8 +53,9 @@ class NormalisedDocument:
     seconds: float
 
 
-def artifact_key(content_hash: str, parser_config: str, parser_version: str,
-                 normaliser_version: str = NORMALISER_VERSION) -> str:
+def artifact_key(
+    content_hash: str, parser_config: str, parser_version: str, normaliser_version: str = NORMALISER_VERSION
+) -> str:
     """Everything that decides an artifact, as one string: the raw-output cache key plus the
     normaliser version. It is `parsed_document`'s data version, so "is this document current?"
     is one comparison."""
@@ -62,10 +64,14 @@ def artifact_key(content_hash: str, parser_config: str, parser_version: str,
 
 def identity(doc: ParsedDocument) -> str:
     """What makes two artifacts of one document the same version."""
-    return artifact_key(doc.content_hash, doc.parser_config or "", doc.parser_version or "", doc.normaliser_version or "")
+    return artifact_key(
+        doc.content_hash, doc.parser_config or "", doc.parser_version or "", doc.normaliser_version or ""
+    )
 
 
-def normalise_raw(pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None) -> NormalisedDocument:
+def normalise_raw(
+    pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None
+) -> NormalisedDocument:
     """Chunks and warnings from a complete raw output directory. `previous` is the latest
     artifact of this document, if any: `version` stays when nothing that shapes the artifact
     changed and is bumped when something did."""
@@ -108,9 +114,15 @@ class DocumentRun:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def process_document(pdf: Path, config: ParserConfig, layout: DataLayout, *,
-                     doc_id: str | None = None, previous: ParsedDocument | None = None,
-                     progress: WindowProgress | None = None) -> DocumentRun:
+def process_document(
+    pdf: Path,
+    config: ParserConfig,
+    layout: DataLayout,
+    *,
+    doc_id: str | None = None,
+    previous: ParsedDocument | None = None,
+    progress: WindowProgress | None = None,
+) -> DocumentRun:
     """The whole core path for one PDF. Raises `DocumentError` for a document that cannot be
     parsed; anything else is a bug. `progress` hears of each page window of a long document."""
     doc_id = doc_id or doc_id_for(pdf)
@@ -120,12 +132,18 @@ def process_document(pdf: Path, config: ParserConfig, layout: DataLayout, *,
     raw_ref = parse_raw(pdf, content_hash, config, layout, progress)
     parsed = time.perf_counter()
     normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
-    return DocumentRun(normalised.document, normalised.warnings, normalised.checks, raw_ref, {
-        "hash_seconds": round(hashed - started, 4),
-        "parse_seconds": round(raw_ref.parse_seconds, 4),
-        "cache_seconds": round(parsed - hashed - raw_ref.parse_seconds, 4),
-        "normalise_seconds": round(normalised.seconds, 4),
-    })
+    return DocumentRun(
+        normalised.document,
+        normalised.warnings,
+        normalised.checks,
+        raw_ref,
+        {
+            "hash_seconds": round(hashed - started, 4),
+            "parse_seconds": round(raw_ref.parse_seconds, 4),
+            "cache_seconds": round(parsed - hashed - raw_ref.parse_seconds, 4),
+            "normalise_seconds": round(normalised.seconds, 4),
+        },
+    )
 
 
 def read_artifact(path: Path) -> ParsedDocument | None:

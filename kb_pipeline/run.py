@@ -36,23 +36,31 @@ from .versions import NORMALISER_VERSION
 
 def add_parser_options(parser: argparse.ArgumentParser) -> None:
     """Parser options; each one left out keeps the setting's value (`Settings`: KB_TIER, …)."""
-    parser.add_argument("--tier", choices=["flash", "basic", "standard", "advanced"],
-                        help="MinerU tier (default: KB_TIER or flash, which needs no model weights)")
+    parser.add_argument(
+        "--tier",
+        choices=["flash", "basic", "standard", "advanced"],
+        help="MinerU tier (default: KB_TIER or flash, which needs no model weights)",
+    )
     parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], help="default: KB_PARSE_MODE or auto")
     parser.add_argument("--page-range", help='MinerU page range, e.g. "1-5,8" (default: KB_PAGE_RANGE or all)')
     parser.add_argument("--max-pages", type=int, help="default: KB_MAX_PAGES or 3000")
-    parser.add_argument("--ocr-langs", help="Tesseract languages for scanned pages, e.g. eng+deu+fra "
-                                            "(default: KB_OCR_LANGS or eng)")
-    parser.add_argument("--parse-window", type=int,
-                        help="parse documents longer than this in page windows (default: KB_PARSE_WINDOW or 50; "
-                             "0: never)")
+    parser.add_argument(
+        "--ocr-langs", help="Tesseract languages for scanned pages, e.g. eng+deu+fra (default: KB_OCR_LANGS or eng)"
+    )
+    parser.add_argument(
+        "--parse-window",
+        type=int,
+        help="parse documents longer than this in page windows (default: KB_PARSE_WINDOW or 50; 0: never)",
+    )
 
 
 def config_from_args(args: argparse.Namespace, base: ParserConfig) -> ParserConfig:
     """`base` (the settings' parser config) with the options given on the command line."""
-    given = {name: getattr(args, name) for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs",
-                                                         "parse_window")
-             if getattr(args, name) is not None}
+    given = {
+        name: getattr(args, name)
+        for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs", "parse_window")
+        if getattr(args, name) is not None
+    }
     return ParserConfig.model_validate({**base.model_dump(), **given})
 
 
@@ -66,8 +74,9 @@ def _new_run_dir(out: Path) -> tuple[str, Path]:
     return candidate, out / candidate
 
 
-def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None,
-              workers: int | None = None) -> dict:
+def run_batch(
+    input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None, workers: int | None = None
+) -> dict:
     """Parse every PDF in `input_dir`; returns the manifest it wrote. Progress lines go to
     `progress` (default: stderr, looked up at call time)."""
     progress = progress or sys.stderr
@@ -97,52 +106,83 @@ def run_batch(input_dir: Path, out: Path, config: ParserConfig, layout: DataLayo
             latest = layout.parsed_dir(source.doc_id) / ARTIFACT_NAME
             label = f"[{n}/{len(sources)}] {source.path.name}"
             result = process_document(
-                source.path, config, layout, doc_id=source.doc_id, previous=read_artifact(latest),
-                progress=lambda k, total, first, last: print(f"{label} window {k}/{total} (pages {first}-{last})",
-                                                             file=progress, flush=True))
+                source.path,
+                config,
+                layout,
+                doc_id=source.doc_id,
+                previous=read_artifact(latest),
+                progress=lambda k, total, first, last: print(
+                    f"{label} window {k}/{total} (pages {first}-{last})", file=progress, flush=True
+                ),
+            )
             return result, None, "", time.perf_counter() - doc_started
         except Exception as e:  # noqa: BLE001 — one bad document never stops the others
             return None, e, traceback.format_exc(), time.perf_counter() - doc_started
 
-    def record(n: int, source: SourceFile, result: DocumentRun | None, error: Exception | None, trace: str,
-               seconds: float) -> None:
+    def record(
+        n: int, source: SourceFile, result: DocumentRun | None, error: Exception | None, trace: str, seconds: float
+    ) -> None:
         label = f"[{n}/{len(sources)}] {source.path.name}"
         if result is None:
             assert error is not None
             failure = ParseFailure(
-                doc_id=source.doc_id, source_path=str(source.path), error_type=type(error).__name__,
-                message=str(error), traceback=trace,
+                doc_id=source.doc_id,
+                source_path=str(source.path),
+                error_type=type(error).__name__,
+                message=str(error),
+                traceback=trace,
             )
             with failures_path.open("a", encoding="utf-8") as f:
                 f.write(failure.model_dump_json() + "\n")
-            manifest["documents"].append({
-                "doc_id": source.doc_id, "source_path": str(source.path), "status": "failed",
-                "error_type": failure.error_type, "message": failure.message,
-                "expected": isinstance(error, DocumentError),
-                "seconds": round(seconds, 3),
-            })
+            manifest["documents"].append(
+                {
+                    "doc_id": source.doc_id,
+                    "source_path": str(source.path),
+                    "status": "failed",
+                    "error_type": failure.error_type,
+                    "message": failure.message,
+                    "expected": isinstance(error, DocumentError),
+                    "seconds": round(seconds, 3),
+                }
+            )
             print(f"{label} FAILED {failure.error_type}: {failure.message}", file=progress, flush=True)
             return
         doc = result.document
         doc_dir = run_dir / doc.doc_id
         write_artifact(doc_dir / ARTIFACT_NAME, doc)
-        write_text_atomically(doc_dir / "mineru-source.txt",
-                              f"{doc.raw_output_dir}\n# untouched MinerU {doc.parser_version} output "
-                              f"({doc.parser_backend}); cache {'hit' if result.raw.cache_hit else 'miss'}\n")
+        write_text_atomically(
+            doc_dir / "mineru-source.txt",
+            f"{doc.raw_output_dir}\n# untouched MinerU {doc.parser_version} output "
+            f"({doc.parser_backend}); cache {'hit' if result.raw.cache_hit else 'miss'}\n",
+        )
         write_artifact(layout.parsed_dir(source.doc_id) / ARTIFACT_NAME, doc)
         manifest["warnings"] += [w.model_dump() for w in result.warnings]
-        manifest["documents"].append({
-            "doc_id": doc.doc_id, "source_path": doc.source_path, "status": "ok",
-            "version": doc.version, "pages": doc.n_pages, "chunks": len(doc.chunks),
-            "chunks_by_kind": chunk_kinds(doc), "warnings": len(result.warnings),
-            "cache_hit": result.raw.cache_hit, "raw_output_dir": doc.raw_output_dir,
-            "checks": {name: {"passed": c.passed, "problems": c.problems[:10], **c.metadata}
-                       for name, c in result.checks.items()},
-            "timings": result.timings, "seconds": round(seconds, 3),
-        })
-        print(f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "
-              f"{seconds:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})",
-              file=progress, flush=True)
+        manifest["documents"].append(
+            {
+                "doc_id": doc.doc_id,
+                "source_path": doc.source_path,
+                "status": "ok",
+                "version": doc.version,
+                "pages": doc.n_pages,
+                "chunks": len(doc.chunks),
+                "chunks_by_kind": chunk_kinds(doc),
+                "warnings": len(result.warnings),
+                "cache_hit": result.raw.cache_hit,
+                "raw_output_dir": doc.raw_output_dir,
+                "checks": {
+                    name: {"passed": c.passed, "problems": c.problems[:10], **c.metadata}
+                    for name, c in result.checks.items()
+                },
+                "timings": result.timings,
+                "seconds": round(seconds, 3),
+            }
+        )
+        print(
+            f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "
+            f"{seconds:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})",
+            file=progress,
+            flush=True,
+        )
         for name, check in result.checks.items():
             if not check.passed:
                 print(f"{label} CHECK FAILED {name}: {check.problems[0]}", file=progress, flush=True)
@@ -181,16 +221,22 @@ def format_summary(manifest: dict) -> str:
     lines = [f"{'document':40} {'status':7} {'pages':>5} {'chunks':>6} {'warn':>4} {'sec':>6}  note"]
     for d in manifest["documents"]:
         if d["status"] == "ok":
-            lines.append(f"{d['doc_id'][:40]:40} {'ok':7} {d['pages']:>5} {d['chunks']:>6} {d['warnings']:>4} "
-                         f"{d['seconds']:>6.1f}  {'cached' if d['cache_hit'] else 'parsed'}")
+            lines.append(
+                f"{d['doc_id'][:40]:40} {'ok':7} {d['pages']:>5} {d['chunks']:>6} {d['warnings']:>4} "
+                f"{d['seconds']:>6.1f}  {'cached' if d['cache_hit'] else 'parsed'}"
+            )
         else:
-            lines.append(f"{d['doc_id'][:40]:40} {'FAILED':7} {'':>5} {'':>6} {'':>4} {d['seconds']:>6.1f}  "
-                         f"{d['error_type']}: {d['message'][:100]}")
+            lines.append(
+                f"{d['doc_id'][:40]:40} {'FAILED':7} {'':>5} {'':>6} {'':>4} {d['seconds']:>6.1f}  "
+                f"{d['error_type']}: {d['message'][:100]}"
+            )
     for s in manifest["skipped"]:
         lines.append(f"{Path(s['path']).name[:40]:40} {'skipped':7} {'':>25}  {s['reason']}")
     t = manifest["totals"]
-    lines.append(f"{t['ok']} ok, {t['failed']} failed, {t['skipped']} skipped, {t['warnings']} warnings "
-                 f"in {manifest['seconds']:.1f} s → {manifest['run_dir']}")
+    lines.append(
+        f"{t['ok']} ok, {t['failed']} failed, {t['skipped']} skipped, {t['warnings']} warnings "
+        f"in {manifest['seconds']:.1f} s → {manifest['run_dir']}"
+    )
     return "\n".join(lines)
 
 

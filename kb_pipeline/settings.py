@@ -50,19 +50,30 @@ class Settings(BaseModel):
         env = os.environ if env is None else env
         data_dir = Path(env.get(DATA_DIR_ENV) or "data").resolve()
         defaults = ParserConfig()
-        parser = ParserConfig.model_validate({
-            "tier": env.get("KB_TIER") or defaults.tier,
-            "parse_mode": env.get("KB_PARSE_MODE") or defaults.parse_mode,
-            "page_range": env.get("KB_PAGE_RANGE", defaults.page_range),
-            "max_pages": env.get("KB_MAX_PAGES") or defaults.max_pages,
-            "ocr_langs": env.get("KB_OCR_LANGS") or defaults.ocr_langs,
-            "parse_window": env.get("KB_PARSE_WINDOW") or defaults.parse_window,
-        })
-        numbers = {field: env[name] for field, name in (("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
-                                                         ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),
-                                                         ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
-                                                         ("parse_retries", "KB_PARSE_RETRIES"),
-                                                         ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"))
-                   if env.get(name)}
-        return cls(data_dir=data_dir, drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
-                   parser=parser, **numbers)
+        parser = ParserConfig.model_validate(
+            {
+                "tier": env.get("KB_TIER") or defaults.tier,
+                "parse_mode": env.get("KB_PARSE_MODE") or defaults.parse_mode,
+                "page_range": env.get("KB_PAGE_RANGE", defaults.page_range),
+                "max_pages": env.get("KB_MAX_PAGES") or defaults.max_pages,
+                "ocr_langs": env.get("KB_OCR_LANGS") or defaults.ocr_langs,
+                "parse_window": env.get("KB_PARSE_WINDOW") or defaults.parse_window,
+            }
+        )
+        numbers = {
+            field: env[name]
+            for field, name in (
+                ("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
+                ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),
+                ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
+                ("parse_retries", "KB_PARSE_RETRIES"),
+                ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"),
+            )
+            if env.get(name)
+        }
+        return cls(
+            data_dir=data_dir,
+            drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
+            parser=parser,
+            **numbers,
+        )

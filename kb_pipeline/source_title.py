@@ -21,9 +21,11 @@ _TOOL_PREFIX = re.compile(r"^\s*microsoft\s+(?:word|powerpoint|excel|office\s+\w
 _PLACEHOLDER = re.compile(
     r"^(?:untitled(?:\s+document)?|no\s+title|title|none|null|n/?a|unknown|default|"
     r"(?:document|doc|slide|layout|presentation|book|page|template|powerpoint\s+presentation)\s*\d*)$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _FILE_NAME = re.compile(
-    r"\.(?:pdf|docx?|dotx?|rtf|odt|tex|txt|indd|qxd|qxp|ps|eps|dvi|pptx?|xlsx?|html?|md|pages|wpd)$", re.IGNORECASE)
+    r"\.(?:pdf|docx?|dotx?|rtf|odt|tex|txt|indd|qxd|qxp|ps|eps|dvi|pptx?|xlsx?|html?|md|pages|wpd)$", re.IGNORECASE
+)
 _PATH = re.compile(r"^(?:[a-z]:[\\/]|/|~/)|\\", re.IGNORECASE)
 _ID = re.compile(r"^(?:doi:|urn:|isbn|issn|arxiv:|https?://|www\.)|^10\.\d{4,}/", re.IGNORECASE)
 _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")

@@ -42,7 +42,7 @@ def sha256_file(path: Path, copy_to: Path | None = None) -> str:
     """sha256 of a file's bytes, streamed so a large PDF is never held in memory. With
     `copy_to`, the same read also writes a copy, whose hash is then the one returned."""
     h = hashlib.sha256()
-    with path.open("rb") as f, (copy_to.open("wb") if copy_to else nullcontext()) as out:
+    with path.open("rb") as f, copy_to.open("wb") if copy_to else nullcontext() as out:
         while block := f.read(_HASH_CHUNK):
             h.update(block)
             if out is not None:

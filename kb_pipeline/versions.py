@@ -22,10 +22,15 @@ def source_fingerprint(paths: list[Path]) -> str:
 # Everything that turns raw output into chunks and warnings: the normaliser itself and what it
 # reads and checks with (the contract, the quality rules, the text layer, the raw-output reader,
 # the source-title rule). The artifact records it as `normaliser_version`.
-NORMALISER_VERSION = source_fingerprint([
-    *(_PACKAGE / "normalise").glob("*.py"), *(_PACKAGE / "quality").glob("*.py"),
-    _PACKAGE / "contracts.py", _PACKAGE / "pdf_text.py", _PACKAGE / "parsing" / "raw_output.py",
-    _PACKAGE / "source_title.py",
-])
+NORMALISER_VERSION = source_fingerprint(
+    [
+        *(_PACKAGE / "normalise").glob("*.py"),
+        *(_PACKAGE / "quality").glob("*.py"),
+        _PACKAGE / "contracts.py",
+        _PACKAGE / "pdf_text.py",
+        _PACKAGE / "parsing" / "raw_output.py",
+        _PACKAGE / "source_title.py",
+    ]
+)
 # The RAG packager: `kb_package`'s code version.
 PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "packaging").glob("*.py")])

@@ -58,30 +58,48 @@ def standard_pdf(path: Path) -> None:
     from reportlab.platypus import Image, PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
     ss = _styles()
-    doc = SimpleDocTemplate(str(path), pagesize=A4, title="Standard Parameter Produksi", invariant=True,
-                            topMargin=2.2 * cm, bottomMargin=2 * cm)
+    doc = SimpleDocTemplate(
+        str(path),
+        pagesize=A4,
+        title="Standard Parameter Produksi",
+        invariant=True,
+        topMargin=2.2 * cm,
+        bottomMargin=2 * cm,
+    )
     table = Table(
-        [["Unit", "PA (%)", "UA (%)", "Produksi (BCM/jam)"],
-         ["HD785", "90", "85", "5600"],
-         ["PC2000", "88", "80", "1250"],
-         ["D375A", "92", "78", "730"]],
-        style=TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black),
-                          ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)]),
+        [
+            ["Unit", "PA (%)", "UA (%)", "Produksi (BCM/jam)"],
+            ["HD785", "90", "85", "5600"],
+            ["PC2000", "88", "80", "1250"],
+            ["D375A", "92", "78", "730"],
+        ],
+        style=TableStyle(
+            [("GRID", (0, 0), (-1, -1), 0.8, colors.black), ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey)]
+        ),
     )
     story = [
         Paragraph("Standard Parameter Produksi &amp; ECA", ss["Title"]),
         Paragraph("1. PENDAHULUAN", ss["Heading1"]),
-        Paragraph("Standard Parameter ini merupakan pedoman dalam perhitungan parameter produksi yang "
-                  "meliputi Qty, PA, UA dan PTY. Dokumen ini berlaku untuk seluruh site operasi.", ss["BodyText"]),
+        Paragraph(
+            "Standard Parameter ini merupakan pedoman dalam perhitungan parameter produksi yang "
+            "meliputi Qty, PA, UA dan PTY. Dokumen ini berlaku untuk seluruh site operasi.",
+            ss["BodyText"],
+        ),
         Paragraph("2. PENJELASAN PARAMETER", ss["Heading1"]),
         Paragraph("2.1. Production Parameter", ss["Heading2"]),
         Paragraph("2.1.1. Production", ss["Heading3"]),
-        Paragraph("Adalah serangkaian kegiatan yang dilakukan untuk menciptakan nilai tambah terhadap "
-                  "sumber daya. Produksi dihitung dengan rumus berikut:", ss["BodyText"]),
+        Paragraph(
+            "Adalah serangkaian kegiatan yang dilakukan untuk menciptakan nilai tambah terhadap "
+            "sumber daya. Produksi dihitung dengan rumus berikut:",
+            ss["BodyText"],
+        ),
         Paragraph("Production = MOHH x Qty x PA x UA x Pty", ss["Code"]),
         Paragraph("2.1.2. Quantity (Qty)", ss["Heading3"]),
-        Paragraph("Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi dalam suatu "
-                  "periode. Nilai target adalah 5600 BCM per hari.", ss["BodyText"]),
+        Paragraph(
+            "Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi dalam suatu "
+            "periode. Nilai target adalah 5600 BCM per hari.",
+            ss["BodyText"],
+        ),
         PageBreak(),
         Paragraph("2.1.3. Physical of Availability (PA)", ss["Heading3"]),
         Paragraph("PA menyatakan persentase waktu unit siap beroperasi. Target per unit:", ss["BodyText"]),
@@ -90,8 +108,11 @@ def standard_pdf(path: Path) -> None:
         Spacer(1, 12),
         Paragraph("PA = (Total Hours - Breakdown Hours) / Total Hours x 100%", ss["Code"]),
         Paragraph("2.2. Efficiency Parameter", ss["Heading2"]),
-        Paragraph("Efisiensi dipantau setiap shift. Grafik berikut menunjukkan produksi rata-rata per "
-                  "minggu pada kuartal pertama.", ss["BodyText"]),
+        Paragraph(
+            "Efisiensi dipantau setiap shift. Grafik berikut menunjukkan produksi rata-rata per "
+            "minggu pada kuartal pertama.",
+            ss["BodyText"],
+        ),
         Image(io.BytesIO(_figure_png()), width=10 * cm, height=5.4 * cm),
         Paragraph("Gambar 1. Produksi rata-rata mingguan (BCM)", ss["BodyText"]),
         Paragraph("3. PENUTUP", ss["Heading1"]),
@@ -110,15 +131,24 @@ def manual_pdf(path: Path) -> None:
     story = [
         Paragraph("Pump Maintenance Manual", ss["Title"]),
         Paragraph("I. SCOPE", ss["Heading1"]),
-        Paragraph("This manual covers routine maintenance of the P-100 centrifugal pump series used "
-                  "in dewatering. It applies to every unit installed after 2019.", ss["BodyText"]),
+        Paragraph(
+            "This manual covers routine maintenance of the P-100 centrifugal pump series used "
+            "in dewatering. It applies to every unit installed after 2019.",
+            ss["BodyText"],
+        ),
         Paragraph("II. PROCEDURES", ss["Heading1"]),
         Paragraph("A. Daily inspection", ss["Heading2"]),
-        Paragraph("Check the seal for leaks, the bearing temperature (below 85 °C) and the discharge "
-                  "pressure (between 3.5 and 4.2 bar).", ss["BodyText"]),
+        Paragraph(
+            "Check the seal for leaks, the bearing temperature (below 85 °C) and the discharge "
+            "pressure (between 3.5 and 4.2 bar).",
+            ss["BodyText"],
+        ),
         Paragraph("B. Monthly service", ss["Heading2"]),
-        Paragraph("Replace the lubricant every 500 operating hours and record the vibration level. "
-                  "Efficiency is computed as eta = Q x H / (367 x P).", ss["BodyText"]),
+        Paragraph(
+            "Replace the lubricant every 500 operating hours and record the vibration level. "
+            "Efficiency is computed as eta = Q x H / (367 x P).",
+            ss["BodyText"],
+        ),
         Paragraph("III. REFERENCES", ss["Heading1"]),
         Paragraph("Manufacturer datasheet P-100, revision 4.", ss["BodyText"]),
     ]
@@ -135,8 +165,15 @@ def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **
     doc.build([Paragraph(p, ss["BodyText"]) for p in paragraphs])
 
 
-def long_pdf(path: Path, pages: int, *, lines_per_page: int = 40, heading_every: int = 20,
-             seams: dict[int, str] | None = None, title: str = "Long handbook") -> None:
+def long_pdf(
+    path: Path,
+    pages: int,
+    *,
+    lines_per_page: int = 40,
+    heading_every: int = 20,
+    seams: dict[int, str] | None = None,
+    title: str = "Long handbook",
+) -> None:
     """A long text PDF of exactly `pages` A4 pages: `lines_per_page` lines of body text a page,
     a numbered heading ("k. Section k") opening every `heading_every`-th page, a running header
     and a page number. `seams` maps a page number to "paragraph" or "table": one paragraph, or
@@ -147,8 +184,10 @@ def long_pdf(path: Path, pages: int, *, lines_per_page: int = 40, heading_every:
 
     seams = seams or {}
     width, height = A4
-    words = ("the pump station operates under the maintenance plan and each valve is checked at every "
-             "shift while the operator records pressure flow and temperature readings").split()
+    words = (
+        "the pump station operates under the maintenance plan and each valve is checked at every "
+        "shift while the operator records pressure flow and temperature readings"
+    ).split()
     top, left, step = height - 80, 72, 17
 
     def line(n: int) -> str:
@@ -201,8 +240,10 @@ def _table_rows(c, page: int, first_part: bool, left: float, y: float) -> float:
     col = [0, 110, 220, 330, 440]
     rows = [["Unit", "Pressure (bar)", "Flow (m3/h)", "Status"]] if first_part else []
     start = 0 if first_part else 6
-    rows += [[f"P-{100 + page + i}", f"{3 + (i % 5) * 0.2:.1f}", f"{120 + i * 7}", "ok" if i % 3 else "check"]
-             for i in range(start, start + 6)]
+    rows += [
+        [f"P-{100 + page + i}", f"{3 + (i % 5) * 0.2:.1f}", f"{120 + i * 7}", "ok" if i % 3 else "check"]
+        for i in range(start, start + 6)
+    ]
     if first_part:
         y -= 20
     row_h = 16

@@ -38,8 +38,11 @@ def test_table_refreshes_after_an_update_seen_during_a_sibling_run_that_fails(tm
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         assert tick.total_requested == 0  # the table is current
 
-        sibling = threading.Thread(target=lambda: dg.materialize(
-            [quality_warnings], partition_key="bad", instance=instance, raise_on_error=False))
+        sibling = threading.Thread(
+            target=lambda: dg.materialize(
+                [quality_warnings], partition_key="bad", instance=instance, raise_on_error=False
+            )
+        )
         sibling.start()
         deadline = time.monotonic() + 60
         while not instance.get_runs(filters=dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])):

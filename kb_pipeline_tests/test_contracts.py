@@ -54,12 +54,44 @@ SEED_DOCUMENT = {
 }
 # contracts.py 0.3.3, in declaration order; pydantic writes the computed page_no last, as the
 # original 0.3.3 model does.
-CHUNK_FIELDS = ["chunk_id", "doc_id", "kind", "text", "page_idx", "page_idxs", "section_no", "heading",
-                "chapters", "heading_path", "has_formula", "is_tabular", "source_items", "bbox", "images", "latex",
-                "table_html", "generated_description", "page_no"]
-DOCUMENT_FIELDS = ["doc_id", "source_title", "source_path", "content_hash", "n_pages", "parser_name",
-                   "parser_version", "parser_backend", "parser_config", "normaliser_version", "version",
-                   "schema_version", "created_at", "raw_output_dir", "chunks"]
+CHUNK_FIELDS = [
+    "chunk_id",
+    "doc_id",
+    "kind",
+    "text",
+    "page_idx",
+    "page_idxs",
+    "section_no",
+    "heading",
+    "chapters",
+    "heading_path",
+    "has_formula",
+    "is_tabular",
+    "source_items",
+    "bbox",
+    "images",
+    "latex",
+    "table_html",
+    "generated_description",
+    "page_no",
+]
+DOCUMENT_FIELDS = [
+    "doc_id",
+    "source_title",
+    "source_path",
+    "content_hash",
+    "n_pages",
+    "parser_name",
+    "parser_version",
+    "parser_backend",
+    "parser_config",
+    "normaliser_version",
+    "version",
+    "schema_version",
+    "created_at",
+    "raw_output_dir",
+    "chunks",
+]
 
 
 def test_seed_example_round_trips_value_for_value():
@@ -93,7 +125,10 @@ def test_defaults_of_new_fields_are_null_for_older_artifacts():
     assert doc.source_title is None and doc.normaliser_version is None
     assert doc.chunks[0].generated_description is None
     assert ParsedDocument.model_validate({**SEED_DOCUMENT, "schema_version": SCHEMA_VERSION}).schema_version == "0.3.3"
-    assert ParsedDocument(doc_id="d", source_path="p", content_hash="h", n_pages=1, chunks=[]).schema_version == SCHEMA_VERSION
+    assert (
+        ParsedDocument(doc_id="d", source_path="p", content_hash="h", n_pages=1, chunks=[]).schema_version
+        == SCHEMA_VERSION
+    )
 
 
 def test_kind_is_an_enum():

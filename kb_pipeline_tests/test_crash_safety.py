@@ -42,21 +42,37 @@ def big_pdf(tmp_path_factory) -> Path:
     paragraphs = []
     for i in range(1, 81):
         paragraphs.append(f"{i}. Section {i}")
-        paragraphs += [f"Paragraph {j} of section {i}: the pump is inspected every {i + j} hours and the "
-                       f"pressure is kept below {3 * i + j} bar. " * 4 for j in range(6)]
+        paragraphs += [
+            f"Paragraph {j} of section {i}: the pump is inspected every {i + j} hours and the "
+            f"pressure is kept below {3 * i + j} bar. " * 4
+            for j in range(6)
+        ]
     text_pdf(path, paragraphs, title="Crash test manual")
     return path
 
 
 def _env(data: Path, **extra) -> dict:
-    return {**os.environ, "KB_DATA_DIR": str(data), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1",
-            "PYTHONPATH": str(REPO_ROOT), **extra}
+    return {
+        **os.environ,
+        "KB_DATA_DIR": str(data),
+        "MINERU_MODEL_SOURCE": "local",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": str(REPO_ROOT),
+        **extra,
+    }
 
 
 def _start(cmd: list[str], env: dict, log: Path) -> subprocess.Popen:
     with log.open("ab") as out:
-        return subprocess.Popen(cmd, env=env, cwd=REPO_ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+        return subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
 
 def _group(pgid: int) -> list[int]:
@@ -144,8 +160,11 @@ def _assert_complete_and_valid(data: Path, manifest: dict) -> ParsedDocument:
 
 def _batch(data: Path, drop: Path, log: Path, helper: Path | None = None, stage: str = "") -> subprocess.Popen:
     args = ["--input", str(drop), "--out", str(data / "knowledge_runs")]
-    cmd = [sys.executable, str(helper), stage, str(data / "ready"), *args] if helper else \
-        [sys.executable, "-m", "kb_pipeline.run", *args]
+    cmd = (
+        [sys.executable, str(helper), stage, str(data / "ready"), *args]
+        if helper
+        else [sys.executable, "-m", "kb_pipeline.run", *args]
+    )
     return _start(cmd, _env(data), log)
 
 
@@ -173,8 +192,14 @@ def test_kill_9_mid_parse_then_rerun_completes(tmp_path, big_pdf):
         time.sleep(delay)
         killed = _kill9(proc)
         finals, temps = _cache_entries(cache)
-        report.append({"after_seconds_in_temp": delay, "processes_killed": killed,
-                       "final_entries": [p.name for p in finals], "temp_dirs": {t.name: _listing(t) for t in temps}})
+        report.append(
+            {
+                "after_seconds_in_temp": delay,
+                "processes_killed": killed,
+                "final_entries": [p.name for p in finals],
+                "temp_dirs": {t.name: _listing(t) for t in temps},
+            }
+        )
         assert finals == [], "a killed parse left a cache entry under its final name"
         assert temps, "the kill did not land while the parse was in flight"
         _assert_nothing_incomplete_is_final(cache)
@@ -185,8 +210,15 @@ def test_kill_9_mid_parse_then_rerun_completes(tmp_path, big_pdf):
     document = _assert_complete_and_valid(data, manifest)
     assert manifest["documents"][0]["cache_hit"] is False, "a leftover temp dir was used as a cache entry"
     remaining = {t.name for t in _cache_entries(cache)[1]}
-    report.append({"rerun": "ok", "chunks": len(document.chunks), "pages": document.n_pages,
-                   "leftover_temps_before": sorted(leftovers), "temps_after_rerun": sorted(remaining)})
+    report.append(
+        {
+            "rerun": "ok",
+            "chunks": len(document.chunks),
+            "pages": document.n_pages,
+            "leftover_temps_before": sorted(leftovers),
+            "temps_after_rerun": sorted(remaining),
+        }
+    )
     print("\nkill -9 mid-parse:", json.dumps(report, indent=1))
     # Temp dirs of dead processes are removed by the next write of the same key.
     assert remaining == set()
@@ -273,17 +305,22 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
         _wait_for(ready.is_file, proc, log, f"the {stage} write to start", timeout=180)
         killed = _kill9(proc)
         finals, temps = _cache_entries(cache)
-        entry = {"stage": stage, "processes_killed": killed, "cache_final": [p.name for p in finals],
-                 "cache_temps": {t.name: sorted(_listing(t)) for t in temps},
-                 "parsed_dir": _listing(artifact.parent)}
+        entry = {
+            "stage": stage,
+            "processes_killed": killed,
+            "cache_final": [p.name for p in finals],
+            "cache_temps": {t.name: sorted(_listing(t)) for t in temps},
+            "parsed_dir": _listing(artifact.parent),
+        }
         report.append(entry)
         _assert_nothing_incomplete_is_final(cache)
         return entry
 
     # 1. Killed after the raw output is written but before the marker: no cache entry.
     first = killed_during("cache")
-    assert first["cache_final"] == [] and any("content_list.json" in files and COMPLETE_MARKER not in files
-                                              for files in first["cache_temps"].values())
+    assert first["cache_final"] == [] and any(
+        "content_list.json" in files and COMPLETE_MARKER not in files for files in first["cache_temps"].values()
+    )
     assert read_artifact(artifact) is None
 
     # 2. Killed halfway through the first artifact: the parse is redone (the temp dir of the dead
@@ -310,18 +347,26 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
     manifest = _finish(_batch(data, drop, log), log, data)
     document = _assert_complete_and_valid(data, manifest)
     assert not list(artifact.parent.glob(".chunks.json.*.tmp"))
-    report.append({"rerun": "ok", "version": document.version, "chunks": len(document.chunks),
-                   "parsed_dir_after": _listing(artifact.parent)})
+    report.append(
+        {
+            "rerun": "ok",
+            "version": document.version,
+            "chunks": len(document.chunks),
+            "parsed_dir_after": _listing(artifact.parent),
+        }
+    )
     print("\nkill -9 mid-write:", json.dumps(report, indent=1))
 
 
 def _instance_state(env: dict) -> tuple[dict, dict]:
     """Run statuses and the `mineru` pool's claimed slots, read in a subprocess (its own env)."""
-    code = ("import json, warnings, dagster as dg\nwarnings.simplefilter('ignore')\n"
-            "with dg.DagsterInstance.get() as i:\n"
-            "    info = i.event_log_storage.get_concurrency_info('mineru')\n"
-            "    print(json.dumps([{r.run_id: r.status.value for r in i.get_runs()},\n"
-            "                      {s.run_id: s.step_key for s in info.claimed_slots}]))\n")
+    code = (
+        "import json, warnings, dagster as dg\nwarnings.simplefilter('ignore')\n"
+        "with dg.DagsterInstance.get() as i:\n"
+        "    info = i.event_log_storage.get_concurrency_info('mineru')\n"
+        "    print(json.dumps([{r.run_id: r.status.value for r in i.get_runs()},\n"
+        "                      {s.run_id: s.step_key for s in info.claimed_slots}]))\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     runs, slots = json.loads(done.stdout.strip().splitlines()[-1])
@@ -363,8 +408,9 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
         blocked_since = (blocked_since or time.monotonic()) if blocked else None
         if blocked_since and time.monotonic() - blocked_since > 10:
             _kill9(rerun)
-            pytest.fail(f"the re-run waits for ever: the `mineru` slots are held by killed runs {slots} "
-                        f"(statuses {runs})")
+            pytest.fail(
+                f"the re-run waits for ever: the `mineru` slots are held by killed runs {slots} (statuses {runs})"
+            )
         time.sleep(1)
     assert rerun.returncode == 0, log.read_text()[-3000:]
     manifest = {"documents": [{"status": "ok", "raw_output_dir": str(next(iter(_cache_entries(cache)[0])))}]}

@@ -54,7 +54,8 @@ def mineru_calls(monkeypatch) -> list:
 def _latest(instance, asset: str, partition: str | None = None):
     key = dg.AssetKey(asset)
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None), limit=1).records
+        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None), limit=1
+    ).records
     return records[0].asset_materialization if records else None
 
 
@@ -82,9 +83,11 @@ def test_every_asset_materialises_for_each_partition(kb, instance, mineru_calls)
     assert len(table) == per_doc == _latest(instance, "quality_warnings_table").metadata["dagster/row_count"].value
     # The source's data version is its content hash, as observed.
     observations = instance.fetch_observations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_pdf"), asset_partitions=["unittest_test"]), limit=1).records
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_pdf"), asset_partitions=["unittest_test"]), limit=1
+    ).records
     assert observations[0].asset_observation.tags["dagster/data_version"] == pipeline.content_hash_of(
-        FIXTURE_PDFS / "unittest_test.pdf")
+        FIXTURE_PDFS / "unittest_test.pdf"
+    )
 
 
 def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instance, mineru_calls):
@@ -123,8 +126,12 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
         result = defs.resolve_job_def("ingest_documents").execute_in_process(partition_key=doc_id, instance=instance)
         evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
         assert {name: e.passed for name, e in evaluations.items()} == {
-            "chunk_ids_well_formed": True, "text_verbatim": True, "not_empty": True,
-            "formula_numbers_match": True, "text_coverage": True}, doc_id
+            "chunk_ids_well_formed": True,
+            "text_verbatim": True,
+            "not_empty": True,
+            "formula_numbers_match": True,
+            "text_coverage": True,
+        }, doc_id
         coverage = evaluations["text_coverage"]
         assert coverage.severity == dg.AssetCheckSeverity.WARN
         assert coverage.metadata["coverage"].value >= 0.99 and coverage.metadata["lines_counted"].value > 0
@@ -156,7 +163,8 @@ def test_an_empty_artifact_fails_its_check_loudly_and_blocks_downstream(kb, inst
     defs = build_definitions(kb)
     instance.add_dynamic_partitions("documents", ["unittest_test"])
     result = defs.resolve_job_def("ingest_documents").execute_in_process(
-        partition_key="unittest_test", instance=instance, raise_on_error=False)
+        partition_key="unittest_test", instance=instance, raise_on_error=False
+    )
     evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
     assert evaluations["not_empty"].passed is False
     assert evaluations["not_empty"].severity == dg.AssetCheckSeverity.ERROR
@@ -189,10 +197,14 @@ def test_sensor_ticks_over_new_unchanged_changed_half_written_non_pdf_and_remove
     assert first.run_requests == [] and "3 waiting" in first.skip_reason.skip_message
     second = _tick(kb, instance, first.cursor)
     assert sorted(r.partition_key for r in second.run_requests) == [
-        "STD_2026_006_parameter_produksi", "pump_maintenance_manual", "unittest_test"]
+        "STD_2026_006_parameter_produksi",
+        "pump_maintenance_manual",
+        "unittest_test",
+    ]
     assert sorted(instance.get_dynamic_partitions("documents")) == sorted(r.partition_key for r in second.run_requests)
     assert [e.tags["dagster/data_version"] for e in second.asset_events if e.partition == "unittest_test"] == [
-        pipeline.content_hash_of(drop / "unittest_test.pdf")]
+        pipeline.content_hash_of(drop / "unittest_test.pdf")
+    ]
     assert len(hashed) == 3
 
     third = _tick(kb, instance, second.cursor)  # unchanged: no run, no hashing

@@ -23,7 +23,11 @@ def test_the_run_launcher_extension_point():
 def test_failing_a_dead_run_and_freeing_its_slots():
     from dagster._core.events import JobFailureData, RunFailureReason
 
-    assert list(inspect.signature(dg.DagsterInstance.report_run_failed).parameters)[1:4] == ["dagster_run", "message", "job_failure_data"]
+    assert list(inspect.signature(dg.DagsterInstance.report_run_failed).parameters)[1:4] == [
+        "dagster_run",
+        "message",
+        "job_failure_data",
+    ]
     assert list(inspect.signature(dg.DagsterInstance.report_run_canceled).parameters)[1:3] == ["dagster_run", "message"]
     assert {"error", "failure_reason"} <= set(inspect.signature(JobFailureData).parameters)
     assert RunFailureReason.UNEXPECTED_TERMINATION

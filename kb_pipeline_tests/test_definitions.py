@@ -12,8 +12,14 @@ from kb_pipeline.settings import Settings
 def test_names_and_checks_match_the_loaded_definitions():
     defs = build_definitions(KnowledgeBase.from_settings(Settings.from_env()))
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
-    assert keys == {names.SOURCE_PDF, names.MINERU_RAW_OUTPUT, names.PARSED_DOCUMENT, names.QUALITY_WARNINGS,
-                    names.QUALITY_WARNINGS_TABLE, names.KB_PACKAGE}
+    assert keys == {
+        names.SOURCE_PDF,
+        names.MINERU_RAW_OUTPUT,
+        names.PARSED_DOCUMENT,
+        names.QUALITY_WARNINGS,
+        names.QUALITY_WARNINGS_TABLE,
+        names.KB_PACKAGE,
+    }
     assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.WARNINGS_TABLE_JOB)
     checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}
     assert checks == {check.name for check in ARTIFACT_CHECKS}

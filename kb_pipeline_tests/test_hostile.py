@@ -21,8 +21,16 @@ from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS
 
-ODD_NAMES = ["with space.pdf", "ünïcödé 報告.pdf", "a,b.pdf", "[draft] (v2).pdf", ".hidden.pdf", "a..b.pdf",
-             "x" * 246 + ".pdf", "Report.PDF"]
+ODD_NAMES = [
+    "with space.pdf",
+    "ünïcödé 報告.pdf",
+    "a,b.pdf",
+    "[draft] (v2).pdf",
+    ".hidden.pdf",
+    "a..b.pdf",
+    "x" * 246 + ".pdf",
+    "Report.PDF",
+]
 
 
 def _corrupt_stream_pdf(path) -> None:

@@ -27,9 +27,26 @@ DOCS = 8
 
 def test_drop_of_many_pdfs_through_the_sensor_respects_the_pool_and_second_pass_requests_nothing(tmp_path):
     report_file = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "load.py"), "--docs", str(DOCS), "--workers", "3",
-                           "--pool-limit", "1", "--workdir", str(tmp_path / "deployment"), "--json", str(report_file)],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "bench" / "load.py"),
+            "--docs",
+            str(DOCS),
+            "--workers",
+            "3",
+            "--pool-limit",
+            "1",
+            "--workdir",
+            str(tmp_path / "deployment"),
+            "--json",
+            str(report_file),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert report_file.is_file(), done.stderr[-3000:]
     report = json.loads(report_file.read_text())
     print("\nload:", json.dumps(report))
@@ -38,7 +55,8 @@ def test_drop_of_many_pdfs_through_the_sensor_respects_the_pool_and_second_pass_
     assert report["worker_exit_codes"] == [0, 0, 0], done.stderr[-3000:]
     assert report["runs"] == report["runs_succeeded"] == DOCS
     assert report["partitions_materialised"] == dict.fromkeys(
-        ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"], DOCS)
+        ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"], DOCS
+    )
     assert report["parse_steps"] == DOCS
     assert report["max_parses_at_once"] == 1, "the `mineru` pool (limit 1) let parses overlap"
     assert report["blocked_by_pool_events"] >= 1, "no run ever waited for the pool: the limit was not exercised"

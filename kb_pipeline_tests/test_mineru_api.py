@@ -50,8 +50,13 @@ class Service:
         self.log = log
         env = {**os.environ, "MINERU_HOME": str(home), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1"}
         with log.open("ab") as sink:
-            self.process = subprocess.Popen([str(BIN / command), "--host", "127.0.0.1", "--port", str(self.port), *args],
-                                            stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            self.process = subprocess.Popen(
+                [str(BIN / command), "--host", "127.0.0.1", "--port", str(self.port), *args],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -81,11 +86,18 @@ def services(tmp_path_factory):
     started: list[Service] = []
     try:
         for name in ("api_a", "api_b"):
-            started.append(Service("mineru-api", ["--tier", "flash", "--upload-dir", str(root / f"{name}-uploads")],
-                                   root / f"{name}-home", root / f"{name}.log"))
+            started.append(
+                Service(
+                    "mineru-api",
+                    ["--tier", "flash", "--upload-dir", str(root / f"{name}-uploads")],
+                    root / f"{name}-home",
+                    root / f"{name}.log",
+                )
+            )
         upstreams = [arg for api in started for arg in ("--upstream-url", api.url)]
-        started.append(Service("mineru-router", [*upstreams, "--local-gpus", "none"], root / "router-home",
-                               root / "router.log"))
+        started.append(
+            Service("mineru-router", [*upstreams, "--local-gpus", "none"], root / "router-home", root / "router.log")
+        )
         yield {"a": started[0], "b": started[1], "router": started[2], "root": root}
     finally:
         for service in reversed(started):
@@ -125,7 +137,8 @@ def _assert_cache_clean(cache_root: Path) -> None:
 
 
 def test_three_documents_through_the_api_are_byte_for_byte_the_in_process_output(
-        services, drop, layout, instance, tmp_path, monkeypatch):
+    services, drop, layout, instance, tmp_path, monkeypatch
+):
     api = services["a"]
     before = api.parse_requests()
     monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
@@ -159,8 +172,7 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
     _assert_cache_clean(layout.parse_cache)
 
 
-def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(
-        drop, layout, instance, monkeypatch):
+def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(drop, layout, instance, monkeypatch):
     url = f"http://127.0.0.1:{_free_port()}"
     monkeypatch.setenv(mineru_api.API_URL_ENV, url)
     for extra in list(drop.iterdir())[1:]:
@@ -173,15 +185,20 @@ def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(
 
 
 def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finish(
-        services, drop, layout, instance, monkeypatch):
+    services, drop, layout, instance, monkeypatch
+):
     """The service dies while it parses a 47-page PDF; a supervisor (here: the test) starts it
     again on the same port. That document's step is retried and succeeds; nothing half-made is
     ever in the cache; the other documents finish."""
     long_pdf = drop / "long_manual.pdf"
     shutil.copy(CORPUS_PDFS / "manual_pymupdf_v1_8.pdf", long_pdf)
     root = services["root"]
-    api = Service("mineru-api", ["--tier", "flash", "--upload-dir", str(root / "kill-uploads")], root / "kill-home",
-                  root / "kill.log")
+    api = Service(
+        "mineru-api",
+        ["--tier", "flash", "--upload-dir", str(root / "kill-uploads")],
+        root / "kill-home",
+        root / "kill.log",
+    )
     monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
 
     sent: list[str] = []
@@ -202,8 +219,15 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
         time.sleep(1.5)  # well inside its ~7 s parse
         api.stop()
         killed.set()
-        restarted.append(Service("mineru-api", ["--tier", "flash", "--upload-dir", str(root / "kill-uploads-2")],
-                                 root / "kill-home", root / "kill-2.log", port=api.port))
+        restarted.append(
+            Service(
+                "mineru-api",
+                ["--tier", "flash", "--upload-dir", str(root / "kill-uploads-2")],
+                root / "kill-home",
+                root / "kill-2.log",
+                port=api.port,
+            )
+        )
 
     killer = threading.Thread(target=kill_then_restart, daemon=True)
     killer.start()

@@ -89,8 +89,9 @@ def test_verbatim_check_catches_a_reflowed_text():
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_no_chunk_crosses_a_heading(name):
     raw, chunks = normalised(name)
-    heading_items = [i for i, item in enumerate(raw.items)
-                     if _is_heading_item(item) and heading_rejection(item["text"]) is None]
+    heading_items = [
+        i for i, item in enumerate(raw.items) if _is_heading_item(item) and heading_rejection(item["text"]) is None
+    ]
     for chunk in chunks:
         if chunk.heading_path and chunk.text == chunk.heading_path[-1]:
             # A section with no body keeps its heading line as its one chunk.
@@ -254,7 +255,9 @@ def test_every_content_item_is_traceable_or_deliberately_left_out():
         for i, item in enumerate(raw.items):
             if i in traced or item["type"] in _FURNITURE or _is_heading_item(item):
                 continue
-            assert item["type"] == "text" and (not item["text"].strip() or looks_like_page_number(item["text"], item["bbox"])), (name, i)
+            assert item["type"] == "text" and (
+                not item["text"].strip() or looks_like_page_number(item["text"], item["bbox"])
+            ), (name, i)
 
 
 def test_flash_figure_text_is_document_text_not_a_generated_description():
@@ -289,8 +292,11 @@ def test_safety_net_splits_a_long_unheaded_document_at_item_boundaries(layout, t
     raw = load_raw_output(run.raw.path)
     texts = [item_text(v2) for v2 in raw.items_v2]
     furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
-    body = [i for i, item in enumerate(raw.items)
-            if item["type"] in ("text", "header", "footer") and i not in furniture and texts[i].text.strip()]
+    body = [
+        i
+        for i, item in enumerate(raw.items)
+        if item["type"] in ("text", "header", "footer") and i not in furniture and texts[i].text.strip()
+    ]
     assert len(chunks) >= 3 and all(c.kind == "text" and c.heading is None for c in chunks)
     assert all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
     # Every body item, once, in order: the cuts fall between items, never inside one.

@@ -20,8 +20,10 @@ from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
-pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None or shutil.which("ocrmypdf") is None,
-                                reason="Tesseract/OCRmyPDF not installed (make setup-ocr)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tesseract") is None or shutil.which("ocrmypdf") is None,
+    reason="Tesseract/OCRmyPDF not installed (make setup-ocr)",
+)
 
 TEXT_PDF = SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf"
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -58,8 +60,10 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_words_and_headings(tmp_path, 
     chunk_text = "\n".join([c.text for c in document.chunks] + [h for c in document.chunks for h in c.heading_path])
     found = [w for w in words if w in chunk_text]
     recall = len(found) / len(words)
-    print(f"\nOCR word recall {recall:.3f} ({len(found)}/{len(words)} words of >= 4 letters); "
-          f"{document.n_pages} pages in {seconds:.1f} s, OCR {run.raw.marker['ocr']['seconds']:.1f} s")
+    print(
+        f"\nOCR word recall {recall:.3f} ({len(found)}/{len(words)} words of >= 4 letters); "
+        f"{document.n_pages} pages in {seconds:.1f} s, OCR {run.raw.marker['ocr']['seconds']:.1f} s"
+    )
     assert recall >= 0.95, sorted(set(words) - set(found))[:40]
 
     headings = {h for c in document.chunks for h in c.heading_path}
@@ -83,8 +87,10 @@ def test_the_scanned_fixture_is_ingested_with_text(layout):
     run = process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", ParserConfig(), layout)
     marker = run.raw.marker
     n = marker["n_pages"]
-    print(f"\nscanned_small_ocr: {n} pages, OCR {marker['ocr']['seconds']:.1f} s "
-          f"({marker['ocr']['seconds'] / n:.2f} s/page), parse incl. OCR {marker['parse_seconds']:.1f} s")
+    print(
+        f"\nscanned_small_ocr: {n} pages, OCR {marker['ocr']['seconds']:.1f} s "
+        f"({marker['ocr']['seconds'] / n:.2f} s/page), parse incl. OCR {marker['parse_seconds']:.1f} s"
+    )
     text = [c for c in run.document.chunks if c.kind == "text" and c.text.strip()]
     assert marker["ocr"]["pages"] == list(range(n)) and text
     assert sum(len(c.text) for c in text) > 1000
@@ -94,8 +100,15 @@ def test_the_scanned_fixture_is_ingested_with_text(layout):
 
 def test_a_mixed_pdf_ocrs_only_its_scanned_page(tmp_path, layout):
     text = tmp_path / "text.pdf"
-    text_pdf(text, ["1. Scope", "This procedure covers the inspection of conveyor belts at every site.",
-                    "2. Responsibilities", "The shift supervisor signs the inspection sheet."])
+    text_pdf(
+        text,
+        [
+            "1. Scope",
+            "This procedure covers the inspection of conveyor belts at every site.",
+            "2. Responsibilities",
+            "The shift supervisor signs the inspection sheet.",
+        ],
+    )
     scanned = image_only_pdf(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path / "scan.pdf")
     mixed = pypdfium2.PdfDocument.new()
     for part in (text, scanned, text):
@@ -125,8 +138,11 @@ def test_without_tesseract_a_scanned_pdf_fails_naming_what_to_install(tmp_path, 
 
 
 def test_a_language_not_installed_names_its_debian_package(tmp_path, layout):
-    missing = next(lang for lang in ("zul", "yor", "tir", "uzb") if lang not in ocr._installed_langs(
-        ocr._stamp(shutil.which("tesseract"))))
+    missing = next(
+        lang
+        for lang in ("zul", "yor", "tir", "uzb")
+        if lang not in ocr._installed_langs(ocr._stamp(shutil.which("tesseract")))
+    )
     with pytest.raises(OcrUnavailableError) as caught:
         process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", ParserConfig(ocr_langs=f"eng+{missing}"), layout)
     assert f"apt-get install tesseract-ocr-{missing}" in str(caught.value)
@@ -135,7 +151,10 @@ def test_a_language_not_installed_names_its_debian_package(tmp_path, layout):
 
 def test_ocr_engine_version_and_languages_are_in_the_fingerprint():
     assert ParserConfig().output_settings()["ocr"] == {
-        "engine": f"tesseract-{ocr.tesseract_version()}", "ocrmypdf": ocr.ocrmypdf_version(), "langs": "eng"}
+        "engine": f"tesseract-{ocr.tesseract_version()}",
+        "ocrmypdf": ocr.ocrmypdf_version(),
+        "langs": "eng",
+    }
     assert ParserConfig(ocr_langs="eng+deu").fingerprint != ParserConfig().fingerprint
     assert "ocr" not in ParserConfig(parse_mode="txt").output_settings()
     with pytest.raises(ValueError):

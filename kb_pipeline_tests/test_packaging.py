@@ -212,7 +212,10 @@ def test_fixture_noise_and_formulas_are_counted(fixture_runs: dict[str, Packaged
     """Counts checked against the fixture's own content_list_v2 (demo1: 12 headers, 12 page numbers)."""
     demo1 = fixture_runs["demo1"]
     assert demo1.metrics["noise_blocks_skipped"] == {
-        "page_header": 12, "page_footer": 1, "page_number": 12, "page_aside_text": 0,
+        "page_header": 12,
+        "page_footer": 1,
+        "page_number": 12,
+        "page_aside_text": 0,
     }
     assert fixture_runs["demo3"].metrics["aside_noise"] == 1
     # Flash gives no LaTeX: every formula chunk stands on its image plus the text around it.
@@ -251,26 +254,42 @@ def noise(kind: str, text: str) -> dict[str, Any]:
 
 
 def image(path: str, caption: str = "") -> dict[str, Any]:
-    return {"type": "image", "content": {
-        "image_source": {"path": path},
-        "image_caption": _spans(caption) if caption else [],
-        "image_footnote": [],
-    }, "bbox": [0, 0, 1, 1]}
+    return {
+        "type": "image",
+        "content": {
+            "image_source": {"path": path},
+            "image_caption": _spans(caption) if caption else [],
+            "image_footnote": [],
+        },
+        "bbox": [0, 0, 1, 1],
+    }
 
 
 def table(html: str, caption: str = "", path: str = "", footnote: str = "") -> dict[str, Any]:
-    return {"type": "table", "content": {
-        "image_source": {"path": path},
-        "table_caption": _spans(caption) if caption else [],
-        "table_footnote": _spans(footnote) if footnote else [],
-        "html": html, "table_type": "simple_table", "table_nest_level": 1,
-    }, "bbox": [0, 0, 1, 1]}
+    return {
+        "type": "table",
+        "content": {
+            "image_source": {"path": path},
+            "table_caption": _spans(caption) if caption else [],
+            "table_footnote": _spans(footnote) if footnote else [],
+            "html": html,
+            "table_type": "simple_table",
+            "table_nest_level": 1,
+        },
+        "bbox": [0, 0, 1, 1],
+    }
 
 
 def equation(path: str, latex: str = "") -> dict[str, Any]:
-    return {"type": "equation_interline", "content": {
-        "math_content": latex, "math_type": "latex", "image_source": {"path": path},
-    }, "bbox": [0, 0, 1, 1]}
+    return {
+        "type": "equation_interline",
+        "content": {
+            "math_content": latex,
+            "math_type": "latex",
+            "image_source": {"path": path},
+        },
+        "bbox": [0, 0, 1, 1],
+    }
 
 
 def html_table(header: list[str], rows: list[list[str]]) -> str:
@@ -361,8 +380,9 @@ def test_sentence_without_boundaries_is_hard_split(tmp_path: Path) -> None:
 def test_small_table_is_one_chunk_with_columns_and_rows(tmp_path: Path) -> None:
     """A 2-row table with caption and footnote: one chunk, no split_info."""
     html = html_table(["Unit", "PA (%)"], [["HD785", "90"], ["PC2000", "88"]])
-    run = package_pages(tmp_path, [[table(html, "Table 1 Target PA", "images/t.jpg", "per year")]],
-                        images=("images/t.jpg",))
+    run = package_pages(
+        tmp_path, [[table(html, "Table 1 Target PA", "images/t.jpg", "per year")]], images=("images/t.jpg",)
+    )
     (chunk,) = run.chunks
     assert chunk["content_type"] == "table"
     assert chunk["chunk_text"] == (
@@ -375,7 +395,9 @@ def test_small_table_is_one_chunk_with_columns_and_rows(tmp_path: Path) -> None:
 def test_long_table_split_repeats_caption_and_headers(tmp_path: Path) -> None:
     """A 300-row table (~4000 tokens): row-boundary parts, each with caption + headers, split_info in manifest."""
     rows = [[f"item{n}", f"value {n} " + "x" * 30] for n in range(300)]
-    run = package_pages(tmp_path, [[table(html_table(["Name", "Value"], rows), "Table 9 Big", footnote="Source: test")]])
+    run = package_pages(
+        tmp_path, [[table(html_table(["Name", "Value"], rows), "Table 9 Big", footnote="Source: test")]]
+    )
     parts = run.of_type("table")
     assert len(parts) > 1
     total = len(parts)
@@ -423,8 +445,11 @@ def test_html_table_header_from_rowspan_and_colspan() -> None:
 def test_formal_figure_text_comes_from_adjacent_paragraph(tmp_path: Path) -> None:
     """A numbered figure between a title and a paragraph: nearby text is that paragraph, not the title."""
     paragraph = "The flow curve drops sharply after planting, as the measurements show."
-    run = package_pages(tmp_path, [[title("Results"), image("images/f.jpg", "Fig. 1. Flow curve"), para(paragraph)]],
-                        images=("images/f.jpg",))
+    run = package_pages(
+        tmp_path,
+        [[title("Results"), image("images/f.jpg", "Fig. 1. Flow curve"), para(paragraph)]],
+        images=("images/f.jpg",),
+    )
     (chunk,) = run.of_type("figure")
     assert _nearby_text(chunk) == paragraph
     assert chunk["section_title"] == "Results"
@@ -435,9 +460,18 @@ def test_formal_figure_text_comes_from_adjacent_paragraph(tmp_path: Path) -> Non
 def test_adjacent_text_stops_at_title(tmp_path: Path) -> None:
     """Figure followed by a title and a paragraph, preceded by a paragraph: the earlier paragraph is used."""
     before = "This paragraph precedes the figure and describes the setup of the experiment."
-    run = package_pages(tmp_path, [[para(before), image("images/f.jpg", "Figure 3: Setup"), title("Next"),
-                                    para("Unrelated text from another section of the document.")]],
-                        images=("images/f.jpg",))
+    run = package_pages(
+        tmp_path,
+        [
+            [
+                para(before),
+                image("images/f.jpg", "Figure 3: Setup"),
+                title("Next"),
+                para("Unrelated text from another section of the document."),
+            ]
+        ],
+        images=("images/f.jpg",),
+    )
     assert _nearby_text(run.of_type("figure")[0]) == before
 
 
@@ -469,8 +503,11 @@ def test_subfigure_labels_merge_into_formal_figure(tmp_path: Path) -> None:
 
 def test_subfigure_without_parent_on_page_is_skipped(tmp_path: Path) -> None:
     """A lone panel label with text next to it but no formal figure on its page: skipped as weak."""
-    run = package_pages(tmp_path, [[image("images/a.jpg", "Top View"), para("Some text about the package outline.")]],
-                        images=("images/a.jpg",))
+    run = package_pages(
+        tmp_path,
+        [[image("images/a.jpg", "Top View"), para("Some text about the package outline.")]],
+        images=("images/a.jpg",),
+    )
     assert run.of_type("figure") == []
     assert run.metrics["skipped_weak_figures"] == 1
     assert "subfigure label without a formal figure on the same page" in run.skipped_reasons()
@@ -496,12 +533,19 @@ def test_uncaptioned_figure_with_real_context_is_kept(tmp_path: Path) -> None:
 def test_low_value_sections_skipped_until_next_title(tmp_path: Path) -> None:
     """Contents, List of Figures, Rev. A and Revision History sections, each followed by content."""
     page = [
-        title("Contents"), para("1 Intro ..... 3"), table(html_table(["a"], [["b"]]), "Table 0 toc"),
-        title("List of Figures"), para("Figure 1 ..... 4"),
-        title("1. Introduction"), para("Real content."),
-        title("Rev. A"), para("Initial release."),
-        title("Revision  History"), para("Changed things."),
-        title("2. Body"), para("More real content."),
+        title("Contents"),
+        para("1 Intro ..... 3"),
+        table(html_table(["a"], [["b"]]), "Table 0 toc"),
+        title("List of Figures"),
+        para("Figure 1 ..... 4"),
+        title("1. Introduction"),
+        para("Real content."),
+        title("Rev. A"),
+        para("Initial release."),
+        title("Revision  History"),
+        para("Changed things."),
+        title("2. Body"),
+        para("More real content."),
     ]
     run = package_pages(tmp_path, [page])
     assert [chunk["chunk_text"] for chunk in run.chunks] == ["Real content.", "More real content."]
@@ -512,13 +556,21 @@ def test_low_value_sections_skipped_until_next_title(tmp_path: Path) -> None:
 def test_noise_blocks_skipped_and_counted_by_type(tmp_path: Path) -> None:
     """Every noise type between two paragraphs: none reaches a chunk, each counted and logged."""
     page = [
-        noise("page_header", "Journal X"), para("Body one."), noise("page_aside_text", "Release: 12/15/2021"),
-        noise("page_aside_text", "arXiv:1"), noise("page_footer", "Footer"), noise("page_number", "7"), para("Body two."),
+        noise("page_header", "Journal X"),
+        para("Body one."),
+        noise("page_aside_text", "Release: 12/15/2021"),
+        noise("page_aside_text", "arXiv:1"),
+        noise("page_footer", "Footer"),
+        noise("page_number", "7"),
+        para("Body two."),
     ]
     run = package_pages(tmp_path, [page])
     assert [chunk["chunk_text"] for chunk in run.chunks] == ["Body one.\n\nBody two."]
     assert run.metrics["noise_blocks_skipped"] == {
-        "page_header": 1, "page_footer": 1, "page_number": 1, "page_aside_text": 2,
+        "page_header": 1,
+        "page_footer": 1,
+        "page_number": 1,
+        "page_aside_text": 2,
     }
     assert run.metrics["aside_noise"] == 2
     assert run.skipped_reasons().count("noise block skipped") == 5
@@ -554,8 +606,11 @@ def test_image_only_formula_with_context_becomes_chunk(tmp_path: Path) -> None:
 
 def test_formula_without_latex_or_context_is_skipped(tmp_path: Path) -> None:
     """Two LaTeX-less formulas: one with an image but no text on the page, one whose image is missing."""
-    run = package_pages(tmp_path, [[equation("images/e.jpg")], [para("Context here."), equation("images/gone.jpg")]],
-                        images=("images/e.jpg",))
+    run = package_pages(
+        tmp_path,
+        [[equation("images/e.jpg")], [para("Context here."), equation("images/gone.jpg")]],
+        images=("images/e.jpg",),
+    )
     assert run.of_type("formula") == []
     assert run.metrics["skipped_formulas"] == 2
     reasons = run.skipped_reasons()
@@ -584,8 +639,12 @@ def test_missing_image_keeps_figure_with_empty_path(tmp_path: Path) -> None:
 def test_invalid_image_references_are_rejected(tmp_path: Path) -> None:
     """References escaping the input dir, without an image extension, or as a data URI: all unusable."""
     (tmp_path / "secret.jpg").write_bytes(b"x")
-    page = [image("../../secret.jpg", "Figure 1: a"), image("images/", "Figure 2: b"),
-            image("data:image/png;base64,AAAA", "Figure 3: c"), para("Text that discusses all three figures.")]
+    page = [
+        image("../../secret.jpg", "Figure 1: a"),
+        image("images/", "Figure 2: b"),
+        image("data:image/png;base64,AAAA", "Figure 3: c"),
+        para("Text that discusses all three figures."),
+    ]
     run = package_pages(tmp_path, [page])
     assert [chunk["image_path"] for chunk in run.of_type("figure")] == ["", "", ""]
     assert [entry["reason"] for entry in run.errors["missing_images"]] == [
@@ -604,8 +663,9 @@ def test_section_titles_are_cleaned(tmp_path: Path) -> None:
 def test_page_numbers_follow_middle_json_page_idx(tmp_path: Path) -> None:
     """A page_range parse (pages 3-4): v2 has two pages, middle_json says page_idx 2 and 3."""
     middle = {"pages": [{"page_idx": 2, "blocks": []}, {"page_idx": 3, "blocks": []}]}
-    run = package_pages(tmp_path, [[title("A"), para("On page three.")], [title("B"), para("On page four.")]],
-                        middle_json__json=middle)
+    run = package_pages(
+        tmp_path, [[title("A"), para("On page three.")], [title("B"), para("On page four.")]], middle_json__json=middle
+    )
     assert [chunk["page_no"] for chunk in run.chunks] == [3, 4]
     assert run.manifest["input_files_used"]["middle_json"] == "mineru/doc/middle_json.json"
 
@@ -680,9 +740,16 @@ def test_directory_without_content_list_raises(tmp_path: Path) -> None:
 def test_format_metrics_lists_every_self_check_metric(tmp_path: Path) -> None:
     run = package_pages(tmp_path, [[title("Contents"), para("x"), title("Body"), para("Text.")]])
     text = format_metrics(run.metrics)
-    for label in ("total chunks: 1", "low-value sections skipped", "weak figures skipped",
-                  "subfigure fragments merged", "oversized table chunks", "page_aside_text noise blocks",
-                  "nearby text different from the section title", "noise blocks skipped"):
+    for label in (
+        "total chunks: 1",
+        "low-value sections skipped",
+        "weak figures skipped",
+        "subfigure fragments merged",
+        "oversized table chunks",
+        "page_aside_text noise blocks",
+        "nearby text different from the section title",
+        "noise blocks skipped",
+    ):
         assert label in text
     json.dumps(run.metrics)  # plain JSON-able dict, attachable as Dagster metadata
 
@@ -701,14 +768,26 @@ def test_cli_exit_code_2_without_content_list(tmp_path: Path, capsys: pytest.Cap
 def test_cli_packages_and_prints_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     input_dir = tmp_path / "mineru" / "unittest_test"
     _copy_tree(MINERU_FIXTURES / "unittest_test", input_dir)
-    code = cli_main([str(input_dir), "--output-dir", str(tmp_path / "out"), "--shared-output", str(tmp_path / "all"),
-                     "--project-root", str(tmp_path)])
+    code = cli_main(
+        [
+            str(input_dir),
+            "--output-dir",
+            str(tmp_path / "out"),
+            "--shared-output",
+            str(tmp_path / "all"),
+            "--project-root",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "Self-check metrics:" in out and "total chunks: 4" in out
     assert (tmp_path / "all" / "unittest_test.jsonl").is_file()
     assert {path.name for path in (tmp_path / "out").iterdir()} == {
-        "kb_chunks.jsonl", "kb_manifest.json", "error_report.json", "README_kb.md",
+        "kb_chunks.jsonl",
+        "kb_manifest.json",
+        "error_report.json",
+        "README_kb.md",
     }
 
 

@@ -36,8 +36,10 @@ def test_sections_come_from_the_artifact_where_mineru_missed_a_heading(layout, t
     datasheet = [c for c in with_structure if "Manufacturer datasheet" in c["chunk_text"]]
     assert datasheet and datasheet[0]["section_title"] == "III. REFERENCES"
     assert not any(c["section_title"] == "III. REFERENCES" for c in without)
-    assert all(set(c) == {"chunk_id", "page_no", "content_type", "section_title", "chunk_text", "image_path"}
-               for c in with_structure)
+    assert all(
+        set(c) == {"chunk_id", "page_no", "content_type", "section_title", "chunk_text", "image_path"}
+        for c in with_structure
+    )
 
 
 def test_flash_formulas_carry_their_text_layer_characters(layout, tmp_path):

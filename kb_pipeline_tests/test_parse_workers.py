@@ -46,8 +46,11 @@ def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):
     assert str(killed[0]) in status[long_pdf.name]["message"]
     assert status[long_pdf.name]["expected"] is False
     assert sorted(n for n, d in status.items() if d["status"] == "ok") == sorted(
-        p.name for p in drop.iterdir() if p != long_pdf)
-    failures = [json.loads(line) for line in (layout.runs / manifest["run_id"] / "failures.jsonl").read_text().splitlines()]
+        p.name for p in drop.iterdir() if p != long_pdf
+    )
+    failures = [
+        json.loads(line) for line in (layout.runs / manifest["run_id"] / "failures.jsonl").read_text().splitlines()
+    ]
     assert [f["doc_id"] for f in failures] == [status[long_pdf.name]["doc_id"]]
     for entry in layout.parse_cache.iterdir():
         assert not entry.name.startswith(".tmp-"), entry.name

@@ -49,8 +49,15 @@ def test_raw_output_is_complete_untouched_and_has_no_base64(layout, mineru_calls
     ref = _parse(pdf, layout)
     assert not ref.cache_hit and len(mineru_calls) == 1
     names = {p.name for p in ref.path.iterdir()}
-    assert {"middle_json.json", "content_list.json", "content_list_v2.json", "markdown.md", "images",
-            "origin.pdf", cache.COMPLETE_MARKER} <= names
+    assert {
+        "middle_json.json",
+        "content_list.json",
+        "content_list_v2.json",
+        "markdown.md",
+        "images",
+        "origin.pdf",
+        cache.COMPLETE_MARKER,
+    } <= names
     assert "model_output.json" not in names
     content_list = (ref.path / "content_list.json").read_text(encoding="utf-8")
     assert "base64" not in content_list
@@ -116,13 +123,16 @@ def test_failed_fill_leaves_nothing_behind(layout):
     assert list(layout.parse_cache.iterdir()) == []
 
 
-@pytest.mark.parametrize("make, error", [
-    (lambda p: p.write_bytes(b""), EmptyFileError),
-    (lambda p: p.write_text("just some notes, not a PDF\n"), NotAPdfError),
-    (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64), NotAPdfError),
-    (lambda p: p.write_bytes((FIXTURE_PDFS / "demo2.pdf").read_bytes()[:30000]), CorruptPdfError),
-    (lambda p: text_pdf(p, ["secret text"], encrypt="secret"), EncryptedPdfError),
-])
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (lambda p: p.write_bytes(b""), EmptyFileError),
+        (lambda p: p.write_text("just some notes, not a PDF\n"), NotAPdfError),
+        (lambda p: p.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64), NotAPdfError),
+        (lambda p: p.write_bytes((FIXTURE_PDFS / "demo2.pdf").read_bytes()[:30000]), CorruptPdfError),
+        (lambda p: text_pdf(p, ["secret text"], encrypt="secret"), EncryptedPdfError),
+    ],
+)
 def test_bad_input_fails_fast_with_a_clear_error(tmp_path, layout, mineru_calls, make, error):
     pdf = tmp_path / "bad.pdf"
     make(pdf)
@@ -142,7 +152,11 @@ def test_scanned_pdf_without_ocr_weights_or_tesseract_says_how_to_install_them(l
         _parse(FIXTURE_PDFS / "scanned_small_ocr.pdf", layout)
     assert time.perf_counter() - started < 10
     message = str(caught.value)
-    assert "scanned" in message and "mineru-models-download" in message and "apt-get install tesseract-ocr ocrmypdf" in message
+    assert (
+        "scanned" in message
+        and "mineru-models-download" in message
+        and "apt-get install tesseract-ocr ocrmypdf" in message
+    )
 
 
 @pytest.mark.parametrize("tier", ["basic", "standard", "advanced"])

@@ -69,8 +69,10 @@ with dg.DagsterInstance.get() as instance:
 
 def _pg_bin() -> Path:
     def find() -> Path | None:
-        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
-                       key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0)
+        found = sorted(
+            Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+            key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+        )
         if found:
             return found[-1].parent
         on_path = shutil.which("pg_ctl")
@@ -78,8 +80,10 @@ def _pg_bin() -> Path:
 
     if find() is None:
         if os.geteuid() != 0:
-            pytest.fail("PostgreSQL's server binaries (pg_ctl, initdb) are not installed and this test is not root; "
-                        f"install them: sudo sh -c '{APT}'")
+            pytest.fail(
+                "PostgreSQL's server binaries (pg_ctl, initdb) are not installed and this test is not root; "
+                f"install them: sudo sh -c '{APT}'"
+            )
         done = subprocess.run(["sh", "-c", APT], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"installing postgresql failed: {done.stderr[-2000:]}"
     found = find()
@@ -100,8 +104,10 @@ def postgres():
         import dagster_postgres  # noqa: F401
         import psycopg2
     except ImportError as e:
-        pytest.fail(f"{e.name} is not installed: `make setup` (the dev extra) installs psycopg2-binary, "
-                    "and `.venv/bin/pip install --no-deps -c constraints.txt dagster-postgres` dagster-postgres")
+        pytest.fail(
+            f"{e.name} is not installed: `make setup` (the dev extra) installs psycopg2-binary, "
+            "and `.venv/bin/pip install --no-deps -c constraints.txt dagster-postgres` dagster-postgres"
+        )
     bin_dir = _pg_bin()
     as_root = os.geteuid() == 0
     # The server refuses to run as root: as root it runs as the `postgres` user, in a dir it owns.
@@ -116,14 +122,33 @@ def postgres():
     if as_root:
         os.chown(pwfile, user.pw_uid, user.pw_gid)
     data = root / "data"
-    initdb = subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "kb", f"--pwfile={pwfile}",
-                             "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
-                            capture_output=True, text=True, timeout=120)
+    initdb = subprocess.run(
+        [
+            *run_as,
+            str(bin_dir / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "kb",
+            f"--pwfile={pwfile}",
+            "--auth=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert initdb.returncode == 0, initdb.stderr[-2000:]
     log = root / "server.log"
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
-    start = subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-                            "-w", "-t", "60", "start"], capture_output=True, text=True, timeout=90)
+    start = subprocess.run(
+        [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
     try:
         connection = psycopg2.connect(host="127.0.0.1", port=port, user="kb", password=password, dbname="postgres")
@@ -131,11 +156,19 @@ def postgres():
         with connection.cursor() as cursor:
             cursor.execute("CREATE DATABASE kb_dagster")
         connection.close()
-        yield {"KB_PG_HOST": "127.0.0.1", "KB_PG_PORT": str(port), "KB_PG_USER": "kb",
-               "KB_PG_PASSWORD": password, "KB_PG_DB": "kb_dagster"}
+        yield {
+            "KB_PG_HOST": "127.0.0.1",
+            "KB_PG_PORT": str(port),
+            "KB_PG_USER": "kb",
+            "KB_PG_PASSWORD": password,
+            "KB_PG_DB": "kb_dagster",
+        }
     finally:
-        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -153,10 +186,24 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True)
     for i, name in enumerate(DOCS):
-        text_pdf(drop / f"{name}.pdf", [f"{i + 1}. {name.title()}", f"The {name} pump runs at {10 + i} bar.",
-                                        "2. Maintenance", f"Inspect the {name} seal every {100 * (i + 1)} hours."])
-    env = {"DAGSTER_HOME": str(home), "KB_DATA_DIR": str(data), "KB_DAGSTER_DIR": str(data / "dagster"),
-           "KB_DROP_FOLDER": str(drop), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1", **postgres}
+        text_pdf(
+            drop / f"{name}.pdf",
+            [
+                f"{i + 1}. {name.title()}",
+                f"The {name} pump runs at {10 + i} bar.",
+                "2. Maintenance",
+                f"Inspect the {name} seal every {100 * (i + 1)} hours.",
+            ],
+        )
+    env = {
+        "DAGSTER_HOME": str(home),
+        "KB_DATA_DIR": str(data),
+        "KB_DAGSTER_DIR": str(data / "dagster"),
+        "KB_DROP_FOLDER": str(drop),
+        "MINERU_MODEL_SOURCE": "local",
+        "HF_HUB_OFFLINE": "1",
+        **postgres,
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
 
@@ -174,10 +221,17 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
     # Three runs at once, each its own orchestrator process with the multiprocess executor.
     defs_file = tmp_path / "multiprocess_defs.py"
     defs_file.write_text(MULTIPROCESS_DEFS)
-    drivers = {doc: subprocess.Popen([sys.executable, "-c", DRIVER, doc, str(defs_file)], cwd=REPO_ROOT,
-                                     env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for doc in DOCS}
+    drivers = {
+        doc: subprocess.Popen(
+            [sys.executable, "-c", DRIVER, doc, str(defs_file)],
+            cwd=REPO_ROOT,
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for doc in DOCS
+    }
     results = {}
     for doc, proc in drivers.items():
         out, err = proc.communicate(timeout=240)
@@ -206,5 +260,7 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
         assert instance.event_log_storage.get_concurrency_info("mineru").claimed_slots == []
     for doc in DOCS:
         assert (data / "parsed" / doc / "chunks.json").is_file() and (data / "kb" / doc / "kb_chunks.jsonl").is_file()
-    print(f"\npostgres: {len(DOCS)} runs, {len(spans)} steps, max {overall} steps and {parses} parses at once, "
-          f"{time.monotonic() - started:.1f} s")
+    print(
+        f"\npostgres: {len(DOCS)} runs, {len(spans)} steps, max {overall} steps and {parses} parses at once, "
+        f"{time.monotonic() - started:.1f} s"
+    )

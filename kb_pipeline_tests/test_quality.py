@@ -56,6 +56,7 @@ def test_scanned_document_read_as_text_is_flagged():
 def test_formula_numbers_are_checked_against_the_text_layer(latex, expected):
     """Isolates the formula cross-check: a formula's markup is set on a real chunk of the
     sample fixture, whose page prints "5600"."""
+
     def edit(chunks):
         return [c.model_copy(update={"latex": [latex]}) if c.section_no == "2.1.2" else c for c in chunks]
 
@@ -68,8 +69,10 @@ def test_formula_numbers_are_checked_against_the_text_layer(latex, expected):
 
 def test_symbolic_formula_markup_is_flagged():
     def edit(chunks):
-        return [c.model_copy(update={"latex": ["P r o d u c t i o n = M O H H x Q t y"]}) if c.section_no == "2.1.1" else c
-                for c in chunks]
+        return [
+            c.model_copy(update={"latex": ["P r o d u c t i o n = M O H H x Q t y"]}) if c.section_no == "2.1.1" else c
+            for c in chunks
+        ]
 
     assert _codes(_warnings("sample", edit))["latex_tanpa_angka"] == 1
 
@@ -77,7 +80,9 @@ def test_symbolic_formula_markup_is_flagged():
 def test_empty_table_garbage_glyphs_and_duplicates_are_flagged():
     def edit(chunks):
         first, second = chunks[0], chunks[1]
-        empty_table = first.model_copy(update={"kind": "table", "text": "", "table_html": None, "chunk_id": "sample::0100"})
+        empty_table = first.model_copy(
+            update={"kind": "table", "text": "", "table_html": None, "chunk_id": "sample::0100"}
+        )
         garbled = second.model_copy(update={"text": second.text + " (cid:12)(cid:7)"})
         duplicate = chunks[2].model_copy(update={"chunk_id": "sample::0101"})
         return [*chunks, empty_table, garbled, duplicate]
@@ -151,8 +156,11 @@ def test_lost_text_fails_the_coverage_check_and_warns_on_its_page():
 def test_coverage_squashing_follows_the_corpus_scorer():
     assert squash("The “quick”  fox\u00ad — jumps . . . . 12 | x") == 'The"quick"fox-jumps12x'
     assert squash_line("a hyphen-") == "ahyphen"
-    assert running_key("12 Annual report of the board xi") == running_key("Annual report of the board Page 7") \
+    assert (
+        running_key("12 Annual report of the board xi")
+        == running_key("Annual report of the board Page 7")
         == "Annualreportoftheboard"
+    )
 
 
 def test_a_block_read_across_both_columns_is_flagged(tmp_path):
@@ -183,21 +191,42 @@ def test_a_block_read_across_both_columns_is_flagged(tmp_path):
     page.save()
 
     def box(x0, x1, lines):  # 0–1000 of the page, top left origin
-        return [round(x0 / width * 1000), round((100 - 12) / height * 1000),
-                round(x1 / width * 1000), round((100 + 14 * lines) / height * 1000)]
+        return [
+            round(x0 / width * 1000),
+            round((100 - 12) / height * 1000),
+            round(x1 / width * 1000),
+            round((100 + 14 * lines) / height * 1000),
+        ]
 
-    items = [{"type": "text", "page_idx": 0, "bbox": box(48, width / 2 - 10, 6)},
-             {"type": "text", "page_idx": 0, "bbox": box(width / 2 + 18, width - 20, 6)},
-             {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
-             {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
-             {"type": "text", "page_idx": 1, "bbox": box(48, width - 20, 6)},
-             # Narrow blocks on both sides make page 2 look two-column too: only the gutter tells.
-             {"type": "text", "page_idx": 1, "bbox": box(48, width / 2 - 10, 1)},
-             {"type": "text", "page_idx": 1, "bbox": box(width / 2 + 18, width - 20, 1)}]
-    halves = [(line[:len(line) // 2], line[len(line) // 2:]) for line in full]
-    texts = [" ".join(left), " ".join(right), " ".join(x for pair in zip(left, right) for x in pair),
-             " ".join(left + right), " ".join(full), halves[0][0], halves[0][1]]
-    raw = RawOutput(path=tmp_path, items=items, items_v2=[], mineru_version="4.0.12", tier="flash",
-                    parse_mode="txt", page_idxs=[0, 1], positions=[])
+    items = [
+        {"type": "text", "page_idx": 0, "bbox": box(48, width / 2 - 10, 6)},
+        {"type": "text", "page_idx": 0, "bbox": box(width / 2 + 18, width - 20, 6)},
+        {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
+        {"type": "text", "page_idx": 0, "bbox": box(48, width - 20, 6)},
+        {"type": "text", "page_idx": 1, "bbox": box(48, width - 20, 6)},
+        # Narrow blocks on both sides make page 2 look two-column too: only the gutter tells.
+        {"type": "text", "page_idx": 1, "bbox": box(48, width / 2 - 10, 1)},
+        {"type": "text", "page_idx": 1, "bbox": box(width / 2 + 18, width - 20, 1)},
+    ]
+    halves = [(line[: len(line) // 2], line[len(line) // 2 :]) for line in full]
+    texts = [
+        " ".join(left),
+        " ".join(right),
+        " ".join(x for pair in zip(left, right) for x in pair),
+        " ".join(left + right),
+        " ".join(full),
+        halves[0][0],
+        halves[0][1],
+    ]
+    raw = RawOutput(
+        path=tmp_path,
+        items=items,
+        items_v2=[],
+        mineru_version="4.0.12",
+        tier="flash",
+        parse_mode="txt",
+        page_idxs=[0, 1],
+        positions=[],
+    )
     with PdfTextLayer(pdf) as text_layer:
         assert interleaved_items(raw, texts, text_layer) == [2]

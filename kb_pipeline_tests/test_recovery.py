@@ -39,10 +39,18 @@ BIN = Path(sys.executable).parent
 CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 # Small real PDFs (1–5 pages) so the test stays short, plus a scanned one that fails with a
 # reason (its OCR language, KB_OCR_LANGS below, is not installed): 9 files.
-CRASH_PDFS = [FIXTURE_PDFS / n for n in ("sample.pdf", "unittest_test.pdf", "chem_intro.pdf", "scanned_small_ocr.pdf")] + \
-             [CORPUS_PDFS / n for n in ("manual_amt_handbook.pdf", "paper_code_and_formula.pdf",
-                                        "paper_formula_clarinet_acoustics.pdf", "report_ko_covid_insurance.pdf",
-                                        "table_jal_traffic_stats.pdf")]
+CRASH_PDFS = [
+    FIXTURE_PDFS / n for n in ("sample.pdf", "unittest_test.pdf", "chem_intro.pdf", "scanned_small_ocr.pdf")
+] + [
+    CORPUS_PDFS / n
+    for n in (
+        "manual_amt_handbook.pdf",
+        "paper_code_and_formula.pdf",
+        "paper_formula_clarinet_acoustics.pdf",
+        "report_ko_covid_insurance.pdf",
+        "table_jal_traffic_stats.pdf",
+    )
+]
 UNFINISHED = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING}
 RECOVERY_LIMIT = 180
 
@@ -62,17 +70,29 @@ def deployment(tmp_path, monkeypatch):
     shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True)
-    env = {"DAGSTER_HOME": str(home), "KB_DATA_DIR": str(data), "KB_DAGSTER_DIR": str(data / "dagster"),
-           "KB_DROP_FOLDER": str(drop), "KB_SENSOR_INTERVAL": "2",
-           # A Tesseract language that is not installed: the scanned PDF still fails at once, with
-           # its reason (test_ocr reads scans), so the recovery timings keep their meaning.
-           "KB_OCR_LANGS": "eng+zul", "MINERU_MODEL_SOURCE": "local",
-           "HF_HUB_OFFLINE": "1"}
+    env = {
+        "DAGSTER_HOME": str(home),
+        "KB_DATA_DIR": str(data),
+        "KB_DAGSTER_DIR": str(data / "dagster"),
+        "KB_DROP_FOLDER": str(drop),
+        "KB_SENSOR_INTERVAL": "2",
+        # A Tesseract language that is not installed: the scanned PDF still fails at once, with
+        # its reason (test_ocr reads scans), so the recovery timings keep their meaning.
+        "KB_OCR_LANGS": "eng+zul",
+        "MINERU_MODEL_SOURCE": "local",
+        "HF_HUB_OFFLINE": "1",
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data), ocr_langs=env["KB_OCR_LANGS"])  # as the stack
-    dep = {"env": {**os.environ, **env}, "drop": drop, "data": data, "kb": kb, "log": tmp_path / "dagster-dev.log",
-           "stacks": []}
+    dep = {
+        "env": {**os.environ, **env},
+        "drop": drop,
+        "data": data,
+        "kb": kb,
+        "log": tmp_path / "dagster-dev.log",
+        "stacks": [],
+    }
     yield dep
     for proc in dep["stacks"]:
         if proc.poll() is None:
@@ -82,9 +102,24 @@ def deployment(tmp_path, monkeypatch):
 def _start_stack(dep) -> subprocess.Popen:
     """`make ui`: dagster dev on a free loopback port, in a session of its own."""
     with dep["log"].open("ab") as out:
-        proc = subprocess.Popen([str(BIN / "dagster"), "dev", "-w", str(REPO_ROOT / "workspace.yaml"),
-                                 "-h", "127.0.0.1", "-p", str(_free_port())], env=dep["env"], cwd=REPO_ROOT,
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(
+            [
+                str(BIN / "dagster"),
+                "dev",
+                "-w",
+                str(REPO_ROOT / "workspace.yaml"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(_free_port()),
+            ],
+            env=dep["env"],
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     dep["stacks"].append(proc)
     return proc
 
@@ -125,7 +160,9 @@ def _kill_tree(root: int, proc: subprocess.Popen | None = None) -> int:
     if proc is not None:
         proc.wait(timeout=30)
     deadline = time.monotonic() + 30
-    while (alive := {p for p in victims if p in _procs() and _procs()[p][2] not in "ZX"}) and time.monotonic() < deadline:
+    while (
+        alive := {p for p in victims if p in _procs() and _procs()[p][2] not in "ZX"}
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive, f"processes survived SIGKILL: {alive}"
     return len(victims)
@@ -156,10 +193,17 @@ def _snapshot(dep) -> dict:
         runs = _runs(instance)
         slots = instance.event_log_storage.get_concurrency_info("mineru").claimed_slots
         statuses = folder_status(dep["kb"], instance)
-        dead = {r.run_id: check_worker(instance, r).reason for r in runs
-                if r.status in UNFINISHED and check_worker(instance, r).dead}
-    return {"runs": {r.run_id: r.status for r in runs}, "slots": {s.run_id for s in slots},
-            "files": {s.name: (s.state, s.detail) for s in statuses}, "dead": dead}
+        dead = {
+            r.run_id: check_worker(instance, r).reason
+            for r in runs
+            if r.status in UNFINISHED and check_worker(instance, r).dead
+        }
+    return {
+        "runs": {r.run_id: r.status for r in runs},
+        "slots": {s.run_id for s in slots},
+        "files": {s.name: (s.state, s.detail) for s in statuses},
+        "dead": dead,
+    }
 
 
 def _assert_clean(dep, snap: dict) -> None:
@@ -167,7 +211,9 @@ def _assert_clean(dep, snap: dict) -> None:
     dead run, no partial cache entry, no temp dir of a dead parse."""
     assert not snap["dead"], f"runs left unfinished with a dead worker: {snap['dead']}"
     for run_id in snap["slots"]:
-        assert snap["runs"].get(run_id) in UNFINISHED, f"`mineru` slot held by run {run_id} ({snap['runs'].get(run_id)})"
+        assert snap["runs"].get(run_id) in UNFINISHED, (
+            f"`mineru` slot held by run {run_id} ({snap['runs'].get(run_id)})"
+        )
     finals, temps = _cache(dep["data"])
     assert all((entry / COMPLETE_MARKER).is_file() for entry in finals), "a cache entry without its marker"
     assert not temps, f"temp dirs of dead parses left: {[t.name for t in temps]}"
@@ -192,15 +238,24 @@ def test_whole_stack_killed_mid_parse_recovers_after_restart(deployment):
     stack = _start_stack(dep)
     # At least one parse under way: its cache temp dir exists and a run is STARTED.
     started = time.monotonic()
-    _wait("a parse in progress", lambda: _cache(dep["data"])[1] and any(
-        s == dg.DagsterRunStatus.STARTED for s in _snapshot(dep)["runs"].values()), 240, dep, interval=0.5)
+    _wait(
+        "a parse in progress",
+        lambda: (
+            _cache(dep["data"])[1] and any(s == dg.DagsterRunStatus.STARTED for s in _snapshot(dep)["runs"].values())
+        ),
+        240,
+        dep,
+        interval=0.5,
+    )
     time.sleep(1.0)
     killed = _kill_tree(stack.pid, stack)
     before = _snapshot(dep)
     stuck = {r for r, s in before["runs"].items() if s in UNFINISHED}
-    print(f"\nkilled {killed} processes {time.monotonic() - started:.0f} s after the start; runs "
-          f"{sorted(s.value for s in before['runs'].values())}; mineru slots held by {len(before['slots'])} runs; "
-          f"files {sorted(st for st, _ in before['files'].values())}")
+    print(
+        f"\nkilled {killed} processes {time.monotonic() - started:.0f} s after the start; runs "
+        f"{sorted(s.value for s in before['runs'].values())}; mineru slots held by {len(before['slots'])} runs; "
+        f"files {sorted(st for st, _ in before['files'].values())}"
+    )
     assert stuck and before["slots"] <= stuck, "the kill did not leave a run holding a slot"
     # Nothing running now: status already says these runs' workers died (not "pending").
     for _name, (state, detail) in before["files"].items():
@@ -215,16 +270,19 @@ def test_whole_stack_killed_mid_parse_recovers_after_restart(deployment):
 
     def recovered():
         snap = _snapshot(dep)
-        ended.update({r: time.monotonic() - restarted for r in stuck
-                      if r not in ended and snap["runs"][r] not in UNFINISHED})
+        ended.update(
+            {r: time.monotonic() - restarted for r in stuck if r not in ended and snap["runs"][r] not in UNFINISHED}
+        )
         done = all(state in ("ingested", "failed") for state, _ in snap["files"].values())
         return snap if done and len(ended) == len(stuck) and not snap["dead"] else None
 
     snap = _wait("every file ingested or failed", recovered, RECOVERY_LIMIT + 30, dep, interval=2.0)
     total = time.monotonic() - restarted
     files = snap["files"]
-    print(f"recovery after the restart: dead runs ended after {sorted(round(t) for t in ended.values())} s, "
-          f"every file done after {total:.1f} s; {json.dumps({n: s for n, (s, _) in files.items()})}")
+    print(
+        f"recovery after the restart: dead runs ended after {sorted(round(t) for t in ended.values())} s, "
+        f"every file done after {total:.1f} s; {json.dumps({n: s for n, (s, _) in files.items()})}"
+    )
     assert total <= RECOVERY_LIMIT, f"recovery took {total:.0f} s"
     assert files["scanned_small_ocr.pdf"][0] == "failed" and files["scanned_small_ocr.pdf"][1]
     for name, (state, detail) in files.items():
@@ -249,8 +307,9 @@ def test_one_run_worker_killed_is_failed_retried_and_ingested(deployment):
         if not _cache(dep["data"])[1]:
             return None
         with dg.DagsterInstance.get() as instance:
-            for run in instance.get_runs(dg.RunsFilter(job_name="ingest_documents",
-                                                       statuses=[dg.DagsterRunStatus.STARTED])):
+            for run in instance.get_runs(
+                dg.RunsFilter(job_name="ingest_documents", statuses=[dg.DagsterRunStatus.STARTED])
+            ):
                 record = worker_record(instance, run.run_id)
                 if record:
                     return run.run_id, record.pid
@@ -276,8 +335,10 @@ def test_one_run_worker_killed_is_failed_retried_and_ingested(deployment):
 
     snap = _wait("the document to be ingested", ingested, RECOVERY_LIMIT, dep, interval=1.0)
     total = time.monotonic() - kill_time
-    print(f"\none worker killed ({killed} processes): run failed after {failed_after:.1f} s, document ingested "
-          f"{total:.1f} s after the kill")
+    print(
+        f"\none worker killed ({killed} processes): run failed after {failed_after:.1f} s, document ingested "
+        f"{total:.1f} s after the kill"
+    )
     assert snap["files"]["demo1.pdf"][0] == "ingested", snap["files"]
     with dg.DagsterInstance.get() as instance:
         run = instance.get_run_by_id(run_id)
@@ -298,17 +359,32 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
 
     from kb_pipeline.instance.run_workers import HOST_TAG, end_dead_runs, worker_tags
 
-    def started_run(instance, pid: int | None, recorded_ago: float = 0.0, status=dg.DagsterRunStatus.STARTED,
-                    **tags) -> dg.DagsterRun:
-        run = instance.add_run(dg.DagsterRun(job_name="ingest_documents", run_id=str(uuid.uuid4()),
-                                             status=status, tags={**worker_tags(), **tags}))
+    def started_run(
+        instance, pid: int | None, recorded_ago: float = 0.0, status=dg.DagsterRunStatus.STARTED, **tags
+    ) -> dg.DagsterRun:
+        run = instance.add_run(
+            dg.DagsterRun(
+                job_name="ingest_documents", run_id=str(uuid.uuid4()), status=status, tags={**worker_tags(), **tags}
+            )
+        )
         if pid is not None:
-            event = DagsterEvent(event_type_value=dg.DagsterEventType.ENGINE_EVENT.value, job_name=run.job_name,
-                                 message=f"Started process for run (pid: {pid}).",
-                                 event_specific_data=EngineEventData.in_process(pid))
-            instance.store_event(EventLogEntry(error_info=None, level=logging.INFO, user_message="", run_id=run.run_id,
-                                               timestamp=time.time() - recorded_ago, dagster_event=event,
-                                               job_name=run.job_name))
+            event = DagsterEvent(
+                event_type_value=dg.DagsterEventType.ENGINE_EVENT.value,
+                job_name=run.job_name,
+                message=f"Started process for run (pid: {pid}).",
+                event_specific_data=EngineEventData.in_process(pid),
+            )
+            instance.store_event(
+                EventLogEntry(
+                    error_info=None,
+                    level=logging.INFO,
+                    user_message="",
+                    run_id=run.run_id,
+                    timestamp=time.time() - recorded_ago,
+                    dagster_event=event,
+                    job_name=run.job_name,
+                )
+            )
         return run
 
     gone = subprocess.Popen(["true"])

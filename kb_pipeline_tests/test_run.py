@@ -33,16 +33,25 @@ def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, ca
     run_dir = layout.runs / manifest["run_id"]
     assert json.loads((run_dir / "manifest.json").read_text())["run_id"] == manifest["run_id"]
 
-    failures = [ParseFailure.model_validate_json(line) for line in (run_dir / "failures.jsonl").read_text().splitlines()]
+    failures = [
+        ParseFailure.model_validate_json(line) for line in (run_dir / "failures.jsonl").read_text().splitlines()
+    ]
     by_doc = {f.doc_id: f for f in failures}
     assert {d: f.error_type for d, f in by_doc.items()} == {
-        "zero": "EmptyFileError", "notes": "NotAPdfError", "truncated": "CorruptPdfError",
-        "locked": "EncryptedPdfError", "scanned": "OcrUnavailableError",
+        "zero": "EmptyFileError",
+        "notes": "NotAPdfError",
+        "truncated": "CorruptPdfError",
+        "locked": "EncryptedPdfError",
+        "scanned": "OcrUnavailableError",
     }
     assert all(f.message and f.traceback for f in failures)
 
     ok = [d for d in manifest["documents"] if d["status"] == "ok"]
-    assert sorted(d["doc_id"] for d in ok) == ["STD_2026_006_parameter_produksi", "pump_maintenance_manual", "unittest_test"]
+    assert sorted(d["doc_id"] for d in ok) == [
+        "STD_2026_006_parameter_produksi",
+        "pump_maintenance_manual",
+        "unittest_test",
+    ]
     for d in ok:
         doc = ParsedDocument.model_validate_json((run_dir / d["doc_id"] / "chunks.json").read_text())
         assert doc.chunks and doc.normaliser_version == NORMALISER_VERSION
@@ -54,7 +63,13 @@ def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, ca
         coverage = d["checks"]["text_coverage"]
         assert coverage["passed"] and coverage["coverage"] >= 0.99 and coverage["first_missing"] == []
     assert manifest["skipped"] == [{"path": str(folder / "readme.txt"), "reason": "not a PDF (suffix '.txt')"}]
-    assert manifest["totals"] == {"documents": 8, "ok": 3, "failed": 5, "skipped": 1, "warnings": len(manifest["warnings"])}
+    assert manifest["totals"] == {
+        "documents": 8,
+        "ok": 3,
+        "failed": 5,
+        "skipped": 1,
+        "warnings": len(manifest["warnings"]),
+    }
     progress = capsys.readouterr().err
     assert "[1/8]" in progress and "FAILED EncryptedPdfError" in progress
 

@@ -13,21 +13,51 @@ from kb_pipeline.source_title import choose_source_title, first_title_item, is_m
 from .conftest import FIXTURE_PDFS, MINERU_FIXTURES
 
 
-@pytest.mark.parametrize("title", [
-    "AMT General Handbook", "Standard Parameter Produksi", "코로나-19 관련 보험약관상 재해보험금 지급문제 및 개선과제",
-    "Qwen2 Technical Report", "TCP/IP in practice", "High-Performance Computing (HPC) Security",
-])
+@pytest.mark.parametrize(
+    "title",
+    [
+        "AMT General Handbook",
+        "Standard Parameter Produksi",
+        "코로나-19 관련 보험약관상 재해보험금 지급문제 및 개선과제",
+        "Qwen2 Technical Report",
+        "TCP/IP in practice",
+        "High-Performance Computing (HPC) Security",
+    ],
+)
 def test_meaningful_metadata_titles_are_kept(title):
     assert is_meaningful_title(title)
 
 
-@pytest.mark.parametrize("title", [
-    None, "", "   ", "none", "Untitled", "untitled document", "Slide 1", "Document1", "PowerPoint Presentation",
-    "Microsoft Word - 22_12_20_PV_VOLTALIA_SERANON_reprise 2021-1.docx", "Microsoft Word - report",
-    "report.pdf", "thesis_final.tex", "Annual Report 2020.DOCX", r"C:\Users\me\report", "/home/me/report",
-    "doi:10.1016/j.jhydrol.2005.01.006", "10.1000/182", "https://example.org/x", "12345", "2013-04-05",
-    "us-018", "ED-2013-018", "22_12_20_PV", "A1",
-])
+@pytest.mark.parametrize(
+    "title",
+    [
+        None,
+        "",
+        "   ",
+        "none",
+        "Untitled",
+        "untitled document",
+        "Slide 1",
+        "Document1",
+        "PowerPoint Presentation",
+        "Microsoft Word - 22_12_20_PV_VOLTALIA_SERANON_reprise 2021-1.docx",
+        "Microsoft Word - report",
+        "report.pdf",
+        "thesis_final.tex",
+        "Annual Report 2020.DOCX",
+        r"C:\Users\me\report",
+        "/home/me/report",
+        "doi:10.1016/j.jhydrol.2005.01.006",
+        "10.1000/182",
+        "https://example.org/x",
+        "12345",
+        "2013-04-05",
+        "us-018",
+        "ED-2013-018",
+        "22_12_20_PV",
+        "A1",
+    ],
+)
 def test_file_names_tool_defaults_and_ids_are_rejected(title):
     assert not is_meaningful_title(title)
 
@@ -42,8 +72,10 @@ def test_real_documents():
     # demo1's metadata Title is a DOI: the first title item MinerU found, verbatim.
     demo1 = load_raw_output(MINERU_FIXTURES / "demo1")
     assert first_title_item(demo1) == "The response of flow duration curves to afforestation"
-    assert source_title(FIXTURE_PDFS / "demo1.pdf", demo1, Path("in/demo1.pdf")) == \
-        "The response of flow duration curves to afforestation"
+    assert (
+        source_title(FIXTURE_PDFS / "demo1.pdf", demo1, Path("in/demo1.pdf"))
+        == "The response of flow duration curves to afforestation"
+    )
     # sample.pdf carries a real Title in its metadata.
     sample = load_raw_output(MINERU_FIXTURES / "sample")
     assert source_title(FIXTURE_PDFS / "sample.pdf", sample, Path("in/sample.pdf")) == "Standard Parameter Produksi"

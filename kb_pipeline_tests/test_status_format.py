@@ -8,13 +8,17 @@ from pathlib import Path
 from kb_pipeline.instance.status import FileStatus, format_status
 
 LONG_NAME = "Hydraulic press maintenance handbook, revision 12 (final, approved by QA).pdf"
-REASON = ("EncryptedPdfError: the PDF is password-protected; remove the password (qpdf --decrypt in.pdf out.pdf) "
-          "and drop the decrypted copy into the folder again")
+REASON = (
+    "EncryptedPdfError: the PDF is password-protected; remove the password (qpdf --decrypt in.pdf out.pdf) "
+    "and drop the decrypted copy into the folder again"
+)
 
 
 def test_names_and_reasons_are_never_cut():
-    statuses = [FileStatus("a.pdf", "a", "ingested", "version 1, 12 chunks"),
-                FileStatus(LONG_NAME, "long", "failed", REASON)]
+    statuses = [
+        FileStatus("a.pdf", "a", "ingested", "version 1, 12 chunks"),
+        FileStatus(LONG_NAME, "long", "failed", REASON),
+    ]
     wide = format_status(statuses, Path("/drop"), width=None)
     assert LONG_NAME in wide.splitlines() and REASON in wide
     wrapped = format_status(statuses, Path("/drop"), width=100)

@@ -13,8 +13,13 @@ from kb_pipeline.pdf_text import PdfTextLayer
 from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
 
 # Small documents, a few seconds of MinerU each.
-DOCS = ["report_ko_covid_insurance", "report_fr_solar_impact_study", "report_eu_food_retail_tables",
-        "table_nces_projections_multipage", "paper_twocol_creativity_ml"]
+DOCS = [
+    "report_ko_covid_insurance",
+    "report_fr_solar_impact_study",
+    "report_eu_food_retail_tables",
+    "table_nces_projections_multipage",
+    "paper_twocol_creativity_ml",
+]
 
 
 def _headings(run) -> list[str]:
@@ -43,8 +48,12 @@ def test_run_in_headings_in_their_own_font_are_cut_from_the_paragraph(corpus_run
     in a heading font and continues the (1), (2), … run, so it is cut out as a heading."""
     run = corpus_run("report_ko_covid_insurance")
     headings = _headings(run)
-    for line in ["(1) 「감염병의 예방 및 관리에 관한 법률」 개정", "(2) 생명보험 표준약관 재해분류표",
-                 "(3) 「약관의 규제에 관한 법률」상 약관해석의 원칙", "(4) 생보업계의 재해보험금 지급에 대한 의견"]:
+    for line in [
+        "(1) 「감염병의 예방 및 관리에 관한 법률」 개정",
+        "(2) 생명보험 표준약관 재해분류표",
+        "(3) 「약관의 규제에 관한 법률」상 약관해석의 원칙",
+        "(4) 생보업계의 재해보험금 지급에 대한 의견",
+    ]:
         assert line in headings
     chunk = next(c for c in run.document.chunks if c.heading_path[-1:] == ["(2) 생명보험 표준약관 재해분류표"])
     assert chunk.heading_path[0] == "2 코로나-19 관련 보험 현황"  # a boxed title (an image item) opens section 2
@@ -56,7 +65,10 @@ def test_the_outline_gives_headings_and_depth_and_contents_pages_hold_none(corpu
     run = corpus_run("report_fr_solar_impact_study")
     by_heading = {c.heading_path[-1]: c.heading_path for c in run.document.chunks if c.heading_path}
     assert by_heading["1.1 CONTEXTE POLITIQUE INTERNATIONAL"][-3:] == [
-        "CHAPITRE I : PREAMBULE", "1   CONTEXTE POLITIQUE ET ENGAGEMENTS", "1.1 CONTEXTE POLITIQUE INTERNATIONAL"]
+        "CHAPITRE I : PREAMBULE",
+        "1   CONTEXTE POLITIQUE ET ENGAGEMENTS",
+        "1.1 CONTEXTE POLITIQUE INTERNATIONAL",
+    ]
     contents = [c for c in run.document.chunks if 2 in c.page_idxs]
     assert len(contents) == 1 and "5 PHASAGE CHANTIER" in contents[0].text
     assert not any("...." in line for line in _headings(run))  # no contents line became a heading
@@ -87,11 +99,18 @@ def test_heading_rejection_rules():
     assert numbered("1.Introduction") == ("arabic", "1", "Introduction")
     assert numbered("3.Scope of the plan") == ("arabic", "3", "Scope of the plan")
     assert numbered("CHAPTER 5. RESULTS")[0] == "chapter"
-    for line, reason in [("3.1", "no words"), ("6 0", "no words"), ("= 0", "no words"), ("[", "no words"),
-                         ("Figure 3: Flow duration curves", "caption"), ("Abbildung 2: Aufbau", "caption"),
-                         ("2.1 Scope ........ 4", "table of contents"), ("Total:", "fragment or label"),
-                         ("as agreed with the supplier.", "sentence fragment"),
-                         ("Available: https://example.org/x", "address or reference")]:
+    for line, reason in [
+        ("3.1", "no words"),
+        ("6 0", "no words"),
+        ("= 0", "no words"),
+        ("[", "no words"),
+        ("Figure 3: Flow duration curves", "caption"),
+        ("Abbildung 2: Aufbau", "caption"),
+        ("2.1 Scope ........ 4", "table of contents"),
+        ("Total:", "fragment or label"),
+        ("as agreed with the supplier.", "sentence fragment"),
+        ("Available: https://example.org/x", "address or reference"),
+    ]:
         assert heading_rejection(line) == reason, line
     assert heading_rejection("4.2 Safety requirements") is None
     tracker = HeadingTracker()

@@ -10,8 +10,9 @@ from kb_pipeline.packaging import package_document, structure_for_raw_output
 
 def _package(run, layout, out):
     structure = structure_for_raw_output(run.raw.path, run.document)
-    result = package_document(run.raw.path, out, project_root=layout.root.parent,
-                              doc_name=run.document.doc_id, structure=structure)
+    result = package_document(
+        run.raw.path, out, project_root=layout.root.parent, doc_name=run.document.doc_id, structure=structure
+    )
     chunks = [json.loads(line) for line in result.chunks_path.read_text(encoding="utf-8").splitlines()]
     return chunks, json.loads(result.manifest_path.read_text(encoding="utf-8"))
 
@@ -21,7 +22,7 @@ def test_nces_table_14_continues_on_the_next_page(corpus_run, tmp_path):
     laid-out text, the second captioned "…—Continued"). Tables 15–19 have titles of their own."""
     chunks, manifest = _package(corpus_run("table_nces_projections_multipage"), corpus_run.layout, tmp_path)
     tables = {c["chunk_id"]: c for c in chunks if c["content_type"] == "table"}
-    (continuation, previous), = manifest["continues"].items()
+    ((continuation, previous),) = manifest["continues"].items()
     assert tables[continuation]["page_no"] == 2 and tables[previous]["page_no"] == 1
     # The part it continues is the last part of page 1's table.
     assert previous == max(i for i, c in tables.items() if c["page_no"] == 1)
@@ -38,7 +39,7 @@ def test_a_headerless_continuation_takes_the_previous_header(corpus_run, tmp_pat
     goes on with "keywords | Keywords" and no header. Without the link that row became the header."""
     chunks, manifest = _package(corpus_run("manual_pymupdf_v1_8", "7-8"), corpus_run.layout, tmp_path)
     by_id = {c["chunk_id"]: c for c in chunks}
-    (continuation, previous), = manifest["continues"].items()
+    ((continuation, previous),) = manifest["continues"].items()
     assert by_id[previous]["page_no"] == 7 and "Columns: Key | Value" in by_id[previous]["chunk_text"]
     text = by_id[continuation]["chunk_text"].splitlines()
     assert by_id[continuation]["page_no"] == 8

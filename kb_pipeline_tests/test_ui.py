@@ -25,9 +25,25 @@ from .conftest import REPO_ROOT, SAMPLE_PDFS
 pytestmark = pytest.mark.services
 
 BIN = Path(sys.executable).parent
-ASSETS = {"source_pdf", "mineru_raw_output", "parsed_document", "quality_warnings", "quality_warnings_table", "kb_package"}
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ASSETS = {
+    "source_pdf",
+    "mineru_raw_output",
+    "parsed_document",
+    "quality_warnings",
+    "quality_warnings_table",
+    "kb_package",
+}
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -46,8 +62,13 @@ def deployment(tmp_path):
     drop.mkdir(parents=True)
     for pdf in SAMPLE_PDFS:
         shutil.copy(pdf, drop)
-    env = {**os.environ, "DAGSTER_HOME": str(home), "KB_DATA_DIR": str(tmp_path / "data"),
-           "KB_DAGSTER_DIR": str(tmp_path / "data" / "dagster"), "KB_DROP_FOLDER": str(drop)}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "KB_DATA_DIR": str(tmp_path / "data"),
+        "KB_DAGSTER_DIR": str(tmp_path / "data" / "dagster"),
+        "KB_DROP_FOLDER": str(drop),
+    }
     return env, drop
 
 
@@ -58,8 +79,11 @@ def _ingest(env) -> str:
 
 
 def _graphql(port: int, query: str) -> dict:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/graphql", data=json.dumps({"query": query}).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/graphql",
+        data=json.dumps({"query": query}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         body = json.loads(response.read())
     assert "errors" not in body, body
@@ -67,8 +91,11 @@ def _graphql(port: int, query: str) -> dict:
 
 
 def _stale(port: int, asset: str, partition: str) -> str:
-    data = _graphql(port, f'{{ assetNodeOrError(assetKey: {{path: ["{asset}"]}}) '
-                          f'{{ ... on AssetNode {{ staleStatus(partition: "{partition}") }} }} }}')
+    data = _graphql(
+        port,
+        f'{{ assetNodeOrError(assetKey: {{path: ["{asset}"]}}) '
+        f'{{ ... on AssetNode {{ staleStatus(partition: "{partition}") }} }} }}',
+    )
     return data["assetNodeOrError"]["staleStatus"]
 
 
@@ -76,9 +103,13 @@ def _stale(port: int, asset: str, partition: str) -> str:
 def webserver(deployment):
     env, _drop = deployment
     port = _free_port()
-    server = subprocess.Popen([str(BIN / "dagster-webserver"), "-w", str(REPO_ROOT / "workspace.yaml"),
-                               "-h", "127.0.0.1", "-p", str(port)], env=env, cwd=REPO_ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [str(BIN / "dagster-webserver"), "-w", str(REPO_ROOT / "workspace.yaml"), "-h", "127.0.0.1", "-p", str(port)],
+        env=env,
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while True:
         try:
@@ -103,8 +134,9 @@ def test_ui_lists_assets_partitions_and_shows_a_changed_document_unsynced(deploy
 
     nodes = _graphql(port, "{ assetNodes { assetKey { path } } }")["assetNodes"]
     assert {"/".join(n["assetKey"]["path"]) for n in nodes} == ASSETS
-    partitions = _graphql(port, '{ assetNodeOrError(assetKey: {path: ["parsed_document"]}) '
-                                "{ ... on AssetNode { partitionKeys } } }")["assetNodeOrError"]["partitionKeys"]
+    partitions = _graphql(
+        port, '{ assetNodeOrError(assetKey: {path: ["parsed_document"]}) { ... on AssetNode { partitionKeys } } }'
+    )["assetNodeOrError"]["partitionKeys"]
     assert sorted(partitions) == ["STD_2026_006_parameter_produksi", "policy", "pump_maintenance_manual"]
     assert _stale(port, "mineru_raw_output", "policy") == "FRESH"
 
@@ -123,9 +155,12 @@ def test_ui_lists_assets_partitions_and_shows_a_changed_document_unsynced(deploy
     summary = _ingest(env)
     assert "1 ingested, 2 unchanged, 0 failed" in summary
     assert _stale(port, "mineru_raw_output", "policy") == "FRESH"
-    versions = _graphql(port, '{ assetNodeOrError(assetKey: {path: ["parsed_document"]}) { ... on AssetNode '
-                              '{ latestMaterializationByPartition(partitions: ["policy"]) '
-                              "{ metadataEntries { label ... on IntMetadataEntry { intValue } } } } } }")
+    versions = _graphql(
+        port,
+        '{ assetNodeOrError(assetKey: {path: ["parsed_document"]}) { ... on AssetNode '
+        '{ latestMaterializationByPartition(partitions: ["policy"]) '
+        "{ metadataEntries { label ... on IntMetadataEntry { intValue } } } } } }",
+    )
     entries = versions["assetNodeOrError"]["latestMaterializationByPartition"][0]["metadataEntries"]
     assert {e["label"]: e.get("intValue") for e in entries}["version"] == 2
 
@@ -139,8 +174,13 @@ def test_headless_chromium_renders_the_asset_graph(deployment, webserver, tmp_pa
     url = f"http://127.0.0.1:{webserver}/assets/parsed_document?view=lineage&lineageDepth=3"
     profile = tmp_path / "chromium-profile"
     screenshot = tmp_path / "asset-graph.png"
-    common = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1600,1000",
-              "--virtual-time-budget=30000"]
+    common = [
+        chromium,
+        *CHROMIUM_FLAGS,
+        f"--user-data-dir={profile}",
+        "--window-size=1600,1000",
+        "--virtual-time-budget=30000",
+    ]
     subprocess.run([*common, f"--screenshot={screenshot}", url], capture_output=True, timeout=180)
     dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, text=True, timeout=180).stdout
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 20_000

@@ -41,8 +41,9 @@ def long_document(tmp_path_factory):
     runs = {}
     progress = []
     for window in (0, 50):
-        runs[window] = process_document(pdf, ParserConfig(parse_window=window), layout,
-                                        progress=lambda *p: progress.append(p))
+        runs[window] = process_document(
+            pdf, ParserConfig(parse_window=window), layout, progress=lambda *p: progress.append(p)
+        )
     return runs, progress
 
 
@@ -57,16 +58,18 @@ def test_windowed_raw_output_reads_as_one_parse(long_document):
     # whole document — byte for byte.
     for name in ("middle_json.json", "content_list.json", "content_list_v2.json"):
         assert (windowed.path / name).read_bytes() == (full.path / name).read_bytes(), name
-    assert sorted(p.name for p in (windowed.path / "images").iterdir()) == \
-        sorted(p.name for p in (full.path / "images").iterdir())
+    assert sorted(p.name for p in (windowed.path / "images").iterdir()) == sorted(
+        p.name for p in (full.path / "images").iterdir()
+    )
     assert not (windowed.path / ".windows").exists()
 
 
 def test_windowed_chunks_match_across_boundaries(long_document):
     runs, _ = long_document
     full, windowed = runs[0].document, runs[50].document
-    assert [(c.text, c.heading, c.heading_path, c.page_idxs) for c in windowed.chunks] == \
-        [(c.text, c.heading, c.heading_path, c.page_idxs) for c in full.chunks]
+    assert [(c.text, c.heading, c.heading_path, c.page_idxs) for c in windowed.chunks] == [
+        (c.text, c.heading, c.heading_path, c.page_idxs) for c in full.chunks
+    ]
     assert all(check.passed for check in runs[50].checks.values())
     # The boundaries really are crossed: the paragraph's chunk spans pages 50-51 (idx 49, 50),
     # the table is on both sides of 100|101, and section 3 (pages 41-60, idx 40-59) spans windows 1 and 2.
@@ -85,8 +88,9 @@ def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeyp
     monkeypatch.setattr(mineru_adapter, "plan_windows", lambda n, size: [(1, 2), (9000, 9001)])
     with pytest.raises(ParserError, match=r"window 2/2 \(pages 9000-9001\)"):
         parse_raw(pdf, content_hash_of(pdf), ParserConfig(parse_window=2), layout)
-    key = cache.cache_key(content_hash_of(pdf), ParserConfig(parse_window=2).fingerprint,
-                          mineru_adapter.mineru_version())
+    key = cache.cache_key(
+        content_hash_of(pdf), ParserConfig(parse_window=2).fingerprint, mineru_adapter.mineru_version()
+    )
     assert cache.complete_dir(layout.parse_cache, key) is None
     assert list(layout.parse_cache.iterdir()) == []
 

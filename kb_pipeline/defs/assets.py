@@ -47,8 +47,10 @@ GROUP = "ingestion"
 MINERU_POOL = "mineru"
 # The warnings tables' columns are QualityWarning's fields, in order: integers as nullable Int64,
 # everything else as strings.
-WARNING_COLUMNS = {name: "Int64" if field.annotation in (int, int | None) else "string"
-                   for name, field in QualityWarning.model_fields.items()}
+WARNING_COLUMNS = {
+    name: "Int64" if field.annotation in (int, int | None) else "string"
+    for name, field in QualityWarning.model_fields.items()
+}
 _PREVIEW_CHUNKS = 5
 SEVERE = {check.name: check.severe for check in ARTIFACT_CHECKS}
 
@@ -68,8 +70,9 @@ def _document_error_to_failure(doc_id: str, error: DocumentError) -> dg.Failure:
 # (`KnowledgeBase.parse_retries`, `parse_retry_seconds`, from KB_PARSE_RETRIES, KB_PARSE_RETRY_SECONDS.)
 
 
-def _retry_or_fail(context: dg.AssetExecutionContext, kb: KnowledgeBase, doc_id: str,
-                   error: ParseServiceError) -> Exception:
+def _retry_or_fail(
+    context: dg.AssetExecutionContext, kb: KnowledgeBase, doc_id: str, error: ParseServiceError
+) -> Exception:
     retries, wait = kb.parse_retries, kb.parse_retry_seconds
     if context.retry_number < retries:
         context.log.warning(f"{doc_id}: {error}; retry {context.retry_number + 1} of {retries} in {wait:g} s")
@@ -88,7 +91,7 @@ source_pdf = dg.AssetSpec(
     "source_pdf",
     partitions_def=documents,
     description="A PDF in the drop folder. Its data version per partition is the sha256 of its bytes, "
-                "observed by the drop-folder sensor and by `kb-pipeline ingest`.",
+    "observed by the drop-folder sensor and by `kb-pipeline ingest`.",
     group_name=GROUP,
     kinds={"pdf"},
     owners=OWNERS,
@@ -106,8 +109,8 @@ def _window_progress(context: dg.AssetExecutionContext, line: str) -> None:
     partitions_def=documents,
     deps=[source_pdf],
     description="MinerU's untouched raw output for this document (middle JSON, content lists, markdown, images), "
-                "in the content-addressed cache `<sha16>-<config12>-<mineru_version>`. A complete cache entry is "
-                "reused: an unchanged document never re-runs MinerU.",
+    "in the content-addressed cache `<sha16>-<config12>-<mineru_version>`. A complete cache entry is "
+    "reused: an unchanged document never re-runs MinerU.",
     kinds={"mineru", "pdf"},
     owners=OWNERS,
     group_name=GROUP,
@@ -123,15 +126,23 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
     source = kb.find_source(doc_id)
     config = kb.parser_config
     try:
-        ref = parse_raw(source.path, content_hash_of(source.path), config, kb.layout,
-                        progress=lambda k, n, first, last: _window_progress(context, f"{doc_id}: window {k}/{n} "
-                                                                                     f"(pages {first}-{last})"))
+        ref = parse_raw(
+            source.path,
+            content_hash_of(source.path),
+            config,
+            kb.layout,
+            progress=lambda k, n, first, last: _window_progress(
+                context, f"{doc_id}: window {k}/{n} (pages {first}-{last})"
+            ),
+        )
     except DocumentError as e:
         raise _document_error_to_failure(doc_id, e) from e
     except ParseServiceError as e:
         raise _retry_or_fail(context, kb, doc_id, e) from e
     marker = ref.marker
-    context.log.info(f"{doc_id}: {'cache hit' if ref.cache_hit else f'parsed in {ref.parse_seconds:.1f} s'} → {ref.path}")
+    context.log.info(
+        f"{doc_id}: {'cache hit' if ref.cache_hit else f'parsed in {ref.parse_seconds:.1f} s'} → {ref.path}"
+    )
     return dg.MaterializeResult(
         data_version=dg.DataVersion(ref.path.name),
         metadata={
@@ -153,7 +164,7 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
 
 
 def ocr_note(marker: dict) -> str:
-    """"OCR (tesseract-5.3.0, eng) on 3 of 8 pages", or "" for a document read from its text layer."""
+    """ "OCR (tesseract-5.3.0, eng) on 3 of 8 pages", or "" for a document read from its text layer."""
     ocr = marker.get("ocr")
     if not ocr:
         return ""
@@ -167,20 +178,31 @@ def _raw_ref_for(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> RawOut
         raise dg.Failure(f"{context.partition_key}: mineru_raw_output has not been materialised", allow_retries=False)
     path = Path(str(meta["raw_output_dir"]))
     if complete_dir(path.parent, path.name) is None:
-        raise dg.Failure(f"{context.partition_key}: raw output {path} is missing or incomplete; "
-                         "re-materialise mineru_raw_output", allow_retries=False)
+        raise dg.Failure(
+            f"{context.partition_key}: raw output {path} is missing or incomplete; re-materialise mineru_raw_output",
+            allow_retries=False,
+        )
     return RawOutputRef(path, True, 0.0, read_marker(path))
 
 
 def _markdown_preview(document, warnings: list[QualityWarning]) -> str:
-    lines = [f"**{document.source_title}** — {document.n_pages} pages, {len(document.chunks)} chunks, "
-             f"{len(warnings)} warnings", "", "| chunk | kind | page | section | text |", "|---|---|---|---|---|"]
+    lines = [
+        f"**{document.source_title}** — {document.n_pages} pages, {len(document.chunks)} chunks, "
+        f"{len(warnings)} warnings",
+        "",
+        "| chunk | kind | page | section | text |",
+        "|---|---|---|---|---|",
+    ]
     for chunk in document.chunks[:_PREVIEW_CHUNKS]:
         text = " ".join(chunk.text.split())[:120].replace("|", "\\|")
-        lines.append(f"| {chunk.chunk_id} | {chunk.kind} | {chunk.page_no} | {chunk.section_no or ''} {chunk.heading or ''} | {text} |")
+        lines.append(
+            f"| {chunk.chunk_id} | {chunk.kind} | {chunk.page_no} | {chunk.section_no or ''} {chunk.heading or ''} | {text} |"
+        )
     if warnings:
-        lines += ["", "**Warnings**", ""] + [f"- `{w.jenis}` (page {'' if w.page_idx is None else w.page_idx + 1}): "
-                                              f"{w.detail[:160]}" for w in warnings[:10]]
+        lines += ["", "**Warnings**", ""] + [
+            f"- `{w.jenis}` (page {'' if w.page_idx is None else w.page_idx + 1}): {w.detail[:160]}"
+            for w in warnings[:10]
+        ]
     return "\n".join(lines)
 
 
@@ -192,14 +214,16 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
     partitions_def=documents,
     deps=[mineru_raw_output],
     description="The artifact: one ParsedDocument (schema 0.3.3) at data/parsed/<doc_id>/chunks.json — verbatim "
-                "chunks, headings, formulas and tables, with full provenance.",
+    "chunks, headings, formulas and tables, with full provenance.",
     kinds={"json", "pydantic"},
     owners=OWNERS,
     group_name=GROUP,
     code_version=NORMALISER_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
-    check_specs=[dg.AssetCheckSpec(check.name, asset=PARSED_DOCUMENT, description=check.description,
-                                   blocking=check.blocking) for check in ARTIFACT_CHECKS],
+    check_specs=[
+        dg.AssetCheckSpec(check.name, asset=PARSED_DOCUMENT, description=check.description, blocking=check.blocking)
+        for check in ARTIFACT_CHECKS
+    ],
 )
 def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
@@ -211,7 +235,9 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
     write_artifact(artifact_path, document)
     # Written here, beside the artifact, so quality_warnings reads exactly this run's warnings.
     warnings_file = artifact_path.with_name("warnings.json")
-    write_text_atomically(warnings_file, json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2))
+    write_text_atomically(
+        warnings_file, json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2)
+    )
     kinds = chunk_kinds(document)
     return dg.MaterializeResult(
         data_version=dg.DataVersion(identity(document)),
@@ -237,9 +263,11 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
                 passed=outcome.passed,
                 severity=dg.AssetCheckSeverity.ERROR if SEVERE[name] else dg.AssetCheckSeverity.WARN,
                 description=outcome.description,
-                metadata={"problems": len(outcome.problems),
-                          "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none"),
-                          **_check_metadata(outcome.metadata)},
+                metadata={
+                    "problems": len(outcome.problems),
+                    "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in outcome.problems[:10]) or "none"),
+                    **_check_metadata(outcome.metadata),
+                },
             )
             for name, outcome in result.checks.items()
         ],
@@ -248,8 +276,12 @@ def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
 
 def _check_metadata(values: dict) -> dict:
     """A check's own figures as Dagster metadata: numbers as numbers, anything else as JSON."""
-    return {key: value if isinstance(value, (int, float, str)) and not isinstance(value, bool)
-            else dg.MetadataValue.json(value) for key, value in values.items()}
+    return {
+        key: value
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool)
+        else dg.MetadataValue.json(value)
+        for key, value in values.items()
+    }
 
 
 def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
@@ -299,9 +331,7 @@ def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg
 # `since_last_handled` keeps an update seen while another document's run was in progress
 # pending until the table is rebuilt (test_automation.py).
 REFRESH_AFTER_ANY_DOCUMENT = (
-    dg.AutomationCondition.eager()
-    .without(~dg.AutomationCondition.any_deps_missing())
-    .with_label("eager_allow_missing")
+    dg.AutomationCondition.eager().without(~dg.AutomationCondition.any_deps_missing()).with_label("eager_allow_missing")
 )
 
 
@@ -336,8 +366,8 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
     partitions_def=documents,
     deps=[mineru_raw_output, parsed_document],
     description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
-                "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
-                "Built from MinerU's output with parsed_document's sections and formula text.",
+    "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
+    "Built from MinerU's output with parsed_document's sections and formula text.",
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
@@ -352,13 +382,23 @@ def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.Mater
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
     structure = structure_for_raw_output(raw_ref.path, document)
-    result = package_document(raw_ref.path, layout.within(layout.kb / doc_id), project_root=layout.root.parent,
-                              shared_output_dir=layout.kb / "_all", doc_name=doc_id, structure=structure)
+    result = package_document(
+        raw_ref.path,
+        layout.within(layout.kb / doc_id),
+        project_root=layout.root.parent,
+        shared_output_dir=layout.kb / "_all",
+        doc_name=doc_id,
+        structure=structure,
+    )
     metrics = result.metrics
     return dg.MaterializeResult(
         data_version=dg.DataVersion(hashlib.sha256(result.chunks_path.read_bytes()).hexdigest()[:16]),
         metadata={
-            **{key: value for key, value in metrics.items() if isinstance(value, (int, float)) and not isinstance(value, bool)},
+            **{
+                key: value
+                for key, value in metrics.items()
+                if isinstance(value, (int, float)) and not isinstance(value, bool)
+            },
             "metrics": dg.MetadataValue.json(metrics),
             "kb_chunks": dg.MetadataValue.path(str(result.chunks_path)),
             "shared_output": dg.MetadataValue.path(str(result.shared_chunks_path)),

@@ -37,10 +37,18 @@ class KnowledgeBase(dg.ConfigurableResource):
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
         parser = settings.parser
-        return cls(drop_folder=str(settings.drop_folder), data_dir=str(settings.data_dir), tier=parser.tier,
-                   parse_mode=parser.parse_mode, page_range=parser.page_range, max_pages=parser.max_pages,
-                   ocr_langs=parser.ocr_langs, parse_window=parser.parse_window, parse_retries=settings.parse_retries,
-                   parse_retry_seconds=settings.parse_retry_seconds)
+        return cls(
+            drop_folder=str(settings.drop_folder),
+            data_dir=str(settings.data_dir),
+            tier=parser.tier,
+            parse_mode=parser.parse_mode,
+            page_range=parser.page_range,
+            max_pages=parser.max_pages,
+            ocr_langs=parser.ocr_langs,
+            parse_window=parser.parse_window,
+            parse_retries=settings.parse_retries,
+            parse_retry_seconds=settings.parse_retry_seconds,
+        )
 
     @property
     def layout(self) -> DataLayout:
@@ -52,8 +60,14 @@ class KnowledgeBase(dg.ConfigurableResource):
 
     @property
     def parser_config(self) -> ParserConfig:
-        return ParserConfig(tier=self.tier, parse_mode=self.parse_mode, page_range=self.page_range,
-                            max_pages=self.max_pages, ocr_langs=self.ocr_langs, parse_window=self.parse_window)
+        return ParserConfig(
+            tier=self.tier,
+            parse_mode=self.parse_mode,
+            page_range=self.page_range,
+            max_pages=self.max_pages,
+            ocr_langs=self.ocr_langs,
+            parse_window=self.parse_window,
+        )
 
     @property
     def processing_identity(self) -> str:
@@ -68,6 +82,6 @@ class KnowledgeBase(dg.ConfigurableResource):
                 return source
         raise dg.Failure(
             description=f"No PDF for document {doc_id!r} in {self.folder}: it was removed or renamed. "
-                        "Its earlier artifacts are kept; drop the file again to re-ingest it.",
+            "Its earlier artifacts are kept; drop the file again to re-ingest it.",
             allow_retries=False,
         )

@@ -8,7 +8,6 @@ config and code never runs twice. Files still being written wait for a later tic
 file is logged and its artifacts are kept.
 """
 
-
 import dagster as dg
 
 from ..drop_folder import FolderState, mark_requested, scan
@@ -42,21 +41,34 @@ def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> 
     new_keys = sorted({r.source.doc_id for r in changes.ready} - known)
     # Already current (e.g. ingested by `kb-pipeline ingest` before the sensor first looked):
     # recorded, observed, but not run again.
-    to_run = [r for r in changes.ready
-              if r.source.doc_id not in known or not is_current(context.instance, kb, r.source.doc_id, r.content_hash)]
+    to_run = [
+        r
+        for r in changes.ready
+        if r.source.doc_id not in known or not is_current(context.instance, kb, r.source.doc_id, r.content_hash)
+    ]
     observations = [
-        dg.AssetObservation(asset_key=SOURCE_PDF, partition=r.source.doc_id,
-                            tags={DATA_VERSION_TAG: r.content_hash},
-                            metadata={"path": dg.MetadataValue.path(str(r.source.path)), "size": r.source.size})
+        dg.AssetObservation(
+            asset_key=SOURCE_PDF,
+            partition=r.source.doc_id,
+            tags={DATA_VERSION_TAG: r.content_hash},
+            metadata={"path": dg.MetadataValue.path(str(r.source.path)), "size": r.source.size},
+        )
         for r in changes.ready
     ]
-    runs = [dg.RunRequest(run_key=r.request_key, partition_key=r.source.doc_id,
-                          tags={"kb/source": r.source.path.name, CONTENT_TAG: r.content_hash[:16]})
-            for r in to_run]
+    runs = [
+        dg.RunRequest(
+            run_key=r.request_key,
+            partition_key=r.source.doc_id,
+            tags={"kb/source": r.source.path.name, CONTENT_TAG: r.content_hash[:16]},
+        )
+        for r in to_run
+    ]
     mark_requested(new_state, changes.ready)
-    summary = (f"{len(runs)} to ingest, {changes.unchanged + len(changes.ready) - len(runs)} unchanged, "
-               f"{len(changes.waiting)} waiting, "
-               f"{len(changes.removed)} removed")
+    summary = (
+        f"{len(runs)} to ingest, {changes.unchanged + len(changes.ready) - len(runs)} unchanged, "
+        f"{len(changes.waiting)} waiting, "
+        f"{len(changes.removed)} removed"
+    )
     context.log.info(summary)
     return dg.SensorResult(
         run_requests=runs,
@@ -96,8 +108,8 @@ def build_sensors(settings: Settings) -> list[dg.SensorDefinition]:
         minimum_interval_seconds=settings.dead_run_interval_seconds,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Ends runs whose worker process died (killed, out of memory, the whole stack stopped): STARTING "
-                    "and CANCELING runs, which run monitoring only times out, and STARTED runs when the instance's "
-                    "run launcher cannot check its workers. Frees their pool slots; run retries re-launch them.",
+        "and CANCELING runs, which run monitoring only times out, and STARTED runs when the instance's "
+        "run launcher cannot check its workers. Frees their pool slots; run retries re-launch them.",
     )
     def dead_run_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
         return dead_run_tick(context, settings.never_started_seconds)

@@ -16,7 +16,8 @@ _FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE))
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition]), limit=1).records
+        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition]), limit=1
+    ).records
     return records[0] if records else None
 
 
@@ -28,8 +29,9 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
 
 def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
     """Record the file's content hash as source_pdf's data version, as the sensor does."""
-    instance.report_runless_asset_event(dg.AssetObservation(
-        asset_key=SOURCE_PDF, partition=doc_id, tags={DATA_VERSION_TAG: content_hash}))
+    instance.report_runless_asset_event(
+        dg.AssetObservation(asset_key=SOURCE_PDF, partition=doc_id, tags={DATA_VERSION_TAG: content_hash})
+    )
 
 
 def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:

@@ -38,8 +38,9 @@ class Outcome:
 INGEST_TRIGGER = "kb-pipeline ingest"
 
 
-def release_abandoned_runs(instance: dg.DagsterInstance,
-                           never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[str]:
+def release_abandoned_runs(
+    instance: dg.DagsterInstance, never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS
+) -> list[str]:
     """End the runs of this instance whose worker is dead — this command's own earlier runs
     killed with SIGKILL as much as daemon-launched runs left behind by a stopped `make ui` — and
     free their pool slots (`run_workers.end_dead_runs`). Without it, after as many such crashes
@@ -52,8 +53,13 @@ def _failure_reason(result: dg.ExecuteInProcessResult) -> str:
     return next((reason for reason in reasons if reason), "run failed")
 
 
-def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterInstance, progress=None,
-                  never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[Outcome]:
+def ingest_folder(
+    defs: dg.Definitions,
+    kb: KnowledgeBase,
+    instance: dg.DagsterInstance,
+    progress=None,
+    never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS,
+) -> list[Outcome]:
     progress = progress or sys.stderr
     for run_id in release_abandoned_runs(instance, never_started_seconds):
         print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
@@ -71,30 +77,50 @@ def ingest_folder(defs: dg.Definitions, kb: KnowledgeBase, instance: dg.DagsterI
         label = f"[{n}/{len(ready)}] {name}"
         started = time.perf_counter()
         if is_current(instance, kb, doc_id, item.content_hash):
-            outcomes.append(Outcome(doc_id, name, "unchanged", time.perf_counter() - started,
-                                    metadata_values(latest_materialization(instance, PARSED, doc_id))))
+            outcomes.append(
+                Outcome(
+                    doc_id,
+                    name,
+                    "unchanged",
+                    time.perf_counter() - started,
+                    metadata_values(latest_materialization(instance, PARSED, doc_id)),
+                )
+            )
             print(f"{label} unchanged", file=progress, flush=True)
             continue
         observe_source(instance, doc_id, item.content_hash)
         print(f"{label} …", file=progress, flush=True)
-        result = job.execute_in_process(run_config=QUIET, partition_key=doc_id, instance=instance, raise_on_error=False,
-                                        tags={"kb/source": name, CONTENT_TAG: item.content_hash[:16],
-                                              "kb/trigger": INGEST_TRIGGER, **worker_tags(),
-                                              # This command re-runs a failed document itself.
-                                              "dagster/max_retries": "0"})
+        result = job.execute_in_process(
+            run_config=QUIET,
+            partition_key=doc_id,
+            instance=instance,
+            raise_on_error=False,
+            tags={
+                "kb/source": name,
+                CONTENT_TAG: item.content_hash[:16],
+                "kb/trigger": INGEST_TRIGGER,
+                **worker_tags(),
+                # This command re-runs a failed document itself.
+                "dagster/max_retries": "0",
+            },
+        )
         seconds = time.perf_counter() - started
         if result.success:
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
             outcomes.append(Outcome(doc_id, name, "ingested", seconds, meta))
-            print(f"{label} ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {seconds:.1f} s",
-                  file=progress, flush=True)
+            print(
+                f"{label} ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {seconds:.1f} s",
+                file=progress,
+                flush=True,
+            )
         else:
             reason = _failure_reason(result)
             outcomes.append(Outcome(doc_id, name, "failed", seconds, {}, reason))
             print(f"{label} FAILED {reason}", file=progress, flush=True)
     if any(o.status == "ingested" for o in outcomes):
-        defs.resolve_job_def(WARNINGS_TABLE_JOB).execute_in_process(run_config=QUIET, instance=instance,
-                                                                          raise_on_error=False)
+        defs.resolve_job_def(WARNINGS_TABLE_JOB).execute_in_process(
+            run_config=QUIET, instance=instance, raise_on_error=False
+        )
     return outcomes
 
 
@@ -103,10 +129,16 @@ def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
     for o in outcomes:
         m = o.metadata
         if o.status == "failed":
-            lines.append(f"{o.doc_id[:40]:40} {'FAILED':9} {'':>7} {'':>5} {'':>6} {'':>4} {o.seconds:>6.1f}  {o.reason[:110]}")
+            lines.append(
+                f"{o.doc_id[:40]:40} {'FAILED':9} {'':>7} {'':>5} {'':>6} {'':>4} {o.seconds:>6.1f}  {o.reason[:110]}"
+            )
         else:
-            lines.append(f"{o.doc_id[:40]:40} {o.status:9} {m.get('version', ''):>7} {m.get('pages', ''):>5} "
-                         f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}")
+            lines.append(
+                f"{o.doc_id[:40]:40} {o.status:9} {m.get('version', ''):>7} {m.get('pages', ''):>5} "
+                f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}"
+            )
     counts = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
-    lines.append(f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed in {seconds:.1f} s")
+    lines.append(
+        f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed in {seconds:.1f} s"
+    )
     return "\n".join(lines)

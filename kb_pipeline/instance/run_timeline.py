@@ -35,7 +35,9 @@ def step_spans(instance: dg.DagsterInstance, run_ids: list[str]) -> tuple[list[S
                 ends[event.step_key] = entry.timestamp
             elif event.event_type == dg.DagsterEventType.ENGINE_EVENT and _POOL_WAIT in (entry.user_message or ""):
                 pool_waits += 1
-        spans += [StepSpan(run_id, key, starts[key][0], end, starts[key][1]) for key, end in ends.items() if key in starts]
+        spans += [
+            StepSpan(run_id, key, starts[key][0], end, starts[key][1]) for key, end in ends.items() if key in starts
+        ]
     return spans, pool_waits
 
 

@@ -100,7 +100,7 @@ def worker_record(instance: dg.DagsterInstance, run_id: str) -> WorkerRecord | N
             message = event_message(entry)
             if not message.startswith(_STARTED_PROCESS):
                 continue
-            pid = int(message[len(_STARTED_PROCESS):].split(")")[0])
+            pid = int(message[len(_STARTED_PROCESS) :].split(")")[0])
         elif event.pid:
             pid = event.pid
         else:
@@ -115,8 +115,12 @@ class Verdict:
     reason: str
 
 
-def check_worker(instance: dg.DagsterInstance, run: dg.DagsterRun, now: float | None = None,
-                 never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> Verdict:
+def check_worker(
+    instance: dg.DagsterInstance,
+    run: dg.DagsterRun,
+    now: float | None = None,
+    never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS,
+) -> Verdict:
     """Whether this unfinished run's worker is dead, and why, in words a person can act on."""
     now = time.time() if now is None else now
     host, boot = run.tags.get(HOST_TAG), run.tags.get(BOOT_TAG)
@@ -132,16 +136,23 @@ def check_worker(instance: dg.DagsterInstance, run: dg.DagsterRun, now: float | 
         stats = instance.get_run_stats(run.run_id)
         launched = stats.launch_time or stats.start_time
         if launched is not None and now - launched > never_started_seconds:
-            return Verdict(True, f"{WORKER_DIED}: no worker process recorded {now - launched:.0f} s after launch "
-                                 f"on {host} (the stack was killed or the worker never started)")
+            return Verdict(
+                True,
+                f"{WORKER_DIED}: no worker process recorded {now - launched:.0f} s after launch "
+                f"on {host} (the stack was killed or the worker never started)",
+            )
         return Verdict(None, "worker starting")
     started = process_started_at(record.pid)
     if started is None:
-        return Verdict(True, f"{WORKER_DIED}: process {record.pid} on {host} is gone (killed, out of memory, "
-                             "or the whole stack was stopped)")
+        return Verdict(
+            True,
+            f"{WORKER_DIED}: process {record.pid} on {host} is gone (killed, out of memory, "
+            "or the whole stack was stopped)",
+        )
     if started > record.recorded_at + _PID_RECORD_SLACK_SECONDS:
-        return Verdict(True, f"{WORKER_DIED}: process {record.pid} on {host} is gone (the pid now belongs to "
-                             "another process)")
+        return Verdict(
+            True, f"{WORKER_DIED}: process {record.pid} on {host} is gone (the pid now belongs to another process)"
+        )
     return Verdict(False, f"worker {where} is running")
 
 
@@ -156,16 +167,18 @@ def end_dead_run(instance: dg.DagsterInstance, run: dg.DagsterRun, reason: str) 
     if current.status == dg.DagsterRunStatus.CANCELING:
         instance.report_run_canceled(current, f"{reason}; the run was being canceled, so it ends canceled")
     else:
-        instance.report_run_failed(current, reason, JobFailureData(
-            error=None, failure_reason=RunFailureReason.UNEXPECTED_TERMINATION))
+        instance.report_run_failed(
+            current, reason, JobFailureData(error=None, failure_reason=RunFailureReason.UNEXPECTED_TERMINATION)
+        )
     # Not public either: the run monitor frees slots only after `free_slots_after_run_end_seconds`;
     # freeing them now lets the retry claim the slot at once (test_dagster_internals.py).
     instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
     return True
 
 
-def end_dead_runs(instance: dg.DagsterInstance, statuses=UNFINISHED,
-                  never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS) -> list[tuple[str, str]]:
+def end_dead_runs(
+    instance: dg.DagsterInstance, statuses=UNFINISHED, never_started_seconds: float = DEFAULT_NEVER_STARTED_SECONDS
+) -> list[tuple[str, str]]:
     """End every run in `statuses` whose worker is dead; (run id, reason) for each."""
     ended = []
     for record in instance.get_run_records(dg.RunsFilter(statuses=list(statuses))):

@@ -50,14 +50,21 @@ def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
 
 def _crash_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
     """Why a run ended without any step failing — its worker died — or None if a step failed."""
-    if run.tags.get(_FAILURE_REASON) in ("STEP_FAILURE", "RUN_EXCEPTION", "JOB_INITIALIZATION_FAILURE") or \
-            instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+    if run.tags.get(_FAILURE_REASON) in (
+        "STEP_FAILURE",
+        "RUN_EXCEPTION",
+        "JOB_INITIALIZATION_FAILURE",
+    ) or instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
         return None
-    messages = [event_message(e) for e in instance.all_logs(
-        run.run_id, of_type={dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.ENGINE_EVENT})]
+    messages = [
+        event_message(e)
+        for e in instance.all_logs(
+            run.run_id, of_type={dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.ENGINE_EVENT}
+        )
+    ]
     for message in reversed(messages):
         if WORKER_DIED in message:
-            return message[message.index(WORKER_DIED):].splitlines()[0]
+            return message[message.index(WORKER_DIED) :].splitlines()[0]
     for message in reversed(messages):  # Dagster's code server saw its child die
         if "terminated by signal" in message or "unexpectedly" in message:
             return f"{WORKER_DIED}: {message.splitlines()[0]}"
@@ -74,13 +81,15 @@ def _retries_left(run: dg.DagsterRun) -> bool:
 
 
 def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> dg.DagsterRun | None:
-    runs = instance.get_runs(dg.RunsFilter(job_name=INGEST_JOB,
-                                           tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1)
+    runs = instance.get_runs(
+        dg.RunsFilter(job_name=INGEST_JOB, tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1
+    )
     return runs[0] if runs else None
 
 
-def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None,
-                  settings: Settings | None = None) -> list[FileStatus]:
+def folder_status(
+    kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None, settings: Settings | None = None
+) -> list[FileStatus]:
     """Every file of the drop folder in one state. `settings` gives the sensor's interval (a file
     younger than one tick is `waiting`) and the dead-worker limit; default: the environment's."""
     now = time.time() if now is None else now
@@ -97,9 +106,14 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
         if is_current(instance, kb, doc_id, content_hash):
             meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
             ocr = f", {meta['ocr']}" if meta.get("ocr") else ""
-            statuses.append(FileStatus(name, doc_id, "ingested",
-                                       f"version {meta.get('version')}, {meta.get('chunks')} chunks, "
-                                       f"{meta.get('warnings')} warnings{ocr}"))
+            statuses.append(
+                FileStatus(
+                    name,
+                    doc_id,
+                    "ingested",
+                    f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings{ocr}",
+                )
+            )
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
@@ -109,23 +123,40 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
             elif run.tags.get(_WILL_RETRY) == "true":
                 statuses.append(FileStatus(name, doc_id, "retrying", f"{crash}; the daemon retries it"))
             else:
-                statuses.append(FileStatus(name, doc_id, "failed", f"{crash}; not retried (no retry left, or "
-                                                                  "no daemon retries this run)"))
+                statuses.append(
+                    FileStatus(
+                        name, doc_id, "failed", f"{crash}; not retried (no retry left, or no daemon retries this run)"
+                    )
+                )
         elif run is not None and not run.is_finished:
-            verdict = (check_worker(instance, run, never_started_seconds=settings.never_started_seconds)
-                       if run.status != dg.DagsterRunStatus.QUEUED else None)
+            verdict = (
+                check_worker(instance, run, never_started_seconds=settings.never_started_seconds)
+                if run.status != dg.DagsterRunStatus.QUEUED
+                else None
+            )
             attempt = f"retry {run.tags[_RETRY_NUMBER]}: " if _RETRY_NUMBER in run.tags else ""
             if verdict is not None and verdict.dead:
                 state = "retrying" if _retries_left(run) else "failed"
-                statuses.append(FileStatus(name, doc_id, state, f"{attempt}{verdict.reason}; the daemon or "
-                                                                "`kb-pipeline ingest` ends the run"))
+                statuses.append(
+                    FileStatus(
+                        name,
+                        doc_id,
+                        state,
+                        f"{attempt}{verdict.reason}; the daemon or `kb-pipeline ingest` ends the run",
+                    )
+                )
             elif attempt:
-                statuses.append(FileStatus(name, doc_id, "retrying", f"{attempt}run {run.run_id[:8]} is "
-                                                                     f"{run.status.value.lower()}"))
+                statuses.append(
+                    FileStatus(name, doc_id, "retrying", f"{attempt}run {run.run_id[:8]} is {run.status.value.lower()}")
+                )
             else:
-                statuses.append(FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}"))
+                statuses.append(
+                    FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}")
+                )
         elif now - source.mtime_ns / 1e9 < settings.sensor_interval_seconds:
-            statuses.append(FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing"))
+            statuses.append(
+                FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing")
+            )
         else:
             statuses.append(FileStatus(name, doc_id, "pending", "not ingested for its current content yet"))
     return sorted(statuses, key=lambda s: s.name)
@@ -147,8 +178,13 @@ def format_status(statuses: list[FileStatus], folder: Path, *, width: int | None
         if width is None:
             lines.append(head + s.detail)
         else:
-            lines += textwrap.wrap(s.detail, width=max(width, column + 40), initial_indent=head,
-                                   subsequent_indent=indent, break_on_hyphens=False) or [head.rstrip()]
+            lines += textwrap.wrap(
+                s.detail,
+                width=max(width, column + 40),
+                initial_indent=head,
+                subsequent_indent=indent,
+                break_on_hyphens=False,
+            ) or [head.rstrip()]
     counts = {state: sum(s.state == state for s in statuses) for state in STATES}
     lines.append(f"{len(statuses)} files: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
     return "\n".join(lines)

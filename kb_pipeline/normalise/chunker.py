@@ -118,7 +118,9 @@ def contents_text(text_layer: PdfTextLayer, items: list[dict]) -> str:
 _NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
     r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
-    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$", re.I)
+    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$",
+    re.I,
+)
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 
 
@@ -156,9 +158,16 @@ def reading_order(items: list[dict]) -> list[int]:
     while k + 1 < len(order):
         a, b = items[order[k]], items[order[k + 1]]
         box_a, box_b = a.get("bbox"), b.get("bbox")
-        if (a["type"] == b["type"] == "text" and not a.get("text_level") and not b.get("text_level")
-                and box_a and box_b and a["page_idx"] == b["page_idx"]
-                and box_b[2] <= box_a[0] and abs(box_b[1] - box_a[1]) <= _SAME_LINE):
+        if (
+            a["type"] == b["type"] == "text"
+            and not a.get("text_level")
+            and not b.get("text_level")
+            and box_a
+            and box_b
+            and a["page_idx"] == b["page_idx"]
+            and box_b[2] <= box_a[0]
+            and abs(box_b[1] - box_a[1]) <= _SAME_LINE
+        ):
             order[k], order[k + 1] = order[k + 1], order[k]
             k += 2
         else:
@@ -180,8 +189,12 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
     furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
     contents = contents_pages(raw.items, texts)
     # A contents page names every heading but holds none of them.
-    outline = place_outline(text_layer.outline(), raw.items, texts,
-                            furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in contents})
+    outline = place_outline(
+        text_layer.outline(),
+        raw.items,
+        texts,
+        furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in contents},
+    )
     continuations = {i for hit in outline.values() for i in hit.continued_by}
     headings = HeadingTracker()
     sections: list[_Section] = []  # open sections, aligned with the tracker's
@@ -226,8 +239,9 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             if not closing.used:
                 drafts.append(_heading_only(closing, [s.heading.line for s in sections]))
         headings.push(heading)
-        sections.append(_Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items}),
-                                 raw.items[items[0]].get("bbox")))
+        sections.append(
+            _Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items}), raw.items[items[0]].get("bbox"))
+        )
         last_heading_item = items[-1]
 
     def add_body(index: int, item: dict, text: ItemText) -> None:
@@ -250,8 +264,9 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         those lines (verbatim: the cuts fall between the item's own characters)."""
         # Reading the page's fonts costs time: only when a number the document expects next
         # stands at the start of a line-like run of the paragraph.
-        if not item.get("bbox") or not any(headings.continues_numbering(f"{m.group('no')} Title")
-                                           for m in _NUMBER_INSIDE.finditer(text.text)):
+        if not item.get("bbox") or not any(
+            headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text)
+        ):
             return False
         lines = text_layer.lines_in_box(item["page_idx"], item["bbox"])
         if len(lines) < 2:
@@ -261,15 +276,14 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         for k, line in enumerate(lines):
             # Its font is its own: used by no other line, unlike the line after it (or before).
             neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            if (fonts[line.font] > 1 or line.font == neighbour.font
-                    or not headings.continues_numbering(line.text)):
+            if fonts[line.font] > 1 or line.font == neighbour.font or not headings.continues_numbering(line.text):
                 continue
             where = _cut_at_line(text.text, line.text, position)
             if where is None:
                 continue
-            if text.text[position:where[0]].strip():
+            if text.text[position : where[0]].strip():
                 add_body(index, item, part(text, position, where[0]))
-            open_heading(text.text[where[0]:where[1]], [index])
+            open_heading(text.text[where[0] : where[1]], [index])
             position = where[1]
         if position == 0:
             return False
@@ -290,12 +304,22 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             continue
         if item["page_idx"] in contents and index not in outline and kind in ("text", "index"):
             # The whole contents page as one text chunk, from the text layer.
-            page_items = [i for i in range(index, len(raw.items))
-                          if raw.items[i]["page_idx"] == item["page_idx"] and i not in furniture and i not in outline
-                          and ("text" if i in demoted else raw.items[i]["type"]) in ("text", "index")]
+            page_items = [
+                i
+                for i in range(index, len(raw.items))
+                if raw.items[i]["page_idx"] == item["page_idx"]
+                and i not in furniture
+                and i not in outline
+                and ("text" if i in demoted else raw.items[i]["type"]) in ("text", "index")
+            ]
             # Its leader-line pictures (MinerU reads dotted rules as images) stay with it.
-            pictures = [i for i in range(index, len(raw.items)) if raw.items[i]["page_idx"] == item["page_idx"]
-                        and raw.items[i]["type"] == "image" and not texts[i].text]
+            pictures = [
+                i
+                for i in range(index, len(raw.items))
+                if raw.items[i]["page_idx"] == item["page_idx"]
+                and raw.items[i]["type"] == "image"
+                and not texts[i].text
+            ]
             close()
             draft = new_draft("text")
             for i in sorted(page_items + pictures):
@@ -307,7 +331,7 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
         hit = outline.get(index)
         if hit is not None:
             if hit.cut is not None:
-                open_heading(text.text[:hit.cut].strip(), [index], outline_level=hit.level)
+                open_heading(text.text[: hit.cut].strip(), [index], outline_level=hit.level)
                 add_body(index, item, part(text, hit.cut))
             else:
                 line = " ".join([text.text.strip(), *(texts[i].text.strip() for i in hit.continued_by)])
@@ -326,18 +350,30 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
                 continue  # the open section's title again (a running title at the top of a page)
             if item.get("text_level"):
                 nxt = index + 1
-                if (_BARE_NUMBER.match(line) and nxt < len(raw.items) and raw.items[nxt].get("text_level")
-                        and raw.items[nxt]["page_idx"] == item["page_idx"]):
+                if (
+                    _BARE_NUMBER.match(line)
+                    and nxt < len(raw.items)
+                    and raw.items[nxt].get("text_level")
+                    and raw.items[nxt]["page_idx"] == item["page_idx"]
+                ):
                     number_prefix = (index, line)
                     continue
                 parsed = numbered(line)
-                if (heading_rejection(line) is None and not headings.goes_backwards(line)
-                        # "(a) Original image" under a figure: a label, unless it continues a run.
-                        and (parsed is None or parsed[0] != "paren" or headings.continues_numbering(line))):
+                if (
+                    heading_rejection(line) is None
+                    and not headings.goes_backwards(line)
+                    # "(a) Original image" under a figure: a label, unless it continues a run.
+                    and (parsed is None or parsed[0] != "paren" or headings.continues_numbering(line))
+                ):
                     current = sections[-1] if sections else None
-                    if (current is not None and last_heading_item is not None and not current.heading.from_outline
-                            and parsed is None and _adjacent(raw.items[last_heading_item], item)
-                            and current.heading.line[-1] not in ".:;!?"):
+                    if (
+                        current is not None
+                        and last_heading_item is not None
+                        and not current.heading.from_outline
+                        and parsed is None
+                        and _adjacent(raw.items[last_heading_item], item)
+                        and current.heading.line[-1] not in ".:;!?"
+                    ):
                         # One heading MinerU cut into two title lines ("PART 3" / "SAFETY
                         # REQUIREMENTS", a wrapped title): one heading.
                         sections.pop()
@@ -351,8 +387,12 @@ def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[
             elif headings.continues_numbering(line) and not headings.goes_backwards(line):
                 open_heading(line, [index])
                 continue
-        if kind in ("image", "chart") and text.text.strip() and "\n" not in text.text.strip() \
-                and headings.continues_numbering(text.text.strip()):
+        if (
+            kind in ("image", "chart")
+            and text.text.strip()
+            and "\n" not in text.text.strip()
+            and headings.continues_numbering(text.text.strip())
+        ):
             # A section title set in a box or a picture ("2 | Scope" in a coloured band).
             open_heading(text.text.strip(), [index])
             continue

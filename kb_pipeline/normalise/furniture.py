@@ -67,7 +67,12 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
                 demoted.add(index)
         elif kind in FURNITURE_TYPES:
             furniture.add(index)
-        elif (kind == "text" and repeats and key and not item.get("text_level")
-              and len(texts[index].text.split()) <= _MAX_WORDS):
+        elif (
+            kind == "text"
+            and repeats
+            and key
+            and not item.get("text_level")
+            and len(texts[index].text.split()) <= _MAX_WORDS
+        ):
             furniture.add(index)
     return furniture, demoted

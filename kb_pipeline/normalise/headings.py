@@ -17,8 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 
 _SPACE = r"[ \t\u00a0]"
-_ARABIC = re.compile(
-    rf"^(?P<no>\d{{1,2}}(?:\.\d{{1,3}})*)(?:\.?{_SPACE}+|\.(?=[^\W\d_]))(?P<title>\S.*)$", re.S)
+_ARABIC = re.compile(rf"^(?P<no>\d{{1,2}}(?:\.\d{{1,3}})*)(?:\.?{_SPACE}+|\.(?=[^\W\d_]))(?P<title>\S.*)$", re.S)
 _ROMAN = re.compile(rf"^(?P<no>[IVXL]{{1,6}})\.{_SPACE}+(?P<title>\S.*)$", re.S)
 _LETTER = re.compile(rf"^(?P<no>[A-Z])\.{_SPACE}+(?P<title>\S.*)$", re.S)
 _PAREN = re.compile(rf"^\((?P<no>\d{{1,2}}|[a-z])\){_SPACE}*(?P<title>\S.*)$", re.S)
@@ -26,7 +25,9 @@ _PAREN = re.compile(rf"^\((?P<no>\d{{1,2}}|[a-z])\){_SPACE}*(?P<title>\S.*)$", r
 _CHAPTER = re.compile(
     rf"^(?P<word>chapter|chapitre|kapitel|capítulo|capitolo|bab|part|partie|teil|appendix|annex|annexe|"
     rf"anhang|lampiran){_SPACE}+(?P<no>\d{{1,2}}|[IVXL]{{1,6}}|[A-Z])\b[.:]?(?:{_SPACE}*[:.\u2013\u2014-])?"
-    rf"{_SPACE}*(?P<title>.*)$", re.S | re.I)
+    rf"{_SPACE}*(?P<title>.*)$",
+    re.S | re.I,
+)
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+|hal(?:aman)?\.?\s+)?\d{1,4}\s*$", re.I)
 # Unnumbered headings that open a top-level section even inside a numbered document.
 _TOP_LEVEL_NAMES = re.compile(
@@ -221,8 +222,12 @@ class HeadingTracker:
         2.2 or 3; after II comes III; after A comes B; after (1) comes (2)). Numbered list items
         rarely fit that sequence, and a sentence does not fit the length and punctuation."""
         parsed = numbered(line)
-        if (parsed is None or len(line) > _PLAIN_HEADING_MAX_CHARS or line.rstrip()[-1] in ".:;,"
-                or heading_rejection(line)):
+        if (
+            parsed is None
+            or len(line) > _PLAIN_HEADING_MAX_CHARS
+            or line.rstrip()[-1] in ".:;,"
+            or heading_rejection(line)
+        ):
             return False
         scheme, number, _title = parsed
         last = self._last_number(scheme)

@@ -52,8 +52,11 @@ def spans_text(spans, latex: list[str] | None = None, *, math_delimiter: str = "
                 content = f"{math_delimiter}{content}{math_delimiter}"
             out.append(content)
         elif isinstance(content, list) or isinstance(span.get("children"), list):
-            out.append(spans_text(content if isinstance(content, list) else span["children"], latex,
-                                  math_delimiter=math_delimiter))
+            out.append(
+                spans_text(
+                    content if isinstance(content, list) else span["children"], latex, math_delimiter=math_delimiter
+                )
+            )
     return "".join(out)
 
 

@@ -87,8 +87,9 @@ def _run_in_cut(title: str, text: str) -> int | None:
     return None
 
 
-def place_outline(entries: list[OutlineEntry], items: list[dict], texts: list[ItemText],
-                  excluded: set[int]) -> dict[int, OutlineHit]:
+def place_outline(
+    entries: list[OutlineEntry], items: list[dict], texts: list[ItemText], excluded: set[int]
+) -> dict[int, OutlineHit]:
     """For each item that is a bookmarked heading (or starts with one), how it is one. Excluded
     items (running furniture repeating the chapter title, contents pages) are never the heading."""
     by_page: dict[int, list[int]] = {}
@@ -130,20 +131,28 @@ def _same_number_and_word(title: str, text: str) -> bool:
     return bool(first_a) and squash(first_a[0]) == squash(first_b[0]) != ""
 
 
-def _match(entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemText], used: set[int]) -> OutlineHit | None:
+def _match(
+    entry: OutlineEntry, index: int, items: list[dict], texts: list[ItemText], used: set[int]
+) -> OutlineHit | None:
     text = texts[index].text.strip()
     if _same_title(entry.title, text):
         return OutlineHit(entry.level)
     title = squash(entry.title)
     line = squash(text)
     if items[index].get("text_level") and (
-            _same_number_and_word(entry.title, text)
-            or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))):
+        _same_number_and_word(entry.title, text)
+        or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))
+    ):
         # A title the bookmark words differently, or shortens; its wrapped second line joins it.
         nxt = index + 1
-        if (nxt < len(items) and nxt not in used and items[nxt]["type"] == "text"
-                and items[nxt]["page_idx"] == items[index]["page_idx"]
-                and 3 <= len(squash(texts[nxt].text)) and title.endswith(squash(texts[nxt].text))):
+        if (
+            nxt < len(items)
+            and nxt not in used
+            and items[nxt]["type"] == "text"
+            and items[nxt]["page_idx"] == items[index]["page_idx"]
+            and 3 <= len(squash(texts[nxt].text))
+            and title.endswith(squash(texts[nxt].text))
+        ):
             return OutlineHit(entry.level, continued_by=(nxt,))
         return OutlineHit(entry.level)
     cut = _run_in_cut(entry.title, texts[index].text) if items[index]["type"] == "text" else None

@@ -33,16 +33,28 @@ EXIT_BAD_INPUT = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mineru_output_dir", type=Path,
-                        help="MinerU output directory (with content_list_v2.json or content_list.json)")
-    parser.add_argument("--output-dir", "-o", type=Path, default=None,
-                        help="where to write the package (default: ./kb_output/<doc_id>)")
-    parser.add_argument("--shared-output", "-s", type=Path, default=None,
-                        help="also copy the chunks to <DIR>/<doc_id>.jsonl, to collect many documents")
-    parser.add_argument("--project-root", type=Path, default=None,
-                        help="image paths are written relative to this directory (default: current directory)")
-    parser.add_argument("--doc-name", default=None,
-                        help="document name used in chunk ids (default: the input directory name)")
+    parser.add_argument(
+        "mineru_output_dir", type=Path, help="MinerU output directory (with content_list_v2.json or content_list.json)"
+    )
+    parser.add_argument(
+        "--output-dir", "-o", type=Path, default=None, help="where to write the package (default: ./kb_output/<doc_id>)"
+    )
+    parser.add_argument(
+        "--shared-output",
+        "-s",
+        type=Path,
+        default=None,
+        help="also copy the chunks to <DIR>/<doc_id>.jsonl, to collect many documents",
+    )
+    parser.add_argument(
+        "--project-root",
+        type=Path,
+        default=None,
+        help="image paths are written relative to this directory (default: current directory)",
+    )
+    parser.add_argument(
+        "--doc-name", default=None, help="document name used in chunk ids (default: the input directory name)"
+    )
 
 
 def _our_structure(raw_dir: Path) -> tuple[str, DocumentStructure]:
@@ -84,8 +96,10 @@ def run(args: argparse.Namespace) -> int:
     except (NoContentListError, ContentListError) as exc:
         print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"Packaged {result.doc_id} → {result.output_dir}"
-          + (" (sections from our normaliser)" if structure is not None else ""))
+    print(
+        f"Packaged {result.doc_id} → {result.output_dir}"
+        + (" (sections from our normaliser)" if structure is not None else "")
+    )
     if result.shared_chunks_path:
         print(f"Shared copy: {result.shared_chunks_path}")
     print(format_metrics(result.metrics))

@@ -73,6 +73,7 @@ def read_page_indexes(middle_json_path: Path) -> list[int]:
 
 # ---------------------------------------------------------------- v2
 
+
 def spans_text(spans: Any) -> str:
     """v2 spans as text for retrieval: inline maths kept readable as `$...$`."""
     return raw_spans_text(spans, math_delimiter="$")
@@ -96,30 +97,38 @@ def _image_ref(content: dict[str, Any]) -> str:
 
 
 def _v2_block(page_no: int, index: int, kind: str, content: dict[str, Any]) -> Block:
-    if kind in ("paragraph", "title", "page_header", "page_footer", "page_number",
-                "page_aside_text", "page_footnote"):
+    if kind in ("paragraph", "title", "page_header", "page_footer", "page_number", "page_aside_text", "page_footnote"):
         return Block(page_no, index, kind, text=clean_text(spans_text(content.get(f"{kind}_content"))))
     if kind in ("list", "index"):
         return Block(page_no, index, kind, text=_list_text(content))
     if kind in ("code", "algorithm"):
         # Code keeps its own line structure and indentation, so it is not run through clean_text.
-        return Block(page_no, index, kind,
-                     text=spans_text(content.get(f"{kind}_content")).strip("\n"),
-                     caption=clean_text(spans_text(content.get(f"{kind}_caption"))),
-                     footnote=clean_text(spans_text(content.get(f"{kind}_footnote"))))
+        return Block(
+            page_no,
+            index,
+            kind,
+            text=spans_text(content.get(f"{kind}_content")).strip("\n"),
+            caption=clean_text(spans_text(content.get(f"{kind}_caption"))),
+            footnote=clean_text(spans_text(content.get(f"{kind}_footnote"))),
+        )
     if kind == "equation_interline":
         math = content.get("math_content")
-        return Block(page_no, index, kind, latex=math.strip() if isinstance(math, str) else "",
-                     image_ref=_image_ref(content))
+        return Block(
+            page_no, index, kind, latex=math.strip() if isinstance(math, str) else "", image_ref=_image_ref(content)
+        )
     if kind in ("image", "chart", "table"):
         inner = content.get("content")
         html = content.get("html")
-        return Block(page_no, index, kind,
-                     caption=clean_text(spans_text(content.get(f"{kind}_caption"))),
-                     footnote=clean_text(spans_text(content.get(f"{kind}_footnote"))),
-                     image_ref=_image_ref(content),
-                     html=html if isinstance(html, str) else "",
-                     inner_text=clean_text(inner) if isinstance(inner, str) else "")
+        return Block(
+            page_no,
+            index,
+            kind,
+            caption=clean_text(spans_text(content.get(f"{kind}_caption"))),
+            footnote=clean_text(spans_text(content.get(f"{kind}_footnote"))),
+            image_ref=_image_ref(content),
+            html=html if isinstance(html, str) else "",
+            inner_text=clean_text(inner) if isinstance(inner, str) else "",
+        )
     # Unknown types are kept with their kind so the packager can report them as unsupported.
     return Block(page_no, index, kind)
 
@@ -138,11 +147,13 @@ def load_content_list_v2(path: Path, page_indexes: list[int] | None = None) -> L
             content = item.get("content") if isinstance(item, dict) else None
             kind = item.get("type") if isinstance(item, dict) else None
             if not isinstance(kind, str) or not isinstance(content, dict):
-                loaded.parse_errors.append({
-                    "block_id": f"p{page_no}_b{index}",
-                    "source": path.name,
-                    "message": "item is not an object with a string 'type' and an object 'content'",
-                })
+                loaded.parse_errors.append(
+                    {
+                        "block_id": f"p{page_no}_b{index}",
+                        "source": path.name,
+                        "message": "item is not an object with a string 'type' and an object 'content'",
+                    }
+                )
                 continue
             blocks.append(_v2_block(page_no, index, kind, content))
         loaded.pages.append(blocks)
@@ -172,8 +183,9 @@ def _unmarkdown(value: Any) -> str:
 def _v1_block(page_no: int, index: int, item: dict[str, Any]) -> Block:
     kind = item["type"]
     if kind == "text":
-        return Block(page_no, index, "title" if item.get("text_level") else "paragraph",
-                     text=_unmarkdown(item.get("text")))
+        return Block(
+            page_no, index, "title" if item.get("text_level") else "paragraph", text=_unmarkdown(item.get("text"))
+        )
     kind = V1_TO_V2_TYPE.get(kind, kind)
     if kind in ("page_header", "page_footer", "page_number", "page_aside_text", "page_footnote"):
         return Block(page_no, index, kind, text=_unmarkdown(item.get("text")))
@@ -182,21 +194,30 @@ def _v1_block(page_no: int, index: int, item: dict[str, Any]) -> Block:
         return Block(page_no, index, kind, text="\n".join(f"- {entry}" for entry in items if entry))
     if kind == "code":
         body = item.get("code_body")
-        return Block(page_no, index, kind, text=body.strip("\n") if isinstance(body, str) else "",
-                     caption=_unmarkdown(item.get("code_caption")),
-                     footnote=_unmarkdown(item.get("code_footnote")))
+        return Block(
+            page_no,
+            index,
+            kind,
+            text=body.strip("\n") if isinstance(body, str) else "",
+            caption=_unmarkdown(item.get("code_caption")),
+            footnote=_unmarkdown(item.get("code_footnote")),
+        )
     img_path = item.get("img_path")
     image_ref = img_path if isinstance(img_path, str) else ""
     if kind == "equation_interline":
         return Block(page_no, index, kind, latex=_unmarkdown(item.get("text")), image_ref=image_ref)
     if kind in ("image", "chart", "table"):
         body = item.get("table_body")
-        return Block(page_no, index, kind,
-                     caption=_unmarkdown(item.get(f"{kind}_caption")),
-                     footnote=_unmarkdown(item.get(f"{kind}_footnote")),
-                     image_ref=image_ref,
-                     html=body if isinstance(body, str) else "",
-                     inner_text=_unmarkdown(item.get("content")))
+        return Block(
+            page_no,
+            index,
+            kind,
+            caption=_unmarkdown(item.get(f"{kind}_caption")),
+            footnote=_unmarkdown(item.get(f"{kind}_footnote")),
+            image_ref=image_ref,
+            html=body if isinstance(body, str) else "",
+            inner_text=_unmarkdown(item.get("content")),
+        )
     return Block(page_no, index, kind)
 
 
@@ -207,13 +228,14 @@ def load_content_list_v1(path: Path) -> LoadedContent:
     by_page: dict[int, list[Block]] = {}
     errors: list[dict[str, str]] = []
     for position, item in enumerate(data):
-        if not (isinstance(item, dict) and isinstance(item.get("type"), str)
-                and isinstance(item.get("page_idx"), int)):
-            errors.append({
-                "block_id": f"item_{position}",
-                "source": path.name,
-                "message": "item is not an object with a string 'type' and an integer 'page_idx'",
-            })
+        if not (isinstance(item, dict) and isinstance(item.get("type"), str) and isinstance(item.get("page_idx"), int)):
+            errors.append(
+                {
+                    "block_id": f"item_{position}",
+                    "source": path.name,
+                    "message": "item is not an object with a string 'type' and an integer 'page_idx'",
+                }
+            )
             continue
         page_no = item["page_idx"] + 1
         page = by_page.setdefault(page_no, [])

@@ -23,8 +23,7 @@ class NoContentListError(FileNotFoundError):
 _ROLE_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("content_list_v2", ("content_list_v2.json", "*_content_list_v2.json")),
     ("content_list", ("content_list.json", "*_content_list.json")),
-    ("middle_json", ("middle_json.json", "*_middle_json.json", "*_middle.json",
-                     "layout.json", "*_layout.json")),
+    ("middle_json", ("middle_json.json", "*_middle_json.json", "*_middle.json", "layout.json", "*_layout.json")),
     ("model_output", ("model_output.json", "*_model_output.json", "model.json", "*_model.json")),
     ("structured_content", ("structured_content.json", "*_structured_content.json")),
     ("markdown", ("markdown.md", "full.md", "*.md")),
@@ -72,7 +71,5 @@ def discover_inputs(input_dir: Path) -> DiscoveredInputs:
         files.get(role, []).sort(key=lambda path: path.name.lower() not in patterns)
     found = DiscoveredInputs(input_dir=input_dir, files=files, images_dir=images_dir)
     if found.content_list is None:
-        raise NoContentListError(
-            f"no content_list_v2.json or content_list.json (plain or prefixed) in {input_dir}"
-        )
+        raise NoContentListError(f"no content_list_v2.json or content_list.json (plain or prefixed) in {input_dir}")
     return found

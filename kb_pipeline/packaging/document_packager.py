@@ -51,8 +51,9 @@ _FIGURE_KINDS = frozenset({"image", "chart"})
 _SUPPORTED_KINDS = _TEXT_KINDS | _FIGURE_KINDS | {"table", "equation_interline", "index"}
 
 
-_CONTINUED = re.compile(r"\bcontinued\b|\bcont(?:'d\b|\.)|\(\s*suite\s*\)|\bfortsetzung\b|\(\s*forts\.|\blanjutan\b",
-                        re.IGNORECASE)
+_CONTINUED = re.compile(
+    r"\bcontinued\b|\bcont(?:'d\b|\.)|\(\s*suite\s*\)|\bfortsetzung\b|\(\s*forts\.|\blanjutan\b", re.IGNORECASE
+)
 _HEADER_MATCH_SHARE = 0.8
 
 
@@ -70,6 +71,7 @@ class _LastTable:
 
 def _same_cells(row: list[str], header: list[str]) -> bool:
     """Does `row` repeat `header` (a continuation page that prints the header again)?"""
+
     def norm(cell: str) -> str:
         return " ".join(cell.casefold().split())
 
@@ -90,8 +92,9 @@ class _FigureCandidate:
 
 
 class DocumentPackager:
-    def __init__(self, input_dir: Path, project_root: Path, report: ErrorReport,
-                 structure: DocumentStructure | None = None) -> None:
+    def __init__(
+        self, input_dir: Path, project_root: Path, report: ErrorReport, structure: DocumentStructure | None = None
+    ) -> None:
         self.input_dir = input_dir
         self.project_root = project_root
         self.report = report
@@ -117,8 +120,9 @@ class DocumentPackager:
 
     # ------------------------------------------------------------ dispatch
 
-    def _handle(self, page: list[Block], page_position: int, position: int, block: Block,
-                figures: list[_FigureCandidate]) -> None:
+    def _handle(
+        self, page: list[Block], page_position: int, position: int, block: Block, figures: list[_FigureCandidate]
+    ) -> None:
         order = (page_position, position, 0)
         known_section = self.structure.section_titles.get((block.page_no, block.index))
         if known_section and block.kind != "title" and clean_section_title(known_section) != self.section_title:
@@ -170,18 +174,27 @@ class DocumentPackager:
             self.report.missing_image(block, image.problem)
         return image
 
-    def _emit(self, block: Block, content_type: str, text: str, order: tuple[int, int, int],
-              image_path: str = "", split_info: dict[str, object] | None = None,
-              section_title: str | None = None) -> None:
-        self.chunks.append(Chunk(
-            page_no=block.page_no,
-            content_type=content_type,
-            section_title=self.section_title if section_title is None else section_title,
-            chunk_text=text,
-            order=order,
-            image_path=image_path,
-            split_info=split_info,
-        ))
+    def _emit(
+        self,
+        block: Block,
+        content_type: str,
+        text: str,
+        order: tuple[int, int, int],
+        image_path: str = "",
+        split_info: dict[str, object] | None = None,
+        section_title: str | None = None,
+    ) -> None:
+        self.chunks.append(
+            Chunk(
+                page_no=block.page_no,
+                content_type=content_type,
+                section_title=self.section_title if section_title is None else section_title,
+                chunk_text=text,
+                order=order,
+                image_path=image_path,
+                split_info=split_info,
+            )
+        )
 
     # ------------------------------------------------------------ text
 
@@ -215,8 +228,12 @@ class DocumentPackager:
         table = parse_html_table(block.html)
         previous = self._continued(block, table)
         columns, header_row = table.columns, table.first_row if table.columns else []
-        if previous is not None and table.width == previous.width and previous.columns \
-                and not _same_cells(table.first_row, previous.header_row):
+        if (
+            previous is not None
+            and table.width == previous.width
+            and previous.columns
+            and not _same_cells(table.first_row, previous.header_row)
+        ):
             # The first row is data: read every row as data, under the previous header.
             table = parse_html_table(block.html, headerless=True)
             table = ParsedTable(previous.columns, table.rows, table.width, table.first_row)
@@ -248,13 +265,20 @@ class DocumentPackager:
                 emitted.append(self.chunks[-1])
         if previous is not None:
             emitted[0].continues = previous.chunk
-        self._last_table = _LastTable(block.page_no, table.width, columns, header_row,
-                                      base_title or f"(untitled table on page {block.page_no})", emitted[-1])
+        self._last_table = _LastTable(
+            block.page_no,
+            table.width,
+            columns,
+            header_row,
+            base_title or f"(untitled table on page {block.page_no})",
+            emitted[-1],
+        )
 
     # ------------------------------------------------------------ figures
 
-    def _figure_candidate(self, page: list[Block], position: int, block: Block,
-                          order: tuple[int, int, int]) -> _FigureCandidate:
+    def _figure_candidate(
+        self, page: list[Block], position: int, block: Block, order: tuple[int, int, int]
+    ) -> _FigureCandidate:
         self.stats.figure_blocks += 1
         nearby = figure_nearby_text(page, position)
         number = figure_number(block.caption)
@@ -284,15 +308,14 @@ class DocumentPackager:
                     self.report.skipped(figure.block, "subfigure label without a formal figure on the same page")
                     continue
                 # Nearest formal figure on the page by block distance; a tie goes to the earlier one.
-                parent = min(formal, key=lambda other: (abs(other.position - figure.position),
-                                                        other.position > figure.position))
+                parent = min(
+                    formal, key=lambda other: (abs(other.position - figure.position), other.position > figure.position)
+                )
                 parent.subfigures.append(figure)
                 self.stats.subfigures_merged += 1
         for figure in formal:
             block = figure.block
-            labels = [
-                f"{sub.block.caption} ({sub.image.path or 'image missing'})" for sub in figure.subfigures
-            ]
+            labels = [f"{sub.block.caption} ({sub.image.path or 'image missing'})" for sub in figure.subfigures]
             caption = " ".join(part for part in (block.caption, block.footnote) if part)
             text = figure_chunk_text(
                 caption=caption,
@@ -304,13 +327,11 @@ class DocumentPackager:
             )
             if figure.nearby_text and figure.nearby_text != figure.section_title:
                 self.stats.figures_with_distinct_nearby_text += 1
-            self._emit(block, "figure", text, figure.order, figure.image.path,
-                       section_title=figure.section_title)
+            self._emit(block, "figure", text, figure.order, figure.image.path, section_title=figure.section_title)
 
     # ------------------------------------------------------------ formulas
 
-    def _add_formula(self, page: list[Block], position: int, block: Block,
-                     order: tuple[int, int, int]) -> None:
+    def _add_formula(self, page: list[Block], position: int, block: Block, order: tuple[int, int, int]) -> None:
         image = self._image(block)
         before = adjacent_text(page, position, "before")
         after = adjacent_text(page, position, "after")

@@ -92,8 +92,11 @@ def parse_html_table(html: str, *, headerless: bool = False) -> ParsedTable:
         columns.append(" ".join(values))
     data_rows: list[list[str]] = []
     for row in grid[header_count:]:
-        cells = [cell.text for position, (identity, cell) in enumerate(row)
-                 if identity == -1 or position == 0 or row[position - 1][0] != identity]
+        cells = [
+            cell.text
+            for position, (identity, cell) in enumerate(row)
+            if identity == -1 or position == 0 or row[position - 1][0] != identity
+        ]
         if any(cells):
             data_rows.append(cells)
     return ParsedTable(columns, data_rows, len(grid[0]), [cell.text for _identity, cell in grid[0]])

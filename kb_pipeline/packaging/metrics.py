@@ -27,8 +27,15 @@ class PackagingStats:
     skipped_formulas: int = 0
     noise: Counter[str] = field(default_factory=Counter)
 
-    def metrics(self, chunks: list[Chunk], *, oversized_table_chunks: int, missing_images: int,
-                unsupported_blocks: int, parse_errors: int) -> dict[str, Any]:
+    def metrics(
+        self,
+        chunks: list[Chunk],
+        *,
+        oversized_table_chunks: int,
+        missing_images: int,
+        unsupported_blocks: int,
+        parse_errors: int,
+    ) -> dict[str, Any]:
         by_type = Counter(chunk.content_type for chunk in chunks)
         figures = by_type["figure"]
         return {
@@ -65,23 +72,26 @@ def format_metrics(metrics: dict[str, Any]) -> str:
     """Human-readable self-check block, printed after each run."""
     by_type = metrics["chunks_by_content_type"]
     noise = metrics["noise_blocks_skipped"]
-    return "\n".join([
-        "Self-check metrics:",
-        f"  - total chunks: {metrics['total_chunks']} ("
-        + ", ".join(f"{kind} {count}" for kind, count in by_type.items()) + ")",
-        f"  - low-value sections skipped (Contents/List of Figures/Tables/Rev.*): "
-        f"{metrics['skipped_low_value_sections']} ({metrics['skipped_low_value_blocks']} blocks)",
-        f"  - weak figures skipped: {metrics['skipped_weak_figures']} of {metrics['figure_blocks_total']} "
-        f"figure blocks ({_share(metrics['weak_figure_share'])}; target < 10%)",
-        f"  - subfigure fragments merged: {metrics['subfigure_fragments_merged']}",
-        f"  - figure chunks with nearby text different from the section title: "
-        f"{metrics['figures_nearby_text_differs']} of {metrics['figures_total']} "
-        f"({_share(metrics['figures_nearby_text_differs_share'])}; target > 90%)",
-        f"  - split tables: {metrics['split_tables']}; oversized table chunks (manual review): "
-        f"{metrics['oversized_table_chunks']}",
-        f"  - empty tables skipped: {metrics['skipped_empty_tables']}; formulas skipped: {metrics['skipped_formulas']}",
-        f"  - page_aside_text noise blocks: {metrics['aside_noise']}",
-        "  - noise blocks skipped: " + ", ".join(f"{kind} {count}" for kind, count in noise.items()),
-        f"  - missing images: {metrics['missing_images']}; unsupported blocks: {metrics['unsupported_blocks']}; "
-        f"parse errors: {metrics['parse_errors']}",
-    ])
+    return "\n".join(
+        [
+            "Self-check metrics:",
+            f"  - total chunks: {metrics['total_chunks']} ("
+            + ", ".join(f"{kind} {count}" for kind, count in by_type.items())
+            + ")",
+            f"  - low-value sections skipped (Contents/List of Figures/Tables/Rev.*): "
+            f"{metrics['skipped_low_value_sections']} ({metrics['skipped_low_value_blocks']} blocks)",
+            f"  - weak figures skipped: {metrics['skipped_weak_figures']} of {metrics['figure_blocks_total']} "
+            f"figure blocks ({_share(metrics['weak_figure_share'])}; target < 10%)",
+            f"  - subfigure fragments merged: {metrics['subfigure_fragments_merged']}",
+            f"  - figure chunks with nearby text different from the section title: "
+            f"{metrics['figures_nearby_text_differs']} of {metrics['figures_total']} "
+            f"({_share(metrics['figures_nearby_text_differs_share'])}; target > 90%)",
+            f"  - split tables: {metrics['split_tables']}; oversized table chunks (manual review): "
+            f"{metrics['oversized_table_chunks']}",
+            f"  - empty tables skipped: {metrics['skipped_empty_tables']}; formulas skipped: {metrics['skipped_formulas']}",
+            f"  - page_aside_text noise blocks: {metrics['aside_noise']}",
+            "  - noise blocks skipped: " + ", ".join(f"{kind} {count}" for kind, count in noise.items()),
+            f"  - missing images: {metrics['missing_images']}; unsupported blocks: {metrics['unsupported_blocks']}; "
+            f"parse errors: {metrics['parse_errors']}",
+        ]
+    )

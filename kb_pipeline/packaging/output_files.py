@@ -35,7 +35,7 @@ Source: MinerU `{source_format}` (structured JSON; the Markdown output is never 
 
 | File | Content |
 |---|---|
-| `{CHUNKS_FILE}` | One chunk per line, for RAG / vector ingestion ({metrics['total_chunks']} chunks; {by_type}). |
+| `{CHUNKS_FILE}` | One chunk per line, for RAG / vector ingestion ({metrics["total_chunks"]} chunks; {by_type}). |
 | `{MANIFEST_FILE}` | Input files found (`input_files_all`) and used (`input_files_used`), statistics, and `split_info` of split tables. |
 | `{ERROR_REPORT_FILE}` | Missing images, skipped blocks with reasons, unsupported blocks, parse errors, oversized table chunks. |
 | `{README_FILE}` | This file. |

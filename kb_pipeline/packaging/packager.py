@@ -40,9 +40,7 @@ from .token_estimate import (
     estimate_tokens,
 )
 
-_UUID_SUFFIX = re.compile(
-    r"[-_][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE
-)
+_UUID_SUFFIX = re.compile(r"[-_][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -97,14 +95,21 @@ def _load_content(inputs: DiscoveredInputs, report: ErrorReport) -> tuple[Loaded
         except ContentListError as exc:
             report.parse_errors.append({"source": v1_path.name, "message": str(exc)})
     raise ContentListError(
-        f"no usable content list in {inputs.input_dir}: "
-        + "; ".join(error["message"] for error in report.parse_errors)
+        f"no usable content list in {inputs.input_dir}: " + "; ".join(error["message"] for error in report.parse_errors)
     )
 
 
-def _manifest(*, doc_id: str, doc_title: str, inputs: DiscoveredInputs, used: dict[str, Path],
-              chunks: list[Chunk], metrics: dict[str, Any], project_root: Path,
-              source_format: str) -> dict[str, Any]:
+def _manifest(
+    *,
+    doc_id: str,
+    doc_title: str,
+    inputs: DiscoveredInputs,
+    used: dict[str, Path],
+    chunks: list[Chunk],
+    metrics: dict[str, Any],
+    project_root: Path,
+    source_format: str,
+) -> dict[str, Any]:
     def rel(path: Path) -> str:
         return project_relative(path, project_root)
 
@@ -165,8 +170,12 @@ def package_document(
     packager = DocumentPackager(mineru_output_dir, project_root, report, structure)
     chunks = order_and_number(packager.package(content.pages), doc_id)
     oversized = [
-        {"chunk_id": chunk.chunk_id, "estimated_tokens": estimate_tokens(chunk.chunk_text),
-         "chars": len(chunk.chunk_text), "reason": "table row over the token cap kept whole"}
+        {
+            "chunk_id": chunk.chunk_id,
+            "estimated_tokens": estimate_tokens(chunk.chunk_text),
+            "chars": len(chunk.chunk_text),
+            "reason": "table row over the token cap kept whole",
+        }
         for chunk in chunks
         if chunk.content_type == "table" and is_oversized(chunk.chunk_text)
     ]
@@ -182,13 +191,24 @@ def package_document(
     output_dir.mkdir(parents=True, exist_ok=True)
     chunks_path = output_dir / CHUNKS_FILE
     write_chunks(chunks_path, chunks)
-    write_json(output_dir / MANIFEST_FILE, _manifest(
-        doc_id=doc_id, doc_title=doc_title, inputs=inputs, used=used, chunks=chunks,
-        metrics=metrics, project_root=project_root, source_format=source_format,
-    ))
+    write_json(
+        output_dir / MANIFEST_FILE,
+        _manifest(
+            doc_id=doc_id,
+            doc_title=doc_title,
+            inputs=inputs,
+            used=used,
+            chunks=chunks,
+            metrics=metrics,
+            project_root=project_root,
+            source_format=source_format,
+        ),
+    )
     write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
-    write_text_atomically(output_dir / README_FILE, readme_text(
-        doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics))
+    write_text_atomically(
+        output_dir / README_FILE,
+        readme_text(doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics),
+    )
     shared_path = None
     if shared_output_dir is not None:
         shared_output_dir.mkdir(parents=True, exist_ok=True)

@@ -68,8 +68,7 @@ def table_parts(caption: str, footnote: str, table: ParsedTable, *, page_no: int
     total = len(groups)
     return [
         TablePart(
-            _render(f"{title} (Part {number}/{total})", table.columns, group,
-                    footnote if number == total else ""),
+            _render(f"{title} (Part {number}/{total})", table.columns, group, footnote if number == total else ""),
             number,
             total,
         )

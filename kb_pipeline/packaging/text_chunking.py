@@ -73,8 +73,7 @@ def _pieces(text: str) -> list[str]:
         return [text]
     sentences: list[str] = []
     for sentence in split_sentences(text):
-        sentences.extend(_split_oversized(sentence) if estimate_tokens(sentence) > HARD_CAP_TOKENS
-                         else [sentence])
+        sentences.extend(_split_oversized(sentence) if estimate_tokens(sentence) > HARD_CAP_TOKENS else [sentence])
     groups: list[str] = []
     for sentence in sentences:
         if groups and estimate_tokens(f"{groups[-1]} {sentence}") <= TARGET_MAX_TOKENS:

@@ -20,9 +20,7 @@ TARGET_MAX_TOKENS = 700
 HARD_CAP_TOKENS = 900
 CHARS_PER_TOKEN = 4
 
-ESTIMATE_DESCRIPTION = (
-    "tokens = wide (CJK/full-width) characters + ceil(other characters / 4)"
-)
+ESTIMATE_DESCRIPTION = "tokens = wide (CJK/full-width) characters + ceil(other characters / 4)"
 
 
 def estimate_tokens(text: str) -> int:

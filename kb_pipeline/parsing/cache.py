@@ -56,7 +56,7 @@ def _remove_abandoned_temps(cache_root: Path, key: str) -> None:
     prefix = _temp_prefix(key)
     for tmp in cache_root.glob(f"{prefix}*"):
         try:
-            pid = int(tmp.name[len(prefix):].split("-")[0])
+            pid = int(tmp.name[len(prefix) :].split("-")[0])
         except ValueError:
             continue
         if not pid_alive(pid):

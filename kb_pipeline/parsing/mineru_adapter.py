@@ -49,8 +49,14 @@ SOURCE_COPY = "origin.pdf"
 # When pages were OCR'd with Tesseract, origin.pdf is the derived copy with their OCR text layer
 # and the file as it was dropped (the bytes of the key's hash) is kept under this name.
 ORIGINAL_COPY = "original.pdf"
-_MAGIC = {b"\x89PNG": "png image", b"\xff\xd8\xff": "jpeg image", b"PK\x03\x04": "zip archive",
-          b"GIF8": "gif image", b"%!PS": "postscript file", b"{\\rtf": "rtf document"}
+_MAGIC = {
+    b"\x89PNG": "png image",
+    b"\xff\xd8\xff": "jpeg image",
+    b"PK\x03\x04": "zip archive",
+    b"GIF8": "gif image",
+    b"%!PS": "postscript file",
+    b"{\\rtf": "rtf document",
+}
 
 
 @lru_cache(maxsize=1)
@@ -207,8 +213,7 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
     except pypdfium2.PdfiumError as e:
         if "password" in str(e).lower():
             raise EncryptedPdfError(
-                f"{name} is password-protected; remove the password (e.g. `qpdf --decrypt`) "
-                "and drop the file again"
+                f"{name} is password-protected; remove the password (e.g. `qpdf --decrypt`) and drop the file again"
             ) from e
         raise CorruptPdfError(f"{name} is damaged and cannot be opened ({e})") from e
     scan_pages: list[int] = []
@@ -235,8 +240,9 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
         )
 
     if config.tier != "flash":
-        _require_weights(config.tier, f"Tier {config.tier!r}",
-                         "use tier 'flash', which reads the PDF's text layer with no weights")
+        _require_weights(
+            config.tier, f"Tier {config.tier!r}", "use tier 'flash', which reads the PDF's text layer with no weights"
+        )
     if config.parse_mode == "txt":
         return Preflight(n_pages, "txt")
     if config.parse_mode == "ocr":
@@ -259,11 +265,15 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
         return Preflight(n_pages, "txt")
     if not weights_ready and to_ocr:
         # MinerU's OCR weights are absent: Tesseract adds a text layer to exactly these pages.
-        ocr.require_ocr(config.ocr_langs, f"{name} has no usable text layer on {len(to_ocr)} page(s) "
-                                          "(a scanned PDF?): reading it")
+        ocr.require_ocr(
+            config.ocr_langs, f"{name} has no usable text layer on {len(to_ocr)} page(s) (a scanned PDF?): reading it"
+        )
         return Preflight(n_pages, "txt", to_ocr)
-    _require_weights(config.tier, f"{name} has no usable text layer (a scanned PDF?): reading it",
-                     "set parse_mode 'txt' to read only its text layer (expect little or no text)")
+    _require_weights(
+        config.tier,
+        f"{name} has no usable text layer (a scanned PDF?): reading it",
+        "set parse_mode 'txt' to read only its text layer (expect little or no text)",
+    )
     return Preflight(n_pages, "auto")
 
 
@@ -308,8 +318,10 @@ def _write_content_lists(middle_json, out: Path, keep_images: bool) -> None:
     from mineru.render import render_content_list, render_content_list_v2
 
     middle, _assets = materialize_middle(middle_json)
-    for name, rendered in (("content_list.json", render_content_list(middle)),
-                           ("content_list_v2.json", render_content_list_v2(middle))):
+    for name, rendered in (
+        ("content_list.json", render_content_list(middle)),
+        ("content_list_v2.json", render_content_list_v2(middle)),
+    ):
         (out / name).write_text(json.dumps(rendered, ensure_ascii=False, indent=2), encoding="utf-8")
     if not keep_images:
         shutil.rmtree(out / "images", ignore_errors=True)
@@ -330,22 +342,32 @@ class ParseSummary:
 
 def _summary(middle: dict) -> ParseSummary:
     ran = middle.get("extensions", {}).get("mineru", {})
-    return ParseSummary(middle.get("metadata", {}).get("producer", {}).get("version", ""),
-                        ran.get("tier"), ran.get("parse_mode"), len(middle.get("pages", [])))
+    return ParseSummary(
+        middle.get("metadata", {}).get("producer", {}).get("version", ""),
+        ran.get("tier"),
+        ran.get("parse_mode"),
+        len(middle.get("pages", [])),
+    )
 
 
 def parse_in_process(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, pdf: Path) -> ParseSummary:
     """MinerU in this process: parse `source`, write its raw output into `out`. `pdf` is the
     file the user dropped (named in errors)."""
     try:
-        result = run_mineru(source, tier=config.tier, ocr_mode=ocr_mode,
-                            page_range=config.page_range, image_analysis=config.image_analysis)
+        result = run_mineru(
+            source,
+            tier=config.tier,
+            ocr_mode=ocr_mode,
+            page_range=config.page_range,
+            image_analysis=config.image_analysis,
+        )
     except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
         raise _translate(pdf, e) from e
     _write_raw_output(result, out, config.keep_images)
     ran = result.middle_json.extensions.get("mineru", {})
-    return ParseSummary(result.middle_json.metadata.producer.version, ran.get("tier"), ran.get("parse_mode"),
-                        len(result.pages))
+    return ParseSummary(
+        result.middle_json.metadata.producer.version, ran.get("tier"), ran.get("parse_mode"), len(result.pages)
+    )
 
 
 def finish_saved_output(out: Path, keep_images: bool) -> ParseSummary:
@@ -374,13 +396,16 @@ def parse_into(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, 
         if pool is not None:
             return pool.parse(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
         return parse_in_process(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
-    mineru_api.parse_via_api(url, source, out, tier=config.tier, ocr_mode=ocr_mode,
-                             page_range=config.page_range, filename=pdf.name)
+    mineru_api.parse_via_api(
+        url, source, out, tier=config.tier, ocr_mode=ocr_mode, page_range=config.page_range, filename=pdf.name
+    )
     summary = finish_saved_output(out, config.keep_images)
     if summary.mineru_version != mineru_version():
         # The cache key names the local MinerU version; output of another one must not hide there.
-        raise ParserError(f"MinerU API service at {url} runs MinerU {summary.mineru_version}, this pipeline "
-                          f"{mineru_version()}; install the same version on both")
+        raise ParserError(
+            f"MinerU API service at {url} runs MinerU {summary.mineru_version}, this pipeline "
+            f"{mineru_version()}; install the same version on both"
+        )
     return summary
 
 
@@ -394,8 +419,14 @@ class RawOutputRef:
     marker: dict
 
 
-def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_root: Path,
-                   mineru_home: Path, progress: WindowProgress | None = None) -> RawOutputRef:
+def parse_to_cache(
+    pdf: Path,
+    content_hash: str,
+    config: ParserConfig,
+    cache_root: Path,
+    mineru_home: Path,
+    progress: WindowProgress | None = None,
+) -> RawOutputRef:
     """MinerU's raw output for this exact content and config: from the cache when complete,
     else parsed now and written atomically. A document longer than `config.parse_window`
     pages is parsed in page windows (`windows.py`); `progress(k, n, first, last)` is called
@@ -426,18 +457,36 @@ def parse_to_cache(pdf: Path, content_hash: str, config: ParserConfig, cache_roo
             original = tmp / ORIGINAL_COPY
             source.rename(original)
             done = ocr.ocr_pages(original, source, list(checked.ocr_pages), config.ocr_langs, pdf.name)
-            ocr_record = {"engine": done.engine, "ocrmypdf": ocr.ocrmypdf_version(), "langs": done.langs,
-                          "pages": done.pages, "pages_asked": list(checked.ocr_pages),
-                          "seconds": round(done.seconds, 3), "original": ORIGINAL_COPY}
+            ocr_record = {
+                "engine": done.engine,
+                "ocrmypdf": ocr.ocrmypdf_version(),
+                "langs": done.langs,
+                "pages": done.pages,
+                "pages_asked": list(checked.ocr_pages),
+                "seconds": round(done.seconds, 3),
+                "original": ORIGINAL_COPY,
+            }
         window = config.parse_window
         # MinerU's API service bounds its own memory; locally a long document goes in windows.
         windows_record = None
-        if (window and not config.output_settings()["page_range"] and checked.n_pages > window
-                and mineru_api.api_url() is None):
-            ran = parse_windowed(source, tmp, windows=plan_windows(checked.n_pages, window),
-                                 mineru_home=mineru_home, tier=config.tier, ocr_mode=checked.ocr_mode,
-                                 image_analysis=config.image_analysis, keep_images=config.keep_images,
-                                 display_name=pdf.name, progress=progress)
+        if (
+            window
+            and not config.output_settings()["page_range"]
+            and checked.n_pages > window
+            and mineru_api.api_url() is None
+        ):
+            ran = parse_windowed(
+                source,
+                tmp,
+                windows=plan_windows(checked.n_pages, window),
+                mineru_home=mineru_home,
+                tier=config.tier,
+                ocr_mode=checked.ocr_mode,
+                image_analysis=config.image_analysis,
+                keep_images=config.keep_images,
+                display_name=pdf.name,
+                progress=progress,
+            )
             summary = ParseSummary(ran["mineru_version"], ran["tier"], ran["parse_mode"], ran["n_pages"])
             windows_record = ran["windows"]
         else:

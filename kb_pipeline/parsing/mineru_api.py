@@ -101,9 +101,13 @@ def _await_task(url: str, status: dict, deadline: float) -> bytes:
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise ParseServiceError(f"MinerU API service at {url}: task {status.get('task_id')} did not finish "
-                                    f"within {API_TIMEOUT_ENV}={_timeout():.0f} s")
-        code, _type, body = _request(urllib.request.Request(result_url, headers=_auth()), url, min(remaining, 60), "stopped answering")
+            raise ParseServiceError(
+                f"MinerU API service at {url}: task {status.get('task_id')} did not finish "
+                f"within {API_TIMEOUT_ENV}={_timeout():.0f} s"
+            )
+        code, _type, body = _request(
+            urllib.request.Request(result_url, headers=_auth()), url, min(remaining, 60), "stopped answering"
+        )
         if code == 200:
             return body
         if code != 202:
@@ -123,13 +127,23 @@ def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str,
     """POST the PDF to `{url}/v1/file_parse` and return the result zip."""
     timeout = _timeout()
     deadline = time.monotonic() + timeout
-    query = urllib.parse.urlencode({
-        "tier": tier, "ocr_mode": ocr_mode, "page_range": page_range, "response_format": "zip",
-        "filename": filename, "wait_timeout": int(min(timeout, _MAX_SYNC_WAIT)),
-    })
+    query = urllib.parse.urlencode(
+        {
+            "tier": tier,
+            "ocr_mode": ocr_mode,
+            "page_range": page_range,
+            "response_format": "zip",
+            "filename": filename,
+            "wait_timeout": int(min(timeout, _MAX_SYNC_WAIT)),
+        }
+    )
     data = pdf.read_bytes()
-    req = urllib.request.Request(f"{url}/v1/file_parse?{query}", data=data, method="POST", headers={
-        "Content-Type": "application/octet-stream", "Content-Length": str(len(data)), **_auth()})
+    req = urllib.request.Request(
+        f"{url}/v1/file_parse?{query}",
+        data=data,
+        method="POST",
+        headers={"Content-Type": "application/octet-stream", "Content-Length": str(len(data)), **_auth()},
+    )
     # The socket timeout bounds each wait for bytes; the service sends nothing while it parses.
     code, content_type, body = _request(req, url, timeout + 30, "is unreachable or dropped the connection")
     if code == 202:
@@ -137,12 +151,13 @@ def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str,
     if code != 200:
         return _raise_for(url, code, body)
     if not content_type.startswith("application/zip"):
-        raise ParseServiceError(f"MinerU API service at {url} answered 200 without a zip (Content-Type {content_type!r})")
+        raise ParseServiceError(
+            f"MinerU API service at {url} answered 200 without a zip (Content-Type {content_type!r})"
+        )
     return body
 
 
-def parse_via_api(url: str, pdf: Path, out: Path, *, tier: str, ocr_mode: str, page_range: str,
-                  filename: str) -> None:
+def parse_via_api(url: str, pdf: Path, out: Path, *, tier: str, ocr_mode: str, page_range: str, filename: str) -> None:
     """MinerU's saved output for `pdf`, parsed by the service at `url`, unpacked into `out`
     (markdown.md, middle_json.json, structured_content.json, images/; model_output.json is
     dropped as in process). Raises ParseServiceError (the service, retry later) or ParserError
@@ -155,8 +170,10 @@ def parse_via_api(url: str, pdf: Path, out: Path, *, tier: str, ocr_mode: str, p
     with archive:
         names = archive.namelist()
         if "middle_json.json" not in names:
-            raise ParseServiceError(f"MinerU API service at {url} sent a zip without middle_json.json for {filename} "
-                                    f"(members: {', '.join(names[:8])})")
+            raise ParseServiceError(
+                f"MinerU API service at {url} sent a zip without middle_json.json for {filename} "
+                f"(members: {', '.join(names[:8])})"
+            )
         for name in names:
             member = Path(name)
             if member.is_absolute() or ".." in member.parts or name.endswith("/"):

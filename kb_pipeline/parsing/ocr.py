@@ -28,8 +28,10 @@ from .errors import OcrUnavailableError, ParserError
 
 ENGINE = "tesseract"
 DEFAULT_LANGS = "eng"
-INSTALL_HINT = ("install Tesseract and OCRmyPDF (Debian: `apt-get install tesseract-ocr ocrmypdf`, "
-                "which brings ghostscript; `make setup-ocr` does it)")
+INSTALL_HINT = (
+    "install Tesseract and OCRmyPDF (Debian: `apt-get install tesseract-ocr ocrmypdf`, "
+    "which brings ghostscript; `make setup-ocr` does it)"
+)
 _LANGS_RE = re.compile(r"^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$")
 _OCR_FORM_CALL = re.compile(rb"q\s+((?:[-\d.]+\s+){6})cm\s*/(OCR-[\w-]+)\s+Do\s*Q")
 # Seconds OCRmyPDF may spend per page before Tesseract is given up on that page.
@@ -107,10 +109,12 @@ def require_ocr(langs: str, why: str) -> None:
     language is missing."""
     missing = [name for name in ("tesseract", "ocrmypdf") if shutil.which(name) is None]
     if missing:
-        raise OcrUnavailableError(f"{why} needs OCR, but {' and '.join(missing)} "
-                                  f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_HINT}; "
-                                  "or install MinerU's OCR weights (`mineru-models-download --tier basic`), "
-                                  "or set parse_mode 'txt' to read only its text layer (expect little or no text)")
+        raise OcrUnavailableError(
+            f"{why} needs OCR, but {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: {INSTALL_HINT}; "
+            "or install MinerU's OCR weights (`mineru-models-download --tier basic`), "
+            "or set parse_mode 'txt' to read only its text layer (expect little or no text)"
+        )
     installed = _installed_langs(_stamp(shutil.which("tesseract")))
     absent = [lang for lang in check_langs(langs).split("+") if lang not in installed]
     if absent:
@@ -118,7 +122,8 @@ def require_ocr(langs: str, why: str) -> None:
         raise OcrUnavailableError(
             f"{why} needs OCR in {langs!r} (KB_OCR_LANGS), but Tesseract has no "
             f"{', '.join(repr(a) for a in absent)} language data: install it "
-            f"(Debian: `apt-get install {packages}`) or change KB_OCR_LANGS; installed: {'+'.join(sorted(installed))}")
+            f"(Debian: `apt-get install {packages}`) or change KB_OCR_LANGS; installed: {'+'.join(sorted(installed))}"
+        )
 
 
 @dataclass(frozen=True)
@@ -157,9 +162,16 @@ def _readable_text_layer(ocred: Path, out: Path, pages: list[int]) -> list[int]:
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(str(ocred)))
     # pypdf has no public call that adds an indirect object; `_add_object` is what its own
     # writer uses (pinned with pypdf in constraints.txt; test_ocr.py breaks if it changes).
-    font = writer._add_object(DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding")}))
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+                NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+            }
+        )
+    )
     with_text = []
     for index in pages:
         page = writer.pages[index]
@@ -191,18 +203,36 @@ def ocr_pages(source: Path, out: Path, pages: list[int], langs: str, display_nam
     require_ocr(langs, f"{display_name} has no usable text layer on {len(pages)} page(s) (a scanned PDF?): reading it")
     started = time.perf_counter()
     ocred = out.with_name(out.stem + ".ocrmypdf.pdf")
-    command = ["ocrmypdf", "--redo-ocr", "--pages", ",".join(str(p + 1) for p in pages), "-l", langs,
-               "--output-type", "pdf", "--optimize", "0", "--jobs", str(max(1, min(len(pages), os.cpu_count() or 1))),
-               "--tesseract-timeout", str(_TIMEOUT_PER_PAGE), "--quiet", str(source), str(ocred)]
+    command = [
+        "ocrmypdf",
+        "--redo-ocr",
+        "--pages",
+        ",".join(str(p + 1) for p in pages),
+        "-l",
+        langs,
+        "--output-type",
+        "pdf",
+        "--optimize",
+        "0",
+        "--jobs",
+        str(max(1, min(len(pages), os.cpu_count() or 1))),
+        "--tesseract-timeout",
+        str(_TIMEOUT_PER_PAGE),
+        "--quiet",
+        str(source),
+        str(ocred),
+    ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=_clean_env(),
-                              timeout=60 + _TIMEOUT_PER_PAGE * len(pages))
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=_clean_env(), timeout=60 + _TIMEOUT_PER_PAGE * len(pages)
+        )
     except subprocess.TimeoutExpired as e:
         raise ParserError(f"OCR of {display_name} timed out after {e.timeout:.0f} s") from e
     if done.returncode != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
-        raise ParserError(f"OCRmyPDF failed on {display_name} (exit {done.returncode}): "
-                          f"{detail[-1] if detail else 'no message'}")
+        raise ParserError(
+            f"OCRmyPDF failed on {display_name} (exit {done.returncode}): {detail[-1] if detail else 'no message'}"
+        )
     try:
         with_text = _readable_text_layer(ocred, out, pages)
     finally:

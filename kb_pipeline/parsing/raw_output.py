@@ -13,8 +13,12 @@ from pathlib import Path
 
 # MinerU's v1 type → its v2 type where the names differ; a v1 "text" is a v2 "paragraph" or
 # "title". The one map of the two vocabularies (the packager reads v1 files with it too).
-V1_TO_V2_TYPE = {"header": "page_header", "footer": "page_footer", "aside_text": "page_aside_text",
-                 "equation": "equation_interline"}
+V1_TO_V2_TYPE = {
+    "header": "page_header",
+    "footer": "page_footer",
+    "aside_text": "page_aside_text",
+    "equation": "equation_interline",
+}
 
 
 class RawOutputMismatchError(ValueError):
@@ -70,7 +74,8 @@ def load_raw_output(path: Path) -> RawOutput:
     items_v2 = [item for page in pages_v2 for item in page]
     if len(items) != len(items_v2):
         raise RawOutputMismatchError(
-            f"{path}: content_list.json has {len(items)} items, content_list_v2.json {len(items_v2)}")
+            f"{path}: content_list.json has {len(items)} items, content_list_v2.json {len(items_v2)}"
+        )
     for i, (v1, v2) in enumerate(zip(items, items_v2)):
         if not _same_item(v1, v2):
             raise RawOutputMismatchError(f"{path}: item {i} is {v1['type']!r} in v1 but {v2['type']!r} in v2")
@@ -79,8 +84,9 @@ def load_raw_output(path: Path) -> RawOutput:
     ocr = (json.loads(marker_path.read_text(encoding="utf-8")).get("ocr") or {}) if marker_path.is_file() else {}
     page_idxs = [page["page_idx"] for page in middle.get("pages", [])]
     if len(page_idxs) != len(pages_v2):
-        raise RawOutputMismatchError(f"{path}: middle_json.json has {len(page_idxs)} pages, "
-                                     f"content_list_v2.json {len(pages_v2)}")
+        raise RawOutputMismatchError(
+            f"{path}: middle_json.json has {len(page_idxs)} pages, content_list_v2.json {len(pages_v2)}"
+        )
     return RawOutput(
         path=path,
         items=items,

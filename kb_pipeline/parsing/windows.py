@@ -33,6 +33,8 @@ WINDOWS_PER_WORKER_ENV = "KB_PARSE_WINDOWS_PER_WORKER"
 def windows_per_worker() -> int:
     """Read when a document is windowed (not at import): KB_PARSE_WINDOWS_PER_WORKER, default 4."""
     return int(os.environ.get(WINDOWS_PER_WORKER_ENV) or 4)
+
+
 WINDOWS_DIR = ".windows"
 
 # Called as progress(k, n, first_page, last_page) before window k of n (1-based pages).
@@ -60,8 +62,17 @@ def _worker_init() -> None:
     Finalize(None, _stop_render_workers, exitpriority=10)
 
 
-def _parse_window(source: str, out: str, mineru_home: str, tier: str, ocr_mode: str, page_range: str,
-                  image_analysis: bool, keep_images: bool, display_name: str) -> dict:
+def _parse_window(
+    source: str,
+    out: str,
+    mineru_home: str,
+    tier: str,
+    ocr_mode: str,
+    page_range: str,
+    image_analysis: bool,
+    keep_images: bool,
+    display_name: str,
+) -> dict:
     """Runs in a worker process: one window parsed and written as a raw output directory.
     Errors come back as `DocumentError`s (plain, picklable), never as MinerU's own classes."""
     from . import mineru_adapter
@@ -69,16 +80,22 @@ def _parse_window(source: str, out: str, mineru_home: str, tier: str, ocr_mode: 
     mineru_adapter.configure_mineru_environment(Path(mineru_home))
     started = time.perf_counter()
     try:
-        result = mineru_adapter.run_mineru(Path(source), tier=tier, ocr_mode=ocr_mode, page_range=page_range,
-                                           image_analysis=image_analysis)
+        result = mineru_adapter.run_mineru(
+            Path(source), tier=tier, ocr_mode=ocr_mode, page_range=page_range, image_analysis=image_analysis
+        )
     except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
         error = mineru_adapter._translate(Path(source).with_name(display_name), e)
         raise type(error)(str(error)) from None
     seconds = time.perf_counter() - started
     mineru_adapter._write_raw_output(result, Path(out), keep_images)
     ran = result.middle_json.extensions.get("mineru", {})
-    return {"seconds": seconds, "n_pages": len(result.pages), "tier": ran.get("tier"),
-            "parse_mode": ran.get("parse_mode"), "mineru_version": result.middle_json.metadata.producer.version}
+    return {
+        "seconds": seconds,
+        "n_pages": len(result.pages),
+        "tier": ran.get("tier"),
+        "parse_mode": ran.get("parse_mode"),
+        "mineru_version": result.middle_json.metadata.producer.version,
+    }
 
 
 def _window_error(error: BaseException, k: int, n: int, first: int, last: int) -> DocumentError:
@@ -90,9 +107,19 @@ def _window_error(error: BaseException, k: int, n: int, first: int, last: int) -
     return ParserError(f"{where}: {type(error).__name__}: {error}")
 
 
-def parse_windowed(source: Path, out: Path, *, windows: list[tuple[int, int]], mineru_home: Path, tier: str,
-                   ocr_mode: str, image_analysis: bool, keep_images: bool, display_name: str,
-                   progress: WindowProgress | None = None) -> dict:
+def parse_windowed(
+    source: Path,
+    out: Path,
+    *,
+    windows: list[tuple[int, int]],
+    mineru_home: Path,
+    tier: str,
+    ocr_mode: str,
+    image_analysis: bool,
+    keep_images: bool,
+    display_name: str,
+    progress: WindowProgress | None = None,
+) -> dict:
     """Parse `source` window by window into `out/.windows/<k>/`, then merge them into `out`.
     Raises a `DocumentError` naming the window that failed; the caller's temp dir then goes."""
     parts = out / WINDOWS_DIR
@@ -101,15 +128,26 @@ def parse_windowed(source: Path, out: Path, *, windows: list[tuple[int, int]], m
     results = []
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_worker_init,
-                             max_tasks_per_child=windows_per_worker()) as pool:
+    with ProcessPoolExecutor(
+        max_workers=1, mp_context=context, initializer=_worker_init, max_tasks_per_child=windows_per_worker()
+    ) as pool:
         for k, (first, last) in enumerate(windows, 1):
             if progress is not None:
                 progress(k, n, first, last)
             part = parts / f"{k:05d}"
             part.mkdir()
-            future = pool.submit(_parse_window, str(source), str(part), str(mineru_home), tier, ocr_mode,
-                                 f"{first}-{last}", image_analysis, keep_images, display_name)
+            future = pool.submit(
+                _parse_window,
+                str(source),
+                str(part),
+                str(mineru_home),
+                tier,
+                ocr_mode,
+                f"{first}-{last}",
+                image_analysis,
+                keep_images,
+                display_name,
+            )
             try:
                 results.append(future.result())
             except BaseException as e:  # noqa: BLE001 — named after its window, then raised
@@ -126,8 +164,10 @@ def parse_windowed(source: Path, out: Path, *, windows: list[tuple[int, int]], m
         "tier": first_result["tier"],
         "parse_mode": first_result["parse_mode"],
         "mineru_version": first_result["mineru_version"],
-        "windows": [{"pages": f"{first}-{last}", "parse_seconds": round(r["seconds"], 3)}
-                    for (first, last), r in zip(windows, results)],
+        "windows": [
+            {"pages": f"{first}-{last}", "parse_seconds": round(r["seconds"], 3)}
+            for (first, last), r in zip(windows, results)
+        ],
     }
 
 

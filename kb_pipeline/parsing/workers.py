@@ -55,8 +55,13 @@ def _worker_main(conn: Connection, mineru_home: str) -> None:
             return
         source, out, config_json, ocr_mode, pdf = task
         try:
-            summary = parse_in_process(Path(source), Path(out), config=ParserConfig.model_validate_json(config_json),
-                                       ocr_mode=ocr_mode, pdf=Path(pdf))
+            summary = parse_in_process(
+                Path(source),
+                Path(out),
+                config=ParserConfig.model_validate_json(config_json),
+                ocr_mode=ocr_mode,
+                pdf=Path(pdf),
+            )
             conn.send(("ok", summary))
         except DocumentError as e:
             conn.send(("error", e))
@@ -148,8 +153,10 @@ class WorkerPool:
             self._replace(worker)
             code = worker.process.exitcode
             self._idle.put(self._start())
-            raise ParseServiceError(f"the parse worker (pid {pid}) died while parsing {pdf.name} "
-                                    f"(exit code {code}); it was replaced, parse the document again")
+            raise ParseServiceError(
+                f"the parse worker (pid {pid}) died while parsing {pdf.name} "
+                f"(exit code {code}); it was replaced, parse the document again"
+            )
         self._idle.put(worker)
         status, value = answer
         if status == "ok":

@@ -31,11 +31,18 @@ class ArtifactCheck:
 ARTIFACT_CHECKS = (
     ArtifactCheck("chunk_ids_well_formed", "chunk ids are '<doc_id>::<seq:04d>', in sequence and unique"),
     ArtifactCheck("text_verbatim", "every chunk's text is verbatim pieces of its MinerU source items"),
-    ArtifactCheck("not_empty", "at least one chunk with text: a stage that yields nothing fails loudly",
-                  severe=True, blocking=True),
+    ArtifactCheck(
+        "not_empty",
+        "at least one chunk with text: a stage that yields nothing fails loudly",
+        severe=True,
+        blocking=True,
+    ),
     ArtifactCheck("formula_numbers_match", "numbers in formulas and tables are printed in the PDF's text layer"),
-    ArtifactCheck("text_coverage", "at least 99 % of the PDF text layer's lines (>= 5 words, running "
-                  "headers/footers excluded) are found in the artifact"),
+    ArtifactCheck(
+        "text_coverage",
+        "at least 99 % of the PDF text layer's lines (>= 5 words, running "
+        "headers/footers excluded) are found in the artifact",
+    ),
 )
 
 
@@ -64,22 +71,31 @@ def check_chunk_ids(document: ParsedDocument) -> CheckOutcome:
 
 def check_not_empty(document: ParsedDocument) -> CheckOutcome:
     with_text = [c for c in document.chunks if c.text.strip()]
-    problems = [] if with_text else [
-        f"{len(document.chunks)} chunk(s), none with text, from {document.n_pages} page(s): a stage yielded "
-        "nothing (a scanned PDF without OCR, or a parse that went wrong)"]
+    problems = (
+        []
+        if with_text
+        else [
+            f"{len(document.chunks)} chunk(s), none with text, from {document.n_pages} page(s): a stage yielded "
+            "nothing (a scanned PDF without OCR, or a parse that went wrong)"
+        ]
+    )
     return CheckOutcome(not problems, "the document has at least one chunk with text", problems)
 
 
 def check_verbatim(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer) -> CheckOutcome:
     problems = []
     for chunk in document.chunks:
-        problems += [f"{chunk.chunk_id}: {p}" for p in verbatim_violations(chunk, source_pieces(chunk, raw, text_layer))]
+        problems += [
+            f"{chunk.chunk_id}: {p}" for p in verbatim_violations(chunk, source_pieces(chunk, raw, text_layer))
+        ]
     return CheckOutcome(not problems, "every chunk's text is verbatim pieces of its source items", problems)
 
 
 def check_formula_numbers(warnings: list[QualityWarning]) -> CheckOutcome:
     problems = [f"{w.chunk_id}: {w.detail}" for w in warnings if w.jenis == "angka_tidak_cocok"]
-    return CheckOutcome(not problems, "every number in formulas and tables is printed in the PDF's text layer", problems)
+    return CheckOutcome(
+        not problems, "every number in formulas and tables is printed in the PDF's text layer", problems
+    )
 
 
 def check_text_coverage(coverage: TextCoverage, first: int = 10) -> CheckOutcome:
@@ -90,13 +106,22 @@ def check_text_coverage(coverage: TextCoverage, first: int = 10) -> CheckOutcome
         f">= {MIN_WORDS} words, running headers/footers excluded) are in the artifact; warns below "
         f"{COVERAGE_THRESHOLD:.0%}",
         problems,
-        {"coverage": round(coverage.coverage, 4), "lines_counted": coverage.counted, "lines_found": coverage.found,
-         "first_missing": [{"page_no": line.page_idx + 1, "text": line.text} for line in coverage.missing[:first]]},
+        {
+            "coverage": round(coverage.coverage, 4),
+            "lines_counted": coverage.counted,
+            "lines_found": coverage.found,
+            "first_missing": [{"page_no": line.page_idx + 1, "text": line.text} for line in coverage.missing[:first]],
+        },
     )
 
 
-def run_artifact_checks(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer,
-                        warnings: list[QualityWarning], coverage: TextCoverage | None = None) -> dict[str, CheckOutcome]:
+def run_artifact_checks(
+    document: ParsedDocument,
+    raw: RawOutput,
+    text_layer: PdfTextLayer,
+    warnings: list[QualityWarning],
+    coverage: TextCoverage | None = None,
+) -> dict[str, CheckOutcome]:
     """`coverage` is the text-layer coverage of the document's chunks when the caller measured it
     already (the `teks_hilang` warnings come from the same measurement)."""
     if coverage is None:

@@ -62,8 +62,10 @@ def interleaved_items(raw: RawOutput, texts: list[str], text_layer: PdfTextLayer
         gutter = text_layer.text_in_box(item["page_idx"], [_MIDDLE - _GUTTER, box[1], _MIDDLE + _GUTTER, box[3]])
         if len(squash(gutter)) > _GUTTER_MAX_CHARS:
             continue  # text runs across the middle: one full-width block, not two columns
-        columns = {"left": text_layer.text_in_box(item["page_idx"], [box[0], box[1], _MIDDLE, box[3]]),
-                   "right": text_layer.text_in_box(item["page_idx"], [_MIDDLE, box[1], box[2], box[3]])}
+        columns = {
+            "left": text_layer.text_in_box(item["page_idx"], [box[0], box[1], _MIDDLE, box[3]]),
+            "right": text_layer.text_in_box(item["page_idx"], [_MIDDLE, box[1], box[2], box[3]]),
+        }
         if _switches(texts[index], columns) >= _MIN_SWITCHES:
             found.append(index)
     return found

@@ -38,17 +38,27 @@ _PIECE_WORDS = 10
 
 # Typographic quotes and dashes as ASCII (str.replace per pair: ~50x faster than translate).
 _ASCII_FORMS = [
-    ("\u2018", "'"), ("\u2019", "'"), ("\u201a", "'"), ("\u201b", "'"), ("\u2032", "'"),
-    ("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u201f", '"'), ("\u2033", '"'),
+    ("\u2018", "'"),
+    ("\u2019", "'"),
+    ("\u201a", "'"),
+    ("\u201b", "'"),
+    ("\u2032", "'"),
+    ("\u201c", '"'),
+    ("\u201d", '"'),
+    ("\u201e", '"'),
+    ("\u201f", '"'),
+    ("\u2033", '"'),
     *((dash, "-") for dash in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"),
 ]
 _LEADER = re.compile(r"(?:[.\u00b7\u2026]\s*){3,}")
 # Characters a squashed string never holds: white space, `|`, U+FFFD/U+FFFE, controls (Cc),
 # the format characters (Cf) that occur in text layers, surrogates and private use (Co).
-_DROP = (r"\s|\ufffd\ufffe\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-         r"\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-         r"\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\U000110bd\U000110cd\U00013430-\U0001343f"
-         r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+_DROP = (
+    r"\s|\ufffd\ufffe\x00-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    r"\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    r"\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\U000110bd\U000110cd\U00013430-\U0001343f"
+    r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
 _DROP_CHARS = re.compile(f"[{_DROP}]+")
 # Dot leaders on a whole page at once, line breaks kept (`\s` without \n and \r).
 _LEADER_KEEP_LINES = re.compile(r"(?:[.\u00b7\u2026][^\S\r\n]*){3,}")
@@ -138,8 +148,11 @@ class _Haystack:
     def _window(self, page_idx: int) -> str:
         if page_idx not in self._windows:
             spans = [self._page_spans[p] for p in (page_idx - 1, page_idx, page_idx + 1) if p in self._page_spans]
-            self._windows[page_idx] = self.whole[self._starts[min(s[0] for s in spans)]:
-                                                 self._starts[max(s[1] for s in spans) + 1]] if spans else ""
+            self._windows[page_idx] = (
+                self.whole[self._starts[min(s[0] for s in spans)] : self._starts[max(s[1] for s in spans) + 1]]
+                if spans
+                else ""
+            )
         return self._windows[page_idx]
 
     def holds(self, squashed: str, page_idx: int) -> bool:
@@ -162,7 +175,7 @@ def _page_lines(page_text: str) -> list[tuple[str, str]]:
         words = line.split()
         if len(words) > _LONG_LINE_WORDS:  # no line breaks (e.g. a rotated page): cut it up
             for k in range(0, len(words), _PIECE_WORDS):
-                piece = " ".join(words[k:k + _PIECE_WORDS])
+                piece = " ".join(words[k : k + _PIECE_WORDS])
                 out.append((piece, squash(piece)))
         else:
             out.append((line, squashed))
@@ -229,8 +242,13 @@ def coverage_warnings(doc_id: str, coverage: TextCoverage, preview: int = 120) -
     warnings = []
     for page_idx, lines in sorted(coverage.missing_by_page().items()):
         first = lines[0].text if len(lines[0].text) <= preview else lines[0].text[: preview - 1] + "…"
-        warnings.append(QualityWarning(
-            doc_id=doc_id, jenis="teks_hilang", page_idx=page_idx,
-            detail=f"{len(lines)} line(s) of the PDF's text layer on this page are not in the artifact; "
-                   f"first: {first!r}"))
+        warnings.append(
+            QualityWarning(
+                doc_id=doc_id,
+                jenis="teks_hilang",
+                page_idx=page_idx,
+                detail=f"{len(lines)} line(s) of the PDF's text layer on this page are not in the artifact; "
+                f"first: {first!r}",
+            )
+        )
     return warnings

@@ -62,7 +62,7 @@ def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool)
         return start + len(rest) if rest and rest in piece else None
     if first:
         for j in range(1, len(piece)):
-            if piece[j] == text[start:start + 1] and text.startswith(piece[j:], start):
+            if piece[j] == text[start : start + 1] and text.startswith(piece[j:], start):
                 return start + len(piece) - j
         return None
     if last:

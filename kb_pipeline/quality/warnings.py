@@ -47,8 +47,9 @@ def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
     return [n for n in dict.fromkeys(numbers) if _WHITESPACE.sub("", n) not in haystack]
 
 
-def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
-                     text_layer: PdfTextLayer, coverage: TextCoverage | None = None) -> list[QualityWarning]:
+def quality_warnings(
+    doc_id: str, chunks: list[Chunk], raw: RawOutput, text_layer: PdfTextLayer, coverage: TextCoverage | None = None
+) -> list[QualityWarning]:
     """Every warning for one document. `coverage` is the text-layer coverage of these chunks when
     the caller has measured it already (the artifact check uses the same measurement)."""
     warnings: list[QualityWarning] = []
@@ -61,11 +62,15 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
         return squeezed_pages[page_idx]
 
     def warn(jenis, detail: str, chunk: Chunk | None = None, page_idx: int | None = None) -> None:
-        warnings.append(QualityWarning(
-            doc_id=doc_id, jenis=jenis, detail=detail,
-            chunk_id=chunk.chunk_id if chunk else None,
-            page_idx=chunk.page_idx if chunk and page_idx is None else page_idx,
-        ))
+        warnings.append(
+            QualityWarning(
+                doc_id=doc_id,
+                jenis=jenis,
+                detail=detail,
+                chunk_id=chunk.chunk_id if chunk else None,
+                page_idx=chunk.page_idx if chunk and page_idx is None else page_idx,
+            )
+        )
 
     for chunk in chunks:
         for latex in chunk.latex:
@@ -76,33 +81,51 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
         undecodable = _CID.search(chunk.text) or _CONTROL.search(chunk.text)
         if undecodable:
             found = undecodable.group()
-            warn("teks_rusak", f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
-                 f"usable Unicode map here: {_preview(chunk.text)}", chunk)
+            warn(
+                "teks_rusak",
+                f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
+                f"usable Unicode map here: {_preview(chunk.text)}",
+                chunk,
+            )
         private = _PRIVATE_USE.findall(chunk.text)
         if private:
             distinct = list(dict.fromkeys(private))
-            warn("glif_pribadi", f"{len(private)} private-use character(s) "
-                 f"({', '.join(f'U+{ord(c):04X}' for c in distinct[:10])}{', …' if len(distinct) > 10 else ''}): "
-                 f"glyphs of the PDF's font with no standard meaning: {_preview(chunk.text)}", chunk)
+            warn(
+                "glif_pribadi",
+                f"{len(private)} private-use character(s) "
+                f"({', '.join(f'U+{ord(c):04X}' for c in distinct[:10])}{', …' if len(distinct) > 10 else ''}): "
+                f"glyphs of the PDF's font with no standard meaning: {_preview(chunk.text)}",
+                chunk,
+            )
         # Numbers in formulas and tables, against the text layer of the pages they come from.
         checked_text = "\n".join(chunk.latex) + ("\n" + chunk.text if chunk.kind == "table" else "")
         numbers = _NUMBER.findall(checked_text)
         if numbers:
             missing = _numbers_missing(numbers, "".join(squeezed_page(p) for p in chunk.page_idxs))
             if missing:
-                warn("angka_tidak_cocok", f"{len(missing)} number(s) not in the PDF's text layer: "
-                     f"{', '.join(missing[:10])}", chunk)
+                warn(
+                    "angka_tidak_cocok",
+                    f"{len(missing)} number(s) not in the PDF's text layer: {', '.join(missing[:10])}",
+                    chunk,
+                )
 
         cellless = [i for i in chunk.source_items if raw.items[i]["type"] == "table"] if chunk.kind != "table" else []
         if cellless:
-            warn("tabel_kosong" if not chunk.text.strip() else "tabel_tanpa_sel",
-                 f"MinerU read content_list item(s) {_item_list(cellless)} as a table but gave no cells; "
-                 "its text is kept as text, without table structure", chunk)
+            warn(
+                "tabel_kosong" if not chunk.text.strip() else "tabel_tanpa_sel",
+                f"MinerU read content_list item(s) {_item_list(cellless)} as a table but gave no cells; "
+                "its text is kept as text, without table structure",
+                chunk,
+            )
 
     texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated).text for v2 in raw.items_v2]
     for index in interleaved_items(raw, texts, text_layer):
-        warn("kolom_tercampur", f"content_list item {index} spans both columns and its lines alternate "
-             "between them: the text is verbatim but its sentences are interleaved", page_idx=raw.items[index]["page_idx"])
+        warn(
+            "kolom_tercampur",
+            f"content_list item {index} spans both columns and its lines alternate "
+            "between them: the text is verbatim but its sentences are interleaved",
+            page_idx=raw.items[index]["page_idx"],
+        )
 
     # One warning per page, not per item: a scanned page holds dozens of image strips.
     bare_figures: dict[int, list[int]] = defaultdict(list)
@@ -111,26 +134,41 @@ def quality_warnings(doc_id: str, chunks: list[Chunk], raw: RawOutput,
         if item["type"] == "equation" and not item.get("text"):
             bare_formulas[item["page_idx"]].append(index)
         if item["type"] in ("image", "chart") and not (
-                item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()):
+            item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()
+        ):
             bare_figures[item["page_idx"]].append(index)
     for page_idx, indices in bare_formulas.items():
-        warn("formula_tanpa_latex", f"{len(indices)} formula(s) with no markup from the parser (tier "
-             f"{raw.tier}; content_list items {_item_list(indices)}); their text is read from the PDF "
-             "text layer", page_idx=page_idx)
+        warn(
+            "formula_tanpa_latex",
+            f"{len(indices)} formula(s) with no markup from the parser (tier "
+            f"{raw.tier}; content_list items {_item_list(indices)}); their text is read from the PDF "
+            "text layer",
+            page_idx=page_idx,
+        )
     for page_idx, indices in bare_figures.items():
-        warn("chart_tanpa_konteks", f"{len(indices)} figure(s) with neither content nor caption "
-             f"(content_list items {_item_list(indices)})",
-             page_idx=page_idx)
+        warn(
+            "chart_tanpa_konteks",
+            f"{len(indices)} figure(s) with neither content nor caption (content_list items {_item_list(indices)})",
+            page_idx=page_idx,
+        )
 
     for page_idx in raw.ocr_pages:
         if page_idx in raw.page_idxs:
-            warn("teks_ocr", f"text of this page was machine-read from an image of it by OCR "
-                 f"({raw.ocr_engine}, languages {raw.ocr_langs}), not the author's own characters: "
-                 "words, numbers and symbols may be misread", page_idx=page_idx)
+            warn(
+                "teks_ocr",
+                f"text of this page was machine-read from an image of it by OCR "
+                f"({raw.ocr_engine}, languages {raw.ocr_langs}), not the author's own characters: "
+                "words, numbers and symbols may be misread",
+                page_idx=page_idx,
+            )
 
     if not any(c.kind == "text" and c.text.strip() for c in chunks):
-        warn("dokumen_tanpa_teks", f"no text chunk in {raw.n_pages} page(s): a scanned PDF read "
-             "without OCR, or a PDF whose text layer is empty", page_idx=0)
+        warn(
+            "dokumen_tanpa_teks",
+            f"no text chunk in {raw.n_pages} page(s): a scanned PDF read "
+            "without OCR, or a PDF whose text layer is empty",
+            page_idx=0,
+        )
 
     seen: dict[str, list[Chunk]] = defaultdict(list)
     for chunk in chunks:
