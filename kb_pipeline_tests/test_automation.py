@@ -17,6 +17,25 @@ from kb_pipeline.defs.assets import REFRESH_AFTER_ANY_DOCUMENT
 
 
 def test_table_refreshes_after_an_update_seen_during_a_sibling_run_that_fails(tmp_path):
+    # The scenario runs two Dagster executions at once on one SQLite instance; it is run in a
+    # thread with a deadline so that a lock-up fails this test instead of stalling the suite.
+    failure: list[BaseException] = []
+
+    def scenario() -> None:
+        try:
+            _scenario(tmp_path)
+        except BaseException as e:  # noqa: BLE001 — handed to the test's thread below
+            failure.append(e)
+
+    runner = threading.Thread(target=scenario, daemon=True)
+    runner.start()
+    runner.join(240)
+    assert not runner.is_alive(), "the automation scenario did not finish within 240 s"
+    if failure:
+        raise failure[0]
+
+
+def _scenario(tmp_path) -> None:
     documents = dg.DynamicPartitionsDefinition(name="documents")
     release = threading.Event()
 
