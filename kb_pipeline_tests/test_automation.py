@@ -50,7 +50,12 @@ def _scenario(tmp_path) -> None:
         pass
 
     defs = dg.Definitions(assets=[quality_warnings, quality_warnings_table])
-    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+    # No compute-log capture: two executions at once in one process would each redirect the
+    # process's stdout/stderr (and wait on `tail` helpers) — a lock-up outside what is tested.
+    no_capture = {
+        "compute_logs": {"module": "dagster._core.storage.noop_compute_log_manager", "class": "NoOpComputeLogManager"}
+    }
+    with dg.instance_for_test(temp_dir=str(tmp_path), overrides=no_capture) as instance:
         instance.add_dynamic_partitions("documents", ["good", "bad"])
         dg.materialize([quality_warnings], partition_key="good", instance=instance)
         dg.materialize([quality_warnings_table], instance=instance)
