@@ -40,7 +40,6 @@ class TextLine:
 
     text: str
     font: str
-    height: float  # median glyph box height in points: a proxy for the font size
 
 
 class PdfTextLayer:
@@ -118,20 +117,13 @@ class PdfTextLayer:
             self._chars_cache[page_idx] = self._page_chars(page_idx)
         left, bottom, right, top = self._page_space(page_idx, bbox)
         lines: list[TextLine] = []
-        current: list[tuple[str, str, float]] = []
+        current: list[tuple[str, str]] = []
 
         def flush() -> None:
             text = "".join(c[0] for c in current).strip()
             if text:
                 fonts = Counter(c[1] for c in current if not c[0].isspace())
-                heights = sorted(c[2] for c in current if c[0].isalnum())
-                lines.append(
-                    TextLine(
-                        text,
-                        fonts.most_common(1)[0][0] if fonts else "",
-                        heights[len(heights) // 2] if heights else 0.0,
-                    )
-                )
+                lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else ""))
             current.clear()
 
         for char, font, (x0, y0, x1, y1) in self._chars_cache[page_idx]:
@@ -140,7 +132,7 @@ class PdfTextLayer:
                 continue
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
             if left <= cx <= right and bottom <= cy <= top:
-                current.append((char, font, y1 - y0))
+                current.append((char, font))
         flush()
         return lines
 

@@ -154,10 +154,6 @@ class HeadingTracker:
     def path(self) -> list[str]:
         return [h.line for h in self._open]
 
-    @property
-    def open(self) -> list[Heading]:
-        return list(self._open)
-
     def _last(self, scheme: str) -> Heading | None:
         return next((h for h in reversed(self._open) if h.scheme == scheme), None)
 
