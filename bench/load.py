@@ -96,10 +96,14 @@ def worker(assignment_file: Path) -> int:
     warnings.filterwarnings("ignore")
     import dagster as dg
 
-    from kb_pipeline.definitions import defs
+    from kb_pipeline.definitions import build_definitions
+    from kb_pipeline.defs.names import INGEST_JOB
+    from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.instance.ingest import QUIET
+    from kb_pipeline.settings import Settings
 
-    job = defs.resolve_job_def("ingest_documents")
+    settings = Settings.from_env()
+    job = build_definitions(KnowledgeBase.from_settings(settings), settings).resolve_job_def(INGEST_JOB)
     failed = 0
     with dg.DagsterInstance.get() as instance:
         for item in json.loads(assignment_file.read_text()):

@@ -48,7 +48,14 @@ class Service:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
-        env = {**os.environ, "MINERU_HOME": str(home), "MINERU_MODEL_SOURCE": "local", "HF_HUB_OFFLINE": "1"}
+        # INFO: the access log is how the tests count requests (the suite may have set "warning").
+        env = {
+            **os.environ,
+            "MINERU_HOME": str(home),
+            "MINERU_MODEL_SOURCE": "local",
+            "HF_HUB_OFFLINE": "1",
+            "MINERU_LOG_LEVEL": "info",
+        }
         with log.open("ab") as sink:
             self.process = subprocess.Popen(
                 [str(BIN / command), "--host", "127.0.0.1", "--port", str(self.port), *args],
