@@ -41,16 +41,7 @@ def _knowledge_base(args: argparse.Namespace, settings: Settings):
     folder = args.input or settings.drop_folder
     if not folder.is_dir():
         raise SystemExit(f"error: input folder {folder} does not exist")
-    return KnowledgeBase(
-        drop_folder=str(folder.resolve()),
-        data_dir=str(settings.data_dir),
-        tier=config.tier,
-        parse_mode=config.parse_mode,
-        page_range=config.page_range,
-        max_pages=config.max_pages,
-        ocr_langs=config.ocr_langs,
-        parse_window=config.parse_window,
-    )
+    return KnowledgeBase.from_settings(settings.model_copy(update={"parser": config, "drop_folder": folder.resolve()}))
 
 
 def _status(args: argparse.Namespace, settings: Settings) -> int:

@@ -15,6 +15,9 @@ from ..settings import Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
 
+# The parser settings the resource carries as Dagster config (fields of both it and ParserConfig).
+_PARSER_FIELDS = ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs", "parse_window")
+
 
 class KnowledgeBase(dg.ConfigurableResource):
     """Where documents come from, where data lives, and how MinerU parses. Built from the
@@ -36,16 +39,10 @@ class KnowledgeBase(dg.ConfigurableResource):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
-        parser = settings.parser
         return cls(
             drop_folder=str(settings.drop_folder),
             data_dir=str(settings.data_dir),
-            tier=parser.tier,
-            parse_mode=parser.parse_mode,
-            page_range=parser.page_range,
-            max_pages=parser.max_pages,
-            ocr_langs=parser.ocr_langs,
-            parse_window=parser.parse_window,
+            **settings.parser.model_dump(include=set(_PARSER_FIELDS)),
             parse_retries=settings.parse_retries,
             parse_retry_seconds=settings.parse_retry_seconds,
         )
@@ -60,14 +57,7 @@ class KnowledgeBase(dg.ConfigurableResource):
 
     @property
     def parser_config(self) -> ParserConfig:
-        return ParserConfig(
-            tier=self.tier,
-            parse_mode=self.parse_mode,
-            page_range=self.page_range,
-            max_pages=self.max_pages,
-            ocr_langs=self.ocr_langs,
-            parse_window=self.parse_window,
-        )
+        return ParserConfig.model_validate({name: getattr(self, name) for name in _PARSER_FIELDS})
 
     @property
     def processing_identity(self) -> str:
