@@ -83,7 +83,7 @@ def main() -> None:
             def ingest(label: str) -> dict:
                 before = len(calls)
                 started = time.perf_counter()
-                outcomes = ingest_folder(defs, kb, instance, progress=io.StringIO())
+                outcomes = ingest_folder(kb, instance, progress=io.StringIO())
                 seconds = time.perf_counter() - started
                 statuses = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
                 print(f"{label}: {seconds:.2f} s, MinerU calls {len(calls) - before}, {statuses}", flush=True)

@@ -139,7 +139,7 @@ def run_mode(mode: str, pdf: Path, scratch: Path, instance) -> dict:
     defs, kb = dagster_path(pdf, work, instance)
     before = {r.run_id for r in instance.get_runs()}
     started = time.perf_counter()
-    outcomes = ingest_folder(defs, kb, instance, progress=io.StringIO())
+    outcomes = ingest_folder(kb, instance, progress=io.StringIO())
     seconds = time.perf_counter() - started
     (outcome,) = outcomes
     if outcome.status != "ingested":

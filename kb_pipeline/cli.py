@@ -61,14 +61,12 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     import dagster as dg
 
-    from .definitions import build_definitions
     from .instance.ingest import format_outcomes, ingest_folder
+    from .parsing.workers import default_workers
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
-        outcomes = ingest_folder(
-            build_definitions(kb, settings), kb, instance, never_started_seconds=settings.never_started_seconds
-        )
+        outcomes = ingest_folder(kb, instance, settings=settings, workers=default_workers())
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
     return 1 if any(o.status == "failed" for o in outcomes) else 0

@@ -64,7 +64,7 @@ def _data_version(instance, asset, partition):
 
 
 def test_every_asset_materialises_for_each_partition(kb, instance, mineru_calls):
-    outcomes = ingest_folder(build_definitions(kb), kb, instance)
+    outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3 and len(mineru_calls) == 3
     partitions = instance.get_dynamic_partitions("documents")
     assert sorted(partitions) == ["STD_2026_006_parameter_produksi", "pump_maintenance_manual", "unittest_test"]
@@ -92,7 +92,7 @@ def test_every_asset_materialises_for_each_partition(kb, instance, mineru_calls)
 
 def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instance, mineru_calls):
     defs = build_definitions(kb)
-    ingest_folder(defs, kb, instance)
+    ingest_folder(kb, instance)
     before = {d: _data_version(instance, "parsed_document", d) for d in instance.get_dynamic_partitions("documents")}
     calls_after_first = len(mineru_calls)
     job = defs.resolve_job_def("ingest_documents")
@@ -103,16 +103,15 @@ def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instanc
         assert _latest(instance, "parsed_document", doc_id).metadata["version"].value == 1
     assert len(mineru_calls) == calls_after_first
     # And the ingest command does not even start a run for them.
-    assert [o.status for o in ingest_folder(defs, kb, instance)] == ["unchanged"] * 3
+    assert [o.status for o in ingest_folder(kb, instance)] == ["unchanged"] * 3
 
 
 def test_changed_bytes_give_a_new_artifact_version(kb, drop, instance, mineru_calls):
-    defs = build_definitions(kb)
     text_pdf(drop / "policy.pdf", ["1. Scope", "Applies to all sites."])
-    ingest_folder(defs, kb, instance)
+    ingest_folder(kb, instance)
     first = _data_version(instance, "parsed_document", "policy")
     text_pdf(drop / "policy.pdf", ["1. Scope", "Applies to all sites and contractors."])
-    outcomes = {o.doc_id: o.status for o in ingest_folder(defs, kb, instance)}
+    outcomes = {o.doc_id: o.status for o in ingest_folder(kb, instance)}
     assert outcomes["policy"] == "ingested" and outcomes["unittest_test"] == "unchanged"
     assert _data_version(instance, "parsed_document", "policy") != first
     assert _latest(instance, "parsed_document", "policy").metadata["version"].value == 2
@@ -145,7 +144,7 @@ def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, l
     folder.mkdir()
     shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)
     kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
-    assert [o.status for o in ingest_folder(build_definitions(kb), kb, instance)] == ["ingested"]
+    assert [o.status for o in ingest_folder(kb, instance)] == ["ingested"]
     raw_dir = _latest(instance, "mineru_raw_output", "pump_maintenance_manual").metadata["raw_output_dir"].value
     assert package_cli([raw_dir, "--output-dir", str(tmp_path / "cli"), "--project-root", str(layout.root.parent)]) == 0
     asset = (layout.kb / "pump_maintenance_manual" / "kb_chunks.jsonl").read_text(encoding="utf-8")
@@ -174,7 +173,7 @@ def test_an_empty_artifact_fails_its_check_loudly_and_blocks_downstream(kb, inst
 
 def test_a_bad_document_fails_its_run_with_the_reason(kb, drop, instance):
     (drop / "broken.pdf").write_bytes(b"%PDF-1.7\n" + b"\0" * 200)
-    outcomes = {o.doc_id: o for o in ingest_folder(build_definitions(kb), kb, instance)}
+    outcomes = {o.doc_id: o for o in ingest_folder(kb, instance)}
     assert outcomes["broken"].status == "failed" and "CorruptPdfError" in outcomes["broken"].reason
     assert [o.status for d, o in outcomes.items() if d != "broken"] == ["ingested"] * 3
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.instance.status import STATES, folder_status, format_status
@@ -82,7 +81,7 @@ def test_every_file_is_accounted_for(tmp_path, layout, instance, monkeypatch):
 
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), max_pages=9)  # demo3 has 10
     started = time.perf_counter()
-    ingest_folder(build_definitions(kb), kb, instance)
+    ingest_folder(kb, instance)
     ingest_seconds = time.perf_counter() - started
     statuses = {s.name: s for s in folder_status(kb, instance, now=time.time() + 3600)}
     print(format_status(list(statuses.values()), drop), f"\ningest took {ingest_seconds:.1f} s")

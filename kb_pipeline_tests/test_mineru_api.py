@@ -18,7 +18,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.parsing import cache, mineru_api
@@ -150,7 +149,7 @@ def test_three_documents_through_the_api_are_byte_for_byte_the_in_process_output
     before = api.parse_requests()
     monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
-    outcomes = ingest_folder(build_definitions(kb), kb, instance)
+    outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3, [o.reason for o in outcomes]
     assert api.parse_requests() - before == 3
 
@@ -171,7 +170,7 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
     counts = {name: services[name].parse_requests() for name in ("a", "b")}
     monkeypatch.setenv(mineru_api.API_URL_ENV, services["router"].url)
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
-    outcomes = ingest_folder(build_definitions(kb), kb, instance)
+    outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 6, [o.reason for o in outcomes]
     used = {name: services[name].parse_requests() - counts[name] for name in ("a", "b")}
     assert used["a"] >= 1 and used["b"] >= 1, used
@@ -185,7 +184,7 @@ def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(
     for extra in list(drop.iterdir())[1:]:
         extra.unlink()
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=1, parse_retry_seconds=0.2)
-    [outcome] = ingest_folder(build_definitions(kb), kb, instance)
+    [outcome] = ingest_folder(kb, instance)
     assert outcome.status == "failed"
     assert url in outcome.reason and "ParseServiceError" in outcome.reason and "after 1 retries" in outcome.reason
     assert not layout.parse_cache.exists() or list(layout.parse_cache.iterdir()) == []
@@ -240,7 +239,7 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
     killer.start()
     try:
         kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=4, parse_retry_seconds=3)
-        outcomes = {o.name: o for o in ingest_folder(build_definitions(kb), kb, instance)}
+        outcomes = {o.name: o for o in ingest_folder(kb, instance)}
     finally:
         killer.join(timeout=120)
         for service in (api, *restarted):

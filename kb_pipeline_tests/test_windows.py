@@ -99,7 +99,6 @@ def test_dagster_run_logs_window_progress(tmp_path, capsys):
     """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
     import dagster as dg
 
-    from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.instance.ingest import ingest_folder
 
@@ -109,7 +108,7 @@ def test_dagster_run_logs_window_progress(tmp_path, capsys):
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"), parse_window=2)
     (tmp_path / "dagster").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        outcomes = ingest_folder(build_definitions(kb), kb, instance)
+        outcomes = ingest_folder(kb, instance)
         assert [o.status for o in outcomes] == ["ingested"]
         messages = [r.user_message for run in instance.get_runs() for r in instance.all_logs(run.run_id)]
     assert any("manual: window 1/2 (pages 1-2)" in m for m in messages)

@@ -1,0 +1,113 @@
+"""`kb-pipeline ingest` with ingest worker processes (`ingest_folder(..., workers=2)`), on a real
+instance in a temp dir with real MinerU: the same artifacts as one run after another, each run
+in a worker (not this process), a bad document failing alone, and a worker killed mid-run
+taking down nothing but a retry."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import threading
+import time
+
+import dagster as dg
+import pytest
+
+from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.instance.ingest import ingest_folder
+from kb_pipeline.instance.run_workers import worker_record
+from kb_pipeline.parsing.cache import COMPLETE_MARKER
+from kb_pipeline.paths import DataLayout
+
+from .conftest import FIXTURE_PDFS
+
+pytestmark = pytest.mark.slow
+DOCS = ["sample", "unittest_test", "chem_intro"]
+
+
+@pytest.fixture
+def instance(tmp_path):
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance
+
+
+def _drop(tmp_path, names, corrupt: bool = False):
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    for name in names:
+        shutil.copy(FIXTURE_PDFS / f"{name}.pdf", drop)
+    if corrupt:
+        (drop / "broken.pdf").write_bytes(b"%PDF-1.7\nnot a pdf at all\n")
+    return drop
+
+
+def _chunks(data_dir, doc_id: str) -> list:
+    return json.loads((DataLayout(data_dir).parsed_dir(doc_id) / "chunks.json").read_text())["chunks"]
+
+
+def _run_pids(instance) -> set[int]:
+    runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
+    return {record.pid for run in runs if (record := worker_record(instance, run.run_id))}
+
+
+def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_fails_alone(tmp_path, instance):
+    drop = _drop(tmp_path, DOCS, corrupt=True)
+    parallel = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "parallel"))
+    progress = io.StringIO()
+    outcomes = ingest_folder(parallel, instance, progress=progress, workers=2)
+
+    assert [o.name for o in outcomes] == sorted(o.name for o in outcomes), "outcomes in folder order"
+    statuses = {o.doc_id: o.status for o in outcomes}
+    assert statuses == {"broken": "failed", **dict.fromkeys(DOCS, "ingested")}
+    assert next(o for o in outcomes if o.doc_id == "broken").reason
+    assert "at a time" in progress.getvalue()
+    pids = _run_pids(instance)
+    assert pids and os.getpid() not in pids and len(pids) <= 2, pids  # each run in a worker
+    table = instance.get_runs(dg.RunsFilter(job_name="refresh_warnings_table"))
+    assert [r.status for r in table] == [dg.DagsterRunStatus.SUCCESS]
+
+    (tmp_path / "seq-dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "seq-dagster")) as seq_instance:
+        sequential = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "sequential"))
+        ingest_folder(sequential, seq_instance, progress=io.StringIO(), workers=1)
+    for doc_id in DOCS:
+        assert _chunks(tmp_path / "parallel", doc_id) == _chunks(tmp_path / "sequential", doc_id), doc_id
+
+    # Nothing changed: nothing runs, no worker is started.
+    again = ingest_folder(parallel, instance, progress=io.StringIO(), workers=2)
+    assert {o.status for o in again if o.doc_id != "broken"} == {"unchanged"}
+
+
+def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_ingested(tmp_path, instance):
+    drop = _drop(tmp_path, ["demo1", *DOCS])  # demo1: 13 pages, a parse of several seconds
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"))
+    killed: list[str] = []
+
+    def kill_demo1_worker() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            for run in instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])):
+                record = worker_record(instance, run.run_id)
+                if run.tags.get("kb/source") == "demo1.pdf" and record:
+                    os.kill(record.pid, signal.SIGKILL)
+                    killed.append(run.run_id)
+                    return
+            time.sleep(0.2)
+
+    killer = threading.Thread(target=kill_demo1_worker)
+    killer.start()
+    outcomes = ingest_folder(kb, instance, progress=io.StringIO(), workers=2)
+    killer.join()
+
+    assert killed, "the test never saw demo1's run in a worker"
+    assert {o.doc_id: o.status for o in outcomes} == dict.fromkeys(["demo1", *DOCS], "ingested")
+    dead = instance.get_run_by_id(killed[0])
+    assert dead.status == dg.DagsterRunStatus.FAILURE, dead.status  # ended, not left STARTED
+    assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
+    assert not instance.event_log_storage.get_concurrency_info("mineru").claimed_slots
+    entries = list((tmp_path / "data" / "knowledge_cache" / "parse").iterdir())
+    assert all((e / COMPLETE_MARKER).is_file() for e in entries if not e.name.startswith(".tmp-"))
