@@ -61,7 +61,7 @@ test-services:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; }
 
 ui: $(STAMP)
-	$(BIN)/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+	$(BIN)/kb-pipeline ui --port 3000
 
 samples: $(STAMP)
 	$(BIN)/python -m kb_pipeline_tests.samples data/knowledge_docs

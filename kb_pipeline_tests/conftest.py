@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from kb_pipeline.parsing import cache
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.settings import DATA_DIR_ENV
 from kb_pipeline_tests.samples import SAMPLES
@@ -79,3 +80,24 @@ def corpus_run(tmp_path_factory):
 
     run.layout = layout
     return run
+
+
+# Marker fields that say when and how fast a parse ran, not what it produced.
+_TIMING_FIELDS = {"parse_seconds", "created_at"}
+
+
+def assert_same_cache_entry(got_dir: Path, want_dir: Path) -> None:
+    """Two raw-output cache entries hold the same files, byte for byte, and the same marker
+    but for its timing fields: what "the same parse, wherever it ran" means."""
+
+    def tree(path: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+    got, want = tree(got_dir), tree(want_dir)
+    marker_got, marker_want = (cache.read_marker(p) for p in (got_dir, want_dir))
+    del got[cache.COMPLETE_MARKER], want[cache.COMPLETE_MARKER]
+    assert sorted(got) == sorted(want), got_dir.name
+    assert [name for name in want if got[name] != want[name]] == [], got_dir.name
+    for field in _TIMING_FIELDS:
+        marker_got.pop(field), marker_want.pop(field)
+    assert marker_got == marker_want

@@ -25,13 +25,11 @@ from kb_pipeline.parsing.mineru_adapter import parse_to_cache
 from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline.sources import list_pdfs
 
-from .conftest import CORPUS_PDFS, FIXTURE_PDFS
+from .conftest import CORPUS_PDFS, FIXTURE_PDFS, assert_same_cache_entry
 
 pytestmark = pytest.mark.services
 
 BIN = Path(os.environ.get("VIRTUAL_ENV", Path(__file__).resolve().parents[1] / ".venv")) / "bin"
-# The marker's fields that say when and how fast, not what.
-_TIMING_FIELDS = {"parse_seconds", "created_at"}
 
 
 def _free_port() -> int:
@@ -117,21 +115,6 @@ def instance(tmp_path):
         yield instance
 
 
-def _tree(path: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-
-
-def _assert_same_entry(remote: Path, local: Path) -> None:
-    got, want = _tree(remote), _tree(local)
-    marker_got, marker_want = (cache.read_marker(p) for p in (remote, local))
-    del got[cache.COMPLETE_MARKER], want[cache.COMPLETE_MARKER]
-    assert sorted(got) == sorted(want), remote.name
-    assert [name for name in want if got[name] != want[name]] == [], remote.name
-    for field in _TIMING_FIELDS:
-        marker_got.pop(field), marker_want.pop(field)
-    assert marker_got == marker_want
-
-
 def _entries(cache_root: Path) -> dict[str, Path]:
     return {p.name: p for p in cache_root.iterdir() if p.is_dir()}
 
@@ -160,7 +143,7 @@ def test_three_documents_through_the_api_are_byte_for_byte_the_in_process_output
     remote, local = _entries(layout.parse_cache), _entries(local_root)
     assert sorted(remote) == sorted(local) and len(local) == 3
     for key in local:
-        _assert_same_entry(remote[key], local[key])
+        assert_same_cache_entry(remote[key], local[key])
     _assert_cache_clean(layout.parse_cache)
 
 

@@ -1,0 +1,206 @@
+"""Runs the Dagster daemon launches, on the real `make ui` stack: how long a dropped PDF takes to
+be materialised, and how fast a corpus dropped at once goes through, against one bare MinerU
+flash process parsing the same files in the same run.
+
+    .venv/bin/python bench/daemon.py [--stack ui|dev] [--pdfs FILE ...]
+
+--stack ui: `kb-pipeline ui` (what `make ui` runs: `dagster dev` plus the warm parse service).
+--stack dev: bare `dagster dev`, each run parsing in its own process (for comparison).
+
+In a temp deployment (its own DAGSTER_HOME with the repo's dagster.yaml, data root and drop
+folder; the default settings, so the sensor ticks every KB_SENSOR_INTERVAL seconds):
+
+1. (a) bare: one process parses the corpus with MinerU flash (bench/overhead.py's recipe),
+   warmed up first.
+2. The stack is started and left to settle; a 2-page PDF is copied into the drop folder and the
+   time until its `parsed_document` is materialised is taken (the sensor's interval, its
+   stability tick, the run queue, the run worker and the parse, all included).
+3. The corpus is copied into the drop folder at once: the sensor requests one run per file and
+   the daemon runs them (`max_concurrent_runs`, the `mineru` pool) — the same runs a
+   partitioned backfill launches. Timed from the copy to the last `parsed_document`.
+4. Peak memory of the stack's whole process tree (RSS summed, sampled every 0.2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import _common
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SMALL = _common.SHARED / "fixtures" / "pdfs" / "sample.pdf"  # 2 pages
+CORPUS = [
+    "manual_ibm_redpaper_db2_rcac",
+    "manual_pymupdf_v1_8",
+    "paper_twocol_creativity_ml",
+    "paper_twocol_hydrology_afforestation",
+    "report_eu_finland_vet",
+    "report_eu_food_retail_tables",
+    "report_fr_solar_impact_study",
+    "report_qwen2_technical",
+    "standard_nist_hpc_security",
+    "table_nces_projections_multipage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tree_rss(root: int) -> int:
+    """Bytes of RSS summed over `root`'s session (the stack runs in a session of its own)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry.name)) != root:
+                continue
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except (OSError, ProcessLookupError):
+            continue
+    return total
+
+
+def _materialised(doc_ids: set[str]) -> set[str]:
+    import dagster as dg
+
+    with dg.DagsterInstance.get() as instance:
+        records = instance.fetch_materializations(dg.AssetKey("parsed_document"), limit=1000).records
+        return {r.partition_key for r in records if r.partition_key in doc_ids}
+
+
+def _wait_for(doc_ids: set[str], timeout: float, log: Path) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if _materialised(doc_ids) == doc_ids:
+            return time.monotonic() - started
+        time.sleep(0.2)
+    raise SystemExit(f"timed out after {timeout:.0f} s; stack log:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stack", choices=["ui", "dev"], default="ui")
+    parser.add_argument(
+        "--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS]
+    )
+    args = parser.parse_args()
+    _common.warn_if_busy()
+    mineru_home = _common.setup_mineru()
+    from overhead import bare_mineru
+
+    from kb_pipeline.sources import doc_id_for
+
+    pages = sum(_common.pdf_pages(p) for p in args.pdfs)
+    work = Path(tempfile.mkdtemp(prefix="kb-bench-daemon-"))
+    stack = None
+    try:
+        bare_mineru(SMALL, work / "warm")
+        started = time.perf_counter()
+        for n, pdf in enumerate(args.pdfs):
+            bare_mineru(pdf, work / f"bare-{n}")
+        bare = time.perf_counter() - started
+
+        home, data = work / "home", work / "data"
+        home.mkdir()
+        shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
+        drop = data / "knowledge_docs"
+        drop.mkdir(parents=True)
+        env = {
+            "DAGSTER_HOME": str(home),
+            "KB_DATA_DIR": str(data),
+            "KB_DAGSTER_DIR": str(data / "dagster"),
+            "KB_DROP_FOLDER": str(drop),
+            "MINERU_MODEL_SOURCE": "local",
+            "HF_HUB_OFFLINE": "1",
+        }
+        os.environ.update(env)
+        port = str(_free_port())
+        command = (
+            [str(BIN / "kb-pipeline"), "ui", "--port", port]
+            if args.stack == "ui"
+            else [str(BIN / "dagster"), "dev", "-w", str(REPO / "workspace.yaml"), "-h", "127.0.0.1", "-p", port]
+        )
+        log = work / "stack.log"
+        with log.open("wb") as out:
+            stack = subprocess.Popen(
+                command, env=os.environ.copy(), cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        peak = [0]
+        sampling = threading.Event()
+
+        def sample() -> None:
+            while not sampling.is_set():
+                peak[0] = max(peak[0], _tree_rss(stack.pid))
+                time.sleep(0.2)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        time.sleep(25)  # webserver, daemon and code server up, the first sensor ticks done
+
+        shutil.copy(SMALL, drop / "dropped.pdf")
+        drop_seconds = _wait_for({doc_id_for(drop / "dropped.pdf")}, 120, log)
+
+        for pdf in args.pdfs:
+            shutil.copy(pdf, drop)
+        corpus_seconds = _wait_for({doc_id_for(drop / p.name) for p in args.pdfs}, 600, log)
+        sampling.set()
+        sampler.join()
+    finally:
+        if stack is not None and stack.poll() is None:
+            os.killpg(stack.pid, signal.SIGINT)
+            try:
+                stack.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(stack.pid, signal.SIGKILL)
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(mineru_home, ignore_errors=True)
+
+    ratio = bare / corpus_seconds
+    print(f"{len(args.pdfs)} PDFs, {pages} pages; stack: {' '.join(command[:2])}")
+    rows = [
+        ["(a) bare MinerU, 1 process", f"{bare:.1f}", f"{pages / bare:.2f}", "1.00"],
+        [
+            "(d) dropped at once, daemon-launched runs",
+            f"{corpus_seconds:.1f}",
+            f"{pages / corpus_seconds:.2f}",
+            f"{ratio:.2f}",
+        ],
+    ]
+    print(_common.table(["mode", "seconds", "pages/s", "× bare"], rows))
+    print(f"drop-to-materialised, 2-page PDF: {drop_seconds:.1f} s (target ≤ 8 s)")
+    print(f"peak RSS of the stack's process tree: {peak[0] / 2**30:.2f} GiB (target ≤ 1.5 GiB)")
+    _common.write_json(
+        f"daemon-{args.stack}",
+        {
+            "pdfs": [p.name for p in args.pdfs],
+            "pages": pages,
+            "stack": args.stack,
+            "bare_seconds": bare,
+            "corpus_seconds": corpus_seconds,
+            "ratio": ratio,
+            "drop_to_materialised_seconds": drop_seconds,
+            "peak_rss_bytes": peak[0],
+            "machine": _common.machine(),
+        },
+    )
+
+
+if __name__ == "__main__":  # required: MinerU starts "spawn" processes
+    main()
