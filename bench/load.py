@@ -82,7 +82,8 @@ def _tick(kb, instance, cursor):
     from kb_pipeline.defs.sensors import build_sensors
     from kb_pipeline.settings import Settings
 
-    drop_folder_sensor = build_sensors(Settings.from_env())[0]
+    # Every file waits for a second look, however long writing them took (ticks 1 and 2 below).
+    drop_folder_sensor = build_sensors(Settings.from_env().model_copy(update={"drop_settle_seconds": 1e9}))[0]
     result = drop_folder_sensor(dg.build_sensor_context(instance=instance, cursor=cursor, resources={"kb": kb}))
     for request in result.dynamic_partitions_requests:
         instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))

@@ -9,6 +9,7 @@ A file is "finished" once its size and mtime are the same at two looks in a row.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,11 +83,20 @@ def request_key(doc_id: str, content_hash: str, processing_identity: str) -> str
 
 
 def scan(
-    folder: Path, state: FolderState, processing_identity: str, *, require_stable: bool = True
+    folder: Path,
+    state: FolderState,
+    processing_identity: str,
+    *,
+    require_stable: bool = True,
+    settle_seconds: float | None = None,
+    now: float | None = None,
 ) -> tuple[FolderChanges, FolderState]:
     """Compare the folder with `state`. Returns the changes and the state to keep *after* the
-    ready files have been requested. `require_stable=False` treats every file as finished
-    (a one-shot ingest, where nobody is still writing)."""
+    ready files have been requested. A file is finished when a later look finds the same size
+    and mtime, or, with `settle_seconds`, when its mtime is that old already at the first look
+    (a writer still at work keeps touching it). `require_stable=False` treats every file as
+    finished (a one-shot ingest, where nobody is still writing)."""
+    settled_before_ns = None if settle_seconds is None else int(((now or time.time()) - settle_seconds) * 1e9)
     sources, skipped = list_pdfs(folder)
     changes = FolderChanges()
     new = FolderState(files={}, pending={}, skipped={})
@@ -106,7 +116,8 @@ def scan(
             else:  # same bytes, new config or code: request again, no need to hash
                 changes.ready.append(Ready(source, known.content_hash, key))
             continue
-        if require_stable and state.pending.get(name) != stat:
+        settled = settled_before_ns is not None and source.mtime_ns <= settled_before_ns
+        if require_stable and not settled and state.pending.get(name) != stat:
             new.pending[name] = stat
             changes.waiting.append(source)
             if known is not None:

@@ -7,14 +7,17 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 | `KB_DATA_DIR` | `data_dir`: the data root (cache, artifacts, tables, packages) | `./data` |
 | `KB_DROP_FOLDER` | `drop_folder`: where PDFs are dropped | `<data_dir>/knowledge_docs` |
 | `KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_MAX_PAGES`, `KB_OCR_LANGS`, `KB_PARSE_WINDOW` | `parser` (`ParserConfig`) | flash, auto, all pages, 3000, eng, 50 |
-| `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick | 5 |
+| `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick (Dagster's sensor daemon loops every 5 s at most) | 5 |
+| `KB_DROP_SETTLE_SECONDS` | `drop_settle_seconds`: a file unchanged this long is finished at the sensor's first look; a younger one waits for a second look | 2 |
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
 | `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
 | `KB_PARSE_RETRIES`, `KB_PARSE_RETRY_SECONDS` | `parse_retries`, `parse_retry_seconds`: a failed parse backend is retried | 2, 10 |
 
 The parse backends read theirs when they run (not at import): `KB_MINERU_API_URL`,
-`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_WORKERS`
-(parsing/workers.py) and `KB_PARSE_WINDOWS_PER_WORKER` (parsing/windows.py).
+`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_SERVICE` (the
+local parse service's socket, which `kb-pipeline ui` sets for its runs; parsing/service.py),
+`KB_PARSE_WORKERS` (warm workers of `run`, `ingest` and the parse service, default one per core;
+parsing/workers.py) and `KB_PARSE_WINDOWS_PER_WORKER` (parsing/windows.py).
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
 """
@@ -40,6 +43,7 @@ class Settings(BaseModel):
     drop_folder: Path
     parser: ParserConfig = ParserConfig()
     sensor_interval_seconds: int = Field(default=5, ge=1)
+    drop_settle_seconds: float = Field(default=2.0, ge=0)
     dead_run_interval_seconds: int = Field(default=5, ge=1)
     never_started_seconds: float = Field(default=DEFAULT_NEVER_STARTED_SECONDS, gt=0)
     parse_retries: int = Field(default=2, ge=0)
@@ -64,6 +68,7 @@ class Settings(BaseModel):
             field: env[name]
             for field, name in (
                 ("sensor_interval_seconds", "KB_SENSOR_INTERVAL"),
+                ("drop_settle_seconds", "KB_DROP_SETTLE_SECONDS"),
                 ("dead_run_interval_seconds", "KB_DEAD_RUN_INTERVAL"),
                 ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
                 ("parse_retries", "KB_PARSE_RETRIES"),

@@ -4,7 +4,10 @@ several partitions, no MinerU call on re-materialisation, asset checks, the drop
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
+import time
 
 import dagster as dg
 import pandas as pd
@@ -24,8 +27,10 @@ from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
-# The shipped sensor, built as the code location builds it.
-drop_folder_sensor = build_sensors(Settings.from_env())[0]
+# The shipped sensor, built as the code location builds it, except that these tests tick right
+# after writing a file and want it to wait for a second look whatever the machine's speed: no
+# file counts as settled at first sight (test_a_settled_file_is_taken_at_the_first_look).
+drop_folder_sensor = build_sensors(Settings.from_env().model_copy(update={"drop_settle_seconds": 3600.0}))[0]
 
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
 
@@ -178,9 +183,9 @@ def test_a_bad_document_fails_its_run_with_the_reason(kb, drop, instance):
     assert [o.status for d, o in outcomes.items() if d != "broken"] == ["ingested"] * 3
 
 
-def _tick(kb, instance, cursor):
+def _tick(kb, instance, cursor, sensor=drop_folder_sensor):
     context = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"kb": kb})
-    result = drop_folder_sensor(context)
+    result = sensor(context)
     for request in result.dynamic_partitions_requests:
         instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
     return result
@@ -235,6 +240,51 @@ def test_sensor_ticks_over_new_unchanged_changed_half_written_non_pdf_and_remove
     assert tenth.run_requests == [] and "1 removed" in tenth.skip_reason.skip_message
     assert "pump_maintenance_manual" in instance.get_dynamic_partitions("documents")
     assert "notes.txt" in FolderState.from_json(tenth.cursor).skipped
+
+
+def test_a_settled_file_is_taken_at_the_first_look_a_fresh_one_at_the_second(tmp_path):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    for name in ("settled.pdf", "fresh.pdf"):
+        shutil.copy(FIXTURE_PDFS / "sample.pdf", folder / name)
+    now = 1_900_000_000.0
+    os.utime(folder / "settled.pdf", (now - 3, now - 3))
+    os.utime(folder / "fresh.pdf", (now - 1, now - 1))
+    first, state = drop_folder.scan(folder, FolderState(), "identity", settle_seconds=2, now=now)
+    assert [r.source.path.name for r in first.ready] == ["settled.pdf"]
+    assert [s.path.name for s in first.waiting] == ["fresh.pdf"]
+    second, _ = drop_folder.scan(
+        folder, drop_folder.mark_requested(state, first.ready), "identity", settle_seconds=2, now=now
+    )
+    assert [r.source.path.name for r in second.ready] == ["fresh.pdf"], "unchanged at the second look"
+
+
+def test_the_shipped_sensor_takes_a_fresh_drop_in_one_tick_but_not_a_file_still_being_written(tmp_path, instance):
+    shipped = build_sensors(Settings.from_env())[0]  # KB_DROP_SETTLE_SECONDS: 2 s
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(tmp_path / "data"))
+    shutil.copy(FIXTURE_PDFS / "sample.pdf", folder / "dropped.pdf")
+    first = _tick(kb, instance, None, shipped)
+    assert [r.partition_key for r in first.run_requests] == ["dropped"], "looked at again within the tick"
+
+    growing = folder / "growing.pdf"
+    data = (FIXTURE_PDFS / "demo2.pdf").read_bytes()
+    growing.write_bytes(data[:5000])
+
+    def write_slowly() -> None:  # a copy over a slow link: more bytes every 0.3 s for 4 s
+        for end in range(10_000, 10_000 + 14 * 1000, 1000):
+            time.sleep(0.3)
+            growing.write_bytes(data[:end])
+
+    writer = threading.Thread(target=write_slowly)
+    writer.start()
+    second = _tick(kb, instance, first.cursor, shipped)
+    writer.join()
+    assert second.run_requests == [] and "1 waiting" in second.skip_reason.skip_message
+    growing.write_bytes(data)
+    third = _tick(kb, instance, second.cursor, shipped)
+    assert [r.partition_key for r in third.run_requests] == ["growing"]
 
 
 def test_sensor_requests_again_when_the_parser_config_changes(kb, instance, drop):

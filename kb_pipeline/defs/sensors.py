@@ -4,9 +4,14 @@ The folder logic lives in `kb_pipeline.drop_folder`; the sensor keeps its state 
 (which survives restarts), adds partitions, records each file's content hash as the data
 version of `source_pdf`, and requests one run per new or changed document with a run key
 made of doc id, content hash and processing identity — so the same content under the same
-config and code never runs twice. Files still being written wait for a later tick; a removed
-file is logged and its artifacts are kept.
+config and code never runs twice. A file untouched for `KB_DROP_SETTLE_SECONDS` (2 s) is
+finished; a younger one (perhaps still being written) is looked at again once it is that old,
+within the same tick, and waits for a later tick if it changed meanwhile. A removed file is
+logged and its artifacts are kept.
 """
+
+import dataclasses
+import time
 
 import dagster as dg
 
@@ -24,12 +29,23 @@ from .resources import KnowledgeBase
 CONTENT_TAG = "kb/content"
 
 
-def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
+# Dagster's sensor daemon looks at most every 5 s: a file too young to count as finished at the
+# first look is looked at again within the tick once it is old enough, when that is sooner.
+LOOK_AGAIN_WITHIN_SECONDS = 5.0
+
+
+def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase, settle_seconds: float) -> dg.SensorResult:
     folder = kb.folder
     if not folder.is_dir():
         return dg.SensorResult(skip_reason=f"drop folder {folder} does not exist", cursor=context.cursor)
     state = FolderState.from_json(context.cursor)
-    changes, new_state = scan(folder, state, kb.processing_identity)
+    changes, new_state = scan(folder, state, kb.processing_identity, settle_seconds=settle_seconds)
+    if changes.waiting and settle_seconds <= LOOK_AGAIN_WITHIN_SECONDS:
+        youngest = max(source.mtime_ns for source in changes.waiting) / 1e9
+        time.sleep(min(settle_seconds, max(0.0, youngest + settle_seconds - time.time())))
+        # Against the state of the first look: what changed meanwhile waits for the next tick.
+        again, new_state = scan(folder, new_state, kb.processing_identity, settle_seconds=settle_seconds)
+        changes = dataclasses.replace(again, newly_skipped=changes.newly_skipped, removed=changes.removed)
     for path, reason in changes.newly_skipped:
         context.log.info(f"skipping {path.name}: {reason}")
     for name in changes.removed:
@@ -101,7 +117,7 @@ def build_sensors(settings: Settings) -> list[dg.SensorDefinition]:
         description="Watches the drop folder (KB_DROP_FOLDER, default data/knowledge_docs) for new or changed PDFs.",
     )
     def drop_folder_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult:
-        return drop_folder_tick(context, kb)
+        return drop_folder_tick(context, kb, settings.drop_settle_seconds)
 
     @dg.sensor(
         name="dead_run_sensor",
