@@ -113,3 +113,100 @@ def test_the_dagster_runs_parse_through_the_service(tmp_path, socket_path, monke
         assert [o.status for o in outcomes] == ["ingested", "ingested"]
         assert pool.pids, "the service's workers parsed"
         assert not calls, "nothing was parsed in the run's own process"
+
+
+@pytest.mark.services
+def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
+    """`kb-pipeline ui` (what `make ui` runs) on a temp deployment: a dropped PDF is ingested by
+    a daemon-launched run whose parse went to the service's warm workers (children of the ui
+    process, started on that first parse); SIGTERM stops dagster dev, the workers and the socket."""
+    import shutil
+    import socket
+    import subprocess
+    import sys
+
+    from kb_pipeline.instance.status import folder_status
+
+    from .conftest import REPO_ROOT
+
+    with tempfile.TemporaryDirectory(prefix="kbui-", dir="/tmp") as short:
+        home, data = Path(short) / "home", Path(short) / "data"
+        home.mkdir()
+        shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+        drop = data / "knowledge_docs"
+        drop.mkdir(parents=True)
+        env = {
+            "DAGSTER_HOME": str(home),
+            "KB_DATA_DIR": str(data),
+            "KB_DAGSTER_DIR": str(data / "dagster"),
+            "KB_DROP_FOLDER": str(drop),
+            "MINERU_MODEL_SOURCE": "local",
+            "HF_HUB_OFFLINE": "1",
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        log = tmp_path / "ui.log"
+        with log.open("wb") as out:
+            ui = subprocess.Popen(
+                [str(Path(sys.executable).parent / "kb-pipeline"), "ui", "--port", str(port)],
+                env={**os.environ, **env},
+                cwd=REPO_ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            shutil.copy(FIXTURE_PDFS / "sample.pdf", drop)
+            kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data))
+            deadline = time.monotonic() + 180
+            state = None
+            while time.monotonic() < deadline:
+                with dg.DagsterInstance.get() as instance:
+                    (status,) = folder_status(kb, instance)
+                state = status.state
+                if state in ("ingested", "failed"):
+                    break
+                time.sleep(1)
+            assert state == "ingested", (state, log.read_text(errors="replace")[-3000:])
+            assert (data / "parse-service.sock").exists()
+            workers = _children(ui.pid, "multiprocessing.spawn")
+            assert workers, "no warm parse worker under the ui process: the run parsed elsewhere"
+        finally:
+            ui.send_signal(signal.SIGTERM)
+            code = ui.wait(timeout=90)
+        assert code == 0, log.read_text(errors="replace")[-3000:]
+        assert not (data / "parse-service.sock").exists()
+        deadline = time.monotonic() + 30  # dagster dev's own children finish shutting down
+        while (left := _session(ui.pid)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not left, f"processes of the stack still alive 30 s after it stopped: {left}"
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _children(parent: int, marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int(_stat(int(entry.name))[1]) == parent:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _session(sid: int) -> list[int]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.getsid(int(entry.name)) == sid and _stat(int(entry.name))[0] not in "ZX":
+                alive.append(int(entry.name))
+        except OSError:
+            continue
+    return alive
