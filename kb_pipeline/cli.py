@@ -1,6 +1,6 @@
 """`kb-pipeline`: the command line.
 
-    kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (in process)
+    kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (no daemon needed)
     kb-pipeline status  [--input DIR]   every file in the drop folder: ingested, failed, waiting, …
     kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor) with a warm parse service
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)

@@ -3,7 +3,8 @@
 Pure logic over a small JSON-able state, so the Dagster sensor keeps it in its cursor (which
 survives restarts) and tests drive it tick by tick. A file is hashed only when its size or
 mtime moved since it was last recorded, so a tick over 1,000 unchanged files reads no file.
-A file is "finished" once its size and mtime are the same at two looks in a row.
+A file is "finished" once its size and mtime are the same at two looks in a row, or, given a
+settle time, once its mtime is that old (a writer still at work keeps touching it).
 """
 
 from __future__ import annotations

@@ -254,9 +254,12 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
         for result in results.values():
             assert len({span.pid for span in spans if span.run_id == result["run_id"]}) == len(ASSETS)
         overall = peak_concurrency(spans)
-        parses = peak_concurrency([span for span in spans if span.step_key == "mineru_raw_output"])
+        # A parse of these documents takes seconds; 0.25 s absorbs how the steps' event
+        # timestamps (from other processes) straddle the slot hand-over (CI saw 3 "overlap").
+        parse_spans = [span for span in spans if span.step_key == "mineru_raw_output"]
+        parses = peak_concurrency(parse_spans, slack=0.25)
         assert overall >= 2, "no two steps ever ran at the same time"
-        assert parses <= 2, f"{parses} MinerU parses overlapped; the `mineru` pool allows 2"
+        assert parses <= 2, f"{parses} MinerU parses overlapped; the `mineru` pool allows 2: {parse_spans}"
         assert instance.event_log_storage.get_concurrency_info("mineru").claimed_slots == []
     for doc in DOCS:
         assert (data / "parsed" / doc / "chunks.json").is_file() and (data / "kb" / doc / "kb_chunks.jsonl").is_file()

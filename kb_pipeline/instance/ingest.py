@@ -1,4 +1,4 @@
-"""`kb-pipeline ingest`: a folder through the asset graph, in process, against the Dagster instance.
+"""`kb-pipeline ingest`: a folder through the asset graph against the Dagster instance, without a daemon.
 
 The same partitions, assets, checks and run history as the UI and the sensor — one run per
 document, with a progress line per document. A document whose artifact is already current (same
@@ -146,7 +146,7 @@ def _run_in_workers(
     again: list[Ready] = []
     ingested = False
     with pool(workers) as first:
-        order = sorted(items, key=lambda item: item.source.path.stat().st_size, reverse=True)
+        order = sorted(items, key=lambda item: item.source.size, reverse=True)
         running: dict[Future, Ready] = {first.submit(_run_in_worker, item): item for item in order}
         for future in as_completed(running):
             try:
@@ -161,13 +161,14 @@ def _run_in_workers(
                 first.submit(_refresh_table_in_worker).result()
             return True
     for item in again:
+        # The runs of a dead worker stay STARTED, holding their `mineru` slots, until ended.
+        release_abandoned_runs(instance, settings.never_started_seconds)
         with pool(1) as alone:
             try:
                 outcome = alone.submit(_run_in_worker, item).result()
             except BrokenProcessPool:
                 outcome = Outcome(item.source.doc_id, item.source.path.name, "failed", 0.0, {}, WORKER_DIED)
         done(item, outcome)
-    # The runs of a dead worker stay STARTED, holding a `mineru` slot, until ended here.
     release_abandoned_runs(instance, settings.never_started_seconds)
     return False
 

@@ -41,9 +41,11 @@ def step_spans(instance: dg.DagsterInstance, run_ids: list[str]) -> tuple[list[S
     return spans, pool_waits
 
 
-def peak_concurrency(spans: list[StepSpan]) -> int:
-    """The largest number of the given spans running at the same moment."""
-    points = sorted([(s.start, 1) for s in spans] + [(s.end, -1) for s in spans])
+def peak_concurrency(spans: list[StepSpan], slack: float = 0.0) -> int:
+    """The largest number of the given spans running at the same moment, not counting overlaps
+    shorter than `slack` seconds (event timestamps are taken in different processes, a little
+    before or after the slot they mark is claimed or freed)."""
+    points = sorted([(s.start, 1) for s in spans] + [(s.end - slack, -1) for s in spans])
     level = peak = 0
     for _, delta in points:
         level += delta

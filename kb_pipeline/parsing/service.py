@@ -26,7 +26,7 @@ from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 
 from .errors import DocumentError, ParserError, ParseServiceError
-from .workers import WorkerPool
+from .workers import WorkerPool, from_task, to_task
 
 SERVICE_ENV = "KB_PARSE_SERVICE"
 _KEY_SUFFIX = ".key"
@@ -55,7 +55,7 @@ def parse_via_service(address: str, source: Path, out: Path, *, config, ocr_mode
         ) from e
     with conn:
         try:
-            conn.send((str(source), str(out), config.model_dump_json(), ocr_mode, str(pdf)))
+            conn.send(to_task(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf))
             status, value = conn.recv()
         except (OSError, EOFError) as e:
             raise ParseServiceError(
@@ -67,26 +67,17 @@ def parse_via_service(address: str, source: Path, out: Path, *, config, ocr_mode
 
 
 def _answer(pool: WorkerPool, conn: Connection) -> None:
-    from ..config import ParserConfig
-
     with conn:
         try:
-            source, out, config_json, ocr_mode, pdf = conn.recv()
+            kwargs = from_task(conn.recv())
         except (OSError, EOFError):
             return
         try:
-            summary = pool.parse(
-                Path(source),
-                Path(out),
-                config=ParserConfig.model_validate_json(config_json),
-                ocr_mode=ocr_mode,
-                pdf=Path(pdf),
-            )
-            answer: tuple[str, object] = ("ok", summary)
+            answer: tuple[str, object] = ("ok", pool.parse(**kwargs))
         except (DocumentError, ParseServiceError) as e:
             answer = ("error", e)
         except Exception as e:  # noqa: BLE001 — the run gets the reason, the service lives on
-            answer = ("error", ParserError(f"parse service failed on {Path(pdf).name}: {type(e).__name__}: {e}"))
+            answer = ("error", ParserError(f"parse service failed on {kwargs['pdf'].name}: {type(e).__name__}: {e}"))
         try:
             conn.send(answer)
         except OSError:

@@ -37,9 +37,27 @@ def default_workers() -> int:
     return max(1, int(value)) if value else max(1, os.cpu_count() or 1)
 
 
+def to_task(source: Path, out: Path, *, config, ocr_mode: str, pdf: Path) -> tuple[str, str, str, str, str]:
+    """A parse request as plain strings, for a pipe or a socket (`from_task` reads it back)."""
+    return str(source), str(out), config.model_dump_json(), ocr_mode, str(pdf)
+
+
+def from_task(task: tuple[str, str, str, str, str]) -> dict[str, Any]:
+    """The keyword arguments of `parse_in_process` (and `WorkerPool.parse`) for a `to_task`."""
+    from ..config import ParserConfig
+
+    source, out, config_json, ocr_mode, pdf = task
+    return {
+        "source": Path(source),
+        "out": Path(out),
+        "config": ParserConfig.model_validate_json(config_json),
+        "ocr_mode": ocr_mode,
+        "pdf": Path(pdf),
+    }
+
+
 def _worker_main(conn: Connection, mineru_home: str) -> None:
     """A worker's life: configure and import MinerU once, then parse what it is sent."""
-    from ..config import ParserConfig
     from .mineru_adapter import configure_mineru_environment, parse_in_process
 
     configure_mineru_environment(Path(mineru_home))
@@ -53,20 +71,14 @@ def _worker_main(conn: Connection, mineru_home: str) -> None:
             return
         if task is None:
             return
-        source, out, config_json, ocr_mode, pdf = task
+        kwargs = from_task(task)
         try:
-            summary = parse_in_process(
-                Path(source),
-                Path(out),
-                config=ParserConfig.model_validate_json(config_json),
-                ocr_mode=ocr_mode,
-                pdf=Path(pdf),
-            )
+            summary = parse_in_process(**kwargs)
             conn.send(("ok", summary))
         except DocumentError as e:
             conn.send(("error", e))
         except Exception as e:  # noqa: BLE001 — reported to the parent, the worker lives on
-            conn.send(("error", ParserError(f"MinerU failed on {Path(pdf).name}: {type(e).__name__}: {e}")))
+            conn.send(("error", ParserError(f"MinerU failed on {kwargs['pdf'].name}: {type(e).__name__}: {e}")))
 
 
 @dataclass
@@ -143,7 +155,7 @@ class WorkerPool:
         pid = worker.process.pid or 0
         self.busy[pid] = pdf.name
         try:
-            worker.conn.send((str(source), str(out), config.model_dump_json(), ocr_mode, str(pdf)))
+            worker.conn.send(to_task(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf))
             answer = self._answer(worker)
         except OSError:
             answer = None
