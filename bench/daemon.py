@@ -129,6 +129,7 @@ def main() -> None:
     from overhead import bare_mineru
 
     from kb_pipeline.sources import doc_id_for
+    from kb_pipeline_tests.deployment import make_deployment
 
     pages = sum(_common.pdf_pages(p) for p in args.pdfs)
     work = Path(tempfile.mkdtemp(prefix="kb-bench-daemon-"))
@@ -140,19 +141,8 @@ def main() -> None:
             bare_mineru(pdf, work / f"bare-{n}")
         bare = time.perf_counter() - started
 
-        home, data = work / "home", work / "data"
-        home.mkdir()
-        shutil.copy(REPO / "dagster.yaml", home / "dagster.yaml")
-        drop = data / "knowledge_docs"
-        drop.mkdir(parents=True)
-        env = {
-            "DAGSTER_HOME": str(home),
-            "KB_DATA_DIR": str(data),
-            "KB_DAGSTER_DIR": str(data / "dagster"),
-            "KB_DROP_FOLDER": str(drop),
-            "MINERU_MODEL_SOURCE": "local",
-            "HF_HUB_OFFLINE": "1",
-        }
+        deployment = make_deployment(work)
+        drop, env = deployment.drop, deployment.env
         os.environ.update(env)
         port = str(_free_port())
         command = (

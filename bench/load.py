@@ -43,21 +43,11 @@ ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_packag
 
 
 def setup_deployment(workdir: Path, pool_limit: int) -> dict:
-    home, data = workdir / "home", workdir / "data"
-    home.mkdir(parents=True, exist_ok=True)
+    from kb_pipeline_tests.deployment import make_deployment
+
     config = (REPO_ROOT / "dagster.yaml").read_text()
     assert "default_limit: 2" in config, "dagster.yaml no longer sets the pool's default_limit: 2"
-    (home / "dagster.yaml").write_text(config.replace("default_limit: 2", f"default_limit: {pool_limit}"))
-    drop = data / "knowledge_docs"
-    drop.mkdir(parents=True, exist_ok=True)
-    return {
-        "DAGSTER_HOME": str(home),
-        "KB_DATA_DIR": str(data),
-        "KB_DAGSTER_DIR": str(data / "dagster"),
-        "KB_DROP_FOLDER": str(drop),
-        "MINERU_MODEL_SOURCE": "local",
-        "HF_HUB_OFFLINE": "1",
-    }
+    return make_deployment(workdir, config.replace("default_limit: 2", f"default_limit: {pool_limit}")).env
 
 
 def write_pdfs(drop: Path, count: int) -> None:

@@ -128,21 +128,12 @@ def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
     from kb_pipeline.instance.status import folder_status
 
     from .conftest import REPO_ROOT
+    from .deployment import make_deployment
 
+    # The parse service's socket goes under the data root: keep the path short.
     with tempfile.TemporaryDirectory(prefix="kbui-", dir="/tmp") as short:
-        home, data = Path(short) / "home", Path(short) / "data"
-        home.mkdir()
-        shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
-        drop = data / "knowledge_docs"
-        drop.mkdir(parents=True)
-        env = {
-            "DAGSTER_HOME": str(home),
-            "KB_DATA_DIR": str(data),
-            "KB_DAGSTER_DIR": str(data / "dagster"),
-            "KB_DROP_FOLDER": str(drop),
-            "MINERU_MODEL_SOURCE": "local",
-            "HF_HUB_OFFLINE": "1",
-        }
+        deployment = make_deployment(Path(short))
+        drop, data, env = deployment.drop, deployment.data, deployment.env
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         with socket.socket() as s:

@@ -28,6 +28,7 @@ from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT
+from .deployment import make_deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
@@ -180,11 +181,8 @@ def _failures(stderr: str) -> str:
 
 def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, monkeypatch):
     started = time.monotonic()
-    home, data = tmp_path / "home", tmp_path / "data"
-    home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.postgres.yaml", home / "dagster.yaml")
-    drop = data / "knowledge_docs"
-    drop.mkdir(parents=True)
+    deployment = make_deployment(tmp_path, (REPO_ROOT / "dagster.postgres.yaml").read_text())
+    drop, data = deployment.drop, deployment.data
     for i, name in enumerate(DOCS):
         text_pdf(
             drop / f"{name}.pdf",
@@ -195,15 +193,7 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
                 f"Inspect the {name} seal every {100 * (i + 1)} hours.",
             ],
         )
-    env = {
-        "DAGSTER_HOME": str(home),
-        "KB_DATA_DIR": str(data),
-        "KB_DAGSTER_DIR": str(data / "dagster"),
-        "KB_DROP_FOLDER": str(drop),
-        "MINERU_MODEL_SOURCE": "local",
-        "HF_HUB_OFFLINE": "1",
-        **postgres,
-    }
+    env = {**deployment.env, **postgres}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
 

@@ -33,6 +33,7 @@ from kb_pipeline.instance.status import folder_status
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
+from .deployment import make_deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
@@ -65,22 +66,14 @@ def _free_port() -> int:
 def deployment(tmp_path, monkeypatch):
     """A temp instance laid out like the repo's (its own DAGSTER_HOME with the repo's dagster.yaml,
     data root, empty drop folder); this process reads the same instance."""
-    home, data = tmp_path / "home", tmp_path / "data"
-    home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
-    drop = data / "knowledge_docs"
-    drop.mkdir(parents=True)
+    deployment = make_deployment(tmp_path)
+    drop, data = deployment.drop, deployment.data
     env = {
-        "DAGSTER_HOME": str(home),
-        "KB_DATA_DIR": str(data),
-        "KB_DAGSTER_DIR": str(data / "dagster"),
-        "KB_DROP_FOLDER": str(drop),
+        **deployment.env,
         "KB_SENSOR_INTERVAL": "2",
         # A Tesseract language that is not installed: the scanned PDF still fails at once, with
         # its reason (test_ocr reads scans), so the recovery timings keep their meaning.
         "KB_OCR_LANGS": "eng+zul",
-        "MINERU_MODEL_SOURCE": "local",
-        "HF_HUB_OFFLINE": "1",
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -21,6 +21,7 @@ from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT, SAMPLE_PDFS
+from .deployment import make_deployment
 
 pytestmark = pytest.mark.services
 
@@ -55,21 +56,10 @@ def _free_port() -> int:
 @pytest.fixture
 def deployment(tmp_path):
     """An embedded instance laid out like the repo's: its own DAGSTER_HOME, data and drop folder."""
-    home = tmp_path / "home"
-    home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
-    drop = tmp_path / "data" / "knowledge_docs"
-    drop.mkdir(parents=True)
+    deployment = make_deployment(tmp_path)
     for pdf in SAMPLE_PDFS:
-        shutil.copy(pdf, drop)
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "KB_DATA_DIR": str(tmp_path / "data"),
-        "KB_DAGSTER_DIR": str(tmp_path / "data" / "dagster"),
-        "KB_DROP_FOLDER": str(drop),
-    }
-    return env, drop
+        shutil.copy(pdf, deployment.drop)
+    return {**os.environ, **deployment.env}, deployment.drop
 
 
 def _ingest(env) -> str:
