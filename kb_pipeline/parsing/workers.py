@@ -9,7 +9,7 @@ before. A worker that dies mid-parse (killed, out of memory) fails only that doc
 `ParseServiceError` and is replaced; its temp dir is never published.
 
 `mineru_adapter.parse_into` uses the pool made active with `use_pool()` (`kb-pipeline run` does);
-without one it parses in process.
+the local parse service (`service.py`, served by `kb-pipeline ui`) holds one for the daemon's runs.
 """
 
 from __future__ import annotations
