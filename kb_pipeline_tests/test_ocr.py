@@ -159,3 +159,20 @@ def test_ocr_engine_version_and_languages_are_in_the_fingerprint():
     assert "ocr" not in ParserConfig(parse_mode="txt").output_settings()
     with pytest.raises(ValueError):
         ParserConfig(ocr_langs="eng; rm -rf /")
+
+
+def test_a_scanned_pdf_longer_than_a_window_is_ocrd_once_and_parsed_in_windows(tmp_path, layout):
+    """OCR runs on the whole document first, then the OCR'd copy is parsed window by window:
+    the same chunks as one unwindowed parse of the same scan."""
+    scan = image_only_pdf(TEXT_PDF, tmp_path / "scanned_standard.pdf")
+    windowed = process_document(scan, ParserConfig(parse_window=1), layout)
+    whole = process_document(scan, ParserConfig(parse_window=0), layout)
+
+    assert [w["pages"] for w in windowed.raw.marker["windows"]] == ["1-1", "2-2"]
+    assert "windows" not in whole.raw.marker
+    assert windowed.raw.marker["ocr"]["pages"] == whole.raw.marker["ocr"]["pages"] == [0, 1]
+    assert [(c.heading_path, c.text) for c in windowed.document.chunks] == [
+        (c.heading_path, c.text) for c in whole.document.chunks
+    ]
+    assert {w.page_idx for w in windowed.warnings if w.jenis == "teks_ocr"} == {0, 1}
+    assert windowed.checks["text_verbatim"].passed
