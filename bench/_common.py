@@ -28,6 +28,22 @@ SHARED = Path(os.environ.get("KB_SHARED_DIR", REPO.parent / "shared"))
 FIXTURE_PDFS = SHARED / "fixtures" / "pdfs"
 MINERU_FIXTURES = SHARED / "fixtures" / "mineru-4.0.12-flash"
 CORPUS_DIR = OUT / "corpus"
+# Ten real PDFs of the shared corpus (185 pages): papers, reports, manuals, a standard, tables.
+TEN_REAL_PDFS = [
+    SHARED / "corpus" / "pdfs" / f"{name}.pdf"
+    for name in (
+        "manual_ibm_redpaper_db2_rcac",
+        "manual_pymupdf_v1_8",
+        "paper_twocol_creativity_ml",
+        "paper_twocol_hydrology_afforestation",
+        "report_eu_finland_vet",
+        "report_eu_food_retail_tables",
+        "report_fr_solar_impact_study",
+        "report_qwen2_technical",
+        "standard_nist_hpc_security",
+        "table_nces_projections_multipage",
+    )
+]
 
 # The six text fixtures (33 pages). scanned_small_ocr is left out: it has no text layer and
 # fails by design without OCR weights.
@@ -219,6 +235,14 @@ def _status_kib(pid: int, *keys: str) -> dict[str, int]:
     return found
 
 
+def _command(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"
+
+
 def _pss_kib(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/smaps_rollup") as f:
@@ -233,7 +257,8 @@ def _pss_kib(pid: int) -> int:
 class TreeMemorySampler:
     """Samples the process tree under `root` every `interval` s from /proc: the sum of VmRSS
     (and of PSS, which does not double-count shared pages) over all live processes, and each
-    process's VmHWM (its own high-water mark, read while it is alive)."""
+    process's VmHWM (its own high-water mark, read while it is alive). `at_peak` says which
+    processes made up the RSS peak: (VmRSS KiB, command line), largest first."""
 
     def __init__(self, root: int, interval: float = 0.05):
         import threading
@@ -241,6 +266,7 @@ class TreeMemorySampler:
         self.root, self.interval = root, interval
         self.peak_rss_kib = self.peak_pss_kib = self.max_processes = 0
         self.hwm_kib: dict[int, int] = {}
+        self.at_peak: list[tuple[int, str]] = []
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -248,12 +274,16 @@ class TreeMemorySampler:
     def sample(self) -> None:
         pids = process_tree(self.root)
         rss = pss = 0
+        each: dict[int, int] = {}
         for pid in pids:
             status = _status_kib(pid, "VmRSS", "VmHWM")
-            rss += status.get("VmRSS", 0)
+            each[pid] = status.get("VmRSS", 0)
+            rss += each[pid]
             pss += _pss_kib(pid)
             if "VmHWM" in status:
                 self.hwm_kib[pid] = max(self.hwm_kib.get(pid, 0), status["VmHWM"])
+        if rss > self.peak_rss_kib:
+            self.at_peak = sorted(((kib, _command(pid)) for pid, kib in each.items()), reverse=True)
         self.peak_rss_kib = max(self.peak_rss_kib, rss)
         self.peak_pss_kib = max(self.peak_pss_kib, pss)
         self.max_processes = max(self.max_processes, len(pids))

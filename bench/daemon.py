@@ -28,11 +28,9 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -42,45 +40,6 @@ REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SMALL = _common.SHARED / "fixtures" / "pdfs" / "sample.pdf"  # 2 pages
 DROPS = 3
-CORPUS = [
-    "manual_ibm_redpaper_db2_rcac",
-    "manual_pymupdf_v1_8",
-    "paper_twocol_creativity_ml",
-    "paper_twocol_hydrology_afforestation",
-    "report_eu_finland_vet",
-    "report_eu_food_retail_tables",
-    "report_fr_solar_impact_study",
-    "report_qwen2_technical",
-    "standard_nist_hpc_security",
-    "table_nces_projections_multipage",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _tree_rss(root: int) -> tuple[int, list[tuple[int, str]]]:
-    """Bytes of RSS summed over `root`'s session (the stack runs in a session of its own), and
-    each process's (RSS, command)."""
-    total, each = 0, []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if os.getsid(int(entry.name)) != root:
-                continue
-            for line in (entry / "status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1]) * 1024
-                    total += rss
-                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    each.append((rss, command[:90]))
-        except (OSError, ProcessLookupError):
-            continue
-    return total, sorted(each, reverse=True)
 
 
 def _materialised(doc_ids: set[str]) -> set[str]:
@@ -117,34 +76,42 @@ def _timeline(doc_id: str, dropped_at: float, materialised_after: float) -> str:
     )
 
 
+def _drop_one(target: Path, log: Path) -> tuple[float, str]:
+    """Copy the 2-page PDF to `target`; seconds until materialised, and where they went. Then
+    waits until 1.7 s later in the sensor daemon's 5 s cycle than this drop, so that the next
+    drop lands at another point of it (a drop's wait depends on where it lands)."""
+    from kb_pipeline.sources import doc_id_for
+
+    dropped_at = time.time()
+    shutil.copy(SMALL, target)
+    seconds = _wait_for({doc_id_for(target)}, 120, log)
+    timeline = _timeline(doc_id_for(target), dropped_at, seconds)
+    time.sleep(1.7 + 5 - seconds % 5)
+    return seconds, timeline
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stack", choices=["ui", "dev"], default="ui")
-    parser.add_argument(
-        "--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS]
-    )
+    parser.add_argument("--pdfs", nargs="*", type=Path, default=_common.TEN_REAL_PDFS)
     args = parser.parse_args()
     _common.warn_if_busy()
     mineru_home = _common.setup_mineru()
-    from overhead import bare_mineru
+    from overhead import time_bare_mineru
 
     from kb_pipeline.sources import doc_id_for
-    from kb_pipeline_tests.deployment import make_deployment
+    from kb_pipeline_tests.deployment import free_port, make_deployment
 
     pages = sum(_common.pdf_pages(p) for p in args.pdfs)
     work = Path(tempfile.mkdtemp(prefix="kb-bench-daemon-"))
     stack = None
     try:
-        bare_mineru(SMALL, work / "warm")
-        started = time.perf_counter()
-        for n, pdf in enumerate(args.pdfs):
-            bare_mineru(pdf, work / f"bare-{n}")
-        bare = time.perf_counter() - started
+        bare = time_bare_mineru(args.pdfs, work / "bare")
 
         deployment = make_deployment(work)
         drop, env = deployment.drop, deployment.env
         os.environ.update(env)
-        port = str(_free_port())
+        port = str(free_port())
         command = (
             [str(BIN / "kb-pipeline"), "ui", "--port", port]
             if args.stack == "ui"
@@ -155,35 +122,12 @@ def main() -> None:
             stack = subprocess.Popen(
                 command, env=os.environ.copy(), cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
-        peak: list = [0, []]
-        sampling = threading.Event()
-
-        def sample() -> None:
-            while not sampling.is_set():
-                total, each = _tree_rss(stack.pid)
-                if total > peak[0]:
-                    peak[:] = [total, each]
-                time.sleep(0.2)
-
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        time.sleep(25)  # webserver, daemon and code server up, the first sensor ticks done
-
-        # The sensor daemon looks every 5 s: a drop's wait depends on when it lands in that
-        # cycle, so several drops, each 1.7 s later in the cycle than the one before.
-        drops = []
-        for k in range(DROPS):
-            target = drop / f"dropped-{k}.pdf"
-            dropped_at = time.time()
-            shutil.copy(SMALL, target)
-            seconds = _wait_for({doc_id_for(target)}, 120, log)
-            drops.append((seconds, _timeline(doc_id_for(target), dropped_at, seconds)))
-            time.sleep(1.7 + 5 - seconds % 5)
-        for pdf in args.pdfs:
-            shutil.copy(pdf, drop)
-        corpus_seconds = _wait_for({doc_id_for(drop / p.name) for p in args.pdfs}, 600, log)
-        sampling.set()
-        sampler.join()
+        with _common.TreeMemorySampler(stack.pid, interval=0.2) as sampler:
+            time.sleep(25)  # webserver, daemon and code server up, the first sensor ticks done
+            drops = [_drop_one(drop / f"dropped-{k}.pdf", log) for k in range(DROPS)]
+            for pdf in args.pdfs:
+                shutil.copy(pdf, drop)
+            corpus_seconds = _wait_for({doc_id_for(drop / p.name) for p in args.pdfs}, 600, log)
     finally:
         if stack is not None and stack.poll() is None:
             os.killpg(stack.pid, signal.SIGINT)
@@ -210,9 +154,12 @@ def main() -> None:
     print(f"drop-to-materialised, 2-page PDF, {len(drops)} drops: median {median:.1f} s (target ≤ 8 s)")
     for seconds, timeline in drops:
         print(f"  {seconds:.1f} s: {timeline}")
-    print(f"peak RSS of the stack's process tree: {peak[0] / 2**30:.2f} GiB (target ≤ 1.5 GiB), at that moment:")
-    for rss, command in peak[1]:
-        print(f"  {rss / 2**20:6.0f} MiB  {command}")
+    print(
+        f"peak RSS of the stack's process tree: {sampler.peak_rss_kib / 2**20:.2f} GiB (target ≤ 1.5 GiB), "
+        "at that moment:"
+    )
+    for kib, command in sampler.at_peak:
+        print(f"  {kib / 1024:6.0f} MiB  {command[:90]}")
     _common.write_json(
         f"daemon-{args.stack}",
         {
@@ -224,7 +171,7 @@ def main() -> None:
             "ratio": ratio,
             "drop_to_materialised_seconds": [seconds for seconds, _ in drops],
             "drop_timelines": [timeline for _, timeline in drops],
-            "peak_rss_bytes": peak[0],
+            "peak_rss_bytes": sampler.peak_rss_kib * 1024,
             "machine": _common.machine(),
         },
     )

@@ -74,6 +74,16 @@ def bare_mineru(pdf: Path, out: Path) -> int:
     return len(result.pages)
 
 
+def time_bare_mineru(pdfs: list[Path], work: Path) -> float:
+    """Seconds for (a) over `pdfs`, one after another, in this process, after an untimed
+    warm-up parse (MinerU's first call in a process pays its start-up)."""
+    bare_mineru(_common.FIXTURE_PDFS / "sample.pdf", work / "warm")
+    started = time.perf_counter()
+    for n, pdf in enumerate(pdfs):
+        bare_mineru(pdf, work / f"bare-{n}")
+    return time.perf_counter() - started
+
+
 def our_path(pdf: Path, data: Path) -> tuple[int, dict]:
     """(b): the whole core path into a fresh data dir, plus writing the artifact."""
     from kb_pipeline.config import ParserConfig

@@ -26,32 +26,18 @@ from pathlib import Path
 
 import _common
 
-CORPUS = [
-    "manual_ibm_redpaper_db2_rcac",
-    "manual_pymupdf_v1_8",
-    "paper_twocol_creativity_ml",
-    "paper_twocol_hydrology_afforestation",
-    "report_eu_finland_vet",
-    "report_eu_food_retail_tables",
-    "report_fr_solar_impact_study",
-    "report_qwen2_technical",
-    "standard_nist_hpc_security",
-    "table_nces_projections_multipage",
-]
 TARGET = 1.6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument(
-        "--pdfs", nargs="*", type=Path, default=[_common.SHARED / "corpus" / "pdfs" / f"{n}.pdf" for n in CORPUS]
-    )
+    parser.add_argument("--pdfs", nargs="*", type=Path, default=_common.TEN_REAL_PDFS)
     args = parser.parse_args()
     _common.warn_if_busy()
     home = _common.setup_mineru()
     import dagster as dg
-    from overhead import bare_mineru, project_instance_overrides
+    from overhead import project_instance_overrides, time_bare_mineru
 
     from kb_pipeline.config import ParserConfig
     from kb_pipeline.defs.resources import KnowledgeBase
@@ -62,13 +48,7 @@ def main() -> None:
     pages = sum(_common.pdf_pages(p) for p in args.pdfs)
     work = Path(tempfile.mkdtemp(prefix="kb-bench-parallel-"))
     try:
-        warm = _common.CORPUS_DIR / "bench_report_08.pdf"
-        if warm.is_file():
-            bare_mineru(warm, work / "warm")
-        started = time.perf_counter()
-        for n, pdf in enumerate(args.pdfs):
-            bare_mineru(pdf, work / f"bare-{n}")
-        bare = time.perf_counter() - started
+        bare = time_bare_mineru(args.pdfs, work / "bare")
 
         folder = work / "in"
         folder.mkdir()

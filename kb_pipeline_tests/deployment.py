@@ -5,6 +5,7 @@ kb-pipeline at them, with MinerU kept offline."""
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,3 +40,36 @@ def make_deployment(root: Path, instance_yaml: str | None = None) -> Deployment:
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True, exist_ok=True)
     return Deployment(home, data, drop)
+
+
+def free_port() -> int:
+    """A TCP port on the loopback nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def processes() -> dict[int, tuple[int, int, str]]:
+    """pid → (ppid, pgid, state) of every process of this machine (Linux /proc)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            found[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[0])
+    return found
+
+
+def process_tree(root: int) -> set[int]:
+    """`root`, its process group and all their descendants that are alive (not zombies): a
+    stack started with `start_new_session=True`, even after `root` itself has exited."""
+    procs = processes()
+    tree = {root} | {pid for pid, (_pp, pgid, _s) in procs.items() if pgid == root}
+    grew = True
+    while grew:
+        more = {pid for pid, (ppid, _pg, _s) in procs.items() if ppid in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return {pid for pid in tree if pid in procs and procs[pid][2] not in "ZX"}

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -26,23 +25,18 @@ from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline.sources import list_pdfs
 
 from .conftest import CORPUS_PDFS, FIXTURE_PDFS, assert_same_cache_entry
+from .deployment import free_port
 
 pytestmark = pytest.mark.services
 
 BIN = Path(os.environ.get("VIRTUAL_ENV", Path(__file__).resolve().parents[1] / ".venv")) / "bin"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Service:
     """One `mineru-api` or `mineru-router` process, its log in a file."""
 
     def __init__(self, command: str, args: list[str], home: Path, log: Path, port: int | None = None):
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         # INFO: the access log is how the tests count requests (the suite may have set "warning").
@@ -162,7 +156,7 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
 
 
 def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(drop, layout, instance, monkeypatch):
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv(mineru_api.API_URL_ENV, url)
     for extra in list(drop.iterdir())[1:]:
         extra.unlink()

@@ -121,14 +121,13 @@ def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
     a daemon-launched run whose parse went to the service's warm workers (children of the ui
     process, started on that first parse); SIGTERM stops dagster dev, the workers and the socket."""
     import shutil
-    import socket
     import subprocess
     import sys
 
     from kb_pipeline.instance.status import folder_status
 
     from .conftest import REPO_ROOT
-    from .deployment import make_deployment
+    from .deployment import free_port, make_deployment, process_tree, processes
 
     # The parse service's socket goes under the data root: keep the path short.
     with tempfile.TemporaryDirectory(prefix="kbui-", dir="/tmp") as short:
@@ -136,9 +135,7 @@ def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
         drop, data, env = deployment.drop, deployment.data, deployment.env
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         log = tmp_path / "ui.log"
         with log.open("wb") as out:
             ui = subprocess.Popen(
@@ -163,7 +160,11 @@ def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
                 time.sleep(1)
             assert state == "ingested", (state, log.read_text(errors="replace")[-3000:])
             assert (data / "parse-service.sock").exists()
-            workers = _children(ui.pid, "multiprocessing.spawn")
+            workers = [
+                pid
+                for pid, (ppid, _pgid, _state) in processes().items()
+                if ppid == ui.pid and b"multiprocessing.spawn" in Path(f"/proc/{pid}/cmdline").read_bytes()
+            ]
             assert workers, "no warm parse worker under the ui process: the run parsed elsewhere"
         finally:
             ui.send_signal(signal.SIGTERM)
@@ -171,33 +172,6 @@ def test_make_ui_serves_its_runs_and_stops_cleanly(tmp_path, monkeypatch):
         assert code == 0, log.read_text(errors="replace")[-3000:]
         assert not (data / "parse-service.sock").exists()
         deadline = time.monotonic() + 30  # dagster dev's own children finish shutting down
-        while (left := _session(ui.pid)) and time.monotonic() < deadline:
+        while (left := process_tree(ui.pid)) and time.monotonic() < deadline:
             time.sleep(0.5)
         assert not left, f"processes of the stack still alive 30 s after it stopped: {left}"
-
-
-def _stat(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
-def _children(parent: int, marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and int(_stat(int(entry.name))[1]) == parent:
-                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
-def _session(sid: int) -> list[int]:
-    alive = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and os.getsid(int(entry.name)) == sid and _stat(int(entry.name))[0] not in "ZX":
-                alive.append(int(entry.name))
-        except OSError:
-            continue
-    return alive

@@ -14,7 +14,6 @@ import json
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT
-from .deployment import make_deployment
+from .deployment import free_port, make_deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
@@ -92,12 +91,6 @@ def _pg_bin() -> Path:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def postgres():
     """A throwaway cluster listening only on 127.0.0.1; yields its connection settings."""
@@ -117,7 +110,7 @@ def postgres():
     if as_root:
         user = pwd.getpwnam("postgres")
         os.chown(root, user.pw_uid, user.pw_gid)
-    port, password = _free_port(), "kb-secret"
+    port, password = free_port(), "kb-secret"
     pwfile = root / "pw"
     pwfile.write_text(password)
     if as_root:

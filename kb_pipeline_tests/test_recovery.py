@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,7 +32,7 @@ from kb_pipeline.instance.status import folder_status
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
-from .deployment import make_deployment
+from .deployment import free_port, make_deployment, process_tree, processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
@@ -54,12 +53,6 @@ CRASH_PDFS = [
 ]
 UNFINISHED = {dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING}
 RECOVERY_LIMIT = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -104,7 +97,7 @@ def _start_stack(dep) -> subprocess.Popen:
                 "-h",
                 "127.0.0.1",
                 "-p",
-                str(_free_port()),
+                str(free_port()),
             ],
             env=dep["env"],
             cwd=REPO_ROOT,
@@ -117,34 +110,9 @@ def _start_stack(dep) -> subprocess.Popen:
     return proc
 
 
-def _procs() -> dict[int, tuple[int, int, str]]:
-    """pid → (ppid, pgid, state) of every process."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            found[int(entry.name)] = (int(fields[1]), int(fields[2]), fields[0])
-    return found
-
-
-def _tree(root: int) -> set[int]:
-    """`root`, its process group and all their descendants that are alive (not zombies)."""
-    procs = _procs()
-    tree = {root} | {pid for pid, (_pp, pgid, _s) in procs.items() if pgid == root}
-    grew = True
-    while grew:
-        more = {pid for pid, (ppid, _pg, _s) in procs.items() if ppid in tree} - tree
-        tree |= more
-        grew = bool(more)
-    return {pid for pid in tree if pid in procs and procs[pid][2] not in "ZX"}
-
-
 def _kill_tree(root: int, proc: subprocess.Popen | None = None) -> int:
     """SIGKILL `root` with its group and descendants at once; waits until none is alive."""
-    victims = _tree(root)
+    victims = process_tree(root)
     for pid in victims:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -154,7 +122,7 @@ def _kill_tree(root: int, proc: subprocess.Popen | None = None) -> int:
         proc.wait(timeout=30)
     deadline = time.monotonic() + 30
     while (
-        alive := {p for p in victims if p in _procs() and _procs()[p][2] not in "ZX"}
+        alive := {p for p in victims if p in processes() and processes()[p][2] not in "ZX"}
     ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive, f"processes survived SIGKILL: {alive}"
@@ -317,7 +285,7 @@ def test_one_run_worker_killed_is_failed_retried_and_ingested(deployment):
         return None
 
     run_id, pid = _wait("a run worker parsing", worker_parsing, 240, dep, interval=0.5)
-    assert pid in _tree(stack.pid), "the worker is not a process of the stack"
+    assert pid in process_tree(stack.pid), "the worker is not a process of the stack"
     killed = _kill_tree(pid)
     kill_time = time.monotonic()
 

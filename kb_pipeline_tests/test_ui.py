@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT, SAMPLE_PDFS
-from .deployment import make_deployment
+from .deployment import free_port, make_deployment
 
 pytestmark = pytest.mark.services
 
@@ -45,12 +44,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -92,7 +85,7 @@ def _stale(port: int, asset: str, partition: str) -> str:
 @pytest.fixture
 def webserver(deployment):
     env, _drop = deployment
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [str(BIN / "dagster-webserver"), "-w", str(REPO_ROOT / "workspace.yaml"), "-h", "127.0.0.1", "-p", str(port)],
         env=env,
