@@ -15,6 +15,7 @@ from .config import ParserConfig
 from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
 from .normalise import build_chunks
+from .normalise.item_text import item_texts
 from .parsing.cache import cache_key
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
@@ -80,9 +81,10 @@ def normalise_raw(
     # The copy MinerU parsed, so the text layer matches the output even if the drop file changed.
     parsed_pdf = raw_ref.path / SOURCE_COPY
     with PDFIUM_LOCK, PdfTextLayer(parsed_pdf) as text_layer:
-        chunks = build_chunks(doc_id, raw, text_layer)
+        texts = item_texts(raw)
+        chunks = build_chunks(doc_id, raw, text_layer, texts)
         coverage = measure_text_coverage(chunks, text_layer)
-        warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage)
+        warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage, texts)
         document = ParsedDocument(
             doc_id=doc_id,
             source_title=source_title(parsed_pdf, raw, pdf),

@@ -36,7 +36,7 @@ from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
 from .headings import DOT_LEADER, Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
-from .item_text import ItemText, has_cells, item_text
+from .item_text import ItemText, has_cells, item_texts
 from .outline import place_outline, squash, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
@@ -184,8 +184,11 @@ class _Section:
     used: bool = False
 
 
-def build_chunks(doc_id: str, raw: RawOutput, text_layer: PdfTextLayer) -> list[Chunk]:
-    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
+def build_chunks(
+    doc_id: str, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText] | None = None
+) -> list[Chunk]:
+    """The document's chunks. `texts` are `item_texts(raw)` when the caller has them already."""
+    texts = item_texts(raw) if texts is None else texts
     furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
     contents = contents_pages(raw.items, texts)
     # A contents page names every heading but holds none of them.

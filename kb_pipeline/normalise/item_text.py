@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..parsing.raw_output import RawOutput
 from .table_html import table_cells
 
 
@@ -77,6 +78,12 @@ def _span_lists(content: dict, key: str) -> list[str]:
     if value and isinstance(value[0], dict):
         return [spans_text(value)]
     return [spans_text(v) for v in value]
+
+
+def item_texts(raw: RawOutput) -> list[ItemText]:
+    """Every item's verbatim text, index for index with `raw.items`: made once per document and
+    shared by the chunker and the quality warnings."""
+    return [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
 
 
 def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemText:

@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 
 from ..contracts import Chunk, QualityWarning
-from ..normalise.item_text import item_text
+from ..normalise.item_text import ItemText, item_texts
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 from .layout import interleaved_items
@@ -48,10 +48,16 @@ def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
 
 
 def quality_warnings(
-    doc_id: str, chunks: list[Chunk], raw: RawOutput, text_layer: PdfTextLayer, coverage: TextCoverage | None = None
+    doc_id: str,
+    chunks: list[Chunk],
+    raw: RawOutput,
+    text_layer: PdfTextLayer,
+    coverage: TextCoverage | None = None,
+    texts: list[ItemText] | None = None,
 ) -> list[QualityWarning]:
-    """Every warning for one document. `coverage` is the text-layer coverage of these chunks when
-    the caller has measured it already (the artifact check uses the same measurement)."""
+    """Every warning for one document. `coverage` is the text-layer coverage of these chunks and
+    `texts` the items' texts (`item_texts(raw)`) when the caller has them already (the artifact
+    check uses the same coverage, the chunker the same texts)."""
     warnings: list[QualityWarning] = []
     squeezed_pages: dict[int, str] = {}
 
@@ -118,8 +124,8 @@ def quality_warnings(
                 chunk,
             )
 
-    texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated).text for v2 in raw.items_v2]
-    for index in interleaved_items(raw, texts, text_layer):
+    texts = item_texts(raw) if texts is None else texts
+    for index in interleaved_items(raw, [t.text for t in texts], text_layer):
         warn(
             "kolom_tercampur",
             f"content_list item {index} spans both columns and its lines alternate "
