@@ -163,7 +163,7 @@ def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, l
 def test_an_empty_artifact_fails_its_check_loudly_and_blocks_downstream(kb, instance, monkeypatch):
     """Isolates the not-empty check: the chunker is replaced by one that yields nothing, as a
     broken stage would; MinerU and everything else are real."""
-    monkeypatch.setattr(pipeline, "build_chunks", lambda doc_id, raw, text_layer: [])
+    monkeypatch.setattr(pipeline, "build_chunks", lambda doc_id, raw, text_layer, texts: [])
     defs = build_definitions(kb)
     instance.add_dynamic_partitions("documents", ["unittest_test"])
     result = defs.resolve_job_def("ingest_documents").execute_in_process(
