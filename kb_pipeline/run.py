@@ -194,10 +194,9 @@ def run_batch(
     items = list(enumerate(sources, 1))
     with ExitStack() as stack:
         results: Iterator[tuple[DocumentRun | None, Exception | None, str, float]]
-        if n_workers > 1 and api_url() is None:
-            stack.enter_context(use_pool(n_workers, layout.mineru_home))
-            results = stack.enter_context(ThreadPoolExecutor(n_workers)).map(process, items)
-        elif n_workers > 1:  # MinerU's API service parses: send it as many at once
+        if n_workers > 1:
+            if api_url() is None:  # else MinerU's API service parses: send it as many at once
+                stack.enter_context(use_pool(n_workers, layout.mineru_home))
             results = stack.enter_context(ThreadPoolExecutor(n_workers)).map(process, items)
         else:
             results = map(process, items)
