@@ -243,6 +243,29 @@ def _command(pid: int) -> str:
         return "?"
 
 
+def tree_cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
+    """CPU seconds (user + system, its reaped children's included) of each live process of the
+    tree under `root`, with its command line. The difference of two readings is what the tree
+    spent between them; a process that ended meanwhile counts in its parent's children time."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {}
+    for pid in process_tree(root):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        found[pid] = (_command(pid), sum(int(v) for v in fields[11:15]) / tick)
+    return found
+
+
+def cpu_spent(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> list[tuple[float, str]]:
+    """CPU seconds each process of `after` spent since `before` (all of it for a new one), largest first."""
+    spent = [(seconds - before.get(pid, ("", 0.0))[1], command) for pid, (command, seconds) in after.items()]
+    return sorted(((s, c) for s, c in spent if s >= 0.05), reverse=True)
+
+
 def _pss_kib(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/smaps_rollup") as f:

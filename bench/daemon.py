@@ -76,6 +76,32 @@ def _timeline(doc_id: str, dropped_at: float, materialised_after: float) -> str:
     )
 
 
+def _run_timeline(copied_at: float) -> list[str]:
+    """Each run of the corpus: when it was created, handed to the launcher, taken by a warm run
+    worker, started and ended, seconds after the copy."""
+    import dagster as dg
+
+    from kb_pipeline.instance.run_workers import RUN_TAKEN, RUN_WAITING, event_message
+
+    lines = []
+    with dg.DagsterInstance.get() as instance:
+        for record in sorted(instance.get_run_records(), key=lambda r: r.create_timestamp):
+            stats = instance.get_run_stats(record.dagster_run.run_id)
+            created = record.create_timestamp.timestamp() - copied_at
+            if created < 0:
+                continue
+            start, end = ((t - copied_at if t else float("nan")) for t in (stats.start_time, stats.end_time))
+            marks = {}
+            for entry in instance.all_logs(record.dagster_run.run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+                for label, prefix in (("launched", RUN_WAITING), ("taken", RUN_TAKEN)):
+                    if event_message(entry).startswith(prefix):
+                        marks[label] = entry.timestamp - copied_at
+            steps = ", ".join(f"{label} {at:5.1f}" for label, at in marks.items())
+            name = record.dagster_run.tags.get("kb/source", record.dagster_run.job_name)
+            lines.append(f"  created {created:5.1f}  {steps}  started {start:5.1f}  ended {end:5.1f}  {name}")
+    return lines
+
+
 def _drop_one(target: Path, log: Path) -> tuple[float, str]:
     """Copy the 2-page PDF to `target`; seconds until materialised, and where they went. Then
     waits until 1.7 s later in the sensor daemon's 5 s cycle than this drop, so that the next
@@ -125,9 +151,13 @@ def main() -> None:
         with _common.TreeMemorySampler(stack.pid, interval=0.2) as sampler:
             time.sleep(25)  # webserver, daemon and code server up, the first sensor ticks done
             drops = [_drop_one(drop / f"dropped-{k}.pdf", log) for k in range(DROPS)]
+            cpu_before = _common.tree_cpu_seconds(stack.pid)
+            copied_at = time.time()
             for pdf in args.pdfs:
                 shutil.copy(pdf, drop)
             corpus_seconds = _wait_for({doc_id_for(drop / p.name) for p in args.pdfs}, 600, log)
+            cpu = _common.cpu_spent(cpu_before, _common.tree_cpu_seconds(stack.pid))
+            timeline = _run_timeline(copied_at)
     finally:
         if stack is not None and stack.poll() is None:
             os.killpg(stack.pid, signal.SIGINT)
@@ -151,6 +181,8 @@ def main() -> None:
     ]
     print(_common.table(["mode", "seconds", "pages/s", "× bare"], rows))
     median = sorted(seconds for seconds, _ in drops)[len(drops) // 2]
+    print("the corpus's runs, seconds after the copy:")
+    print("\n".join(timeline))
     print(f"drop-to-materialised, 2-page PDF, {len(drops)} drops: median {median:.1f} s (target ≤ 8 s)")
     for seconds, timeline in drops:
         print(f"  {seconds:.1f} s: {timeline}")
@@ -160,6 +192,10 @@ def main() -> None:
     )
     for kib, command in sampler.at_peak:
         print(f"  {kib / 1024:6.0f} MiB  {command[:90]}")
+    print(f"peak PSS (shared pages counted once): {sampler.peak_pss_kib / 2**20:.2f} GiB")
+    print(f"CPU of the stack while the corpus ran: {sum(s for s, _ in cpu):.1f} s (bare MinerU: about {bare:.0f} s)")
+    for seconds, command in cpu:
+        print(f"  {seconds:6.1f} s  {command[:90]}")
     _common.write_json(
         f"daemon-{args.stack}",
         {
@@ -172,6 +208,8 @@ def main() -> None:
             "drop_to_materialised_seconds": [seconds for seconds, _ in drops],
             "drop_timelines": [timeline for _, timeline in drops],
             "peak_rss_bytes": sampler.peak_rss_kib * 1024,
+            "peak_pss_bytes": sampler.peak_pss_kib * 1024,
+            "corpus_cpu_seconds": [[seconds, command] for seconds, command in cpu],
             "machine": _common.machine(),
         },
     )

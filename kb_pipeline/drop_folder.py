@@ -69,6 +69,12 @@ class Ready:
     request_key: str
 
 
+def largest_first(ready: list[Ready]) -> list[Ready]:
+    """The order to run documents in when several workers share them: the longest first, so the
+    last to finish is a short one and no worker idles at the end while another parses a long one."""
+    return sorted(ready, key=lambda item: item.source.size, reverse=True)
+
+
 @dataclass
 class FolderChanges:
     ready: list[Ready] = field(default_factory=list)

@@ -12,6 +12,7 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
 | `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
 | `KB_PARSE_RETRIES`, `KB_PARSE_RETRY_SECONDS` | `parse_retries`, `parse_retry_seconds`: a failed parse backend is retried | 2, 10 |
+| `KB_RUN_WORKERS` | `run_workers`: warm run workers of the process that launches runs (the daemon); 0: a fresh process per run, Dagster's default | `KB_PARSE_WORKERS` |
 
 The parse backends read theirs when they run (not at import): `KB_MINERU_API_URL`,
 `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_SERVICE` (the
@@ -31,6 +32,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from .config import ParserConfig
+from .parsing.workers import default_workers
 
 DATA_DIR_ENV = "KB_DATA_DIR"
 DEFAULT_NEVER_STARTED_SECONDS = 30.0
@@ -48,6 +50,7 @@ class Settings(BaseModel):
     never_started_seconds: float = Field(default=DEFAULT_NEVER_STARTED_SECONDS, gt=0)
     parse_retries: int = Field(default=2, ge=0)
     parse_retry_seconds: float = Field(default=10.0, ge=0)
+    run_workers: int = Field(default_factory=default_workers, ge=0)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -73,6 +76,7 @@ class Settings(BaseModel):
                 ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
                 ("parse_retries", "KB_PARSE_RETRIES"),
                 ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"),
+                ("run_workers", "KB_RUN_WORKERS"),
             )
             if env.get(name)
         }

@@ -15,7 +15,7 @@ import time
 
 import dagster as dg
 
-from ..drop_folder import FolderState, mark_requested, scan
+from ..drop_folder import FolderState, largest_first, mark_requested, scan
 from ..instance.history import DATA_VERSION_TAG, is_current
 from ..instance.launcher import LocalRunLauncher
 from ..instance.run_workers import end_dead_runs
@@ -71,13 +71,14 @@ def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase, set
         )
         for r in changes.ready
     ]
+    # The run queue launches in request order.
     runs = [
         dg.RunRequest(
             run_key=r.request_key,
             partition_key=r.source.doc_id,
             tags={"kb/source": r.source.path.name, CONTENT_TAG: r.content_hash[:16]},
         )
-        for r in to_run
+        for r in largest_first(to_run)
     ]
     mark_requested(new_state, changes.ready)
     summary = (

@@ -29,7 +29,7 @@ from ..defs.names import INGEST_JOB, WARNINGS_TABLE_JOB
 from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase
 from ..defs.sensors import CONTENT_TAG
-from ..drop_folder import FolderState, Ready, scan
+from ..drop_folder import FolderState, Ready, largest_first, scan
 from ..settings import Settings
 from .history import PARSED, is_current, latest_materialization, metadata_values, observe_source, step_failure_reason
 from .run_workers import end_dead_runs, worker_tags
@@ -146,8 +146,7 @@ def _run_in_workers(
     again: list[Ready] = []
     ingested = False
     with pool(workers) as first:
-        order = sorted(items, key=lambda item: item.source.size, reverse=True)
-        running: dict[Future, Ready] = {first.submit(_run_in_worker, item): item for item in order}
+        running: dict[Future, Ready] = {first.submit(_run_in_worker, item): item for item in largest_first(items)}
         for future in as_completed(running):
             try:
                 outcome = future.result()

@@ -18,6 +18,8 @@ Configured in dagster.yaml and dagster.postgres.yaml:
 
 from __future__ import annotations
 
+import threading
+
 # Not public: a run launcher is a Dagster extension point whose base classes live only under
 # dagster._core (pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
@@ -25,21 +27,54 @@ from dagster._core.launcher.base import LaunchRunContext
 from dagster._core.launcher.default_run_launcher import DefaultRunLauncher
 from dagster._core.storage.dagster_run import DagsterRun
 
+from ..paths import DataLayout
 from ..settings import Settings
 from .run_workers import check_worker, worker_tags
+from .warm_runs import WARM_TAG, WarmRunPool, serves
 
 
 class LocalRunLauncher(DefaultRunLauncher):
     def __init__(self, inst_data=None) -> None:
         super().__init__(inst_data)
         # Read once, when the instance builds its launcher (the daemon, the webserver).
-        self._never_started_seconds = Settings.from_env().never_started_seconds
+        settings = Settings.from_env()
+        self._never_started_seconds = settings.never_started_seconds
+        self._run_workers = settings.run_workers
+        self._mineru_home = DataLayout(settings.data_dir).mineru_home
+        self._pool: WarmRunPool | None = None
+        self._pool_lock = threading.Lock()
 
     def launch_run(self, context: LaunchRunContext) -> None:
         # The code server that starts the worker is on this machine (the workspace starts it);
         # a code location served from elsewhere gets "unknown" answers and is left alone.
-        self._instance.add_run_tags(context.dagster_run.run_id, worker_tags())
-        super().launch_run(context)
+        run = context.dagster_run
+        warm = bool(self._run_workers) and serves(run)
+        self._instance.add_run_tags(run.run_id, {**worker_tags(), **({WARM_TAG: "true"} if warm else {})})
+        if warm:
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = WarmRunPool(self._run_workers, self._instance, self._mineru_home)
+            self._pool.submit(run)
+        else:
+            super().launch_run(context)
+
+    def terminate(self, run_id: str) -> bool:
+        run = self._instance.get_run_by_id(run_id)
+        if run is None or run.is_finished:
+            return False
+        if WARM_TAG not in run.tags:
+            return super().terminate(run_id)
+        # A warm worker polls its run's status and interrupts it (warm_runs.py); a run still
+        # waiting is ended by the worker that takes it.
+        self._instance.report_run_canceling(run)
+        return True
+
+    def dispose(self) -> None:
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+        super().dispose()
 
     @property
     def supports_check_run_worker_health(self) -> bool:

@@ -44,7 +44,11 @@ _PID_RECORD_SLACK_SECONDS = 2.0
 # finds its run already ended does not run it.
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 WORKER_DIED = "run worker died"
-_STARTED_PROCESS = "Started process for run (pid: "
+# The engine events that record a run's process: Dagster's own run worker, and the warm run
+# workers (`warm_runs.py`) — the launching process while the run waits, then the worker.
+RUN_WAITING = "Waiting for a warm run worker in process (pid: "
+RUN_TAKEN = "Taken by warm run worker (pid: "
+_PID_MESSAGES = ("Started process for run (pid: ", RUN_WAITING, RUN_TAKEN)
 
 
 def boot_id() -> str:
@@ -98,9 +102,10 @@ def worker_record(instance: dg.DagsterInstance, run_id: str) -> WorkerRecord | N
             continue
         if event.event_type == dg.DagsterEventType.ENGINE_EVENT:
             message = event_message(entry)
-            if not message.startswith(_STARTED_PROCESS):
+            prefix = next((p for p in _PID_MESSAGES if message.startswith(p)), None)
+            if prefix is None:
                 continue
-            pid = int(message[len(_STARTED_PROCESS) :].split(")")[0])
+            pid = int(message[len(prefix) :].split(")")[0])
         elif event.pid:
             pid = event.pid
         else:

@@ -1,0 +1,330 @@
+"""Warm run workers: the runs the daemon launches (drop-folder sensor, automation, backfills, the
+UI) execute in long-lived processes that have Dagster, kb-pipeline's definitions and MinerU
+imported already, instead of a fresh process per run.
+
+Dagster's default launcher asks the code server to spawn a new Python process for every run; on
+a 2-core machine that process spends about 2.5 s of CPU importing Dagster, loading the code and
+warming MinerU before it parses anything, which for a short document costs more than the parse.
+Here the launching process (the daemon) keeps `n` worker processes (`KB_RUN_WORKERS`, default
+`KB_PARSE_WORKERS`, one per core) and hands each run to an idle one; a run finds none waits, in
+order, in the launcher. A worker executes the run exactly as Dagster's own run worker does
+(`core_execute_run`: same events, same failure handling), one run at a time, so one partition per
+run, the pools, lineage and checks are unchanged.
+
+How the rest of the stack sees these runs:
+
+- Health: a waiting run records the launching process's pid, a taken run the worker's pid, in
+  engine events `run_workers.worker_record` reads; run monitoring and the dead-run sensor end a
+  run whose process is gone. A worker that dies mid-run is replaced and its run ended at once
+  (`end_dead_run`), which frees its slots and lets run retries re-launch it.
+- Termination: the launcher marks the run CANCELING (from any process, the UI's included); the
+  worker polls its run's status and interrupts the run as Dagster's run worker does on a
+  termination request, so it ends CANCELED and the worker lives on.
+- Code changes: a worker serves only the kb-pipeline source it imported. When a file of the
+  package changes (a reload in the UI, an edit under `dagster dev`), idle workers are retired and
+  replaced before they take another run.
+- Stopping: when the launching process ends or disposes its instance, the workers finish the run
+  they hold and exit (their pipe closes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import multiprocessing
+import os
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+import dagster as dg
+
+# Not public: what Dagster's own run worker (`dagster api execute_run`) calls to execute a run,
+# and how it interrupts one being terminated (pinned by test_dagster_internals.py).
+from dagster._core.events import EngineEventData
+from dagster._grpc.impl import core_execute_run
+from dagster._utils import send_interrupt
+from dagster._utils.hosted_user_process import recon_job_from_origin
+
+from .run_workers import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
+
+PACKAGE = "kb_pipeline"
+WARM_TAG = "kb/warm_run_worker"
+_CANCEL_POLL_SECONDS = 1.0
+_STOP_SECONDS = 10.0
+_log = logging.getLogger(__name__)
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
+def code_stamp(root: Path = _PACKAGE_DIR) -> str:
+    """A digest of every source file under `root` (path, size, mtime), kb-pipeline's package by
+    default: changes when the code a worker imported is no longer the code on disk."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def serves(run: dg.DagsterRun) -> bool:
+    """Whether a warm worker can run this run: its code is this package, in this interpreter."""
+    import sys
+
+    origin = run.job_code_origin
+    if origin is None:
+        return False
+    pointer = origin.repository_origin.code_pointer
+    module = getattr(pointer, "module", None) or getattr(pointer, "python_package", None) or ""
+    same_python = os.path.realpath(origin.executable_path) == os.path.realpath(sys.executable)
+    return same_python and (module == PACKAGE or module.startswith(PACKAGE + "."))
+
+
+class _CancelWatch(threading.Thread):
+    """Interrupts the worker's run once it is marked CANCELING — what Dagster's run worker does
+    when the code server relays a termination request (`start_termination_thread`)."""
+
+    def __init__(self, instance_ref) -> None:
+        super().__init__(name="kb-cancel-watch", daemon=True)
+        self._ref = instance_ref
+        self._run_id: str | None = None
+        self._lock = threading.Lock()
+
+    def watch(self, run_id: str | None) -> None:
+        with self._lock:
+            self._run_id = run_id
+
+    def run(self) -> None:
+        with dg.DagsterInstance.from_ref(self._ref) as instance:
+            while True:
+                time.sleep(_CANCEL_POLL_SECONDS)
+                with self._lock:
+                    run_id = self._run_id
+                if run_id is None:
+                    continue
+                run = instance.get_run_by_id(run_id)
+                with self._lock:
+                    if run is not None and run.status == dg.DagsterRunStatus.CANCELING and self._run_id == run_id:
+                        self._run_id = None
+                        send_interrupt()
+
+
+def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> None:
+    run = instance.get_run_by_id(run_id)
+    if run is None or run.status not in (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.CANCELING):
+        return  # ended while it waited (e.g. judged dead); nothing to run
+    if run.status == dg.DagsterRunStatus.CANCELING:
+        instance.report_run_canceled(run, "Run canceled before a warm run worker took it.")
+        return
+    origin = run.job_code_origin
+    assert origin is not None, "the launcher sends only runs with a code origin (serves)"
+    pid = os.getpid()
+    instance.report_engine_event(f"{RUN_TAKEN}{pid}).", run, EngineEventData.in_process(pid))
+    watch.watch(run_id)
+    try:
+        for _event in core_execute_run(recon_job_from_origin(origin), run, instance, False):
+            pass
+    except BaseException:  # noqa: BLE001
+        # core_execute_run has written the failure or the cancellation to the event log first;
+        # the worker lives on for the next run.
+        pass
+    finally:
+        watch.watch(None)
+
+
+def _worker_main(conn: Connection, instance_ref, mineru_home: str) -> None:
+    """A worker's life: import the code location and MinerU once, then execute the runs it is sent."""
+    from ..parsing.mineru_adapter import configure_mineru_environment
+
+    configure_mineru_environment(Path(mineru_home))
+    import mineru.parser  # noqa: F401 — paid once per worker, not once per run
+
+    import kb_pipeline.definitions  # noqa: F401
+
+    instance = dg.DagsterInstance.from_ref(instance_ref)
+    watch = _CancelWatch(instance_ref)
+    watch.start()
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            run_id = conn.recv()
+        except (EOFError, OSError):
+            return
+        except KeyboardInterrupt:
+            continue  # a cancel that came as its run ended
+        if run_id is None:
+            return
+        try:
+            _execute(instance, run_id, watch)
+            conn.send(("done", run_id))
+        except KeyboardInterrupt:
+            conn.send(("done", run_id))
+        except (EOFError, OSError):
+            return
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    stamp: str
+    ready: bool = False
+    run_id: str | None = None
+
+
+@dataclass
+class WarmRunPool:
+    """`n` warm run workers owned by the process that launches runs. Thread-safe `submit`; one
+    dispatcher thread hands runs to idle workers and watches them. Workers start on the first
+    run, so a process that never launches one (the webserver) never starts any."""
+
+    n: int
+    instance: dg.DagsterInstance
+    mineru_home: Path
+    _waiting: deque[str] = field(default_factory=deque)
+    _workers: list[_Worker] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _thread: threading.Thread | None = None
+    _closed: bool = False
+
+    def __post_init__(self) -> None:
+        self._ctx = multiprocessing.get_context("spawn")  # MinerU's render workers need spawn
+        self._wake_read, self._wake_write = socket.socketpair()
+
+    def submit(self, run: dg.DagsterRun) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the warm run pool is closed")
+            self._waiting.append(run.run_id)
+            ahead = len(self._waiting) - 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._dispatch, name="kb-warm-runs", daemon=True)
+                self._thread.start()
+        pid = os.getpid()
+        self.instance.report_engine_event(
+            f"{RUN_WAITING}{pid}); {ahead} run(s) ahead of it.", run, EngineEventData.in_process(pid)
+        )
+        self._wake()
+
+    def _wake(self) -> None:
+        try:
+            self._wake_write.send(b"x")
+        except OSError:
+            pass
+
+    def _start(self) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        # Not a daemon process: MinerU's own render workers are children of the worker.
+        process = self._ctx.Process(
+            target=_worker_main, args=(child, self.instance.get_ref(), str(self.mineru_home)), name="kb-run-worker"
+        )
+        process.start()
+        child.close()
+        return _Worker(process, parent, code_stamp())
+
+    def _retire(self, worker: _Worker) -> None:
+        try:
+            worker.conn.send(None)
+        except OSError:
+            pass
+        worker.conn.close()
+        self._workers.remove(worker)
+
+    def _assign(self) -> None:
+        """Give waiting runs to idle workers (retiring those with old code), starting workers up
+        to `n`."""
+        stamp = code_stamp() if self._waiting else ""
+        for worker in [w for w in self._workers if w.ready and w.run_id is None and w.stamp != stamp]:
+            if self._waiting:
+                self._retire(worker)
+        while self._waiting:
+            idle = next((w for w in self._workers if w.ready and w.run_id is None), None)
+            if idle is None:
+                if len(self._workers) < self.n:
+                    self._workers.append(self._start())
+                return
+            with self._lock:
+                run_id = self._waiting.popleft()
+            try:
+                idle.conn.send(run_id)
+                idle.run_id = run_id
+            except OSError:
+                with self._lock:
+                    self._waiting.appendleft(run_id)
+                return
+
+    def _died(self, worker: _Worker) -> None:
+        self._workers.remove(worker)
+        worker.conn.close()
+        if worker.run_id is None:
+            return
+        run = self.instance.get_run_by_id(worker.run_id)
+        if run is not None and not run.is_finished:
+            reason = (
+                f"{WORKER_DIED}: warm run worker {worker.process.pid} on {socket.gethostname()} ended "
+                f"(exit code {worker.process.exitcode}; killed, out of memory?)"
+            )
+            end_dead_run(self.instance, run, reason)
+
+    def _dispatch(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+            try:
+                self._assign()
+                ready = wait(
+                    [self._wake_read] + [w.conn for w in self._workers] + [w.process.sentinel for w in self._workers],
+                    timeout=5.0,
+                )
+                if self._wake_read in ready:
+                    self._wake_read.recv(4096)
+                for worker in list(self._workers):
+                    if worker.conn in ready:
+                        try:
+                            message = worker.conn.recv()
+                        except (EOFError, OSError):
+                            worker.process.join(timeout=_STOP_SECONDS)
+                            self._died(worker)
+                            continue
+                        worker.ready = True
+                        if message[0] == "done":
+                            worker.run_id = None
+                    elif worker.process.sentinel in ready:
+                        self._died(worker)
+            except Exception:  # noqa: BLE001 — the dispatcher must outlive one bad turn
+                _log.exception("warm run dispatcher")
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in list(self._workers) if w.process.pid]
+
+    def close(self) -> None:
+        """Stop dispatching; workers finish the run they hold, then exit. Runs still waiting are
+        ended as dead (run retries re-launch them when runs are launched again)."""
+        with self._lock:
+            self._closed = True
+            waiting = list(self._waiting)
+            self._waiting.clear()
+        self._wake()
+        for run_id in waiting:
+            run = self.instance.get_run_by_id(run_id)
+            if run is not None and not run.is_finished:
+                end_dead_run(
+                    self.instance, run, f"{WORKER_DIED}: its launcher stopped before a warm run worker took it"
+                )
+        if self._thread is not None:
+            self._thread.join(timeout=_STOP_SECONDS)
+        for worker in list(self._workers):
+            try:
+                worker.conn.send(None)
+            except OSError:
+                pass
+            worker.conn.close()
+        self._workers.clear()

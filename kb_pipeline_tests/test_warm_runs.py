@@ -1,0 +1,131 @@
+"""Warm run workers (kb_pipeline/instance/warm_runs.py) on the real `make ui` stack: `dagster dev`
+with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
+
+1. Runs the daemon launches execute in the launcher's warm workers: each run records a worker
+   of the daemon, no more workers than `KB_RUN_WORKERS`, and a worker takes several runs.
+2. A run terminated mid-parse (as the UI's Terminate button does, through the instance's run
+   launcher) ends CANCELED, publishes no cache entry, and its worker lives on to ingest the
+   next document.
+3. Unit: the code stamp that retires workers holding old code changes when a source file does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import dagster as dg
+import pytest
+
+from kb_pipeline.instance.run_workers import RUN_TAKEN, event_message, worker_record
+from kb_pipeline.instance.status import folder_status
+from kb_pipeline.instance.warm_runs import WARM_TAG, code_stamp
+
+from .conftest import FIXTURE_PDFS, SHARED
+from .deployment import process_tree
+from .test_recovery import _assert_clean, _cache, _start_stack, _wait, deployment  # noqa: F401 — fixture
+
+SMALL = [FIXTURE_PDFS / n for n in ("sample.pdf", "unittest_test.pdf", "chem_intro.pdf", "demo1.pdf")]
+# About 20 s of parsing on one core: long enough to be terminated mid-parse.
+LONG = SHARED / "corpus" / "pdfs" / "manual_pymupdf_v1_8.pdf"
+
+
+def _states(dep) -> dict[str, str]:
+    with dg.DagsterInstance.get() as instance:
+        return {s.name: s.state for s in folder_status(dep["kb"], instance)}
+
+
+def _taken_by(instance: dg.DagsterInstance, run_id: str) -> int | None:
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+        message = event_message(entry)
+        if message.startswith(RUN_TAKEN):
+            return int(message[len(RUN_TAKEN) :].split(")")[0])
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_daemon_runs_execute_in_warm_workers_that_outlive_them(deployment):  # noqa: F811
+    dep = deployment
+    dep["env"]["KB_RUN_WORKERS"] = "2"
+    stack = _start_stack(dep)
+    for pdf in SMALL:
+        shutil.copy(pdf, dep["drop"])
+    names = {pdf.name for pdf in SMALL}
+    _wait(
+        "the small PDFs ingested",
+        lambda: {n for n, s in _states(dep).items() if s == "ingested"} == names,
+        240,
+        dep,
+    )
+    with dg.DagsterInstance.get() as instance:
+        runs = [r for r in instance.get_runs() if r.job_name == "ingest_documents"]
+        taken = {r.run_id: _taken_by(instance, r.run_id) for r in runs}
+        recorded = {r.run_id: worker_record(instance, r.run_id) for r in runs}
+    assert len(runs) == len(SMALL)
+    assert all(r.tags.get(WARM_TAG) == "true" for r in runs)
+    assert all(taken.values()), f"a run not taken by a warm worker: {taken}"
+    workers = set(taken.values())
+    assert len(workers) <= 2, f"more workers than KB_RUN_WORKERS: {workers}"
+    assert len(workers) < len(runs), "no worker took a second run"
+    # The pid the health check reads is the warm worker's, and the workers live on in the stack.
+    assert {r.pid for r in recorded.values() if r} == workers
+    assert workers <= process_tree(stack.pid)
+    _assert_clean(dep)
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_run_terminated_mid_parse_is_canceled_and_its_worker_lives_on(deployment):  # noqa: F811
+    dep = deployment
+    dep["env"]["KB_RUN_WORKERS"] = "1"
+    stack = _start_stack(dep)
+    shutil.copy(LONG, dep["drop"])
+
+    def parsing():
+        with dg.DagsterInstance.get() as instance:
+            for run in instance.get_runs():
+                pid = _taken_by(instance, run.run_id)
+                steps = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_START)
+                if pid and steps and run.status == dg.DagsterRunStatus.STARTED:
+                    return run.run_id, pid
+        return None
+
+    run_id, pid = _wait("the long PDF's parse to start in a warm worker", parsing, 180, dep, interval=0.3)
+    time.sleep(2)  # well inside MinerU
+    with dg.DagsterInstance.get() as instance:
+        # What the UI's Terminate button calls: the webserver's instance's run launcher.
+        assert instance.run_launcher.terminate(run_id)
+
+    def ended():
+        with dg.DagsterInstance.get() as instance:
+            run = instance.get_run_by_id(run_id)
+            return run if run and run.is_finished else None
+
+    run = _wait("the terminated run to end", ended, 60, dep, interval=0.3)
+    assert run.status == dg.DagsterRunStatus.CANCELED
+    finals, _temps = _cache(dep["data"])
+    assert not finals, "a terminated parse published a cache entry"
+    assert pid in process_tree(stack.pid), "the worker died with its run"
+
+    shutil.copy(SMALL[0], dep["drop"])
+    _wait("the next PDF ingested", lambda: _states(dep).get(SMALL[0].name) == "ingested", 120, dep)
+    with dg.DagsterInstance.get() as instance:
+        (next_run,) = [r for r in instance.get_runs() if r.tags.get("kb/source") == SMALL[0].name]
+        assert _taken_by(instance, next_run.run_id) == pid, "the next run did not go to the same warm worker"
+    _assert_clean(dep)
+
+
+def test_code_stamp_changes_with_a_source_file(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    source = package / "mod.py"
+    source.write_text("A = 1\n")
+    first = code_stamp(package)
+    assert code_stamp(package) == first
+    source.write_text("A = 2\n")
+    os.utime(source, ns=(time.time_ns(), time.time_ns() + 1_000_000))
+    assert code_stamp(package) != first
+    (package / "new.py").write_text("")
+    assert len({first, code_stamp(package)}) == 2
