@@ -2,7 +2,7 @@
 
     kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (no daemon needed)
     kb-pipeline status  [--input DIR]   every file in the drop folder: ingested, failed, waiting, …
-    kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor) with a warm parse service
+    kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor), runs in warm run workers
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
 
@@ -74,29 +74,20 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _ui(args: argparse.Namespace, settings: Settings) -> int:
-    """`dagster dev` on this repository's workspace, its runs parsing in a warm local parse
-    service (parsing/service.py) that lives as long as it does."""
+    """`dagster dev` on this repository's workspace; the daemon's runs execute in its run
+    launcher's warm run workers (instance/warm_runs.py)."""
     import signal
     import subprocess
 
-    from .parsing.service import SERVICE_ENV, serving
-    from .parsing.workers import default_workers
-    from .paths import DataLayout
-
-    layout = DataLayout(settings.data_dir)
-    address = layout.root / "parse-service.sock"
-    workers = default_workers()
     command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(REPO_ROOT / "workspace.yaml")]
     command += ["-h", args.host, "-p", str(args.port)]
-    with serving(address, workers, layout.mineru_home):
-        print(f"parse service: {address}, {workers} warm MinerU workers (started on the first parse)", flush=True)
-        child = subprocess.Popen(command, env={**os.environ, SERVICE_ENV: str(address)})
-        # Stopped by a supervisor: stop dagster dev the way Ctrl-C does, then the service.
-        signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGINT))
-        try:
-            return child.wait()
-        except KeyboardInterrupt:  # Ctrl-C reached dagster dev too: let it shut down its processes
-            return child.wait()
+    child = subprocess.Popen(command)
+    # Stopped by a supervisor: stop dagster dev the way Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGINT))
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # Ctrl-C reached dagster dev too: let it shut down its processes
+        return child.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     status.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
     status.add_argument("--wide", action="store_true", help="one line per file, however long, no wrapping")
     add_parser_options(status)
-    ui = sub.add_parser("ui", help="dagster dev (webserver, daemon, sensor) with a warm local parse service")
+    ui = sub.add_parser("ui", help="dagster dev (webserver, daemon, sensor); runs execute in warm run workers")
     ui.add_argument("--host", default="127.0.0.1", help="address the webserver listens on (default 127.0.0.1)")
     ui.add_argument("--port", type=int, default=3000, help="webserver port (default 3000)")
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")

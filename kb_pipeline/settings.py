@@ -15,9 +15,8 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 | `KB_RUN_WORKERS` | `run_workers`: warm run workers of the process that launches runs (the daemon); 0: a fresh process per run, Dagster's default | `KB_PARSE_WORKERS` |
 
 The parse backends read theirs when they run (not at import): `KB_MINERU_API_URL`,
-`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_SERVICE` (the
-local parse service's socket, which `kb-pipeline ui` sets for its runs; parsing/service.py),
-`KB_PARSE_WORKERS` (warm workers of `run`, `ingest` and the parse service, default one per core;
+`KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` (parsing/mineru_api.py), `KB_PARSE_WORKERS` (warm
+workers of `run` and `ingest`, and the default of `KB_RUN_WORKERS`: one per core;
 parsing/workers.py) and `KB_PARSE_WINDOWS_PER_WORKER` (parsing/windows.py).
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.

@@ -6,24 +6,31 @@ with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
 2. A run terminated mid-parse (as the UI's Terminate button does, through the instance's run
    launcher) ends CANCELED, publishes no cache entry, and its worker lives on to ingest the
    next document.
-3. Unit: the code stamp that retires workers holding old code changes when a source file does.
+3. `kb-pipeline ui` (what `make ui` runs): a dropped PDF is ingested by a warm worker of the
+   stack, and SIGTERM stops the whole stack, workers included.
+4. Unit: the code stamp that retires workers holding old code changes when a source file does.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import dagster as dg
 import pytest
 
+from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.run_workers import RUN_TAKEN, event_message, worker_record
 from kb_pipeline.instance.status import folder_status
 from kb_pipeline.instance.warm_runs import WARM_TAG, code_stamp
 
-from .conftest import FIXTURE_PDFS, SHARED
-from .deployment import process_tree
+from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
+from .deployment import free_port, make_deployment, process_tree
 from .test_recovery import _assert_clean, _cache, _start_stack, _wait, deployment  # noqa: F401 — fixture
 
 SMALL = [FIXTURE_PDFS / n for n in ("sample.pdf", "unittest_test.pdf", "chem_intro.pdf", "demo1.pdf")]
@@ -115,6 +122,46 @@ def test_run_terminated_mid_parse_is_canceled_and_its_worker_lives_on(deployment
         (next_run,) = [r for r in instance.get_runs() if r.tags.get("kb/source") == SMALL[0].name]
         assert _taken_by(instance, next_run.run_id) == pid, "the next run did not go to the same warm worker"
     _assert_clean(dep)
+
+
+@pytest.mark.slow
+@pytest.mark.services
+def test_make_ui_ingests_a_drop_in_a_warm_worker_and_stops_cleanly(tmp_path, monkeypatch):
+    dep = make_deployment(tmp_path)
+    for key, value in dep.env.items():
+        monkeypatch.setenv(key, value)
+    log = tmp_path / "ui.log"
+    with log.open("wb") as out:
+        ui = subprocess.Popen(
+            [str(Path(sys.executable).parent / "kb-pipeline"), "ui", "--port", str(free_port())],
+            env={**os.environ, **dep.env},
+            cwd=REPO_ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    kb = KnowledgeBase(drop_folder=str(dep.drop), data_dir=str(dep.data))
+    try:
+        shutil.copy(SMALL[0], dep.drop)
+        deadline, state = time.monotonic() + 180, None
+        while time.monotonic() < deadline and state not in ("ingested", "failed"):
+            time.sleep(1)
+            with dg.DagsterInstance.get() as instance:
+                (status,) = folder_status(kb, instance)
+            state = status.state
+        assert state == "ingested", (state, log.read_text(errors="replace")[-3000:])
+        with dg.DagsterInstance.get() as instance:
+            (run,) = instance.get_runs()
+            pid = _taken_by(instance, run.run_id)
+        assert pid in process_tree(ui.pid), "the run was not taken by a warm worker of the stack"
+    finally:
+        ui.send_signal(signal.SIGTERM)
+        code = ui.wait(timeout=90)
+    assert code == 0, log.read_text(errors="replace")[-3000:]
+    deadline = time.monotonic() + 30  # dagster dev's children, the warm workers among them, finish
+    while (left := process_tree(ui.pid)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, f"processes of the stack still alive 30 s after it stopped: {left}"
 
 
 def test_code_stamp_changes_with_a_source_file(tmp_path):

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..config import ParserConfig
 from ..pdf_text import PDFIUM_LOCK
 from ..sources import sha256_file
-from . import cache, mineru_api, ocr, service, workers
+from . import cache, mineru_api, ocr, workers
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -386,16 +386,13 @@ def finish_saved_output(out: Path, keep_images: bool) -> ParseSummary:
 def parse_into(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, pdf: Path) -> ParseSummary:
     """The one dispatch point between kb-pipeline and a MinerU parse: MinerU's raw output for
     `source` written into `out` (an empty temp dir of the cache), by the configured backend —
-    MinerU's API service when `KB_MINERU_API_URL` is set (parsing/mineru_api.py), else the local
-    parse service when `KB_PARSE_SERVICE` is set (parsing/service.py), else a warm local worker
-    when a pool is active (parsing/workers.py), else MinerU in this process. Every
+    MinerU's API service when `KB_MINERU_API_URL` is set (parsing/mineru_api.py), else a warm
+    local worker when a pool is active (parsing/workers.py), else MinerU in this process (a warm
+    run worker's, for the daemon's runs: instance/warm_runs.py). Every
     backend leaves the same files, byte for byte. Raises `DocumentError`, or `ParseServiceError`
     when the backend itself failed."""
     url = mineru_api.api_url()
     if url is None:
-        address = service.service_address()
-        if address is not None:
-            return service.parse_via_service(address, source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
         pool = workers.active_pool()
         if pool is not None:
             return pool.parse(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)

@@ -8,8 +8,8 @@ dir, so its output is byte for byte the in-process output; the parent publishes 
 before. A worker that dies mid-parse (killed, out of memory) fails only that document with a
 `ParseServiceError` and is replaced; its temp dir is never published.
 
-`mineru_adapter.parse_into` uses the pool made active with `use_pool()` (`kb-pipeline run` does);
-the local parse service (`service.py`, served by `kb-pipeline ui`) holds one for the daemon's runs.
+`mineru_adapter.parse_into` uses the pool made active with `use_pool()` (`kb-pipeline run` does).
+The daemon's runs parse in their warm run worker's own process (instance/warm_runs.py).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def default_workers() -> int:
 
 
 def to_task(source: Path, out: Path, *, config, ocr_mode: str, pdf: Path) -> tuple[str, str, str, str, str]:
-    """A parse request as plain strings, for a pipe or a socket (`from_task` reads it back)."""
+    """A parse request as plain strings, for the worker's pipe (`from_task` reads it back)."""
     return str(source), str(out), config.model_dump_json(), ocr_mode, str(pdf)
 
 
