@@ -21,7 +21,10 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
     parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
     defs = dg.Definitions.merge(
         dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
-        dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}),
+        # Every job runs its steps in the run's own process unless it says otherwise — the
+        # automation's table refreshes and the UI's materialisations included: a step process
+        # would import Dagster and the code again (~2.5 s of CPU), the warm run worker would not.
+        dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}, executor=dg.in_process_executor),
     )
     return defs.map_resolved_asset_specs(
         func=lambda spec: spec.replace_attributes(code_version=parse_version), selection=MINERU_RAW_OUTPUT

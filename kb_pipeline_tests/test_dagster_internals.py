@@ -34,3 +34,22 @@ def test_failing_a_dead_run_and_freeing_its_slots():
     from dagster._core.storage.event_log.base import EventLogStorage
 
     assert "run_id" in inspect.signature(EventLogStorage.free_concurrency_slots_for_run).parameters
+
+
+def test_executing_a_run_in_a_warm_worker():
+    # What `dagster api execute_run` calls, and how a termination request interrupts it.
+    from dagster._core.events import EngineEventData
+    from dagster._grpc.impl import core_execute_run
+    from dagster._utils import send_interrupt
+    from dagster._utils.hosted_user_process import recon_job_from_origin
+
+    assert list(inspect.signature(core_execute_run).parameters)[:4] == [
+        "recon_job",
+        "dagster_run",
+        "instance",
+        "inject_env_vars",
+    ]
+    assert list(inspect.signature(recon_job_from_origin).parameters) == ["origin"]
+    assert callable(send_interrupt)
+    assert "pid" in inspect.signature(EngineEventData.in_process).parameters
+    assert {"terminate", "dispose"} <= set(dir(dg.DefaultRunLauncher))

@@ -27,7 +27,7 @@ import pytest
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.run_workers import RUN_TAKEN, event_message, worker_record
 from kb_pipeline.instance.status import folder_status
-from kb_pipeline.instance.warm_runs import WARM_TAG, code_stamp
+from kb_pipeline.instance.warm_runs import WARM_TAG, WarmRunPool, _Worker, code_stamp
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
 from .deployment import free_port, make_deployment, process_tree
@@ -176,3 +176,44 @@ def test_code_stamp_changes_with_a_source_file(tmp_path):
     assert code_stamp(package) != first
     (package / "new.py").write_text("")
     assert len({first, code_stamp(package)}) == 2
+
+
+def _exit_at_once(*_args) -> None:
+    raise SystemExit(3)
+
+
+class _BrokenStartPool(WarmRunPool):
+    """Isolates the dispatcher: its workers exit before they are ready, as a worker whose
+    environment is broken does; everything else (instance, runs, dispatch) is real."""
+
+    starts = 0
+
+    def _start(self):
+        type(self).starts += 1
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(target=_exit_at_once, args=(child,))
+        process.start()
+        child.close()
+        return _Worker(process, parent, code_stamp())
+
+
+def test_a_worker_that_cannot_start_fails_the_waiting_run_instead_of_leaving_it_waiting(tmp_path):
+    import uuid
+
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        run = instance.add_run(
+            dg.DagsterRun(job_name="ingest_documents", run_id=str(uuid.uuid4()), status=dg.DagsterRunStatus.STARTING)
+        )
+        pool = _BrokenStartPool(1, instance, tmp_path / "mineru_home")
+        try:
+            pool.submit(run)
+            deadline = time.monotonic() + 30
+            while not (ended := instance.get_run_by_id(run.run_id)).is_finished and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert ended.status == dg.DagsterRunStatus.FAILURE
+            time.sleep(2)
+            assert _BrokenStartPool.starts == 1, "workers restarted with no run waiting"
+        finally:
+            pool.close()
+        failure = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.PIPELINE_FAILURE)
+        assert "could not start" in failure[0].dagster_event.message

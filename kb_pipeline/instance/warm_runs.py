@@ -55,7 +55,7 @@ from .run_workers import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
-_CANCEL_POLL_SECONDS = 1.0
+_CANCEL_POLL_SECONDS = 2.0
 _STOP_SECONDS = 10.0
 _log = logging.getLogger(__name__)
 
@@ -138,14 +138,32 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
         watch.watch(None)
 
 
+def _give_back_memory() -> None:
+    """Between runs, return what the last run freed to the system: glibc keeps freed heap for
+    reuse, so an idle worker would otherwise stay as large as its largest document made it."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:  # not glibc
+        pass
+
+
 def _worker_main(conn: Connection, instance_ref, mineru_home: str) -> None:
     """A worker's life: import the code location and MinerU once, then execute the runs it is sent."""
     from ..parsing.mineru_adapter import configure_mineru_environment
 
-    configure_mineru_environment(Path(mineru_home))
-    import mineru.parser  # noqa: F401 — paid once per worker, not once per run
+    try:
+        configure_mineru_environment(Path(mineru_home))
+        import mineru.parser  # noqa: F401 — paid once per worker, not once per run
 
-    import kb_pipeline.definitions  # noqa: F401
+        import kb_pipeline.definitions  # noqa: F401
+    except Exception:  # noqa: BLE001
+        # Only a warm-up: a run meets the same error where Dagster reports it against the run
+        # ("Could not load job definition", or its parse step's failure).
+        pass
 
     instance = dg.DagsterInstance.from_ref(instance_ref)
     watch = _CancelWatch(instance_ref)
@@ -162,6 +180,7 @@ def _worker_main(conn: Connection, instance_ref, mineru_home: str) -> None:
             return
         try:
             _execute(instance, run_id, watch)
+            _give_back_memory()
             conn.send(("done", run_id))
         except KeyboardInterrupt:
             conn.send(("done", run_id))
@@ -262,14 +281,25 @@ class WarmRunPool:
     def _died(self, worker: _Worker) -> None:
         self._workers.remove(worker)
         worker.conn.close()
-        if worker.run_id is None:
-            return
-        run = self.instance.get_run_by_id(worker.run_id)
-        if run is not None and not run.is_finished:
+        run_id = worker.run_id
+        if not worker.ready:
+            # It could not even start (broken environment or code): the next waiting run fails
+            # with the reason, rather than every run waiting for a worker that never comes.
+            with self._lock:
+                run_id = self._waiting.popleft() if self._waiting else None
+            reason = (
+                f"{WORKER_DIED}: a warm run worker could not start (exit code {worker.process.exitcode}); "
+                "the daemon's log has its error"
+            )
+        else:
             reason = (
                 f"{WORKER_DIED}: warm run worker {worker.process.pid} on {socket.gethostname()} ended "
                 f"(exit code {worker.process.exitcode}; killed, out of memory?)"
             )
+        if run_id is None:
+            return
+        run = self.instance.get_run_by_id(run_id)
+        if run is not None and not run.is_finished:
             end_dead_run(self.instance, run, reason)
 
     def _dispatch(self) -> None:
