@@ -1,11 +1,8 @@
-"""Runs the Dagster daemon launches, on the real `make ui` stack: how long a dropped PDF takes to
-be materialised, and how fast a corpus dropped at once goes through, against one bare MinerU
-flash process parsing the same files in the same run.
+"""Runs the Dagster daemon launches, on the real `make ui` stack (`kb-pipeline ui`: `dagster dev`,
+its runs in warm run workers): how long a dropped PDF takes to be materialised, and how fast a
+corpus goes through, against one bare MinerU flash process parsing the same files in the same run.
 
-    .venv/bin/python bench/daemon.py [--stack ui|dev] [--pdfs FILE ...]
-
---stack ui: `kb-pipeline ui` (what `make ui` runs: `dagster dev` plus the warm parse service).
---stack dev: bare `dagster dev`, each run parsing in its own process (for comparison).
+    .venv/bin/python bench/daemon.py [--backfill] [--pdfs FILE ...]
 
 In a temp deployment (its own DAGSTER_HOME with the repo's dagster.yaml, data root and drop
 folder; the default settings, so the sensor ticks every KB_SENSOR_INTERVAL seconds):
@@ -17,9 +14,13 @@ folder; the default settings, so the sensor ticks every KB_SENSOR_INTERVAL secon
    stability rule, the run queue, the run worker and the parse, all included), three times at
    different points of the sensor daemon's 5 s cycle.
 3. The corpus is copied into the drop folder at once: the sensor requests one run per file and
-   the daemon runs them (`max_concurrent_runs`, the `mineru` pool) — the same runs a
-   partitioned backfill launches. Timed from the copy to the last `parsed_document`.
-4. Peak memory of the stack's whole process tree (RSS summed, sampled every 0.2 s).
+   the daemon runs them (`max_concurrent_runs`, the `mineru` pool). Timed from the copy to the
+   last `parsed_document`, with each run's timeline and the CPU the stack spent meanwhile.
+   With --backfill, no drops (2.): the sensor is kept away (KB_SENSOR_INTERVAL=3600 after its
+   first look at the empty folder), the corpus's partitions are added and a backfill of
+   `ingest_documents` over them is launched with `dagster job backfill`; timed from the launch.
+4. Peak memory of the stack's whole process tree: RSS summed, and PSS summed (shared pages
+   counted once), sampled every 0.2 s.
 """
 
 from __future__ import annotations
@@ -102,6 +103,27 @@ def _run_timeline(copied_at: float) -> list[str]:
     return lines
 
 
+def _backfill(pdfs: list[Path], env: dict[str, str]) -> None:
+    """Add the partitions of the PDFs in the drop folder and launch a backfill of
+    `ingest_documents` over them with Dagster's CLI, as a person would from a terminal."""
+    import dagster as dg
+
+    from kb_pipeline.defs.partitions import DOCUMENTS
+    from kb_pipeline.sources import doc_id_for
+
+    keys = [doc_id_for(pdf) for pdf in pdfs]
+    with dg.DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(DOCUMENTS, keys)
+    subprocess.run(
+        [str(BIN / "dagster"), "job", "backfill", "-w", str(REPO / "workspace.yaml"), "-j", "ingest_documents"]
+        + ["--partitions", ",".join(keys), "--noprompt"],
+        env={**os.environ, **env},
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
+
+
 def _drop_one(target: Path, log: Path) -> tuple[float, str]:
     """Copy the 2-page PDF to `target`; seconds until materialised, and where they went. Then
     waits until 1.7 s later in the sensor daemon's 5 s cycle than this drop, so that the next
@@ -118,7 +140,9 @@ def _drop_one(target: Path, log: Path) -> tuple[float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--stack", choices=["ui", "dev"], default="ui")
+    parser.add_argument(
+        "--backfill", action="store_true", help="launch a partitioned backfill of the corpus instead of dropping it"
+    )
     parser.add_argument("--pdfs", nargs="*", type=Path, default=_common.TEN_REAL_PDFS)
     args = parser.parse_args()
     _common.warn_if_busy()
@@ -137,12 +161,11 @@ def main() -> None:
         deployment = make_deployment(work)
         drop, env = deployment.drop, deployment.env
         os.environ.update(env)
-        port = str(free_port())
-        command = (
-            [str(BIN / "kb-pipeline"), "ui", "--port", port]
-            if args.stack == "ui"
-            else [str(BIN / "dagster"), "dev", "-w", str(REPO / "workspace.yaml"), "-h", "127.0.0.1", "-p", port]
-        )
+        if args.backfill:
+            # The sensor looks once at the empty folder when the stack starts, then not for an
+            # hour: the corpus is run by the backfill alone.
+            os.environ["KB_SENSOR_INTERVAL"] = "3600"
+        command = [str(BIN / "kb-pipeline"), "ui", "--port", str(free_port())]
         log = work / "stack.log"
         with log.open("wb") as out:
             stack = subprocess.Popen(
@@ -150,11 +173,13 @@ def main() -> None:
             )
         with _common.TreeMemorySampler(stack.pid, interval=0.2) as sampler:
             time.sleep(25)  # webserver, daemon and code server up, the first sensor ticks done
-            drops = [_drop_one(drop / f"dropped-{k}.pdf", log) for k in range(DROPS)]
+            drops = [] if args.backfill else [_drop_one(drop / f"dropped-{k}.pdf", log) for k in range(DROPS)]
             cpu_before = _common.tree_cpu_seconds(stack.pid)
             copied_at = time.time()
             for pdf in args.pdfs:
                 shutil.copy(pdf, drop)
+            if args.backfill:
+                _backfill([drop / pdf.name for pdf in args.pdfs], env)
             corpus_seconds = _wait_for({doc_id_for(drop / p.name) for p in args.pdfs}, 600, log)
             cpu = _common.cpu_spent(cpu_before, _common.tree_cpu_seconds(stack.pid))
             timeline = _run_timeline(copied_at)
@@ -170,22 +195,24 @@ def main() -> None:
 
     ratio = bare / corpus_seconds
     print(f"{len(args.pdfs)} PDFs, {pages} pages; stack: {' '.join(command[:2])}")
+    how = "a backfill of" if args.backfill else "dropped at once,"
     rows = [
         ["(a) bare MinerU, 1 process", f"{bare:.1f}", f"{pages / bare:.2f}", "1.00"],
         [
-            "(d) dropped at once, daemon-launched runs",
+            f"(d) {how} daemon-launched runs",
             f"{corpus_seconds:.1f}",
             f"{pages / corpus_seconds:.2f}",
             f"{ratio:.2f}",
         ],
     ]
     print(_common.table(["mode", "seconds", "pages/s", "× bare"], rows))
-    median = sorted(seconds for seconds, _ in drops)[len(drops) // 2]
     print("the corpus's runs, seconds after the copy:")
     print("\n".join(timeline))
-    print(f"drop-to-materialised, 2-page PDF, {len(drops)} drops: median {median:.1f} s (target ≤ 8 s)")
-    for seconds, timeline in drops:
-        print(f"  {seconds:.1f} s: {timeline}")
+    if drops:
+        median = sorted(seconds for seconds, _ in drops)[len(drops) // 2]
+        print(f"drop-to-materialised, 2-page PDF, {len(drops)} drops: median {median:.1f} s (target ≤ 8 s)")
+        for seconds, where in drops:
+            print(f"  {seconds:.1f} s: {where}")
     print(
         f"peak RSS of the stack's process tree: {sampler.peak_rss_kib / 2**20:.2f} GiB (target ≤ 1.5 GiB), "
         "at that moment:"
@@ -197,11 +224,11 @@ def main() -> None:
     for seconds, command in cpu:
         print(f"  {seconds:6.1f} s  {command[:90]}")
     _common.write_json(
-        f"daemon-{args.stack}",
+        "daemon-backfill" if args.backfill else "daemon",
         {
             "pdfs": [p.name for p in args.pdfs],
             "pages": pages,
-            "stack": args.stack,
+            "launched_by": "backfill" if args.backfill else "drop folder sensor",
             "bare_seconds": bare,
             "corpus_seconds": corpus_seconds,
             "ratio": ratio,

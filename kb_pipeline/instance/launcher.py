@@ -1,13 +1,16 @@
-"""`LocalRunLauncher`: Dagster's default run launcher, plus the one thing run monitoring needs
-from it and does not get — a check whether a run's worker is still alive.
+"""`LocalRunLauncher`: Dagster's default run launcher, plus warm run workers and a check whether
+a run's worker is still alive.
 
-The default launcher starts each run's worker as a child process of the code server and cannot
-say afterwards whether it lives (`supports_check_run_worker_health` is False), so the
-run-monitoring daemon (dagster.yaml, `run_monitoring`) checks a STARTED run whose worker was
-killed for ever and does nothing. This launcher tags each run with the machine it runs on when
-it launches it and answers the daemon's health check from the pid Dagster recorded
-(`run_workers.check_worker`); the daemon then marks a dead run failed, frees its pool slots
-(`free_slots_after_run_end_seconds`) and run retries re-launch it — all Dagster's own code.
+- Runs of this project's code execute in the launcher's warm run workers (`warm_runs.py`,
+  `KB_RUN_WORKERS`, default one per core): long-lived processes with Dagster, the definitions and
+  MinerU loaded, instead of a fresh process per run. Other runs, and every run with
+  `KB_RUN_WORKERS=0`, go the default way: the code server spawns a worker process per run.
+- The default launcher cannot say whether a run's worker lives (`supports_check_run_worker_health`
+  is False), so the run-monitoring daemon (dagster.yaml, `run_monitoring`) would check a STARTED
+  run whose worker was killed for ever and do nothing. This launcher tags each run with the
+  machine it runs on and answers the daemon's health check from the pid recorded for the run
+  (`run_workers.check_worker`); the daemon then marks a dead run failed, frees its pool slots
+  (`free_slots_after_run_end_seconds`) and run retries re-launch it — all Dagster's own code.
 
 Configured in dagster.yaml and dagster.postgres.yaml:
 

@@ -1,8 +1,9 @@
 """Is a run's worker process still alive? — and ending the runs whose worker died.
 
 Dagster records the pid of a run's worker when it starts: the code server's "Started process
-for run (pid: N)" engine event for runs the daemon launched, the RUN_START event's pid for runs
-executed in process (`kb-pipeline ingest`). It does not record the machine, so whoever starts a
+for run (pid: N)" engine event for runs it spawned a process for, the RUN_START event's pid for
+runs executed in process (`kb-pipeline ingest`); the warm run workers (`warm_runs.py`) record the
+launching process while a run waits for one, then the worker that took it. It does not record the machine, so whoever starts a
 run tags it with its host and boot id (`worker_tags`; the run launcher in `launcher.py` and
 `kb-pipeline ingest`). A run's worker is dead when, on that same host:
 
