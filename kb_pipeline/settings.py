@@ -7,7 +7,7 @@ location when it loads, the run launcher) and hand it down; nothing reads `KB_*`
 | `KB_DATA_DIR` | `data_dir`: the data root (cache, artifacts, tables, packages) | `./data` |
 | `KB_DROP_FOLDER` | `drop_folder`: where PDFs are dropped | `<data_dir>/knowledge_docs` |
 | `KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_MAX_PAGES`, `KB_OCR_LANGS`, `KB_PARSE_WINDOW` | `parser` (`ParserConfig`) | flash, auto, all pages, 3000, eng, 50 |
-| `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's tick (Dagster's sensor daemon loops every 5 s at most) | 5 |
+| `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's minimum interval. Dagster's sensor daemon loops every 5 s and skips a sensor whose last tick began less than this ago, so 5 would skip every other loop now and then (a 10 s wait); 1 means every loop | 1 |
 | `KB_DROP_SETTLE_SECONDS` | `drop_settle_seconds`: a file unchanged this long is finished at the sensor's first look; a younger one waits for a second look | 2 |
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
 | `KB_NEVER_STARTED_SECONDS` | `never_started_seconds`: a launched run with no worker pid after this is dead | 30 |
@@ -43,7 +43,7 @@ class Settings(BaseModel):
     data_dir: Path
     drop_folder: Path
     parser: ParserConfig = ParserConfig()
-    sensor_interval_seconds: int = Field(default=5, ge=1)
+    sensor_interval_seconds: int = Field(default=1, ge=1)
     drop_settle_seconds: float = Field(default=2.0, ge=0)
     dead_run_interval_seconds: int = Field(default=5, ge=1)
     never_started_seconds: float = Field(default=DEFAULT_NEVER_STARTED_SECONDS, gt=0)

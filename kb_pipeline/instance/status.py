@@ -153,7 +153,7 @@ def folder_status(
                 statuses.append(
                     FileStatus(name, doc_id, "pending", f"run {run.run_id[:8]} is {run.status.value.lower()}")
                 )
-        elif now - source.mtime_ns / 1e9 < settings.sensor_interval_seconds:
+        elif now - source.mtime_ns / 1e9 < settings.drop_settle_seconds:
             statuses.append(
                 FileStatus(name, doc_id, "waiting", "modified moments ago; picked up once it stops changing")
             )

@@ -265,7 +265,8 @@ class WarmRunPool:
         while self._waiting:
             idle = next((w for w in self._workers if w.ready and w.run_id is None), None)
             if idle is None:
-                if len(self._workers) < self.n:
+                # All at once: a launcher asked for one run usually gets more within seconds.
+                while len(self._workers) < self.n:
                     self._workers.append(self._start())
                 return
             with self._lock:
