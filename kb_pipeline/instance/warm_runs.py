@@ -34,6 +34,7 @@ import logging
 import multiprocessing
 import os
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -75,8 +76,6 @@ def code_stamp(root: Path = _PACKAGE_DIR) -> str:
 
 def serves(run: dg.DagsterRun) -> bool:
     """Whether a warm worker can run this run: its code is this package, in this interpreter."""
-    import sys
-
     origin = run.job_code_origin
     if origin is None:
         return False
