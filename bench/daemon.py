@@ -82,7 +82,7 @@ def _run_timeline(copied_at: float) -> list[str]:
     worker, started and ended, seconds after the copy."""
     import dagster as dg
 
-    from kb_pipeline.instance.run_workers import RUN_TAKEN, RUN_WAITING, event_message
+    from kb_pipeline.instance.run_workers import RUN_TAKEN, RUN_WAITING, events_marked
 
     lines = []
     with dg.DagsterInstance.get() as instance:
@@ -92,11 +92,12 @@ def _run_timeline(copied_at: float) -> list[str]:
             if created < 0:
                 continue
             start, end = ((t - copied_at if t else float("nan")) for t in (stats.start_time, stats.end_time))
-            marks = {}
-            for entry in instance.all_logs(record.dagster_run.run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
-                for label, prefix in (("launched", RUN_WAITING), ("taken", RUN_TAKEN)):
-                    if event_message(entry).startswith(prefix):
-                        marks[label] = entry.timestamp - copied_at
+            run_id = record.dagster_run.run_id
+            marks = {
+                label: found[-1][0] - copied_at
+                for label, prefix in (("launched", RUN_WAITING), ("taken", RUN_TAKEN))
+                if (found := events_marked(instance, run_id, prefix))
+            }
             steps = ", ".join(f"{label} {at:5.1f}" for label, at in marks.items())
             name = record.dagster_run.tags.get("kb/source", record.dagster_run.job_name)
             lines.append(f"  created {created:5.1f}  {steps}  started {start:5.1f}  ended {end:5.1f}  {name}")

@@ -75,10 +75,10 @@ class Settings(BaseModel):
                 ("never_started_seconds", "KB_NEVER_STARTED_SECONDS"),
                 ("parse_retries", "KB_PARSE_RETRIES"),
                 ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"),
-                ("run_workers", "KB_RUN_WORKERS"),
             )
             if env.get(name)
         }
+        numbers["run_workers"] = env.get("KB_RUN_WORKERS") or str(default_workers(env))
         return cls(
             data_dir=data_dir,
             drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),

@@ -39,9 +39,11 @@ def test_failing_a_dead_run_and_freeing_its_slots():
 def test_executing_a_run_in_a_warm_worker():
     # What `dagster api execute_run` calls, and how a termination request interrupts it.
     from dagster._core.events import EngineEventData
+    from dagster._core.launcher.base import RunLauncher
     from dagster._grpc.impl import core_execute_run
     from dagster._utils import send_interrupt
     from dagster._utils.hosted_user_process import recon_job_from_origin
+    from dagster._utils.interrupts import capture_interrupts
 
     assert list(inspect.signature(core_execute_run).parameters)[:4] == [
         "recon_job",
@@ -50,6 +52,7 @@ def test_executing_a_run_in_a_warm_worker():
         "inject_env_vars",
     ]
     assert list(inspect.signature(recon_job_from_origin).parameters) == ["origin"]
-    assert callable(send_interrupt)
+    assert callable(send_interrupt) and callable(capture_interrupts)
     assert "pid" in inspect.signature(EngineEventData.in_process).parameters
-    assert {"terminate", "dispose"} <= set(dir(dg.DefaultRunLauncher))
+    assert list(inspect.signature(RunLauncher.terminate).parameters) == ["self", "run_id"]
+    assert list(inspect.signature(RunLauncher.dispose).parameters) == ["self"]

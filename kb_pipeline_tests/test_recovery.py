@@ -290,10 +290,12 @@ def test_one_run_worker_killed_is_failed_retried_and_ingested(deployment):
     kill_time = time.monotonic()
 
     def ended():
+        # Dagster tags a failed run with its retry decision just after storing the failure.
         with dg.DagsterInstance.get() as instance:
-            return instance.get_run_by_id(run_id).is_finished
+            run = instance.get_run_by_id(run_id)
+            return run.is_finished and "dagster/will_retry" in run.tags
 
-    _wait("the killed run to end", ended, 120, dep, interval=0.5)
+    _wait("the killed run to end and its retry to be decided", ended, 120, dep, interval=0.5)
     failed_after = time.monotonic() - kill_time
     state, detail = _snapshot(dep)["files"]["demo1.pdf"]
     assert state in ("retrying", "ingested"), (state, detail)  # never "pending", never a bare "failed"

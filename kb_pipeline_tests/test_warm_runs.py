@@ -25,7 +25,7 @@ import dagster as dg
 import pytest
 
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.run_workers import RUN_TAKEN, event_message, worker_record
+from kb_pipeline.instance.run_workers import RUN_TAKEN, events_marked, worker_record
 from kb_pipeline.instance.status import folder_status
 from kb_pipeline.instance.warm_runs import WARM_TAG, WarmRunPool, _Worker, code_stamp
 
@@ -44,11 +44,8 @@ def _states(dep) -> dict[str, str]:
 
 
 def _taken_by(instance: dg.DagsterInstance, run_id: str) -> int | None:
-    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
-        message = event_message(entry)
-        if message.startswith(RUN_TAKEN):
-            return int(message[len(RUN_TAKEN) :].split(")")[0])
-    return None
+    marks = events_marked(instance, run_id, RUN_TAKEN)
+    return marks[-1][1] if marks else None
 
 
 @pytest.mark.slow

@@ -57,7 +57,8 @@ class LocalRunLauncher(DefaultRunLauncher):
             with self._pool_lock:
                 if self._pool is None:
                     self._pool = WarmRunPool(self._run_workers, self._instance, self._mineru_home)
-            self._pool.submit(run)
+                pool = self._pool
+            pool.submit(run)
         else:
             super().launch_run(context)
 

@@ -88,6 +88,20 @@ def event_message(entry: dg.EventLogEntry) -> str:
     return (entry.dagster_event.message if entry.dagster_event else None) or entry.user_message or ""
 
 
+def _pid_after(message: str, prefix: str) -> int:
+    return int(message[len(prefix) :].split(")")[0])
+
+
+def events_marked(instance: dg.DagsterInstance, run_id: str, prefix: str) -> list[tuple[float, int]]:
+    """(timestamp, pid) of each engine event of the run whose message starts with `prefix`
+    (`RUN_WAITING`, `RUN_TAKEN`)."""
+    return [
+        (entry.timestamp, _pid_after(event_message(entry), prefix))
+        for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ENGINE_EVENT)
+        if event_message(entry).startswith(prefix)
+    ]
+
+
 @dataclass(frozen=True)
 class WorkerRecord:
     pid: int
@@ -106,7 +120,7 @@ def worker_record(instance: dg.DagsterInstance, run_id: str) -> WorkerRecord | N
             prefix = next((p for p in _PID_MESSAGES if message.startswith(p)), None)
             if prefix is None:
                 continue
-            pid = int(message[len(prefix) :].split(")")[0])
+            pid = _pid_after(message, prefix)
         elif event.pid:
             pid = event.pid
         else:

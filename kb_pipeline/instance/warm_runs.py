@@ -6,8 +6,8 @@ Dagster's default launcher asks the code server to spawn a new Python process fo
 a 2-core machine that process spends about 2.5 s of CPU importing Dagster, loading the code and
 warming MinerU before it parses anything, which for a short document costs more than the parse.
 Here the launching process (the daemon) keeps `n` worker processes (`KB_RUN_WORKERS`, default
-`KB_PARSE_WORKERS`, one per core) and hands each run to an idle one; a run finds none waits, in
-order, in the launcher. A worker executes the run exactly as Dagster's own run worker does
+`KB_PARSE_WORKERS`, one per core) and hands each run to an idle one; a run that finds none waits,
+in order, in the launcher (STARTING, hence the long `start_timeout_seconds` in dagster.yaml). A worker executes the run exactly as Dagster's own run worker does
 (`core_execute_run`: same events, same failure handling), one run at a time, so one partition per
 run, the pools, lineage and checks are unchanged.
 
@@ -18,17 +18,22 @@ How the rest of the stack sees these runs:
   run whose process is gone. A worker that dies mid-run is replaced and its run ended at once
   (`end_dead_run`), which frees its slots and lets run retries re-launch it.
 - Termination: the launcher marks the run CANCELING (from any process, the UI's included); the
-  worker polls its run's status and interrupts the run as Dagster's run worker does on a
-  termination request, so it ends CANCELED and the worker lives on.
+  worker polls its run's status every 2 s and, when it is canceling or was ended from outside
+  (forced termination, run monitoring's timeouts), interrupts the run as Dagster's run worker
+  does on a termination request. A canceling run ends CANCELED (also when the cancel came before
+  its execution began), and the worker lives on.
 - Code changes: a worker serves only the kb-pipeline source it imported. When a file of the
-  package changes (a reload in the UI, an edit under `dagster dev`), idle workers are retired and
-  replaced before they take another run.
-- Stopping: when the launching process ends or disposes its instance, the workers finish the run
-  they hold and exit (their pipe closes).
+  package changes on disk (an edit under `dagster dev`), idle workers are retired and replaced
+  before they take another run.
+- Stopping: when the launching process exits or disposes its instance, the runs still waiting
+  are ended (run retries re-launch them) and the workers exit after the run they hold; the
+  launching process waits for them. Ctrl-C reaches the workers too and interrupts their runs,
+  as it does Dagster's own run workers.
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import multiprocessing
@@ -51,12 +56,14 @@ from dagster._core.events import EngineEventData
 from dagster._grpc.impl import core_execute_run
 from dagster._utils import send_interrupt
 from dagster._utils.hosted_user_process import recon_job_from_origin
+from dagster._utils.interrupts import capture_interrupts
 
 from .run_workers import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
 _CANCEL_POLL_SECONDS = 2.0
+_STOP = (dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.FAILURE)
 _STOP_SECONDS = 10.0
 _log = logging.getLogger(__name__)
 
@@ -81,7 +88,8 @@ def serves(run: dg.DagsterRun) -> bool:
         return False
     pointer = origin.repository_origin.code_pointer
     module = getattr(pointer, "module", None) or getattr(pointer, "python_package", None) or ""
-    same_python = os.path.realpath(origin.executable_path) == os.path.realpath(sys.executable)
+    # The same environment (its bin directory), not merely the same interpreter binary a venv links to.
+    same_python = Path(os.path.abspath(origin.executable_path)).parent == Path(os.path.abspath(sys.executable)).parent
     return same_python and (module == PACKAGE or module.startswith(PACKAGE + "."))
 
 
@@ -107,9 +115,15 @@ class _CancelWatch(threading.Thread):
                     run_id = self._run_id
                 if run_id is None:
                     continue
-                run = instance.get_run_by_id(run_id)
+                try:
+                    run = instance.get_run_by_id(run_id)
+                except Exception:  # noqa: BLE001 — e.g. the database locked for a moment: next poll
+                    _log.exception("warm run worker: reading run %s", run_id)
+                    continue
                 with self._lock:
-                    if run is not None and run.status == dg.DagsterRunStatus.CANCELING and self._run_id == run_id:
+                    # As Dagster's own watch (`_kill_on_cancel`): canceling, or already ended from
+                    # outside (forced termination, run monitoring's timeouts).
+                    if run is not None and run.status in _STOP and self._run_id == run_id:
                         self._run_id = None
                         send_interrupt()
 
@@ -127,14 +141,20 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
     instance.report_engine_event(f"{RUN_TAKEN}{pid}).", run, EngineEventData.in_process(pid))
     watch.watch(run_id)
     try:
-        for _event in core_execute_run(recon_job_from_origin(origin), run, instance, False):
-            pass
+        # Interrupts wait for the points Dagster can stop at, as in its own run worker.
+        with capture_interrupts():
+            for _event in core_execute_run(recon_job_from_origin(origin), run, instance, False):
+                pass
     except BaseException:  # noqa: BLE001
         # core_execute_run has written the failure or the cancellation to the event log first;
         # the worker lives on for the next run.
         pass
     finally:
         watch.watch(None)
+    # A cancel that came before execution began (while the job loaded) ends the run here.
+    after = instance.get_run_by_id(run_id)
+    if after is not None and after.status == dg.DagsterRunStatus.CANCELING:
+        instance.report_run_canceled(after, "Run canceled before its execution began.")
 
 
 def _give_back_memory() -> None:
@@ -214,20 +234,26 @@ class WarmRunPool:
     def __post_init__(self) -> None:
         self._ctx = multiprocessing.get_context("spawn")  # MinerU's render workers need spawn
         self._wake_read, self._wake_write = socket.socketpair()
+        # Before multiprocessing's own exit handler joins the workers: they exit once told to.
+        atexit.register(self.close)
 
     def submit(self, run: dg.DagsterRun) -> None:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the warm run pool is closed")
-            self._waiting.append(run.run_id)
-            ahead = len(self._waiting) - 1
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._dispatch, name="kb-warm-runs", daemon=True)
-                self._thread.start()
+            ahead = len(self._waiting)
+        # Recorded before the run is queued, so the worker's record that follows is the latest.
         pid = os.getpid()
         self.instance.report_engine_event(
             f"{RUN_WAITING}{pid}); {ahead} run(s) ahead of it.", run, EngineEventData.in_process(pid)
         )
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the warm run pool is closed")
+            self._waiting.append(run.run_id)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._dispatch, name="kb-warm-runs", daemon=True)
+                self._thread.start()
         self._wake()
 
     def _wake(self) -> None:
@@ -269,6 +295,8 @@ class WarmRunPool:
                     self._workers.append(self._start())
                 return
             with self._lock:
+                if not self._waiting:
+                    return
                 run_id = self._waiting.popleft()
             try:
                 idle.conn.send(run_id)
@@ -279,6 +307,7 @@ class WarmRunPool:
                 return
 
     def _died(self, worker: _Worker) -> None:
+        worker.process.join(timeout=_STOP_SECONDS)  # reaped: no zombie keeps its pid "alive"
         self._workers.remove(worker)
         worker.conn.close()
         run_id = worker.run_id
@@ -320,25 +349,23 @@ class WarmRunPool:
                         try:
                             message = worker.conn.recv()
                         except (EOFError, OSError):
-                            worker.process.join(timeout=_STOP_SECONDS)
                             self._died(worker)
                             continue
                         worker.ready = True
-                        if message[0] == "done":
+                        if message[0] == "done" and message[1] == worker.run_id:
                             worker.run_id = None
                     elif worker.process.sentinel in ready:
                         self._died(worker)
             except Exception:  # noqa: BLE001 — the dispatcher must outlive one bad turn
                 _log.exception("warm run dispatcher")
-
-    @property
-    def pids(self) -> list[int]:
-        return [w.process.pid for w in list(self._workers) if w.process.pid]
+                time.sleep(1.0)
 
     def close(self) -> None:
         """Stop dispatching; workers finish the run they hold, then exit. Runs still waiting are
         ended as dead (run retries re-launch them when runs are launched again)."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             waiting = list(self._waiting)
             self._waiting.clear()
@@ -358,3 +385,5 @@ class WarmRunPool:
                 pass
             worker.conn.close()
         self._workers.clear()
+        self._wake_read.close()
+        self._wake_write.close()

@@ -35,14 +35,19 @@ def read_marker(path: Path) -> dict:
 
 
 def pid_alive(pid: int) -> bool:
-    """Whether a process of this machine with this pid exists."""
+    """Whether a process of this machine with this pid exists and is not a zombie (a killed
+    worker stays one until its parent reaps it, and does no more work)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True  # no /proc: the signal's answer stands
 
 
 def _temp_prefix(key: str) -> str:

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -32,8 +32,8 @@ WORKERS_ENV = "KB_PARSE_WORKERS"
 _STOP_SECONDS = 10.0
 
 
-def default_workers() -> int:
-    value = os.environ.get(WORKERS_ENV, "").strip()
+def default_workers(env: Mapping[str, str] | None = None) -> int:
+    value = (os.environ if env is None else env).get(WORKERS_ENV, "").strip()
     return max(1, int(value)) if value else max(1, os.cpu_count() or 1)
 
 
