@@ -3,9 +3,9 @@
 Dagster records the pid of a run's worker when it starts: the code server's "Started process
 for run (pid: N)" engine event for runs it spawned a process for, the RUN_START event's pid for
 runs executed in process (`kb-pipeline ingest`); the warm run workers (`warm_runs.py`) record the
-launching process while a run waits for one, then the worker that took it. It does not record the machine, so whoever starts a
-run tags it with its host and boot id (`worker_tags`; the run launcher in `launcher.py` and
-`kb-pipeline ingest`). A run's worker is dead when, on that same host:
+launching process while a run waits for one, then the worker that took it. It does not record
+the machine, so whoever starts a run tags it with its host and boot id (`worker_tags`; the run
+launcher in `launcher.py` and `kb-pipeline ingest`). A run's worker is dead when, on that same host:
 
 - the machine booted since (other boot id): every process of the old boot is gone;
 - no process has that pid, or it is a zombie;
