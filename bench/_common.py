@@ -197,19 +197,22 @@ def corpus_from(folder: Path | None) -> list[Path]:
 # --------------------------------------------------------------------------- process tree memory
 
 
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (state first), None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # comm may hold spaces or parentheses: split after the last ')'.
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
 def _ppid_map() -> dict[int, int]:
     parents = {}
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # comm may hold spaces or parentheses: split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        parents[int(entry.name)] = int(fields[1])
+        if entry.name.isdigit() and (fields := _stat_fields(entry.name)) is not None:
+            parents[int(entry.name)] = int(fields[1])
     return parents
 
 
@@ -250,13 +253,8 @@ def tree_cpu_seconds(root: int) -> dict[int, tuple[str, float]]:
     tick = os.sysconf("SC_CLK_TCK")
     found = {}
     for pid in process_tree(root):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        found[pid] = (_command(pid), sum(int(v) for v in fields[11:15]) / tick)
+        if (fields := _stat_fields(pid)) is not None:
+            found[pid] = (_command(pid), sum(int(v) for v in fields[11:15]) / tick)
     return found
 
 

@@ -27,7 +27,7 @@ import pytest
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.instance.run_workers import RUN_TAKEN, events_marked, worker_record
 from kb_pipeline.instance.status import folder_status
-from kb_pipeline.instance.warm_runs import WARM_TAG, WarmRunPool, _Worker, code_stamp
+from kb_pipeline.instance.warm_runs import WARM_TAG, WarmRunPool, _Worker, code_stamp, serves
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
 from .deployment import free_port, make_deployment, process_tree
@@ -48,14 +48,20 @@ def _taken_by(instance: dg.DagsterInstance, run_id: str) -> int | None:
     return marks[-1][1] if marks else None
 
 
+def _stack_dropped(dep, run_workers: int, pdfs: list[Path]):
+    """The `make ui` stack with `run_workers` warm run workers, and `pdfs` dropped."""
+    dep["env"]["KB_RUN_WORKERS"] = str(run_workers)
+    stack = _start_stack(dep)
+    for pdf in pdfs:
+        shutil.copy(pdf, dep["drop"])
+    return stack
+
+
 @pytest.mark.slow
 @pytest.mark.services
 def test_daemon_runs_execute_in_warm_workers_that_outlive_them(deployment):  # noqa: F811
     dep = deployment
-    dep["env"]["KB_RUN_WORKERS"] = "2"
-    stack = _start_stack(dep)
-    for pdf in SMALL:
-        shutil.copy(pdf, dep["drop"])
+    stack = _stack_dropped(dep, 2, SMALL)
     names = {pdf.name for pdf in SMALL}
     _wait(
         "the small PDFs ingested",
@@ -83,9 +89,7 @@ def test_daemon_runs_execute_in_warm_workers_that_outlive_them(deployment):  # n
 @pytest.mark.services
 def test_run_terminated_mid_parse_is_canceled_and_its_worker_lives_on(deployment):  # noqa: F811
     dep = deployment
-    dep["env"]["KB_RUN_WORKERS"] = "1"
-    stack = _start_stack(dep)
-    shutil.copy(LONG, dep["drop"])
+    stack = _stack_dropped(dep, 1, [LONG])
 
     def parsing():
         with dg.DagsterInstance.get() as instance:
@@ -185,13 +189,13 @@ class _BrokenStartPool(WarmRunPool):
 
     starts = 0
 
-    def _start(self):
+    def _start(self, stamp):
         type(self).starts += 1
         parent, child = self._ctx.Pipe()
         process = self._ctx.Process(target=_exit_at_once, args=(child,))
         process.start()
         child.close()
-        return _Worker(process, parent, code_stamp())
+        return _Worker(process, parent, stamp)
 
 
 def test_a_worker_that_cannot_start_fails_the_waiting_run_instead_of_leaving_it_waiting(tmp_path):
@@ -214,3 +218,21 @@ def test_a_worker_that_cannot_start_fails_the_waiting_run_instead_of_leaving_it_
             pool.close()
         failure = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.PIPELINE_FAILURE)
         assert "could not start" in failure[0].dagster_event.message
+
+
+def test_warm_workers_serve_only_this_package_in_this_environment(tmp_path):
+    from dagster._core.code_pointer import ModuleCodePointer
+    from dagster._core.origin import JobPythonOrigin, RepositoryPythonOrigin
+
+    def run(module: str, python: str) -> dg.DagsterRun:
+        origin = RepositoryPythonOrigin(python, ModuleCodePointer(module, "defs", str(REPO_ROOT)))
+        return dg.DagsterRun(job_name="ingest_documents", job_code_origin=JobPythonOrigin("ingest_documents", origin))
+
+    other_venv = tmp_path / "venv" / "bin"
+    other_venv.mkdir(parents=True)
+    (other_venv / "python").symlink_to(os.path.realpath(sys.executable))  # same interpreter, other venv
+    assert serves(run("kb_pipeline.definitions", sys.executable))
+    assert not serves(run("someone_else.definitions", sys.executable))
+    assert not serves(run("kb_pipeline_extra", sys.executable))
+    assert not serves(run("kb_pipeline.definitions", str(other_venv / "python")))
+    assert not serves(dg.DagsterRun(job_name="ingest_documents"))

@@ -262,7 +262,7 @@ class WarmRunPool:
         except OSError:
             pass
 
-    def _start(self) -> _Worker:
+    def _start(self, stamp: str) -> _Worker:
         parent, child = self._ctx.Pipe()
         # Not a daemon process: MinerU's own render workers are children of the worker.
         process = self._ctx.Process(
@@ -270,7 +270,7 @@ class WarmRunPool:
         )
         process.start()
         child.close()
-        return _Worker(process, parent, code_stamp())
+        return _Worker(process, parent, stamp)
 
     def _retire(self, worker: _Worker) -> None:
         try:
@@ -282,29 +282,30 @@ class WarmRunPool:
 
     def _assign(self) -> None:
         """Give waiting runs to idle workers (retiring those with old code), starting workers up
-        to `n`."""
-        stamp = code_stamp() if self._waiting else ""
-        for worker in [w for w in self._workers if w.ready and w.run_id is None and w.stamp != stamp]:
-            if self._waiting:
-                self._retire(worker)
-        while self._waiting:
-            idle = next((w for w in self._workers if w.ready and w.run_id is None), None)
-            if idle is None:
-                # All at once: a launcher asked for one run usually gets more within seconds.
-                while len(self._workers) < self.n:
-                    self._workers.append(self._start())
-                return
+        to `n`. The source tree is stat'ed only when a run waits and a worker is idle or missing."""
+        idle = [w for w in self._workers if w.ready and w.run_id is None]
+        if not self._waiting or not (idle or len(self._workers) < self.n):
+            return
+        stamp = code_stamp()
+        for worker in [w for w in idle if w.stamp != stamp]:
+            self._retire(worker)
+            idle.remove(worker)
+        for worker in idle:
             with self._lock:
                 if not self._waiting:
                     return
                 run_id = self._waiting.popleft()
             try:
-                idle.conn.send(run_id)
-                idle.run_id = run_id
-            except OSError:
+                worker.conn.send(run_id)
+                worker.run_id = run_id
+            except OSError:  # it died meanwhile: the dispatcher's next look replaces it
                 with self._lock:
                     self._waiting.appendleft(run_id)
                 return
+        # Runs still wait: all missing workers at once, as a launcher asked for one run usually
+        # gets more within seconds.
+        while len(self._workers) < self.n:
+            self._workers.append(self._start(stamp))
 
     def _died(self, worker: _Worker) -> None:
         worker.process.join(timeout=_STOP_SECONDS)  # reaped: no zombie keeps its pid "alive"
