@@ -5,6 +5,7 @@ kb-pipeline at them, with MinerU kept offline."""
 
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,14 +33,37 @@ class Deployment:
 
 def make_deployment(root: Path, instance_yaml: str | None = None) -> Deployment:
     """`root/home/dagster.yaml` (the repo's dagster.yaml unless given) and `root/data` with its
-    drop folder `knowledge_docs/`."""
+    drop folder `knowledge_docs/`; a SQLite instance's databases are created here already."""
     home, data = root / "home", root / "data"
     home.mkdir(parents=True, exist_ok=True)
     config = (REPO_ROOT / "dagster.yaml").read_text() if instance_yaml is None else instance_yaml
     (home / "dagster.yaml").write_text(config)
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True, exist_ok=True)
-    return Deployment(home, data, drop)
+    deployment = Deployment(home, data, drop)
+    if "storage:\n  sqlite:" in config:  # a Postgres server needs no such care
+        _create_storage(deployment)
+    return deployment
+
+
+def _create_storage(deployment: Deployment) -> None:
+    """Create the instance's SQLite databases now, in this one process. Dagster creates them on
+    first open and stamps their schema version without a lock: a test reading the instance while
+    a freshly started stack's processes open it too can leave two version rows ("more than one
+    head present") and fail."""
+    import dagster as dg
+
+    saved = {key: os.environ.get(key) for key in deployment.env}
+    os.environ.update(deployment.env)
+    try:
+        with dg.DagsterInstance.from_config(str(deployment.home)):
+            pass
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def free_port() -> int:
