@@ -82,7 +82,7 @@ def _run_timeline(copied_at: float) -> list[str]:
     worker, started and ended, seconds after the copy."""
     import dagster as dg
 
-    from kb_pipeline.instance.run_workers import RUN_TAKEN, RUN_WAITING, events_marked
+    from kb_pipeline.defs.dead_runs import RUN_TAKEN, RUN_WAITING, events_marked
 
     lines = []
     with dg.DagsterInstance.get() as instance:

@@ -87,10 +87,10 @@ def worker(assignment_file: Path) -> int:
     warnings.filterwarnings("ignore")
     import dagster as dg
 
+    from kb_pipeline.cli.ingest import QUIET
     from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.names import INGEST_JOB
     from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.instance.ingest import QUIET
     from kb_pipeline.settings import Settings
 
     settings = Settings.from_env()
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     logging.getLogger("dagster").setLevel(logging.WARNING)  # the sensor's per-file lines
 
     from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
+    from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
 
     with _common.TreeMemorySampler(os.getpid(), interval=0.1) as sampler:
         report: dict = {

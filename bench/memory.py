@@ -34,15 +34,15 @@ TARGET_GIB = 1.5
 
 def child(pdf: Path, data: Path) -> None:
     home = _common.setup_mineru(data / "mineru_home")
-    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.parsing.config import ParserConfig
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.pipeline import ARTIFACT_NAME, process_document, write_artifact
+    from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
 
     layout = DataLayout(data.resolve())
     assert layout.mineru_home == home
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    run = process_document(pdf, ParserConfig(), layout)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
     write_artifact(layout.parsed_dir(run.document.doc_id) / ARTIFACT_NAME, run.document)
     print(
         json.dumps(

@@ -45,10 +45,10 @@ def main() -> None:
     import dagster as dg
     import overhead
 
+    from kb_pipeline.cli.ingest import ingest_folder
     from kb_pipeline.definitions import build_definitions
     from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.defs.sensors import build_sensors
-    from kb_pipeline.instance.ingest import ingest_folder
     from kb_pipeline.parsing import mineru_adapter
     from kb_pipeline.settings import Settings
 
@@ -209,7 +209,7 @@ def main() -> None:
 
 
 def _quiet() -> dict:
-    from kb_pipeline.instance.ingest import QUIET
+    from kb_pipeline.cli.ingest import QUIET
 
     return QUIET
 

@@ -8,12 +8,12 @@
     `ParseResult.save(FileBasedDataWriter(dir))`, delete model_output.json,
     `docvortex.export.materialize_middle`, render content_list.json and content_list_v2.json and
     write them (json, indent=2), images kept. Into a fresh temp dir per document.
-(b) `kb_pipeline.pipeline.process_document(pdf, ParserConfig(), layout)` with a fresh empty data
+(b) `kb_pipeline.pipeline.process_document(pdf, Parsing.in_process(ParserConfig(), layout))` with a fresh empty data
     dir per document (so the cache misses and MinerU really runs), plus `write_artifact` of
     chunks.json. Includes hashing, the private copy and its re-hash, preflight (parse_mode
     "auto" → txt), MinerU, the raw-output write, the cache marker and rename, normalisation,
     quality warnings and the artifact checks.
-(c) `kb_pipeline.instance.ingest.ingest_folder` on a drop folder holding just this document, with a
+(c) `kb_pipeline.cli.ingest.ingest_folder` on a drop folder holding just this document, with a
     fresh data dir, against one temp Dagster instance (`dagster.instance_for_test`) created
     before timing and shared by the whole run, as a long-lived deployment's is. One document per
     call so (a), (b) and (c) alternate per PDF under the same machine conditions. Each call runs
@@ -86,12 +86,12 @@ def time_bare_mineru(pdfs: list[Path], work: Path) -> float:
 
 def our_path(pdf: Path, data: Path) -> tuple[int, dict]:
     """(b): the whole core path into a fresh data dir, plus writing the artifact."""
-    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.parsing.config import ParserConfig
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.pipeline import ARTIFACT_NAME, process_document, write_artifact
+    from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
 
     layout = DataLayout(data.resolve())
-    run = process_document(pdf, ParserConfig(), layout)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
     assert not run.raw.cache_hit, "the cache must be empty for (b)"
     write_artifact(layout.parsed_dir(run.document.doc_id) / ARTIFACT_NAME, run.document)
     return run.document.n_pages, run.timings
@@ -135,7 +135,7 @@ def step_breakdown(instance, since_run_ids: set[str]) -> dict[str, float]:
 
 
 def run_mode(mode: str, pdf: Path, scratch: Path, instance) -> dict:
-    from kb_pipeline.instance.ingest import ingest_folder
+    from kb_pipeline.cli.ingest import ingest_folder
 
     work = Path(tempfile.mkdtemp(prefix=f"{mode}-", dir=scratch))
     if mode == "a":

@@ -6,7 +6,7 @@ single-process MinerU flash parse of the same files, side by side in one run.
 (a) bare: one process, `mineru.parser.parse(pdf, tier="flash", ocr_mode="txt")` on each file in
     turn plus the adapter's raw-output recipe (bench/overhead.py's `bare_mineru`), MinerU imported
     and warmed up before timing.
-(b) `kb_pipeline.run.run_batch(..., workers=N)` with a fresh data dir: hashing, preflight, the
+(b) `kb_pipeline.batch.run_batch(..., workers=N)` with a fresh data dir: hashing, preflight, the
     parse in N warm workers (started inside the timing), raw output, cache publish, normalising,
     checks and artifacts, all of it.
 (c) `kb-pipeline ingest`'s `ingest_folder(..., workers=N)` with a fresh data dir and a fresh temp
@@ -39,11 +39,11 @@ def main() -> None:
     import dagster as dg
     from overhead import project_instance_overrides, time_bare_mineru
 
-    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.batch import run_batch
+    from kb_pipeline.cli.ingest import ingest_folder
     from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.instance.ingest import ingest_folder
+    from kb_pipeline.parsing.config import ParserConfig
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.run import run_batch
 
     pages = sum(_common.pdf_pages(p) for p in args.pdfs)
     work = Path(tempfile.mkdtemp(prefix="kb-bench-parallel-"))

@@ -45,14 +45,14 @@ class PhasedSampler(_common.TreeMemorySampler):
 
 def child(pdf: Path, window: int, data: Path) -> None:
     _common.setup_mineru(data / "mineru_home")
-    from kb_pipeline.config import ParserConfig
+    from kb_pipeline.parsing.config import ParserConfig
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.pipeline import content_hash_of, normalise_raw, parse_raw
+    from kb_pipeline.pipeline import Parsing, content_hash_of, normalise_raw, parse_raw
 
     layout = DataLayout(data.resolve())
     config = ParserConfig(parse_window=window)
     started = time.time()
-    ref = parse_raw(pdf, content_hash_of(pdf), config, layout)
+    ref = parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config, layout))
     parsed = time.time()
     normalised = normalise_raw(pdf, ref, doc_id=pdf.stem)
     print(

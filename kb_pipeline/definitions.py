@@ -6,7 +6,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from .defs.names import MINERU_RAW_OUTPUT
+from .defs.assets import mineru_raw_output_asset
 from .defs.resources import KnowledgeBase
 from .defs.sensors import build_sensors
 from .parsing.mineru_adapter import mineru_version
@@ -19,15 +19,17 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
     fingerprint, so the UI shows partitions unsynced when either changes."""
     settings = settings or Settings.from_env()
     parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
-    defs = dg.Definitions.merge(
+    return dg.Definitions.merge(
         dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
         # Every job runs its steps in the run's own process unless it says otherwise — the
         # automation's table refreshes and the UI's materialisations included: a step process
         # would import Dagster and the code again (~2.5 s of CPU), the warm run worker would not.
-        dg.Definitions(sensors=build_sensors(settings), resources={"kb": kb}, executor=dg.in_process_executor),
-    )
-    return defs.map_resolved_asset_specs(
-        func=lambda spec: spec.replace_attributes(code_version=parse_version), selection=MINERU_RAW_OUTPUT
+        dg.Definitions(
+            assets=[mineru_raw_output_asset(parse_version)],
+            sensors=build_sensors(settings),
+            resources={"kb": kb},
+            executor=dg.in_process_executor,
+        ),
     )
 
 

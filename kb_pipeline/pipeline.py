@@ -11,14 +11,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .config import ParserConfig
 from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
 from .normalise import build_chunks
 from .normalise.item_text import item_texts
+from .parsing.backends import InProcess, ParseBackend
 from .parsing.cache import cache_key
+from .parsing.cached_parse import RawOutputRef, parse_to_cache
+from .parsing.config import ParserConfig
 from .parsing.errors import SourceMissingError
-from .parsing.mineru_adapter import SOURCE_COPY, RawOutputRef, parse_to_cache
+from .parsing.mineru_adapter import SOURCE_COPY
 from .parsing.raw_output import load_raw_output
 from .parsing.windows import WindowProgress
 from .paths import DataLayout
@@ -26,6 +28,7 @@ from .pdf_text import PDFIUM_LOCK, PdfTextLayer
 from .quality.artifact_checks import CheckOutcome, run_artifact_checks
 from .quality.text_coverage import measure_text_coverage
 from .quality.warnings import quality_warnings
+from .settings import Settings
 from .source_title import source_title
 from .sources import doc_id_for, sha256_file
 from .versions import NORMALISER_VERSION
@@ -40,10 +43,31 @@ def content_hash_of(pdf: Path) -> str:
         raise SourceMissingError(f"{pdf} does not exist (moved or deleted before it was parsed)") from e
 
 
-def parse_raw(
-    pdf: Path, content_hash: str, config: ParserConfig, layout: DataLayout, progress: WindowProgress | None = None
-) -> RawOutputRef:
-    return parse_to_cache(pdf, content_hash, config, layout.parse_cache, layout.mineru_home, progress)
+@dataclass(frozen=True)
+class Parsing:
+    """How this process gets MinerU output: the parser config, the data layout, the backend."""
+
+    config: ParserConfig
+    layout: DataLayout
+    backend: ParseBackend
+    windows_per_worker: int = Settings.model_fields["windows_per_worker"].default
+
+    @classmethod
+    def in_process(cls, config: ParserConfig, layout: DataLayout) -> Parsing:
+        return cls(config, layout, InProcess())
+
+
+def parse_raw(pdf: Path, content_hash: str, parsing: Parsing, progress: WindowProgress | None = None) -> RawOutputRef:
+    return parse_to_cache(
+        pdf,
+        content_hash,
+        parsing.config,
+        parsing.layout.parse_cache,
+        parsing.layout.mineru_home,
+        parsing.backend,
+        windows_per_worker=parsing.windows_per_worker,
+        progress=progress,
+    )
 
 
 @dataclass
@@ -118,8 +142,7 @@ class DocumentRun:
 
 def process_document(
     pdf: Path,
-    config: ParserConfig,
-    layout: DataLayout,
+    parsing: Parsing,
     *,
     doc_id: str | None = None,
     previous: ParsedDocument | None = None,
@@ -131,7 +154,7 @@ def process_document(
     started = time.perf_counter()
     content_hash = content_hash_of(pdf)
     hashed = time.perf_counter()
-    raw_ref = parse_raw(pdf, content_hash, config, layout, progress)
+    raw_ref = parse_raw(pdf, content_hash, parsing, progress)
     parsed = time.perf_counter()
     normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
     return DocumentRun(

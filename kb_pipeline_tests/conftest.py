@@ -64,8 +64,8 @@ def shared_fixtures() -> Path:
 def corpus_run(tmp_path_factory):
     """`corpus_run(name, page_range="")`: a corpus PDF through the whole core path (real MinerU,
     flash), parsed once per session and argument pair; returns the `DocumentRun`."""
-    from kb_pipeline.config import ParserConfig
-    from kb_pipeline.pipeline import process_document
+    from kb_pipeline.parsing.config import ParserConfig
+    from kb_pipeline.pipeline import Parsing, process_document
 
     layout = DataLayout(tmp_path_factory.mktemp("corpus") / "data")
     runs = {}
@@ -75,7 +75,9 @@ def corpus_run(tmp_path_factory):
             pdf = CORPUS_PDFS / f"{name}.pdf"
             if not pdf.is_file():
                 pytest.fail(f"corpus PDF {pdf} not found; set KB_SHARED_DIR")
-            runs[name, page_range] = process_document(pdf, ParserConfig(page_range=page_range), layout)
+            runs[name, page_range] = process_document(
+                pdf, Parsing.in_process(ParserConfig(page_range=page_range), layout)
+            )
         return runs[name, page_range]
 
     run.layout = layout

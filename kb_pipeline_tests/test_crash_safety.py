@@ -163,7 +163,7 @@ def _batch(data: Path, drop: Path, log: Path, helper: Path | None = None, stage:
     cmd = (
         [sys.executable, str(helper), stage, str(data / "ready"), *args]
         if helper
-        else [sys.executable, "-m", "kb_pipeline.run", *args]
+        else [sys.executable, "-m", "kb_pipeline.cli.run", *args]
     )
     return _start(cmd, _env(data), log)
 
@@ -178,7 +178,7 @@ def _finish(proc: subprocess.Popen, log: Path, data: Path) -> dict:
 
 
 def test_kill_9_mid_parse_then_rerun_completes(tmp_path, big_pdf):
-    """The batch producer (`python -m kb_pipeline.run`), killed twice while its parse is in
+    """The batch producer (`python -m kb_pipeline.cli.run`), killed twice while its parse is in
     flight: once as soon as its cache temp dir appears (copying and preflighting the source),
     once after MinerU has been parsing for two seconds. Nothing is faked."""
     data, drop, log = tmp_path / "data", tmp_path / "drop", tmp_path / "run.log"
@@ -225,7 +225,7 @@ def test_kill_9_mid_parse_then_rerun_completes(tmp_path, big_pdf):
 
 
 HELPER = textwrap.dedent('''
-    """Runs `python -m kb_pipeline.run` with one write made to stop halfway: it signals by
+    """Runs `python -m kb_pipeline.cli.run` with one write made to stop halfway: it signals by
     creating the ready file, then hangs until it is killed."""
     import os, sys, time
     from pathlib import Path
@@ -272,9 +272,9 @@ HELPER = textwrap.dedent('''
                     Path.write_text = real_write_text
 
             pipeline.write_text_atomically = atomic_cut_halfway
-        from kb_pipeline.run import main
+        from kb_pipeline.cli.run import main
 
-        sys.argv = ["kb_pipeline.run", *sys.argv[3:]]
+        sys.argv = ["kb_pipeline.cli.run", *sys.argv[3:]]
         sys.exit(main())
 ''')
 

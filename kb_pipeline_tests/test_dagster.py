@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 from kb_pipeline import drop_folder, pipeline
+from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.cli.package import main as package_cli
 from kb_pipeline.definitions import build_definitions
-from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
 from kb_pipeline.defs.sensors import build_sensors
 from kb_pipeline.drop_folder import FolderState
-from kb_pipeline.instance.ingest import ingest_folder
-from kb_pipeline.packaging.cli import main as package_cli
 from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.settings import Settings
 from kb_pipeline.sources import list_pdfs
@@ -290,7 +290,7 @@ def test_the_shipped_sensor_takes_a_fresh_drop_in_one_tick_but_not_a_file_still_
 def test_sensor_requests_again_when_the_parser_config_changes(kb, instance, drop):
     first = _tick(kb, instance, None)
     second = _tick(kb, instance, first.cursor)
-    txt_kb = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, parse_mode="txt")
+    txt_kb = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, parser=ParserOptions(parse_mode="txt"))
     third = _tick(txt_kb, instance, second.cursor)
     assert len(second.run_requests) == len(third.run_requests) == 3
     assert {r.run_key for r in second.run_requests}.isdisjoint(r.run_key for r in third.run_requests)

@@ -11,9 +11,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.ingest import ingest_folder
-from kb_pipeline.instance.status import STATES, folder_status, format_status
+from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.cli.status import STATES, folder_status, format_status
+from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.sources import doc_id_for
 from kb_pipeline_tests.samples import text_pdf
@@ -79,7 +79,9 @@ def test_every_file_is_accounted_for(tmp_path, layout, instance, monkeypatch):
     (drop / "link.pdf").symlink_to(outside)
     (drop / "readme.txt").write_text("not a PDF")
 
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), max_pages=9)  # demo3 has 10
+    kb = KnowledgeBase(
+        drop_folder=str(drop), data_dir=str(layout.root), parser=ParserOptions(max_pages=9)
+    )  # demo3 has 10
     started = time.perf_counter()
     ingest_folder(kb, instance)
     ingest_seconds = time.perf_counter() - started

@@ -16,9 +16,9 @@ import time
 import dagster as dg
 import pytest
 
+from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.defs.dead_runs import worker_record
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.ingest import ingest_folder
-from kb_pipeline.instance.run_workers import worker_record
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 from kb_pipeline.paths import DataLayout
 

@@ -17,10 +17,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from kb_pipeline.cli.ingest import ingest_folder
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.ingest import ingest_folder
 from kb_pipeline.parsing import cache, mineru_api
-from kb_pipeline.parsing.mineru_adapter import parse_to_cache
+from kb_pipeline.parsing.backends import InProcess
+from kb_pipeline.parsing.cached_parse import parse_to_cache
 from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline.sources import list_pdfs
 
@@ -124,16 +125,23 @@ def test_three_documents_through_the_api_are_byte_for_byte_the_in_process_output
 ):
     api = services["a"]
     before = api.parse_requests()
-    monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
+    api_url = api.url
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url)
     outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3, [o.reason for o in outcomes]
     assert api.parse_requests() - before == 3
 
-    monkeypatch.delenv(mineru_api.API_URL_ENV)
     local_root = tmp_path / "in-process-cache"
     for source in list_pdfs(drop)[0]:
-        parse_to_cache(source.path, content_hash_of(source.path), kb.parser_config, local_root, layout.mineru_home)
+        parse_to_cache(
+            source.path,
+            content_hash_of(source.path),
+            kb.parser_config,
+            local_root,
+            layout.mineru_home,
+            InProcess(),
+            windows_per_worker=4,
+        )
     remote, local = _entries(layout.parse_cache), _entries(local_root)
     assert sorted(remote) == sorted(local) and len(local) == 3
     for key in local:
@@ -145,8 +153,8 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
     for name in ("demo2", "sample", "chem_intro"):
         shutil.copy(FIXTURE_PDFS / f"{name}.pdf", drop)
     counts = {name: services[name].parse_requests() for name in ("a", "b")}
-    monkeypatch.setenv(mineru_api.API_URL_ENV, services["router"].url)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
+    api_url = services["router"].url
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url)
     outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 6, [o.reason for o in outcomes]
     used = {name: services[name].parse_requests() - counts[name] for name in ("a", "b")}
@@ -157,10 +165,16 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
 
 def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(drop, layout, instance, monkeypatch):
     url = f"http://127.0.0.1:{free_port()}"
-    monkeypatch.setenv(mineru_api.API_URL_ENV, url)
+    api_url = url
     for extra in list(drop.iterdir())[1:]:
         extra.unlink()
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=1, parse_retry_seconds=0.2)
+    kb = KnowledgeBase(
+        drop_folder=str(drop),
+        data_dir=str(layout.root),
+        mineru_api_url=api_url,
+        parse_retries=1,
+        parse_retry_seconds=0.2,
+    )
     [outcome] = ingest_folder(kb, instance)
     assert outcome.status == "failed"
     assert url in outcome.reason and "ParseServiceError" in outcome.reason and "after 1 retries" in outcome.reason
@@ -182,7 +196,7 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
         root / "kill-home",
         root / "kill.log",
     )
-    monkeypatch.setenv(mineru_api.API_URL_ENV, api.url)
+    api_url = api.url
 
     sent: list[str] = []
     killed = threading.Event()
@@ -215,7 +229,13 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
     killer = threading.Thread(target=kill_then_restart, daemon=True)
     killer.start()
     try:
-        kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), parse_retries=4, parse_retry_seconds=3)
+        kb = KnowledgeBase(
+            drop_folder=str(drop),
+            data_dir=str(layout.root),
+            mineru_api_url=api_url,
+            parse_retries=4,
+            parse_retry_seconds=3,
+        )
         outcomes = {o.name: o for o in ingest_folder(kb, instance)}
     finally:
         killer.join(timeout=120)

@@ -8,17 +8,17 @@ from functools import cache
 
 import pytest
 
-from kb_pipeline.config import ParserConfig
 from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
 from kb_pipeline.normalise import build_chunks
 from kb_pipeline.normalise.chunker import MAX_CHUNK_CHARS, formula_text
 from kb_pipeline.normalise.furniture import running_furniture
 from kb_pipeline.normalise.headings import HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from kb_pipeline.normalise.item_text import ItemText, item_text
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
-from kb_pipeline.pipeline import process_document
+from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.quality.verbatim import source_pieces, verbatim_violations
 from kb_pipeline_tests.samples import text_pdf
 
@@ -287,7 +287,7 @@ def test_safety_net_splits_a_long_unheaded_document_at_item_boundaries(layout, t
     sentence = "The conveyor belt tension is checked at every shift change and logged with the unit number {n}. "
     pdf = tmp_path / "long_notes.pdf"
     text_pdf(pdf, [sentence.format(n=n) * 5 for n in range(40)])
-    run = process_document(pdf, ParserConfig(), layout)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
     chunks = run.document.chunks
     raw = load_raw_output(run.raw.path)
     texts = [item_text(v2) for v2 in raw.items_v2]

@@ -11,11 +11,11 @@ from pathlib import Path
 import pypdfium2
 import pytest
 
-from kb_pipeline.config import ParserConfig
 from kb_pipeline.parsing import ocr
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.errors import OcrUnavailableError
 from kb_pipeline.parsing.mineru_adapter import ORIGINAL_COPY, SOURCE_COPY
-from kb_pipeline.pipeline import content_hash_of, process_document
+from kb_pipeline.pipeline import Parsing, content_hash_of, process_document
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
@@ -51,7 +51,7 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_words_and_headings(tmp_path, 
     scan = image_only_pdf(TEXT_PDF, tmp_path / "scanned_standard.pdf")
     assert not "".join(page_text(scan)).strip()  # no text layer at all
     started = time.perf_counter()
-    run = process_document(scan, ParserConfig(), layout)
+    run = process_document(scan, Parsing.in_process(ParserConfig(), layout))
     seconds = time.perf_counter() - started
     document = run.document
 
@@ -84,7 +84,7 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_words_and_headings(tmp_path, 
 
 
 def test_the_scanned_fixture_is_ingested_with_text(layout):
-    run = process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", ParserConfig(), layout)
+    run = process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", Parsing.in_process(ParserConfig(), layout))
     marker = run.raw.marker
     n = marker["n_pages"]
     print(
@@ -118,7 +118,7 @@ def test_a_mixed_pdf_ocrs_only_its_scanned_page(tmp_path, layout):
     mixed.save(tmp_path / "mixed.pdf")
     mixed.close()
 
-    run = process_document(tmp_path / "mixed.pdf", ParserConfig(), layout)
+    run = process_document(tmp_path / "mixed.pdf", Parsing.in_process(ParserConfig(), layout))
     assert run.raw.marker["ocr"]["pages"] == [1]
     assert [w.page_idx for w in run.warnings if w.jenis == "teks_ocr"] == [1]
     # The text pages are read from their own text layer, unchanged.
@@ -131,7 +131,7 @@ def test_a_mixed_pdf_ocrs_only_its_scanned_page(tmp_path, layout):
 def test_without_tesseract_a_scanned_pdf_fails_naming_what_to_install(tmp_path, layout, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # tesseract and ocrmypdf unfindable
     with pytest.raises(OcrUnavailableError) as caught:
-        process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", ParserConfig(), layout)
+        process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", Parsing.in_process(ParserConfig(), layout))
     message = str(caught.value)
     assert "tesseract" in message and "apt-get install tesseract-ocr ocrmypdf" in message
     assert "mineru-models-download" in message and not any(layout.parse_cache.iterdir())
@@ -144,7 +144,9 @@ def test_a_language_not_installed_names_its_debian_package(tmp_path, layout):
         if lang not in ocr._installed_langs(ocr._stamp(shutil.which("tesseract")))
     )
     with pytest.raises(OcrUnavailableError) as caught:
-        process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", ParserConfig(ocr_langs=f"eng+{missing}"), layout)
+        process_document(
+            FIXTURE_PDFS / "scanned_small_ocr.pdf", Parsing.in_process(ParserConfig(ocr_langs=f"eng+{missing}"), layout)
+        )
     assert f"apt-get install tesseract-ocr-{missing}" in str(caught.value)
     assert ocr.debian_package("chi_sim") == "tesseract-ocr-chi-sim"
 
@@ -165,8 +167,8 @@ def test_a_scanned_pdf_longer_than_a_window_is_ocrd_once_and_parsed_in_windows(t
     """OCR runs on the whole document first, then the OCR'd copy is parsed window by window:
     the same chunks as one unwindowed parse of the same scan."""
     scan = image_only_pdf(TEXT_PDF, tmp_path / "scanned_standard.pdf")
-    windowed = process_document(scan, ParserConfig(parse_window=1), layout)
-    whole = process_document(scan, ParserConfig(parse_window=0), layout)
+    windowed = process_document(scan, Parsing.in_process(ParserConfig(parse_window=1), layout))
+    whole = process_document(scan, Parsing.in_process(ParserConfig(parse_window=0), layout))
 
     assert [w["pages"] for w in windowed.raw.marker["windows"]] == ["1-1", "2-2"]
     assert "windows" not in whole.raw.marker

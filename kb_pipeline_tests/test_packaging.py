@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
+from kb_pipeline.cli.package import main as cli_main
 from kb_pipeline.packaging import (
     NoContentListError,
     format_metrics,
     package_document,
 )
-from kb_pipeline.packaging.cli import main as cli_main
 from kb_pipeline.packaging.html_table import parse_html_table
 from kb_pipeline.packaging.token_estimate import HARD_CAP_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 

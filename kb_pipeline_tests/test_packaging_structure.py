@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import json
 
-from kb_pipeline.config import ParserConfig
 from kb_pipeline.packaging import package_document, structure_from_artifact
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
-from kb_pipeline.pipeline import process_document
+from kb_pipeline.pipeline import Parsing, process_document
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
 
 def _package(pdf, layout, tmp_path, with_structure: bool) -> list[dict]:
-    run = process_document(pdf, ParserConfig(), layout)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
     raw_dir = run.raw.path
     structure = None
     if with_structure:

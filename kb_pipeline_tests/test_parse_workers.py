@@ -1,4 +1,4 @@
-"""Warm local parse workers (`KB_PARSE_WORKERS`, parsing/workers.py) behind `kb-pipeline run`:
+"""Warm local parse workers (`KB_PARSE_WORKERS`, parsing/backends.WarmWorkers) behind `kb-pipeline run`:
 a worker killed mid-parse fails only its document, leaves nothing half-made in the cache, and
 is replaced so the other documents finish."""
 
@@ -11,9 +11,10 @@ import signal
 import threading
 import time
 
-from kb_pipeline.config import ParserConfig
-from kb_pipeline.parsing import cache, workers
-from kb_pipeline.run import run_batch
+from kb_pipeline.batch import run_batch
+from kb_pipeline.parsing import cache
+from kb_pipeline.parsing.backends import WarmWorkers
+from kb_pipeline.parsing.config import ParserConfig
 
 from .conftest import CORPUS_PDFS
 
@@ -22,12 +23,12 @@ def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):
     long_pdf = drop / "long_manual.pdf"
     shutil.copy(CORPUS_PDFS / "manual_pymupdf_v1_8.pdf", long_pdf)
     killed: list[int] = []
+    pool = WarmWorkers(2, layout.mineru_home)
 
     def kill_the_worker_parsing_it() -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            pool = workers.active_pool()
-            pid = next((p for p, name in (pool.busy.items() if pool else []) if name == long_pdf.name), None)
+            pid = next((p for p, name in pool.busy.items() if name == long_pdf.name), None)
             if pid:
                 time.sleep(1.5)  # inside its parse (several seconds)
                 os.kill(pid, signal.SIGKILL)
@@ -37,7 +38,10 @@ def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):
 
     killer = threading.Thread(target=kill_the_worker_parsing_it, daemon=True)
     killer.start()
-    manifest = run_batch(drop, layout.runs, ParserConfig(), layout, workers=2)
+    try:
+        manifest = run_batch(drop, layout.runs, ParserConfig(), layout, workers=2, backend=pool)
+    finally:
+        pool.close()
     killer.join(timeout=10)
     assert killed
     status = {d["source_path"].rsplit("/", 1)[-1]: d for d in manifest["documents"]}

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from kb_pipeline.config import ParserConfig
 from kb_pipeline.parsing import cache, mineru_adapter
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.errors import (
     CorruptPdfError,
     EmptyFileError,
@@ -20,7 +20,7 @@ from kb_pipeline.parsing.errors import (
     OcrUnavailableError,
     SourceChangedError,
 )
-from kb_pipeline.pipeline import content_hash_of, parse_raw
+from kb_pipeline.pipeline import Parsing, content_hash_of, parse_raw
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
@@ -41,7 +41,7 @@ def mineru_calls(monkeypatch) -> list:
 
 
 def _parse(pdf, layout, config: ParserConfig | None = None):
-    return parse_raw(pdf, content_hash_of(pdf), config or ParserConfig(), layout)
+    return parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config or ParserConfig(), layout))
 
 
 def test_raw_output_is_complete_untouched_and_has_no_base64(layout, mineru_calls):
@@ -181,5 +181,5 @@ def test_a_file_changed_after_hashing_is_not_cached_under_the_old_hash(tmp_path,
     stale_hash = content_hash_of(pdf)
     shutil.copy(SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf", pdf)
     with pytest.raises(SourceChangedError):
-        parse_raw(pdf, stale_hash, ParserConfig(), layout)
+        parse_raw(pdf, stale_hash, Parsing.in_process(ParserConfig(), layout))
     assert mineru_calls == [] and not any(layout.parse_cache.iterdir())

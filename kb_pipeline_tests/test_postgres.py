@@ -23,7 +23,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.instance.run_timeline import peak_concurrency, step_spans
+from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT

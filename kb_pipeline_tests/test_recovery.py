@@ -26,9 +26,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.run_workers import WORKER_DIED, check_worker, event_message, worker_record
-from kb_pipeline.instance.status import folder_status
+from kb_pipeline.cli.status import folder_status
+from kb_pipeline.defs.dead_runs import WORKER_DIED, check_worker, event_message, worker_record
+from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
@@ -70,7 +70,9 @@ def deployment(tmp_path, monkeypatch):
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data), ocr_langs=env["KB_OCR_LANGS"])  # as the stack
+    kb = KnowledgeBase(
+        drop_folder=str(drop), data_dir=str(data), parser=ParserOptions(ocr_langs=env["KB_OCR_LANGS"])
+    )  # as the stack
     dep = {
         "env": {**os.environ, **env},
         "drop": drop,
@@ -121,9 +123,12 @@ def _kill_tree(root: int, proc: subprocess.Popen | None = None) -> int:
     if proc is not None:
         proc.wait(timeout=30)
     deadline = time.monotonic() + 30
-    while (
-        alive := {p for p in victims if p in processes() and processes()[p][2] not in "ZX"}
-    ) and time.monotonic() < deadline:
+    while True:
+        # One snapshot a look: a victim may exit between two reads of /proc.
+        table = processes()
+        alive = {p for p in victims if p in table and table[p][2] not in "ZX"}
+        if not alive or time.monotonic() > deadline:
+            break
         time.sleep(0.1)
     assert not alive, f"processes survived SIGKILL: {alive}"
     return len(victims)
@@ -328,7 +333,7 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
     from dagster._core.events import DagsterEvent, EngineEventData
     from dagster._core.events.log import EventLogEntry
 
-    from kb_pipeline.instance.run_workers import HOST_TAG, end_dead_runs, worker_tags
+    from kb_pipeline.defs.dead_runs import HOST_TAG, end_dead_runs, worker_tags
 
     def started_run(
         instance, pid: int | None, recorded_ago: float = 0.0, status=dg.DagsterRunStatus.STARTED, **tags

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 
-from kb_pipeline.config import ParserConfig
+from kb_pipeline.batch import run_batch
+from kb_pipeline.cli.run import main
 from kb_pipeline.contracts import ParsedDocument, ParseFailure
-from kb_pipeline.run import main, run_batch
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.versions import NORMALISER_VERSION
 from kb_pipeline_tests.samples import text_pdf
 

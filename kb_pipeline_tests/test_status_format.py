@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kb_pipeline.instance.status import FileStatus, format_status
+from kb_pipeline.cli.status import FileStatus, format_status
 
 LONG_NAME = "Hydraulic press maintenance handbook, revision 12 (final, approved by QA).pdf"
 REASON = (

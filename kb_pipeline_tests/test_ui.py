@@ -127,7 +127,7 @@ def test_ui_lists_assets_partitions_and_shows_a_changed_document_unsynced(deploy
     text_pdf(drop / "policy.pdf", ["1. Scope", "Applies to all sites and contractors."])
     import dagster as dg
 
-    from kb_pipeline.instance.history import observe_source
+    from kb_pipeline.defs.history import observe_source
 
     os.environ.update({k: env[k] for k in ("DAGSTER_HOME", "KB_DAGSTER_DIR")})
     with dg.DagsterInstance.get() as instance:

@@ -24,10 +24,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from kb_pipeline.cli.status import folder_status
+from kb_pipeline.defs.dead_runs import RUN_TAKEN, events_marked, worker_record
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.instance.run_workers import RUN_TAKEN, events_marked, worker_record
-from kb_pipeline.instance.status import folder_status
-from kb_pipeline.instance.warm_runs import WARM_TAG, WarmRunPool, _Worker, code_stamp, serves
+from kb_pipeline.processes import Worker
+from kb_pipeline.runs.warm_runs import WARM_TAG, WarmRunPool, code_stamp, serves
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
 from .deployment import free_port, make_deployment, process_tree
@@ -189,13 +190,9 @@ class _BrokenStartPool(WarmRunPool):
 
     starts = 0
 
-    def _start(self, stamp):
+    def _start_worker(self) -> Worker:
         type(self).starts += 1
-        parent, child = self._ctx.Pipe()
-        process = self._ctx.Process(target=_exit_at_once, args=(child,))
-        process.start()
-        child.close()
-        return _Worker(process, parent, stamp)
+        return Worker.start(_exit_at_once, _exit_at_once, name="kb-broken-run-worker")
 
 
 def test_a_worker_that_cannot_start_fails_the_waiting_run_instead_of_leaving_it_waiting(tmp_path):

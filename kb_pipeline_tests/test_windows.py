@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from kb_pipeline.config import ParserConfig
-from kb_pipeline.parsing import cache, mineru_adapter
+from kb_pipeline.parsing import cache, cached_parse, mineru_adapter
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.errors import ParserError
 from kb_pipeline.parsing.windows import plan_windows
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import content_hash_of, parse_raw, process_document
+from kb_pipeline.pipeline import Parsing, content_hash_of, parse_raw, process_document
 from kb_pipeline_tests.samples import long_pdf
 
 
@@ -42,7 +42,7 @@ def long_document(tmp_path_factory):
     progress = []
     for window in (0, 50):
         runs[window] = process_document(
-            pdf, ParserConfig(parse_window=window), layout, progress=lambda *p: progress.append(p)
+            pdf, Parsing.in_process(ParserConfig(parse_window=window), layout), progress=lambda *p: progress.append(p)
         )
     return runs, progress
 
@@ -85,9 +85,9 @@ def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeyp
     long_pdf(pdf, 4, heading_every=2)
     layout = DataLayout(tmp_path / "data")
     # The second window asks for pages the PDF does not have, as a corrupt range would.
-    monkeypatch.setattr(mineru_adapter, "plan_windows", lambda n, size: [(1, 2), (9000, 9001)])
+    monkeypatch.setattr(cached_parse, "plan_windows", lambda n, size: [(1, 2), (9000, 9001)])
     with pytest.raises(ParserError, match=r"window 2/2 \(pages 9000-9001\)"):
-        parse_raw(pdf, content_hash_of(pdf), ParserConfig(parse_window=2), layout)
+        parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(parse_window=2), layout))
     key = cache.cache_key(
         content_hash_of(pdf), ParserConfig(parse_window=2).fingerprint, mineru_adapter.mineru_version()
     )
@@ -99,13 +99,13 @@ def test_dagster_run_logs_window_progress(tmp_path, capsys):
     """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
     import dagster as dg
 
-    from kb_pipeline.defs.resources import KnowledgeBase
-    from kb_pipeline.instance.ingest import ingest_folder
+    from kb_pipeline.cli.ingest import ingest_folder
+    from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
 
     drop = tmp_path / "drop"
     drop.mkdir()
     long_pdf(drop / "manual.pdf", 4, heading_every=2)
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"), parse_window=2)
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"), parser=ParserOptions(parse_window=2))
     (tmp_path / "dagster").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
         outcomes = ingest_folder(kb, instance)

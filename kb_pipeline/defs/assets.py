@@ -21,11 +21,10 @@ import pandas as pd
 
 from ..contracts import QualityWarning
 from ..files import replacing, write_text_atomically
-from ..instance.history import latest_materialization, metadata_values
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
+from ..parsing.cached_parse import RawOutputRef
 from ..parsing.errors import DocumentError, ParseServiceError
-from ..parsing.mineru_adapter import RawOutputRef
 from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
@@ -38,7 +37,8 @@ from ..pipeline import (
 )
 from ..quality.artifact_checks import ARTIFACT_CHECKS
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
-from .names import PARSED_DOCUMENT
+from .history import latest_materialization, metadata_values
+from .names import MINERU_RAW_OUTPUT, PARSED_DOCUMENT
 from .partitions import documents
 from .resources import KnowledgeBase
 
@@ -105,23 +105,7 @@ def _window_progress(context: dg.AssetExecutionContext, line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-@dg.asset(
-    partitions_def=documents,
-    deps=[source_pdf],
-    description="MinerU's untouched raw output for this document (middle JSON, content lists, markdown, images), "
-    "in the content-addressed cache `<sha16>-<config12>-<mineru_version>`. A complete cache entry is "
-    "reused: an unchanged document never re-runs MinerU.",
-    kinds={"mineru", "pdf"},
-    owners=OWNERS,
-    group_name=GROUP,
-    pool=MINERU_POOL,
-    # Its code version is MinerU's version plus the parser settings' fingerprint, set from the
-    # deployment's settings when the definitions are built (`definitions.build_definitions`):
-    # changing either shows every partition unsynced before anything re-runs.
-    # No automation condition here: the drop-folder sensor decides when a document is parsed
-    # (it knows whether the file is finished); everything downstream follows on its own.
-)
-def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+def _raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
     source = kb.find_source(doc_id)
     config = kb.parser_config
@@ -129,8 +113,7 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
         ref = parse_raw(
             source.path,
             content_hash_of(source.path),
-            config,
-            kb.layout,
+            kb.parsing,
             progress=lambda k, n, first, last: _window_progress(
                 context, f"{doc_id}: window {k}/{n} (pages {first}-{last})"
             ),
@@ -163,6 +146,27 @@ def mineru_raw_output(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> d
     )
 
 
+def mineru_raw_output_asset(code_version: str) -> dg.AssetsDefinition:
+    """`mineru_raw_output`, built with the definitions (`definitions.build_definitions`): its code
+    version is MinerU's version plus the knowledge base's parser fingerprint, so changing either
+    shows every partition unsynced before anything re-runs."""
+    return dg.asset(
+        name=MINERU_RAW_OUTPUT,
+        partitions_def=documents,
+        deps=[source_pdf],
+        description="MinerU's untouched raw output for this document (middle JSON, content lists, markdown, "
+        "images), in the content-addressed cache `<sha16>-<config12>-<mineru_version>`. A complete cache "
+        "entry is reused: an unchanged document never re-runs MinerU.",
+        kinds={"mineru", "pdf"},
+        owners=OWNERS,
+        group_name=GROUP,
+        pool=MINERU_POOL,
+        code_version=code_version,
+        # No automation condition here: the drop-folder sensor decides when a document is parsed
+        # (it knows whether the file is finished); everything downstream follows on its own.
+    )(_raw_output)
+
+
 def ocr_note(marker: dict) -> str:
     """ "OCR (tesseract-5.3.0, eng) on 3 of 8 pages", or "" for a document read from its text layer."""
     ocr = marker.get("ocr")
@@ -173,7 +177,9 @@ def ocr_note(marker: dict) -> str:
 
 def _raw_ref_for(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> RawOutputRef:
     """The cache entry the latest `mineru_raw_output` materialisation of this partition made."""
-    meta = metadata_values(latest_materialization(context.instance, mineru_raw_output.key, context.partition_key))
+    meta = metadata_values(
+        latest_materialization(context.instance, dg.AssetKey(MINERU_RAW_OUTPUT), context.partition_key)
+    )
     if "raw_output_dir" not in meta:
         raise dg.Failure(f"{context.partition_key}: mineru_raw_output has not been materialised", allow_retries=False)
     path = Path(str(meta["raw_output_dir"]))
@@ -212,7 +218,7 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
 
 @dg.asset(
     partitions_def=documents,
-    deps=[mineru_raw_output],
+    deps=[MINERU_RAW_OUTPUT],
     description="The artifact: one ParsedDocument (schema 0.3.3) at data/parsed/<doc_id>/chunks.json — verbatim "
     "chunks, headings, formulas and tables, with full provenance.",
     kinds={"json", "pydantic"},
@@ -364,7 +370,7 @@ def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase)
 
 @dg.asset(
     partitions_def=documents,
-    deps=[mineru_raw_output, parsed_document],
+    deps=[MINERU_RAW_OUTPUT, parsed_document],
     description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
     "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
     "Built from MinerU's output with parsed_document's sections and formula text.",

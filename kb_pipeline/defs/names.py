@@ -10,3 +10,7 @@ KB_PACKAGE = "kb_package"
 
 INGEST_JOB = "ingest_documents"
 WARNINGS_TABLE_JOB = "refresh_warnings_table"
+
+# Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
+# from a failure of an earlier version of the file.
+CONTENT_TAG = "kb/content"

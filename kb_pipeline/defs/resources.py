@@ -7,45 +7,82 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+from pydantic import ConfigDict, Field, create_model
 
-from ..config import ParserConfig
+from ..parsing.backends import InProcess, MineruService, ParseBackend
+from ..parsing.config import ParserConfig
 from ..parsing.mineru_adapter import mineru_version
+from ..parsing.mineru_api import MineruApi
 from ..paths import DataLayout
+from ..pipeline import Parsing
 from ..settings import Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
 
-# The parser settings the resource carries as Dagster config (fields of both it and ParserConfig).
-_PARSER_FIELDS = ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs", "parse_window")
+# `ParserConfig`'s fields as Dagster config (shown and editable in the UI's launchpad), derived
+# from the model so a new parser setting needs no code here; `parser_config` validates them.
+ParserOptions = create_model(
+    "ParserOptions",
+    __base__=dg.Config,
+    **{
+        name: (field.annotation, Field(default=field.default, description=field.description))
+        for name, field in ParserConfig.model_fields.items()
+    },  # type: ignore[call-overload]
+)
 
 
 class KnowledgeBase(dg.ConfigurableResource):
     """Where documents come from, where data lives, and how MinerU parses. Built from the
     `Settings` when the code location loads (`from_settings`); tests and the CLI pass their own."""
 
+    # A misspelt or flat parser field (`KnowledgeBase(tier=...)`) is an error, not silently dropped.
+    model_config = ConfigDict(extra="forbid")
+
     drop_folder: str
     data_dir: str
-    # Typed as plain strings for Dagster's config system; `parser_config` validates them.
-    tier: str = "flash"
-    parse_mode: str = "auto"
-    page_range: str = ""
-    max_pages: int = ParserConfig().max_pages
-    ocr_langs: str = ParserConfig().ocr_langs
-    parse_window: int = ParserConfig().parse_window
+    parser: ParserOptions = ParserOptions()
     # A parse backend that failed (MinerU's API service unreachable, a warm worker killed) is
     # not the document's fault: the parse step is tried again, this many times, this far apart.
     parse_retries: int = 2
     parse_retry_seconds: float = 10.0
+    windows_per_worker: int = Settings.model_fields["windows_per_worker"].default
+    # MinerU's API service parses instead of this process when set (`KB_MINERU_API_URL`); its key
+    # is passed as Dagster's EnvVar, so the UI shows the variable's name, never the key.
+    mineru_api_url: str = ""
+    mineru_api_key: str = ""
+    mineru_api_timeout_seconds: float = MineruApi.model_fields["timeout_seconds"].default
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
+        api = settings.mineru_api
         return cls(
             drop_folder=str(settings.drop_folder),
             data_dir=str(settings.data_dir),
-            **settings.parser.model_dump(include=set(_PARSER_FIELDS)),
+            parser=ParserOptions(**settings.parser.model_dump()),
             parse_retries=settings.parse_retries,
             parse_retry_seconds=settings.parse_retry_seconds,
+            windows_per_worker=settings.windows_per_worker,
+            mineru_api_url=api.url if api else "",
+            mineru_api_key=dg.EnvVar("KB_MINERU_API_KEY") if api and api.key else "",
+            mineru_api_timeout_seconds=api.timeout_seconds
+            if api
+            else MineruApi.model_fields["timeout_seconds"].default,
         )
+
+    @property
+    def parse_backend(self) -> ParseBackend:
+        """MinerU's API service when configured, else MinerU in this process (a warm run worker's)."""
+        if self.mineru_api_url:
+            return MineruService(
+                MineruApi(
+                    url=self.mineru_api_url, key=self.mineru_api_key, timeout_seconds=self.mineru_api_timeout_seconds
+                )
+            )
+        return InProcess()
+
+    @property
+    def parsing(self) -> Parsing:
+        return Parsing(self.parser_config, self.layout, self.parse_backend, self.windows_per_worker)
 
     @property
     def layout(self) -> DataLayout:
@@ -57,7 +94,7 @@ class KnowledgeBase(dg.ConfigurableResource):
 
     @property
     def parser_config(self) -> ParserConfig:
-        return ParserConfig.model_validate({name: getattr(self, name) for name in _PARSER_FIELDS})
+        return ParserConfig.model_validate(self.parser.model_dump())
 
     @property
     def processing_identity(self) -> str:

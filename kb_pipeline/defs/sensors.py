@@ -16,18 +16,12 @@ import time
 import dagster as dg
 
 from ..drop_folder import FolderState, largest_first, mark_requested, scan
-from ..instance.history import DATA_VERSION_TAG, is_current
-from ..instance.launcher import LocalRunLauncher
-from ..instance.run_workers import end_dead_runs
 from ..settings import Settings
-from .names import INGEST_JOB, SOURCE_PDF
+from .dead_runs import end_dead_runs
+from .history import DATA_VERSION_TAG, is_current
+from .names import CONTENT_TAG, INGEST_JOB, SOURCE_PDF
 from .partitions import DOCUMENTS, documents
 from .resources import KnowledgeBase
-
-# Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
-# from a failure of an earlier version of the file.
-CONTENT_TAG = "kb/content"
-
 
 # Dagster's sensor daemon looks at most every 5 s: a file too young to count as finished at the
 # first look is looked at again within the tick once it is old enough, when that is sooner.
@@ -98,7 +92,10 @@ def drop_folder_tick(context: dg.SensorEvaluationContext, kb: KnowledgeBase, set
 
 def dead_run_tick(context: dg.SensorEvaluationContext, never_started_seconds: float) -> dg.SkipReason:
     statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.CANCELING]
-    monitored = context.instance.run_monitoring_enabled and isinstance(context.instance.run_launcher, LocalRunLauncher)
+    # A launcher that can tell whether a run's worker lives (this project's) leaves STARTED runs to
+    # Dagster's run monitoring; under any other launcher this sensor judges them itself.
+    launcher = context.instance.run_launcher
+    monitored = context.instance.run_monitoring_enabled and launcher.supports_check_run_worker_health
     if not monitored:
         statuses.append(dg.DagsterRunStatus.STARTED)
     ended = end_dead_runs(context.instance, statuses, never_started_seconds=never_started_seconds)

@@ -1,28 +1,24 @@
 """MinerU content list → `Chunk[]`, following the contract's boundary rules.
 
 What opens a new chunk, in priority order:
-1. a section heading — the primary boundary. Headings come from the document's own signals
-   (docs/QUALITY.md): the PDF outline placed on its items (`outline`); a title item that is
-   not a caption, a contents line or a fragment (`headings.heading_rejection`); a short line
-   that continues the document's numbering (flash misses some titles); a line of a paragraph
-   set in a font of its own that continues it (a run-in heading: the paragraph is cut there);
-   a boxed title. Adjacent title lines make one heading, and a section with no body keeps one
-   chunk holding its heading line, so no heading is lost;
+1. a section heading, from the document's own signals (docs/QUALITY.md): the PDF outline
+   (`outline`); a title item that is not a caption, a contents line or a fragment
+   (`headings.heading_rejection`); a short line continuing the document's numbering (flash
+   misses some titles); a paragraph line in a font of its own continuing it (a run-in heading:
+   the paragraph is cut there); a boxed title. Adjacent title lines make one heading; a section
+   with no body keeps a chunk of its heading line, so no heading is lost;
 2. a table, a chart, or a figure with a caption — one item, one chunk;
 3. the 6,000-character safety net — only at an item boundary, so `text` stays verbatim.
 A page break never does.
 
 Where things go:
 - `text` is the items' verbatim text joined by blank lines; the heading line goes in `heading`.
-- Running headers (what repeats in the top band, `furniture`) become `chapters`; running
-  footers and page numbers go nowhere near `text`; a one-off "header" is body text.
-- A contents page is one text chunk of the text layer's own lines; a "table" with no cells is
-  a text chunk.
-- A formula stays in the text chunk that introduces and explains it (`has_formula`). The flash
-  tier gives no LaTeX, so its characters come from the PDF's text layer inside its box: the
-  document's own words. Markup MinerU did give goes, untouched, in `latex`.
-- A figure with no caption and no text has nothing to say on its own: its image joins the
-  current chunk (`images`), and the quality checks flag it.
+- Running headers (`furniture`) become `chapters`; running footers and page numbers stay out of
+  `text`; a one-off "header" is body text.
+- A contents page is one text chunk of the text layer's lines; a cell-less "table" is text.
+- A formula stays in the text chunk that explains it (`has_formula`), its characters read from the
+  text layer inside its box (flash gives no LaTeX); markup MinerU did give goes in `latex`.
+- A figure with no caption and no text joins the current chunk (`images`); quality checks flag it.
 """
 
 from __future__ import annotations
@@ -37,11 +33,21 @@ from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
 from .headings import DOT_LEADER, Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from .item_text import ItemText, has_cells, item_texts
-from .outline import place_outline, squash, squashed, widen
+from .outline import OutlineHit, place_outline, squash, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
+_CONTENTS_MIN_LEADERS = 3
+_ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
+_SAME_LINE = 8  # 0–1000 of the page height
+# A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
+_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
+_BARE_NUMBER = re.compile(
+    r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
+    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$",
+    re.I,
+)
 
 
 @dataclass
@@ -58,10 +64,6 @@ class _Draft:
     bbox: list[int] | None = None
     has_formula: bool = False
     table_html: str | None = None
-
-    @property
-    def chars(self) -> int:
-        return sum(len(t) for t in self.texts)
 
     def add(self, index: int, item: dict, text: ItemText, image: str | None) -> None:
         self.items.append(index)
@@ -80,20 +82,12 @@ class _Draft:
 
 def formula_text(text_layer: PdfTextLayer, item: dict) -> str:
     """A display formula's characters, read from the PDF's text layer inside its box."""
-    if not item.get("bbox"):
-        return ""
-    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip("\r\n")
+    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip("\r\n") if item.get("bbox") else ""
 
 
 def table_text(text_layer: PdfTextLayer, item: dict) -> str:
-    """A table MinerU gave no cells for (a boxed theorem, a diagram with text, a run-in block):
-    its characters, read from the PDF's text layer inside its box, so its text is not lost."""
-    if not item.get("bbox"):
-        return ""
-    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
-
-
-_CONTENTS_MIN_LEADERS = 3
+    """A cell-less table's characters (a boxed theorem, a diagram with text), from the text layer."""
+    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip() if item.get("bbox") else ""
 
 
 def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
@@ -103,25 +97,13 @@ def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
 
 
 def contents_text(text_layer: PdfTextLayer, items: list[dict]) -> str:
-    """A contents page's entries as the PDF's text layer has them, line by line (the page's own
-    line breaks: a box read as one keeps the columns' lines apart only in part). MinerU cuts
-    multi-column contents into numbers and titles far apart in reading order; the text layer
-    keeps each entry on its line."""
+    """A contents page's entries, line by line from the text layer: MinerU cuts multi-column
+    contents into numbers and titles far apart in reading order."""
     boxes = [item["bbox"] for item in items if item.get("bbox")]
     if not boxes:
         return ""
     union = [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
     return "\n".join(line.text for line in text_layer.lines_in_box(items[0]["page_idx"], union))
-
-
-# A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
-_NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
-_BARE_NUMBER = re.compile(
-    r"^\s*(?:(?:chapter|chapitre|kapitel|part|partie|teil|section|appendix|annex)\s+)?"
-    r"(?:\d{1,2}(?:\.\d{1,3})*|[IVXL]{1,6}|[A-Z])\.?\s*$",
-    re.I,
-)
-_ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 
 
 def _adjacent(upper: dict, lower: dict) -> bool:
@@ -133,26 +115,19 @@ def _adjacent(upper: dict, lower: dict) -> bool:
 
 
 def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
-    """Where a text-layer line sits in an item's text, at or after `start`, ignoring white
-    space and punctuation differences: (first char, end) in `text`."""
+    """(start, end) of a text-layer line in `text`, at or after `start`, ignoring spacing and punctuation."""
     body, where = squashed(text)
     wanted = squashed(line)[0]
     if not wanted:
         return None
     offset = next((k for k, i in enumerate(where) if i >= start), len(where))
     found = body.find(wanted, offset)
-    if found < 0:
-        return None
-    return widen(text, where[found], where[found + len(wanted) - 1] + 1)
-
-
-_SAME_LINE = 8  # 0–1000 of the page height
+    return widen(text, where[found], where[found + len(wanted) - 1] + 1) if found >= 0 else None
 
 
 def reading_order(items: list[dict]) -> list[int]:
-    """MinerU's order, except that of two blocks side by side on one line (a term and its
-    definition, a label and its value) the left one comes first: MinerU sometimes reads the
-    wider right-hand block first."""
+    """MinerU's order, except that of two text blocks side by side on one line (a term and its
+    definition) the left one comes first: MinerU sometimes reads the wider right one first."""
     order = list(range(len(items)))
     k = 0
     while k + 1 < len(order):
@@ -160,8 +135,7 @@ def reading_order(items: list[dict]) -> list[int]:
         box_a, box_b = a.get("bbox"), b.get("bbox")
         if (
             a["type"] == b["type"] == "text"
-            and not a.get("text_level")
-            and not b.get("text_level")
+            and not (a.get("text_level") or b.get("text_level"))
             and box_a
             and box_b
             and a["page_idx"] == b["page_idx"]
@@ -169,9 +143,8 @@ def reading_order(items: list[dict]) -> list[int]:
             and abs(box_b[1] - box_a[1]) <= _SAME_LINE
         ):
             order[k], order[k + 1] = order[k + 1], order[k]
-            k += 2
-        else:
-            k += 1
+            k += 1  # a swapped pair is not looked at again
+        k += 1
     return order
 
 
@@ -188,90 +161,245 @@ def build_chunks(
     doc_id: str, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText] | None = None
 ) -> list[Chunk]:
     """The document's chunks. `texts` are `item_texts(raw)` when the caller has them already."""
-    texts = item_texts(raw) if texts is None else texts
-    furniture, demoted = running_furniture(raw.items, texts, raw.n_pages)
-    contents = contents_pages(raw.items, texts)
-    # A contents page names every heading but holds none of them.
-    outline = place_outline(
-        text_layer.outline(),
-        raw.items,
-        texts,
-        furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in contents},
-    )
-    continuations = {i for hit in outline.values() for i in hit.continued_by}
-    headings = HeadingTracker()
-    sections: list[_Section] = []  # open sections, aligned with the tracker's
-    running_headers: dict[int, list[str]] = {}
-    drafts: list[_Draft] = []
-    open_draft: _Draft | None = None
-    # Caption-less images met before any chunk is open wait for the next one.
-    waiting_images: list[tuple[int, dict]] = []
-    # A bare number MinerU gave as its own title ("3.1", "PART 3") waits for the title after it.
-    number_prefix: tuple[int, str] | None = None
-    last_heading_item: int | None = None  # the item that opened the current section, while bodiless
+    builder = _ChunkBuilder(raw, text_layer, item_texts(raw) if texts is None else texts)
+    for index in reading_order(raw.items):
+        builder.take(index)
+    return [_to_chunk(doc_id, seq, draft, builder.running_headers) for seq, draft in enumerate(builder.finish())]
 
-    def new_draft(kind: ChunkKind) -> _Draft:
-        for section in sections:
+
+class _ChunkBuilder:
+    """A document's items, taken in reading order: `take` hands each to the step for its kind."""
+
+    def __init__(self, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText]) -> None:
+        self.raw, self.text_layer, self.texts = raw, text_layer, texts
+        self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
+        self.contents = contents_pages(raw.items, texts)
+        # A contents page names every heading but holds none of them.
+        not_headings = self.furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in self.contents}
+        self.outline = place_outline(text_layer.outline(), raw.items, texts, not_headings)
+        # Items taken with an earlier one (a wrapped outline heading's lines, a contents page's).
+        self.continuations = {i for hit in self.outline.values() for i in hit.continued_by}
+        self.headings = HeadingTracker()
+        self.sections: list[_Section] = []  # open sections, aligned with the tracker's
+        self.running_headers: dict[int, list[str]] = {}
+        self.drafts: list[_Draft] = []
+        self.open_draft: _Draft | None = None  # the body text chunk being filled
+        # Caption-less images met before any chunk is open wait for the next one.
+        self.waiting_images: list[int] = []
+        # A bare number MinerU gave as its own title ("3.1", "PART 3") waits for the title after it.
+        self.number_prefix: tuple[int, str] | None = None
+        self.last_heading_item: int | None = None  # the item that opened the current section, while bodiless
+
+    def take(self, index: int) -> None:
+        item, text = self.raw.items[index], self.texts[index]
+        if index in self.continuations:
+            return
+        kind = self._kind(index)
+        if index in self.furniture:
+            if kind == "header" and text.text:
+                self.running_headers.setdefault(item["page_idx"], []).append(text.text)
+            return
+        if kind == "text" and looks_like_page_number(text.text, item.get("bbox")):
+            return
+        if item["page_idx"] in self.contents and index not in self.outline and kind in ("text", "index"):
+            self._take_contents_page(index)
+            return
+        if (hit := self.outline.get(index)) is not None:
+            self._take_outline_heading(index, hit)
+            return
+        if kind == "text" and text.text.strip() and self._text_as_heading(index):
+            return
+        if kind in ("image", "chart") and self._box_as_heading(index):
+            return
+        if kind == "table":
+            self._take_table(index)
+        elif kind == "image" and not text.text:
+            self._take_bare_image(index)
+        elif kind in _STANDALONE_KIND:
+            self._add_standalone(_STANDALONE_KIND[kind], index, text)
+        elif kind == "equation":
+            self._take_formula(index)
+        else:
+            self._add_body(index, text)
+
+    def finish(self) -> list[_Draft]:
+        if self.number_prefix is not None:
+            self._add_body(self.number_prefix[0], self.texts[self.number_prefix[0]])
+        self._close()
+        while self.sections:
+            self._close_section()
+        if self.waiting_images:
+            # Nothing but caption-less images (a scanned PDF read as text): one chunk keeps them traceable.
+            draft = self._new_draft("image")
+            self._attach_waiting_images(draft)
+            self.drafts.append(draft)
+        # Bodiless sections are closed (and their chunks made) after later drafts opened: reading order.
+        self.drafts.sort(key=lambda d: min(d.items))
+        return self.drafts
+
+    def _kind(self, index: int) -> str:
+        return "text" if index in self.demoted else self.raw.items[index]["type"]
+
+    def _new_draft(self, kind: ChunkKind) -> _Draft:
+        # Every open section now holds a chunk, so none needs a heading-only one.
+        for section in self.sections:
             section.used = True
-        return _Draft(kind, headings.current, headings.path)
+        return _Draft(kind, self.headings.current, self.headings.path)
 
-    def close() -> None:
-        nonlocal open_draft
-        if open_draft is not None and open_draft.items:
-            drafts.append(open_draft)
-        open_draft = None
+    def _close(self) -> None:
+        if self.open_draft is not None and self.open_draft.items:
+            self.drafts.append(self.open_draft)
+        self.open_draft = None
 
-    def body() -> _Draft:
-        nonlocal open_draft, last_heading_item
-        last_heading_item = None
-        if open_draft is None:
-            open_draft = new_draft("text")
-            for index, item in waiting_images:
-                open_draft.add(index, item, ItemText(), _image_path(raw, item))
-            waiting_images.clear()
-        return open_draft
+    def _body(self) -> _Draft:
+        self.last_heading_item = None
+        if self.open_draft is None:
+            self.open_draft = self._new_draft("text")
+            self._attach_waiting_images(self.open_draft)
+        return self.open_draft
 
-    def open_heading(line: str, items: list[int], *, outline_level: int | None = None) -> None:
-        nonlocal last_heading_item
-        close()
-        heading = headings.make(line, outline_level=outline_level)
-        # A section that closes without ever holding a chunk keeps one: its own heading line,
-        # so no heading is lost from the artifact.
-        while sections and sections[-1].heading.depth >= heading.depth:
-            closing = sections.pop()
-            if not closing.used:
-                drafts.append(_heading_only(closing, [s.heading.line for s in sections]))
-        headings.push(heading)
-        sections.append(
-            _Section(heading, items, sorted({raw.items[i]["page_idx"] for i in items}), raw.items[items[0]].get("bbox"))
-        )
-        last_heading_item = items[-1]
+    def _attach_waiting_images(self, draft: _Draft) -> None:
+        for index in self.waiting_images:
+            item = self.raw.items[index]
+            draft.add(index, item, ItemText(), _image_path(self.raw, item))
+        self.waiting_images.clear()
 
-    def add_body(index: int, item: dict, text: ItemText) -> None:
-        nonlocal open_draft
+    def _add_body(self, index: int, text: ItemText) -> None:
         if not text.text:
             return
-        draft = body()
-        if draft.texts and draft.chars + len(text.text) > MAX_CHUNK_CHARS:
-            close()
-            draft = body()
-        draft.add(index, item, text, None)
+        draft = self._body()
+        if draft.texts and sum(len(t) for t in draft.texts) + len(text.text) > MAX_CHUNK_CHARS:
+            self._close()
+            draft = self._body()
+        draft.add(index, self.raw.items[index], text, None)
 
-    def part(text: ItemText, start: int, end: int | None = None) -> ItemText:
-        """The item's text from `start` to `end`: a paragraph cut where a run-in heading sits."""
-        return ItemText(text=text.text[start:end].strip(), latex=text.latex if start == 0 else [])
+    def _add_standalone(self, kind: ChunkKind, index: int, text: ItemText, table_html: str | None = None) -> None:
+        self._close()
+        draft = self._new_draft(kind)
+        draft.table_html = table_html
+        item = self.raw.items[index]
+        draft.add(index, item, text, _image_path(self.raw, item))
+        self.drafts.append(draft)
 
-    def split_run_in(index: int, item: dict, text: ItemText) -> bool:
-        """Headings MinerU merged into a paragraph: a line of the paragraph, set in a font of
-        its own, that carries the document's next section number. The paragraph is cut at
-        those lines (verbatim: the cuts fall between the item's own characters)."""
-        # Reading the page's fonts costs time: only when a number the document expects next
-        # stands at the start of a line-like run of the paragraph.
-        if not item.get("bbox") or not any(
-            headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text)
+    def _open_heading(self, line: str, items: list[int], *, outline_level: int | None = None) -> None:
+        self._close()
+        heading = self.headings.make(line, outline_level=outline_level)
+        while self.sections and self.sections[-1].heading.depth >= heading.depth:
+            self._close_section()
+        self.headings.push(heading)
+        pages = sorted({self.raw.items[i]["page_idx"] for i in items})
+        self.sections.append(_Section(heading, items, pages, self.raw.items[items[0]].get("bbox")))
+        self.last_heading_item = items[-1]
+
+    def _close_section(self) -> None:
+        # A section that never held a chunk keeps one, of its heading line: no heading is lost.
+        last = self.sections.pop()
+        if not last.used:
+            line = last.heading.line
+            path = [*(s.heading.line for s in self.sections), line]
+            self.drafts.append(_Draft("text", last.heading, path, [line], last.items, last.pages, bbox=last.bbox))
+
+    # Steps, one per kind of item.
+
+    def _take_contents_page(self, index: int) -> None:
+        items, page = self.raw.items, self.raw.items[index]["page_idx"]
+        on_page = [i for i in range(index, len(items)) if items[i]["page_idx"] == page]
+        taken = self.furniture | self.outline.keys()
+        page_items = [i for i in on_page if i not in taken and self._kind(i) in ("text", "index")]
+        # Its leader-line pictures (MinerU reads dotted rules as images) stay with it.
+        pictures = [i for i in on_page if items[i]["type"] == "image" and not self.texts[i].text]
+        self._close()
+        draft = self._new_draft("text")
+        for i in sorted(page_items + pictures):
+            draft.add(i, items[i], ItemText(), _image_path(self.raw, items[i]) if i in pictures else None)
+        draft.texts.append(contents_text(self.text_layer, [items[i] for i in page_items]))
+        self.drafts.append(draft)
+        self.continuations.update(page_items + pictures)
+
+    def _take_outline_heading(self, index: int, hit: OutlineHit) -> None:
+        """The item's head (the rest is body), or the item and the items continuing its line."""
+        text = self.texts[index]
+        if hit.cut is not None:
+            self._open_heading(text.text[: hit.cut].strip(), [index], outline_level=hit.level)
+            self._add_body(index, _part(text, hit.cut))
+        else:
+            line = " ".join([text.text.strip(), *(self.texts[i].text.strip() for i in hit.continued_by)])
+            self._open_heading(line, [index, *hit.continued_by], outline_level=hit.level)
+
+    def _text_as_heading(self, index: int) -> bool:
+        """Open the heading a text item is or holds; False when it is body text."""
+        line = self.texts[index].text.strip()
+        if self._join_number_prefix(index, line):
+            return True
+        if self.raw.items[index].get("text_level"):
+            return self._title_as_heading(index, line)
+        if self._split_run_in(index):
+            return True
+        if self.headings.continues_numbering(line) and not self.headings.goes_backwards(line):
+            self._open_heading(line, [index])
+            return True
+        return False
+
+    def _join_number_prefix(self, index: int, line: str) -> bool:
+        """A waiting bare number and the title after it make one heading; before anything else, body."""
+        if self.number_prefix is None:
+            return False
+        prefix_index, prefix = self.number_prefix
+        self.number_prefix = None
+        if self.raw.items[index].get("text_level") and heading_rejection(line) is None:
+            self._open_heading(f"{prefix} {line}", [prefix_index, index])
+            return True
+        self._add_body(prefix_index, self.texts[prefix_index])
+        return False
+
+    def _title_as_heading(self, index: int, line: str) -> bool:
+        """A title item: a heading, unless it is a caption-like label or out of sequence."""
+        if any(squash(line) == squash(s.heading.line) for s in self.sections):
+            return True  # the open section's title again (a running title at the top of a page)
+        items = self.raw.items
+        nxt = items[index + 1] if index + 1 < len(items) else {}
+        if _BARE_NUMBER.match(line) and nxt.get("text_level") and nxt["page_idx"] == items[index]["page_idx"]:
+            self.number_prefix = (index, line)
+            return True
+        parsed = numbered(line)
+        if (
+            heading_rejection(line) is not None
+            or self.headings.goes_backwards(line)
+            # "(a) Original image" under a figure: a label, unless it continues a run.
+            or (parsed is not None and parsed[0] == "paren" and not self.headings.continues_numbering(line))
         ):
             return False
-        lines = text_layer.lines_in_box(item["page_idx"], item["bbox"])
+        if self._continues_title(index, parsed is not None):
+            # One heading MinerU cut into two title lines ("PART 3" / "SAFETY REQUIREMENTS"): reopen with both.
+            current = self.sections.pop()
+            self.headings.pop_current()
+            self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
+        else:
+            self._open_heading(line, [index])
+        return True
+
+    def _continues_title(self, index: int, is_numbered: bool) -> bool:
+        """A title line right under the bodiless heading just opened, unnumbered, not after a sentence end."""
+        current = self.sections[-1] if self.sections else None
+        return (
+            current is not None
+            and self.last_heading_item is not None
+            and not current.heading.from_outline
+            and not is_numbered
+            and _adjacent(self.raw.items[self.last_heading_item], self.raw.items[index])
+            and current.heading.line[-1] not in ".:;!?"
+        )
+
+    def _split_run_in(self, index: int) -> bool:
+        """Headings MinerU merged into a paragraph: lines in a font of their own carrying the next
+        section number. The paragraph is cut there, between its own characters (verbatim)."""
+        item, text = self.raw.items[index], self.texts[index]
+        # Reading the page's fonts costs time: only when the paragraph holds the number expected next.
+        if not item.get("bbox") or not any(
+            self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text)
+        ):
+            return False
+        lines = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
         if len(lines) < 2:
             return False
         fonts = Counter(line.font for line in lines)
@@ -279,199 +407,70 @@ def build_chunks(
         for k, line in enumerate(lines):
             # Its font is its own: used by no other line, unlike the line after it (or before).
             neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            if fonts[line.font] > 1 or line.font == neighbour.font or not headings.continues_numbering(line.text):
+            if fonts[line.font] > 1 or line.font == neighbour.font or not self.headings.continues_numbering(line.text):
                 continue
             where = _cut_at_line(text.text, line.text, position)
             if where is None:
                 continue
             if text.text[position : where[0]].strip():
-                add_body(index, item, part(text, position, where[0]))
-            open_heading(text.text[where[0] : where[1]], [index])
+                self._add_body(index, _part(text, position, where[0]))
+            self._open_heading(text.text[where[0] : where[1]], [index])
             position = where[1]
         if position == 0:
             return False
         if text.text[position:].strip():
-            add_body(index, item, part(text, position))
+            self._add_body(index, _part(text, position))
         return True
 
-    for index in reading_order(raw.items):
-        item, text = raw.items[index], texts[index]
-        if index in continuations:
-            continue
-        kind = "text" if index in demoted else item["type"]
-        if index in furniture:
-            if kind == "header" and text.text:
-                running_headers.setdefault(item["page_idx"], []).append(text.text)
-            continue
-        if kind == "text" and looks_like_page_number(text.text, item.get("bbox")):
-            continue
-        if item["page_idx"] in contents and index not in outline and kind in ("text", "index"):
-            # The whole contents page as one text chunk, from the text layer.
-            page_items = [
-                i
-                for i in range(index, len(raw.items))
-                if raw.items[i]["page_idx"] == item["page_idx"]
-                and i not in furniture
-                and i not in outline
-                and ("text" if i in demoted else raw.items[i]["type"]) in ("text", "index")
-            ]
-            # Its leader-line pictures (MinerU reads dotted rules as images) stay with it.
-            pictures = [
-                i
-                for i in range(index, len(raw.items))
-                if raw.items[i]["page_idx"] == item["page_idx"]
-                and raw.items[i]["type"] == "image"
-                and not texts[i].text
-            ]
-            close()
-            draft = new_draft("text")
-            for i in sorted(page_items + pictures):
-                draft.add(i, raw.items[i], ItemText(), _image_path(raw, raw.items[i]) if i in pictures else None)
-            draft.texts.append(contents_text(text_layer, [raw.items[i] for i in page_items]))
-            drafts.append(draft)
-            continuations.update(page_items + pictures)
-            continue
-        hit = outline.get(index)
-        if hit is not None:
-            if hit.cut is not None:
-                open_heading(text.text[: hit.cut].strip(), [index], outline_level=hit.level)
-                add_body(index, item, part(text, hit.cut))
-            else:
-                line = " ".join([text.text.strip(), *(texts[i].text.strip() for i in hit.continued_by)])
-                open_heading(line, [index, *hit.continued_by], outline_level=hit.level)
-            continue
-        if kind == "text" and text.text.strip():
-            line = text.text.strip()
-            if number_prefix is not None:
-                prefix_index, prefix = number_prefix
-                number_prefix = None
-                if item.get("text_level") and heading_rejection(line) is None:
-                    open_heading(f"{prefix} {line}", [prefix_index, index])
-                    continue
-                add_body(prefix_index, raw.items[prefix_index], texts[prefix_index])
-            if item.get("text_level") and any(squash(line) == squash(s.heading.line) for s in sections):
-                continue  # the open section's title again (a running title at the top of a page)
-            if item.get("text_level"):
-                nxt = index + 1
-                if (
-                    _BARE_NUMBER.match(line)
-                    and nxt < len(raw.items)
-                    and raw.items[nxt].get("text_level")
-                    and raw.items[nxt]["page_idx"] == item["page_idx"]
-                ):
-                    number_prefix = (index, line)
-                    continue
-                parsed = numbered(line)
-                if (
-                    heading_rejection(line) is None
-                    and not headings.goes_backwards(line)
-                    # "(a) Original image" under a figure: a label, unless it continues a run.
-                    and (parsed is None or parsed[0] != "paren" or headings.continues_numbering(line))
-                ):
-                    current = sections[-1] if sections else None
-                    if (
-                        current is not None
-                        and last_heading_item is not None
-                        and not current.heading.from_outline
-                        and parsed is None
-                        and _adjacent(raw.items[last_heading_item], item)
-                        and current.heading.line[-1] not in ".:;!?"
-                    ):
-                        # One heading MinerU cut into two title lines ("PART 3" / "SAFETY
-                        # REQUIREMENTS", a wrapped title): one heading.
-                        sections.pop()
-                        headings.pop_current()
-                        open_heading(f"{current.heading.line} {line}", [*current.items, index])
-                        continue
-                    open_heading(line, [index])
-                    continue
-            elif split_run_in(index, item, text):
-                continue
-            elif headings.continues_numbering(line) and not headings.goes_backwards(line):
-                open_heading(line, [index])
-                continue
-        if (
-            kind in ("image", "chart")
-            and text.text.strip()
-            and "\n" not in text.text.strip()
-            and headings.continues_numbering(text.text.strip())
-        ):
-            # A section title set in a box or a picture ("2 | Scope" in a coloured band).
-            open_heading(text.text.strip(), [index])
-            continue
-        if kind in _STANDALONE_KIND:
-            if kind == "image" and not text.text:
-                if open_draft is not None:
-                    open_draft.add(index, item, text, _image_path(raw, item))
-                else:
-                    waiting_images.append((index, item))
-                continue
-            close()
-            draft = new_draft(_STANDALONE_KIND[kind])
-            if kind == "table":
-                html = (raw.items_v2[index].get("content") or {}).get("html") or ""
-                if has_cells(html):
-                    draft.table_html = html
-                else:
-                    # No cells (a boxed theorem, code, a diagram with text): a text chunk with
-                    # MinerU's text of the box, else the text layer's inside it.
-                    draft.kind = "text"
-                    if not html.strip():
-                        text = ItemText(text="\n".join(p for p in (text.text, table_text(text_layer, item)) if p))
-            draft.add(index, item, text, _image_path(raw, item))
-            drafts.append(draft)
-            continue
-        if kind == "equation":
-            text.text = formula_text(text_layer, item)
-            draft = body()
-            draft.has_formula = True
-            draft.add(index, item, text, _image_path(raw, item))
-            continue
-        add_body(index, item, text)
-    if number_prefix is not None:
-        add_body(number_prefix[0], raw.items[number_prefix[0]], texts[number_prefix[0]])
-    close()
-    for depth, section in reversed(list(enumerate(sections))):
-        if not section.used:
-            drafts.append(_heading_only(section, [s.heading.line for s in sections[:depth]]))
-    if waiting_images:
-        # A document of nothing but caption-less images (a scanned PDF read as text): keep the
-        # images traceable in one chunk rather than dropping them.
-        draft = _Draft("image", headings.current, headings.path)
-        for index, item in waiting_images:
-            draft.add(index, item, ItemText(), _image_path(raw, item))
-        drafts.append(draft)
-    # Bodiless sections are closed (and their chunks made) after later drafts opened: reading order.
-    drafts.sort(key=lambda d: min(d.items))
-    return [_to_chunk(doc_id, seq, d, running_headers) for seq, d in enumerate(drafts)]
+    def _box_as_heading(self, index: int) -> bool:
+        """A section title set in a box or a picture ("2 | Scope" in a coloured band)."""
+        line = self.texts[index].text.strip()
+        if not line or "\n" in line or not self.headings.continues_numbering(line):
+            return False
+        self._open_heading(line, [index])
+        return True
+
+    def _take_table(self, index: int) -> None:
+        item, text = self.raw.items[index], self.texts[index]
+        html = (self.raw.items_v2[index].get("content") or {}).get("html") or ""
+        if has_cells(html):
+            self._add_standalone("table", index, text, html)
+            return
+        # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no html.
+        if not html.strip():
+            text = ItemText(text="\n".join(p for p in (text.text, table_text(self.text_layer, item)) if p))
+        self._add_standalone("text", index, text)
+
+    def _take_bare_image(self, index: int) -> None:
+        if self.open_draft is None:
+            self.waiting_images.append(index)
+            return
+        item = self.raw.items[index]
+        self.open_draft.add(index, item, self.texts[index], _image_path(self.raw, item))
+
+    def _take_formula(self, index: int) -> None:
+        item, text = self.raw.items[index], self.texts[index]
+        text.text = formula_text(self.text_layer, item)  # in place: the caller's `texts` see it too
+        draft = self._body()
+        draft.has_formula = True
+        draft.add(index, item, text, _image_path(self.raw, item))
 
 
-def _heading_only(section: _Section, parents: list[str]) -> _Draft:
-    draft = _Draft("text", section.heading, [*parents, section.heading.line])
-    draft.texts.append(section.heading.line)
-    draft.items.extend(section.items)
-    draft.pages.extend(section.pages)
-    draft.bbox = section.bbox
-    return draft
+def _part(text: ItemText, start: int, end: int | None = None) -> ItemText:
+    return ItemText(text=text.text[start:end].strip(), latex=text.latex if start == 0 else [])
 
 
 def _image_path(raw: RawOutput, item: dict) -> str | None:
     """The item's image, relative to the raw output dir, if the file is there."""
     path = item.get("img_path") or ""
-    if not path or path.startswith("data:") or not (raw.path / path).is_file():
-        return None
-    return path
+    return path if path and not path.startswith("data:") and (raw.path / path).is_file() else None
 
 
 def _to_chunk(doc_id: str, seq: int, draft: _Draft, running_headers: dict[int, list[str]]) -> Chunk:
     pages = sorted(draft.pages)
     if draft.kind == "text" and not draft.texts and draft.images:
         draft.kind = "image"  # only pictures (a formula with no text layer, a bare figure)
-    chapters: list[str] = []
-    for page in pages:
-        for header in running_headers.get(page, []):
-            if header not in chapters:
-                chapters.append(header)
+    chapters = list(dict.fromkeys(header for page in pages for header in running_headers.get(page, [])))
     return Chunk(
         chunk_id=make_chunk_id(doc_id, seq),
         doc_id=doc_id,

@@ -1,7 +1,7 @@
 """The one place that calls MinerU 4: preflight, parse, and write its untouched raw output.
 
-Contract with the rest of the code: `parse_to_cache()` returns a complete cache directory or
-raises a `DocumentError` whose message says what to do. MinerU runs with a project-controlled
+Every failure becomes a `DocumentError` whose message says what to do (the caller is
+`cached_parse.parse_to_cache`, through a parse backend). MinerU runs with a project-controlled
 `MINERU_HOME` and `MINERU_MODEL_SOURCE=local`, so it never reaches for the network and never
 writes to the user's global MinerU config (MINERU_4_FACTS.md §4: the `auto` source probes two
 hubs for ~23 s and then pins `model.source` in the config file).
@@ -14,16 +14,13 @@ import json
 import logging
 import os
 import shutil
-import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
-from ..config import ParserConfig
 from ..pdf_text import PDFIUM_LOCK
-from ..sources import sha256_file
-from . import cache, mineru_api, ocr, workers
+from . import ocr
+from .config import ParserConfig
 from .errors import (
     CorruptPdfError,
     DocumentError,
@@ -32,11 +29,9 @@ from .errors import (
     MissingModelWeightsError,
     NotAPdfError,
     ParserError,
-    SourceChangedError,
     SourceMissingError,
     TooManyPagesError,
 )
-from .windows import WindowProgress, parse_windowed, plan_windows
 
 log = logging.getLogger(__name__)
 
@@ -381,134 +376,3 @@ def finish_saved_output(out: Path, keep_images: bool) -> ParseSummary:
     text = (out / "middle_json.json").read_text(encoding="utf-8")
     _write_content_lists(MiddleJson.model_validate_json(text), out, keep_images)
     return _summary(json.loads(text))
-
-
-def parse_into(source: Path, out: Path, *, config: ParserConfig, ocr_mode: str, pdf: Path) -> ParseSummary:
-    """The one dispatch point between kb-pipeline and a MinerU parse: MinerU's raw output for
-    `source` written into `out` (an empty temp dir of the cache), by the configured backend —
-    MinerU's API service when `KB_MINERU_API_URL` is set (parsing/mineru_api.py), else a warm
-    local worker when a pool is active (parsing/workers.py), else MinerU in this process (a warm
-    run worker's, for the daemon's runs: instance/warm_runs.py). Every
-    backend leaves the same files, byte for byte. Raises `DocumentError`, or `ParseServiceError`
-    when the backend itself failed."""
-    url = mineru_api.api_url()
-    if url is None:
-        pool = workers.active_pool()
-        if pool is not None:
-            return pool.parse(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
-        return parse_in_process(source, out, config=config, ocr_mode=ocr_mode, pdf=pdf)
-    mineru_api.parse_via_api(
-        url, source, out, tier=config.tier, ocr_mode=ocr_mode, page_range=config.page_range, filename=pdf.name
-    )
-    summary = finish_saved_output(out, config.keep_images)
-    if summary.mineru_version != mineru_version():
-        # The cache key names the local MinerU version; output of another one must not hide there.
-        raise ParserError(
-            f"MinerU API service at {url} runs MinerU {summary.mineru_version}, this pipeline "
-            f"{mineru_version()}; install the same version on both"
-        )
-    return summary
-
-
-@dataclass(frozen=True)
-class RawOutputRef:
-    """A complete cache directory of MinerU output, and how this call got it."""
-
-    path: Path
-    cache_hit: bool
-    parse_seconds: float  # 0.0 on a cache hit
-    marker: dict
-
-
-def parse_to_cache(
-    pdf: Path,
-    content_hash: str,
-    config: ParserConfig,
-    cache_root: Path,
-    mineru_home: Path,
-    progress: WindowProgress | None = None,
-) -> RawOutputRef:
-    """MinerU's raw output for this exact content and config: from the cache when complete,
-    else parsed now and written atomically. A document longer than `config.parse_window`
-    pages is parsed in page windows (`windows.py`); `progress(k, n, first, last)` is called
-    before each window. Raises `DocumentError`."""
-    key = cache.cache_key(content_hash, config.fingerprint, mineru_version())
-    done = cache.complete_dir(cache_root, key)
-    if done is not None:
-        return RawOutputRef(done, True, 0.0, cache.read_marker(done))
-
-    configure_mineru_environment(mineru_home)
-
-    def fill(tmp: Path) -> dict:
-        # MinerU parses a private copy, so the output, the text layer the normaliser reads and
-        # the hash in the key all describe the same bytes, even if the drop file is rewritten
-        # or deleted meanwhile.
-        source = tmp / SOURCE_COPY
-        try:
-            copied_hash = sha256_file(pdf, copy_to=source)
-        except FileNotFoundError as e:
-            raise SourceMissingError(f"{pdf} disappeared before it was parsed") from e
-        if copied_hash != content_hash:
-            raise SourceChangedError(f"{pdf.name} changed since it was hashed; it will be parsed again once stable")
-        checked = preflight(source, config, display_name=pdf.name)
-        started = time.perf_counter()
-        ocr_record = None
-        if checked.ocr_pages:
-            # origin.pdf becomes the derived copy with an OCR text layer; the dropped bytes stay.
-            original = tmp / ORIGINAL_COPY
-            source.rename(original)
-            done = ocr.ocr_pages(original, source, list(checked.ocr_pages), config.ocr_langs, pdf.name)
-            ocr_record = {
-                "engine": done.engine,
-                "ocrmypdf": ocr.ocrmypdf_version(),
-                "langs": done.langs,
-                "pages": done.pages,
-                "pages_asked": list(checked.ocr_pages),
-                "seconds": round(done.seconds, 3),
-                "original": ORIGINAL_COPY,
-            }
-        window = config.parse_window
-        # MinerU's API service bounds its own memory; locally a long document goes in windows.
-        windows_record = None
-        if (
-            window
-            and not config.output_settings()["page_range"]
-            and checked.n_pages > window
-            and mineru_api.api_url() is None
-        ):
-            ran = parse_windowed(
-                source,
-                tmp,
-                windows=plan_windows(checked.n_pages, window),
-                mineru_home=mineru_home,
-                tier=config.tier,
-                ocr_mode=checked.ocr_mode,
-                image_analysis=config.image_analysis,
-                keep_images=config.keep_images,
-                display_name=pdf.name,
-                progress=progress,
-            )
-            summary = ParseSummary(ran["mineru_version"], ran["tier"], ran["parse_mode"], ran["n_pages"])
-            windows_record = ran["windows"]
-        else:
-            summary = parse_into(source, tmp, config=config, ocr_mode=checked.ocr_mode, pdf=pdf)
-        seconds = time.perf_counter() - started
-        return {
-            "source_path": str(pdf),
-            "content_hash": content_hash,
-            "parser_config": config.fingerprint,
-            "parser_settings": config.output_settings(),
-            "mineru_version": summary.mineru_version,
-            "tier": summary.tier,
-            "parse_mode": summary.parse_mode,
-            "n_pages": summary.n_pages,
-            "n_pages_in_source": checked.n_pages,
-            "parse_seconds": round(seconds, 3),  # OCR included
-            **({"ocr": ocr_record} if ocr_record else {}),
-            **({"windows": windows_record} if windows_record else {}),
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-
-    path = cache.write_atomically(cache_root, key, fill)
-    marker = cache.read_marker(path)
-    return RawOutputRef(path, False, marker["parse_seconds"], marker)

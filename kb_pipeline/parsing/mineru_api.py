@@ -1,13 +1,13 @@
 """MinerU's own API service as the parse backend: `mineru-api`, or `mineru-router` in front of
 several of them (docs/SCALING.md, "MinerU's API service").
 
-With `KB_MINERU_API_URL` set, `mineru_adapter.parse_into` sends the PDF here instead of running
-MinerU in this process. The service returns what `ParseResult.save()` writes (markdown.md,
+With `KB_MINERU_API_URL` set (`Settings.mineru_api`), the parse backend (parsing/backends.py)
+sends the PDF here instead of running MinerU on this machine. The service returns what `ParseResult.save()` writes (markdown.md,
 middle_json.json, structured_content.json, model_output.json, images/) as a zip; the adapter
 renders the content lists from that middle JSON exactly as the in-process path does, so the cache
 entry is byte for byte the same and its key does not depend on where the parse ran.
 
-Only the standard library is used, and nothing here imports MinerU: a process that parses only
+Only the standard library (and pydantic) is used, and nothing here imports MinerU: a process that parses only
 through the service never pays MinerU's import.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 import http.client
 import io
 import json
-import os
 import shutil
 import time
 import urllib.error
@@ -25,14 +24,11 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from .errors import ParserError, ParseServiceError
 
 API_URL_ENV = "KB_MINERU_API_URL"
-# How long one document may take on the service (the whole request, queueing included).
-API_TIMEOUT_ENV = "KB_MINERU_API_TIMEOUT"
-# Sent as `Authorization: Bearer …` when set (`mineru-api --api-key`).
-API_KEY_ENV = "KB_MINERU_API_KEY"
-DEFAULT_TIMEOUT_SECONDS = 1800.0
 # The service's own synchronous wait is capped at 3600 s; past it, `file_parse` answers 202 and
 # the task is polled.
 _MAX_SYNC_WAIT = 3600
@@ -41,19 +37,19 @@ _POLL_SECONDS = 0.5
 _KEPT_TOP_LEVEL = ("markdown.md", "middle_json.json", "structured_content.json")
 
 
-def api_url() -> str | None:
-    """The service to parse with, or None to parse locally."""
-    url = os.environ.get(API_URL_ENV, "").strip().rstrip("/")
-    return url or None
+class MineruApi(BaseModel):
+    """MinerU's API service (`mineru-api`, or `mineru-router` before several)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str
+    key: str = ""  # sent as `Authorization: Bearer …` when set (`mineru-api --api-key`)
+    # How long one document may take on the service (the whole request, queueing included).
+    timeout_seconds: float = Field(default=1800.0, gt=0)
 
 
-def _auth() -> dict[str, str]:
-    key = os.environ.get(API_KEY_ENV, "")
-    return {"Authorization": f"Bearer {key}"} if key else {}
-
-
-def _timeout() -> float:
-    return float(os.environ.get(API_TIMEOUT_ENV, DEFAULT_TIMEOUT_SECONDS))
+def _auth(api: MineruApi) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api.key}"} if api.key else {}
 
 
 def _unreachable(url: str, what: str, e: BaseException) -> ParseServiceError:
@@ -95,18 +91,19 @@ def _error_message(body: bytes) -> str:
     return str(payload)[:300]
 
 
-def _await_task(url: str, status: dict, deadline: float) -> bytes:
+def _await_task(api: MineruApi, status: dict, deadline: float) -> bytes:
     """The zip of a task `file_parse` handed back unfinished (202), polled until it ends."""
+    url = api.url
     result_url = urllib.parse.urljoin(url + "/", status["result_url"].lstrip("/")) + "?response_format=zip"
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ParseServiceError(
                 f"MinerU API service at {url}: task {status.get('task_id')} did not finish "
-                f"within {API_TIMEOUT_ENV}={_timeout():.0f} s"
+                f"within KB_MINERU_API_TIMEOUT={api.timeout_seconds:.0f} s"
             )
         code, _type, body = _request(
-            urllib.request.Request(result_url, headers=_auth()), url, min(remaining, 60), "stopped answering"
+            urllib.request.Request(result_url, headers=_auth(api)), url, min(remaining, 60), "stopped answering"
         )
         if code == 200:
             return body
@@ -123,9 +120,9 @@ def _raise_for(url: str, code: int, body: bytes) -> bytes:
     raise ParserError(f"MinerU API service at {url} could not parse it (HTTP {code}): {reason}")
 
 
-def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str, filename: str) -> bytes:
-    """POST the PDF to `{url}/v1/file_parse` and return the result zip."""
-    timeout = _timeout()
+def fetch_zip(api: MineruApi, pdf: Path, *, tier: str, ocr_mode: str, page_range: str, filename: str) -> bytes:
+    """POST the PDF to `{api.url}/v1/file_parse` and return the result zip."""
+    url, timeout = api.url, api.timeout_seconds
     deadline = time.monotonic() + timeout
     query = urllib.parse.urlencode(
         {
@@ -142,12 +139,12 @@ def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str,
         f"{url}/v1/file_parse?{query}",
         data=data,
         method="POST",
-        headers={"Content-Type": "application/octet-stream", "Content-Length": str(len(data)), **_auth()},
+        headers={"Content-Type": "application/octet-stream", "Content-Length": str(len(data)), **_auth(api)},
     )
     # The socket timeout bounds each wait for bytes; the service sends nothing while it parses.
     code, content_type, body = _request(req, url, timeout + 30, "is unreachable or dropped the connection")
     if code == 202:
-        return _await_task(url, json.loads(body), deadline)
+        return _await_task(api, json.loads(body), deadline)
     if code != 200:
         return _raise_for(url, code, body)
     if not content_type.startswith("application/zip"):
@@ -157,12 +154,15 @@ def fetch_zip(url: str, pdf: Path, *, tier: str, ocr_mode: str, page_range: str,
     return body
 
 
-def parse_via_api(url: str, pdf: Path, out: Path, *, tier: str, ocr_mode: str, page_range: str, filename: str) -> None:
-    """MinerU's saved output for `pdf`, parsed by the service at `url`, unpacked into `out`
+def parse_via_api(
+    api: MineruApi, pdf: Path, out: Path, *, tier: str, ocr_mode: str, page_range: str, filename: str
+) -> None:
+    """MinerU's saved output for `pdf`, parsed by the service, unpacked into `out`
     (markdown.md, middle_json.json, structured_content.json, images/; model_output.json is
     dropped as in process). Raises ParseServiceError (the service, retry later) or ParserError
     (the service could not parse this document)."""
-    payload = fetch_zip(url, pdf, tier=tier, ocr_mode=ocr_mode, page_range=page_range, filename=filename)
+    url = api.url
+    payload = fetch_zip(api, pdf, tier=tier, ocr_mode=ocr_mode, page_range=page_range, filename=filename)
     try:
         archive = zipfile.ZipFile(io.BytesIO(payload))
     except zipfile.BadZipFile as e:

@@ -4,7 +4,7 @@ process, the windows' outputs merged into one raw output directory.
 Why processes: MinerU holds the whole document while it parses (~7 MB a page on flash), and a
 process that has parsed many windows keeps growing (measured: +20 MB a window, 280 → 430 MB
 over 8 windows of 50 pages), so memory is only bounded by ending the process. A worker
-process parses `windows_per_worker()` windows and is then replaced, which spreads its start-up
+process (processes.WorkerPool) parses `KB_PARSE_WINDOWS_PER_WORKER` windows and is then replaced, which spreads its start-up
 cost (imports, MinerU's first call: ~2 s) over several windows while its growth stays bounded.
 
 The merged directory reads exactly as one parse: MinerU numbers pages by their index in the
@@ -16,24 +16,16 @@ first window's header with every window's pages (and page sizes) and `is_full_do
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import shutil
-import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from ..processes import WorkerDied, WorkerPool
+from .backends import ParseTask, timed_parse, warm_mineru
+from .config import ParserConfig
 from .errors import DocumentError, ParserError
-
-WINDOWS_PER_WORKER_ENV = "KB_PARSE_WINDOWS_PER_WORKER"
-
-
-def windows_per_worker() -> int:
-    """Read when a document is windowed (not at import): KB_PARSE_WINDOWS_PER_WORKER, default 4."""
-    return int(os.environ.get(WINDOWS_PER_WORKER_ENV) or 4)
-
+from .mineru_adapter import ParseSummary
 
 WINDOWS_DIR = ".windows"
 
@@ -46,63 +38,11 @@ def plan_windows(n_pages: int, size: int) -> list[tuple[int, int]]:
     return [(first, min(n_pages, first + size - 1)) for first in range(1, n_pages + 1, size)]
 
 
-def _stop_render_workers() -> None:
-    from docvortex.document.pdf.render_session import shutdown_pdf_render_sessions
-
-    shutdown_pdf_render_sessions()
-
-
-def _worker_init() -> None:
-    """Runs in each window worker. Its exit must stop MinerU's render workers itself, before
-    multiprocessing joins its children: they are daemons it would SIGTERM, but a process
-    started with SIGTERM ignored (nohup, some service managers) passes that on, and the join
-    then waits for ever. Finalizers with a priority run before that join."""
-    from multiprocessing.util import Finalize
-
-    Finalize(None, _stop_render_workers, exitpriority=10)
-
-
-def _parse_window(
-    source: str,
-    out: str,
-    mineru_home: str,
-    tier: str,
-    ocr_mode: str,
-    page_range: str,
-    image_analysis: bool,
-    keep_images: bool,
-    display_name: str,
-) -> dict:
-    """Runs in a worker process: one window parsed and written as a raw output directory.
-    Errors come back as `DocumentError`s (plain, picklable), never as MinerU's own classes."""
-    from . import mineru_adapter
-
-    mineru_adapter.configure_mineru_environment(Path(mineru_home))
-    started = time.perf_counter()
-    try:
-        result = mineru_adapter.run_mineru(
-            Path(source), tier=tier, ocr_mode=ocr_mode, page_range=page_range, image_analysis=image_analysis
-        )
-    except Exception as e:  # noqa: BLE001 — every MinerU failure becomes a DocumentError
-        error = mineru_adapter._translate(Path(source).with_name(display_name), e)
-        raise type(error)(str(error)) from None
-    seconds = time.perf_counter() - started
-    mineru_adapter._write_raw_output(result, Path(out), keep_images)
-    ran = result.middle_json.extensions.get("mineru", {})
-    return {
-        "seconds": seconds,
-        "n_pages": len(result.pages),
-        "tier": ran.get("tier"),
-        "parse_mode": ran.get("parse_mode"),
-        "mineru_version": result.middle_json.metadata.producer.version,
-    }
-
-
 def _window_error(error: BaseException, k: int, n: int, first: int, last: int) -> DocumentError:
     where = f"window {k}/{n} (pages {first}-{last})"
     if isinstance(error, DocumentError):
         return type(error)(f"{where}: {error}")
-    if isinstance(error, BrokenProcessPool):
+    if isinstance(error, WorkerDied):
         return ParserError(f"{where}: the parse process died (killed, or out of memory)")
     return ParserError(f"{where}: {type(error).__name__}: {error}")
 
@@ -113,62 +53,47 @@ def parse_windowed(
     *,
     windows: list[tuple[int, int]],
     mineru_home: Path,
-    tier: str,
+    config: ParserConfig,
     ocr_mode: str,
-    image_analysis: bool,
-    keep_images: bool,
-    display_name: str,
+    pdf: Path,
+    windows_per_worker: int,
     progress: WindowProgress | None = None,
-) -> dict:
-    """Parse `source` window by window into `out/.windows/<k>/`, then merge them into `out`.
-    Raises a `DocumentError` naming the window that failed; the caller's temp dir then goes."""
+) -> tuple[ParseSummary, list[dict]]:
+    """Parse `source` window by window into `out/.windows/<k>/`, one process parsing
+    `windows_per_worker` windows before it is replaced, then merge them into `out`. Returns the
+    summary of the whole parse and a record per window. Raises a `DocumentError` naming the
+    window that failed; the caller's temp dir then goes."""
     parts = out / WINDOWS_DIR
     parts.mkdir()
     n = len(windows)
-    results = []
-    started = time.perf_counter()
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=1, mp_context=context, initializer=_worker_init, max_tasks_per_child=windows_per_worker()
+    results: list[tuple[ParseSummary, float]] = []
+    with WorkerPool(
+        1, warm_mineru, timed_parse, (str(mineru_home),), name="kb-window-worker", max_tasks=windows_per_worker
     ) as pool:
         for k, (first, last) in enumerate(windows, 1):
             if progress is not None:
                 progress(k, n, first, last)
             part = parts / f"{k:05d}"
             part.mkdir()
-            future = pool.submit(
-                _parse_window,
-                str(source),
-                str(part),
-                str(mineru_home),
-                tier,
-                ocr_mode,
-                f"{first}-{last}",
-                image_analysis,
-                keep_images,
-                display_name,
-            )
+            task = ParseTask(source, part, config.model_copy(update={"page_range": f"{first}-{last}"}), ocr_mode, pdf)
             try:
-                results.append(future.result())
-            except BaseException as e:  # noqa: BLE001 — named after its window, then raised
+                results.append(pool.call(task))
+            except Exception as e:  # noqa: BLE001 — named after its window, then raised
                 raise _window_error(e, k, n, first, last) from e
-    # Wall time of the windows, process start-ups included (the windows' own MinerU time is
-    # per window below).
-    seconds = time.perf_counter() - started
     merge_windows([parts / f"{k:05d}" for k in range(1, n + 1)], out)
     shutil.rmtree(parts)
-    first_result = results[0]
-    return {
-        "seconds": seconds,
-        "n_pages": sum(r["n_pages"] for r in results),
-        "tier": first_result["tier"],
-        "parse_mode": first_result["parse_mode"],
-        "mineru_version": first_result["mineru_version"],
-        "windows": [
-            {"pages": f"{first}-{last}", "parse_seconds": round(r["seconds"], 3)}
-            for (first, last), r in zip(windows, results)
-        ],
-    }
+    first_summary = results[0][0]
+    summary = ParseSummary(
+        first_summary.mineru_version,
+        first_summary.tier,
+        first_summary.parse_mode,
+        sum(window_summary.n_pages for window_summary, _ in results),
+    )
+    records = [
+        {"pages": f"{first}-{last}", "parse_seconds": round(seconds, 3)}
+        for (first, last), (_, seconds) in zip(windows, results)
+    ]
+    return summary, records
 
 
 def _read(path: Path):

@@ -17,17 +17,15 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..defs.names import INGEST_JOB
+from ..defs.dead_runs import check_worker
+from ..defs.history import PARSED, crash_reason, failure_reason, is_current, latest_materialization, metadata_values
+from ..defs.names import CONTENT_TAG, INGEST_JOB
 from ..defs.resources import KnowledgeBase
-from ..defs.sensors import CONTENT_TAG
 from ..pipeline import content_hash_of
 from ..settings import Settings
 from ..sources import list_pdfs
-from .history import PARSED, is_current, latest_materialization, metadata_values, step_failure_reason
-from .run_workers import WORKER_DIED, check_worker, event_message
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
-_FAILURE_REASON = "dagster/failure_reason"
 
 STATES = ("ingested", "failed", "retrying", "waiting", "pending", "skipped")
 
@@ -38,39 +36,6 @@ class FileStatus:
     doc_id: str
     state: str
     detail: str
-
-
-def _failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
-    for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
-        reason = step_failure_reason(record.dagster_event)
-        if reason:
-            return reason.splitlines()[0]
-    return f"run {run.run_id[:8]} {run.status.value.lower()}"
-
-
-def _crash_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
-    """Why a run ended without any step failing — its worker died — or None if a step failed."""
-    if run.tags.get(_FAILURE_REASON) in (
-        "STEP_FAILURE",
-        "RUN_EXCEPTION",
-        "JOB_INITIALIZATION_FAILURE",
-    ) or instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
-        return None
-    messages = [
-        event_message(e)
-        for e in instance.all_logs(
-            run.run_id, of_type={dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.ENGINE_EVENT}
-        )
-    ]
-    for message in reversed(messages):
-        if WORKER_DIED in message:
-            return message[message.index(WORKER_DIED) :].splitlines()[0]
-    for message in reversed(messages):  # Dagster's code server saw its child die
-        if "terminated by signal" in message or "unexpectedly" in message:
-            return f"{WORKER_DIED}: {message.splitlines()[0]}"
-    if run.status == dg.DagsterRunStatus.CANCELED:
-        return None
-    return f"{WORKER_DIED} (run {run.run_id[:8]} {run.status.value.lower()} without a step failing)"
 
 
 def _retries_left(run: dg.DagsterRun) -> bool:
@@ -117,9 +82,9 @@ def folder_status(
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
-            crash = _crash_reason(instance, run)
+            crash = crash_reason(instance, run)
             if crash is None:
-                statuses.append(FileStatus(name, doc_id, "failed", _failure_reason(instance, run)))
+                statuses.append(FileStatus(name, doc_id, "failed", failure_reason(instance, run)))
             elif run.tags.get(_WILL_RETRY) == "true":
                 statuses.append(FileStatus(name, doc_id, "retrying", f"{crash}; the daemon retries it"))
             else:

@@ -13,40 +13,47 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .parsing import ocr
+from . import ocr
 
 Tier = Literal["flash", "basic", "standard", "advanced"]
 ParseMode = Literal["auto", "txt", "ocr"]
 
 
 class ParserConfig(BaseModel):
+    """Defined once: the environment names (`KB_<FIELD>`, settings.py), the command-line options
+    (`--<field>`, cli/options.py) and the `kb` resource's config (defs/resources.py) are derived
+    from these fields and their descriptions."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     # `flash` reads the PDF's text layer with no model weights: the default that runs anywhere.
-    tier: Tier = "flash"
+    tier: Tier = Field(default="flash", description="MinerU tier; flash needs no model weights")
     # `auto`: text-layer PDFs are read as text; a PDF that needs OCR needs local OCR weights.
-    parse_mode: ParseMode = "auto"
+    parse_mode: ParseMode = Field(default="auto", description="MinerU parse mode")
     # MinerU's own syntax, 1-based inclusive ("1-5,8"); "" means every page.
-    page_range: str = ""
+    page_range: str = Field(default="", description='MinerU page range, e.g. "1-5,8"; empty: every page')
     # Only the `advanced` tier describes images; ignored (and not fingerprinted) below it.
-    image_analysis: bool = False
-    # Keep the crops MinerU writes to images/ (formula, table and figure images).
-    keep_images: bool = True
+    image_analysis: bool = Field(default=False, description="describe images (advanced tier only)")
+    keep_images: bool = Field(default=True, description="keep the formula, table and figure crops MinerU writes")
     # A document longer than this many pages is parsed in page windows (MinerU's `page_range`),
     # each in a fresh process, so memory stays bounded whatever the length; 0 never windows.
     # An output setting: MinerU's flash tier takes some statistics over the pages it is given
     # (body font, line grouping), so a windowed parse of a long document can differ slightly
     # from an unwindowed one (docs/decisions.md, "Page windows").
-    parse_window: int = Field(default=50, ge=0)
+    parse_window: int = Field(
+        default=50, ge=0, description="parse documents longer than this in page windows; 0: never"
+    )
     # A guard, not an output setting: a longer document fails with a clear error instead of
     # taking more memory than a worker has. With windows the parse's memory no longer grows
     # with length; the normaliser's does (~0.4 MiB a page, it holds the whole document to
     # stitch across pages), and 3,000 pages keep the whole core path near 1.3 GiB
     # (docs/decisions.md, "Page windows").
-    max_pages: int = Field(default=3_000, ge=1)
-    # Tesseract languages for pages without a text layer when MinerU's OCR weights are absent
-    # (`KB_OCR_LANGS`, e.g. "eng+deu+fra"; each needs Debian's tesseract-ocr-<lang>).
-    ocr_langs: str = ocr.DEFAULT_LANGS
+    max_pages: int = Field(default=3_000, ge=1, description="a longer document fails with a clear error")
+    # Each language needs Debian's tesseract-ocr-<lang>.
+    ocr_langs: str = Field(
+        default=ocr.DEFAULT_LANGS,
+        description="Tesseract languages for scanned pages when MinerU's OCR weights are absent, e.g. eng+deu+fra",
+    )
 
     @field_validator("ocr_langs")
     @classmethod

@@ -1,42 +1,32 @@
-"""`LocalRunLauncher`: Dagster's default run launcher, plus warm run workers and a check whether
-a run's worker is still alive.
+"""`LocalRunLauncher` (dagster.yaml's `run_launcher`): Dagster's default run launcher, plus
+warm run workers and a check whether a run's worker is still alive.
 
-- Runs of this project's code execute in the launcher's warm run workers (`warm_runs.py`,
-  `KB_RUN_WORKERS`, default one per core): long-lived processes with Dagster, the definitions and
-  MinerU loaded, instead of a fresh process per run. Other runs, and every run with
-  `KB_RUN_WORKERS=0`, go the default way: the code server spawns a worker process per run.
-- The default launcher cannot say whether a run's worker lives (`supports_check_run_worker_health`
-  is False), so the run-monitoring daemon (dagster.yaml, `run_monitoring`) would check a STARTED
-  run whose worker was killed for ever and do nothing. This launcher tags each run with the
-  machine it runs on and answers the daemon's health check from the pid recorded for the run
-  (`run_workers.check_worker`); the daemon then marks a dead run failed, frees its pool slots
-  (`free_slots_after_run_end_seconds`) and run retries re-launch it — all Dagster's own code.
-
-Configured in dagster.yaml and dagster.postgres.yaml:
-
-    run_launcher:
-      module: kb_pipeline.instance.launcher
-      class: LocalRunLauncher
+- Runs of this project's code execute in warm run workers (`warm_runs.py`, `KB_RUN_WORKERS`);
+  other runs, and every run with `KB_RUN_WORKERS=0`, get a fresh process from the code server.
+- The default launcher cannot say whether a run's worker lives, so run monitoring would watch a
+  killed run for ever. This one tags each run with its host and answers from the pid recorded
+  for the run (`dead_runs.check_worker`); the daemon then fails a dead run, frees its slots and
+  run retries re-launch it — all Dagster's own code.
 """
 
 from __future__ import annotations
 
 import threading
 
-# Not public: a run launcher is a Dagster extension point whose base classes live only under
-# dagster._core (pinned by test_dagster_internals.py).
+import dagster as dg
+
+# Not public: the launch context and the health answer of a run launcher, a Dagster extension
+# point whose other types live only under dagster._core (pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
 from dagster._core.launcher.base import LaunchRunContext
-from dagster._core.launcher.default_run_launcher import DefaultRunLauncher
-from dagster._core.storage.dagster_run import DagsterRun
 
+from ..defs.dead_runs import check_worker, worker_tags
 from ..paths import DataLayout
 from ..settings import Settings
-from .run_workers import check_worker, worker_tags
 from .warm_runs import WARM_TAG, WarmRunPool, serves
 
 
-class LocalRunLauncher(DefaultRunLauncher):
+class LocalRunLauncher(dg.DefaultRunLauncher):
     def __init__(self, inst_data=None) -> None:
         super().__init__(inst_data)
         # Read once, when the instance builds its launcher (the daemon, the webserver).
@@ -84,7 +74,7 @@ class LocalRunLauncher(DefaultRunLauncher):
     def supports_check_run_worker_health(self) -> bool:
         return True
 
-    def check_run_worker_health(self, run: DagsterRun) -> CheckRunHealthResult:
+    def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
         verdict = check_worker(self._instance, run, never_started_seconds=self._never_started_seconds)
         if verdict.dead:
             return CheckRunHealthResult(WorkerStatus.FAILED, verdict.reason)

@@ -2,10 +2,10 @@
 
 Dagster records the pid of a run's worker when it starts: the code server's "Started process
 for run (pid: N)" engine event for runs it spawned a process for, the RUN_START event's pid for
-runs executed in process (`kb-pipeline ingest`); the warm run workers (`warm_runs.py`) record the
+runs executed in process (`kb-pipeline ingest`); the warm run workers (`runs/warm_runs.py`) record the
 launching process while a run waits for one, then the worker that took it. It does not record
 the machine, so whoever starts a run tags it with its host and boot id (`worker_tags`; the run
-launcher in `launcher.py` and `kb-pipeline ingest`). A run's worker is dead when, on that same host:
+launcher in `runs/launcher.py` and `kb-pipeline ingest`). A run's worker is dead when, on that same host:
 
 - the machine booted since (other boot id): every process of the old boot is gone;
 - no process has that pid, or it is a zombie;
@@ -46,7 +46,7 @@ _PID_RECORD_SLACK_SECONDS = 2.0
 UNFINISHED = (dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.CANCELING)
 WORKER_DIED = "run worker died"
 # The engine events that record a run's process: Dagster's own run worker, and the warm run
-# workers (`warm_runs.py`) — the launching process while the run waits, then the worker.
+# workers (`runs/warm_runs.py`) — the launching process while the run waits, then the worker.
 RUN_WAITING = "Waiting for a warm run worker in process (pid: "
 RUN_TAKEN = "Taken by warm run worker (pid: "
 _PID_MESSAGES = ("Started process for run (pid: ", RUN_WAITING, RUN_TAKEN)

@@ -1,4 +1,4 @@
-"""The batch producer of the parsing contract: `python -m kb_pipeline.run --input DIR [--out DIR]`.
+"""The batch producer of the parsing contract (`kb-pipeline run --input DIR [--out DIR]`, cli/run.py).
 
 Writes `<out>/<run_id>/` as the contract's "Transport reality" describes: `manifest.json`
 (config, timings per document, warnings), `failures.jsonl` (one line per failed document),
@@ -9,59 +9,25 @@ A failed document never stops the others.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 import traceback
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .config import ParserConfig
 from .contracts import ParseFailure
 from .files import write_text_atomically
+from .parsing.backends import ParseBackend, backend_for
+from .parsing.config import ParserConfig
 from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
-from .parsing.mineru_api import api_url
-from .parsing.workers import default_workers, use_pool
 from .paths import DataLayout
-from .pipeline import ARTIFACT_NAME, DocumentRun, chunk_kinds, process_document, read_artifact, write_artifact
+from .pipeline import ARTIFACT_NAME, DocumentRun, Parsing, chunk_kinds, process_document, read_artifact, write_artifact
 from .settings import Settings
 from .sources import SourceFile, list_pdfs
 from .versions import NORMALISER_VERSION
-
-
-def add_parser_options(parser: argparse.ArgumentParser) -> None:
-    """Parser options; each one left out keeps the setting's value (`Settings`: KB_TIER, …)."""
-    parser.add_argument(
-        "--tier",
-        choices=["flash", "basic", "standard", "advanced"],
-        help="MinerU tier (default: KB_TIER or flash, which needs no model weights)",
-    )
-    parser.add_argument("--parse-mode", choices=["auto", "txt", "ocr"], help="default: KB_PARSE_MODE or auto")
-    parser.add_argument("--page-range", help='MinerU page range, e.g. "1-5,8" (default: KB_PAGE_RANGE or all)')
-    parser.add_argument("--max-pages", type=int, help="default: KB_MAX_PAGES or 3000")
-    parser.add_argument(
-        "--ocr-langs", help="Tesseract languages for scanned pages, e.g. eng+deu+fra (default: KB_OCR_LANGS or eng)"
-    )
-    parser.add_argument(
-        "--parse-window",
-        type=int,
-        help="parse documents longer than this in page windows (default: KB_PARSE_WINDOW or 50; 0: never)",
-    )
-
-
-def config_from_args(args: argparse.Namespace, base: ParserConfig) -> ParserConfig:
-    """`base` (the settings' parser config) with the options given on the command line."""
-    given = {
-        name: getattr(args, name)
-        for name in ("tier", "parse_mode", "page_range", "max_pages", "ocr_langs", "parse_window")
-        if getattr(args, name) is not None
-    }
-    return ParserConfig.model_validate({**base.model_dump(), **given})
 
 
 def _new_run_dir(out: Path) -> tuple[str, Path]:
@@ -75,10 +41,19 @@ def _new_run_dir(out: Path) -> tuple[str, Path]:
 
 
 def run_batch(
-    input_dir: Path, out: Path, config: ParserConfig, layout: DataLayout, progress=None, workers: int | None = None
+    input_dir: Path,
+    out: Path,
+    config: ParserConfig,
+    layout: DataLayout,
+    progress=None,
+    workers: int | None = None,
+    settings: Settings | None = None,
+    backend: ParseBackend | None = None,
 ) -> dict:
     """Parse every PDF in `input_dir`; returns the manifest it wrote. Progress lines go to
-    `progress` (default: stderr, looked up at call time)."""
+    `progress` (default: stderr, looked up at call time). `workers` documents at once (default:
+    the settings' `parse_workers`), parsed by `backend` (default: the settings' backend, closed
+    at the end)."""
     progress = progress or sys.stderr
     sources, skipped = list_pdfs(input_dir)
     run_id, run_dir = _new_run_dir(out)
@@ -107,8 +82,7 @@ def run_batch(
             label = f"[{n}/{len(sources)}] {source.path.name}"
             result = process_document(
                 source.path,
-                config,
-                layout,
+                parsing,
                 doc_id=source.doc_id,
                 previous=read_artifact(latest),
                 progress=lambda k, total, first, last: print(
@@ -188,20 +162,26 @@ def run_batch(
                 print(f"{label} CHECK FAILED {name}: {check.problems[0]}", file=progress, flush=True)
 
     # With more than one worker (KB_PARSE_WORKERS, default one per core), warm MinerU processes
-    # parse while this process's threads hash, normalise and check; documents are handed out in
-    # order, each to the next free worker, and recorded in order. A cache hit never starts MinerU.
-    n_workers = min(workers if workers is not None else default_workers(), len(sources))
+    # parse while this process's threads hash, normalise and check (MinerU's API service, when
+    # configured, is sent as many at once); documents are handed out in order, each to the next
+    # free worker, and recorded in order. A cache hit never starts MinerU.
+    settings = settings or Settings.from_env()
+    n_workers = min(workers if workers is not None else settings.parse_workers, len(sources))
+    owned = backend is None
+    backend = backend or backend_for(settings.mineru_api, layout.mineru_home, n_workers)
+    parsing = Parsing(config, layout, backend, settings.windows_per_worker)
     items = list(enumerate(sources, 1))
-    with ExitStack() as stack:
-        results: Iterator[tuple[DocumentRun | None, Exception | None, str, float]]
+    try:
         if n_workers > 1:
-            if api_url() is None:  # else MinerU's API service parses: send it as many at once
-                stack.enter_context(use_pool(n_workers, layout.mineru_home))
-            results = stack.enter_context(ThreadPoolExecutor(n_workers)).map(process, items)
-        else:
-            results = map(process, items)
-        for (n, source), outcome in zip(items, results):
-            record(n, source, *outcome)
+            with ThreadPoolExecutor(n_workers) as threads:
+                for (n, source), outcome in zip(items, threads.map(process, items)):
+                    record(n, source, *outcome)
+        else:  # MinerU in this process, on the main thread
+            for n, source in items:
+                record(n, source, *process((n, source)))
+    finally:
+        if owned:
+            backend.close()
     manifest["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     manifest["seconds"] = round(time.perf_counter() - started, 3)
     manifest["totals"] = {
@@ -237,22 +217,3 @@ def format_summary(manifest: dict) -> str:
         f"in {manifest['seconds']:.1f} s → {manifest['run_dir']}"
     )
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kb_pipeline.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--input", type=Path, required=True, help="folder of PDFs")
-    parser.add_argument("--out", type=Path, default=None, help="run records (default: data/knowledge_runs)")
-    add_parser_options(parser)
-    args = parser.parse_args(argv)
-    if not args.input.is_dir():
-        parser.error(f"--input {args.input} is not a folder")
-    settings = Settings.from_env()
-    layout = DataLayout(settings.data_dir)
-    manifest = run_batch(args.input, args.out or layout.runs, config_from_args(args, settings.parser), layout)
-    print(format_summary(manifest))
-    return 1 if manifest["totals"]["failed"] else 0
-
-
-if __name__ == "__main__":  # required: MinerU starts "spawn" worker processes
-    sys.exit(main())

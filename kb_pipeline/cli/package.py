@@ -21,12 +21,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..packaging.content_list import ContentListError
+from ..packaging.discovery import NoContentListError
+from ..packaging.metrics import format_metrics
+from ..packaging.packager import default_doc_name, doc_id_for, package_document
+from ..packaging.structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output
 from ..parsing.raw_output import RawOutputMismatchError
-from .content_list import ContentListError
-from .discovery import NoContentListError
-from .metrics import format_metrics
-from .packager import default_doc_name, doc_id_for, package_document
-from .structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -61,7 +61,7 @@ def _our_structure(raw_dir: Path) -> tuple[str, DocumentStructure]:
     """Normalise one of our cache entries through the pipeline's own path; its doc id and the
     artifact's structure."""
     from ..parsing.cache import read_marker
-    from ..parsing.mineru_adapter import RawOutputRef
+    from ..parsing.cached_parse import RawOutputRef
     from ..pipeline import normalise_raw
     from ..sources import doc_id_for as source_doc_id
 

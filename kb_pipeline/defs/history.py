@@ -3,10 +3,11 @@ artifact is current for given content under the present config and code."""
 
 import dagster as dg
 
-from ..defs.names import KB_PACKAGE, PARSED_DOCUMENT, QUALITY_WARNINGS, SOURCE_PDF
-from ..defs.resources import KnowledgeBase
 from ..parsing.mineru_adapter import mineru_version
 from ..pipeline import ARTIFACT_NAME, artifact_key
+from .dead_runs import WORKER_DIED, event_message
+from .names import KB_PACKAGE, PARSED_DOCUMENT, QUALITY_WARNINGS, SOURCE_PDF
+from .resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
@@ -59,3 +60,40 @@ def step_failure_reason(event: dg.DagsterEvent | None) -> str | None:
     if data.user_failure_data and data.user_failure_data.description:
         return data.user_failure_data.description
     return data.error.message.strip() if data.error else None
+
+
+_FAILURE_REASON = "dagster/failure_reason"
+
+
+def failure_reason(instance: dg.DagsterInstance, run: dg.DagsterRun, whole: bool = False) -> str:
+    """Why a run failed: its first failed step's reason (its first line unless `whole`)."""
+    for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        reason = step_failure_reason(record.dagster_event)
+        if reason:
+            return reason if whole else reason.splitlines()[0]
+    return f"run {run.run_id[:8]} {run.status.value.lower()}"
+
+
+def crash_reason(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
+    """Why a run ended without any step failing — its worker died — or None if a step failed."""
+    if run.tags.get(_FAILURE_REASON) in (
+        "STEP_FAILURE",
+        "RUN_EXCEPTION",
+        "JOB_INITIALIZATION_FAILURE",
+    ) or instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        return None
+    messages = [
+        event_message(e)
+        for e in instance.all_logs(
+            run.run_id, of_type={dg.DagsterEventType.RUN_FAILURE, dg.DagsterEventType.ENGINE_EVENT}
+        )
+    ]
+    for message in reversed(messages):
+        if WORKER_DIED in message:
+            return message[message.index(WORKER_DIED) :].splitlines()[0]
+    for message in reversed(messages):  # Dagster's code server saw its child die
+        if "terminated by signal" in message or "unexpectedly" in message:
+            return f"{WORKER_DIED}: {message.splitlines()[0]}"
+    if run.status == dg.DagsterRunStatus.CANCELED:
+        return None
+    return f"{WORKER_DIED} (run {run.run_id[:8]} {run.status.value.lower()} without a step failing)"

@@ -20,9 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from .settings import Settings
+from ..settings import Settings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def set_dagster_environment(settings: Settings) -> None:
@@ -35,8 +35,8 @@ def set_dagster_environment(settings: Settings) -> None:
 
 def _knowledge_base(args: argparse.Namespace, settings: Settings):
     """The resource for these settings and arguments (the arguments win)."""
-    from .defs.resources import KnowledgeBase
-    from .run import config_from_args
+    from ..defs.resources import KnowledgeBase
+    from .options import config_from_args
 
     config = config_from_args(args, settings.parser)
     folder = args.input or settings.drop_folder
@@ -49,7 +49,7 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     import dagster as dg
 
-    from .instance.status import folder_status, format_status
+    from .status import folder_status, format_status
 
     with dg.DagsterInstance.get() as instance:
         statuses = folder_status(kb, instance, settings=settings)
@@ -62,12 +62,11 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     import dagster as dg
 
-    from .instance.ingest import format_outcomes, ingest_folder
-    from .parsing.workers import default_workers
+    from .ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
-        outcomes = ingest_folder(kb, instance, settings=settings, workers=default_workers())
+        outcomes = ingest_folder(kb, instance, settings=settings, workers=settings.parse_workers)
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
     return 1 if any(o.status == "failed" for o in outcomes) else 0
@@ -75,7 +74,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 def _ui(args: argparse.Namespace, settings: Settings) -> int:
     """`dagster dev` on this repository's workspace; the daemon's runs execute in its run
-    launcher's warm run workers (instance/warm_runs.py)."""
+    launcher's warm run workers (runs/warm_runs.py)."""
     import signal
     import subprocess
 
@@ -99,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_main(argv[1:])
     if argv[:1] == ["package"]:
-        from .packaging.cli import main as package_main
+        from .package import main as package_main
 
         return package_main(argv[1:])
-    from .run import add_parser_options
+    from .options import add_parser_options
 
     parser = argparse.ArgumentParser(
         prog="kb-pipeline",

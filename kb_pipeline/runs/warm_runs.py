@@ -1,34 +1,12 @@
-"""Warm run workers: the runs the daemon launches (drop-folder sensor, automation, backfills, the
-UI) execute in long-lived processes that have Dagster, kb-pipeline's definitions and MinerU
-imported already, instead of a fresh process per run.
-
-Dagster's default launcher asks the code server to spawn a new Python process for every run; on
-a 2-core machine that process spends about 2.5 s of CPU importing Dagster, loading the code and
-warming MinerU before it parses anything, which for a short document costs more than the parse.
-Here the launching process (the daemon) keeps `n` worker processes (`KB_RUN_WORKERS`, default
-`KB_PARSE_WORKERS`, one per core) and hands each run to an idle one; a run that finds none waits,
-in order, in the launcher (STARTING, hence the long `start_timeout_seconds` in dagster.yaml). A worker executes the run exactly as Dagster's own run worker does
-(`core_execute_run`: same events, same failure handling), one run at a time, so one partition per
-run, the pools, lineage and checks are unchanged.
-
-How the rest of the stack sees these runs:
-
-- Health: a waiting run records the launching process's pid, a taken run the worker's pid, in
-  engine events `run_workers.worker_record` reads; run monitoring and the dead-run sensor end a
-  run whose process is gone. A worker that dies mid-run is replaced and its run ended at once
-  (`end_dead_run`), which frees its slots and lets run retries re-launch it.
-- Termination: the launcher marks the run CANCELING (from any process, the UI's included); the
-  worker polls its run's status every 2 s and, when it is canceling or was ended from outside
-  (forced termination, run monitoring's timeouts), interrupts the run as Dagster's run worker
-  does on a termination request. A canceling run ends CANCELED (also when the cancel came before
-  its execution began), and the worker lives on.
-- Code changes: a worker serves only the kb-pipeline source it imported. When a file of the
-  package changes on disk (an edit under `dagster dev`), idle workers are retired and replaced
-  before they take another run.
-- Stopping: when the launching process exits or disposes its instance, the runs still waiting
-  are ended (run retries re-launch them) and the workers exit after the run they hold; the
-  launching process waits for them. Ctrl-C reaches the workers too and interrupts their runs,
-  as it does Dagster's own run workers.
+"""Warm run workers: runs execute in long-lived processes (processes.Worker) that have Dagster,
+kb-pipeline's definitions and MinerU imported already, instead of a fresh process per run (about
+2.5 s of CPU on a 2-core machine, more than a short document's parse). The run launcher uses them
+for the daemon's runs, `kb-pipeline ingest` for its own; a run that finds no idle worker waits,
+in order, STARTING. A worker executes a run as Dagster's own run worker does (`core_execute_run`),
+one at a time, so partitions, pools, lineage and checks are unchanged. How health (recorded pids,
+`dead_runs`), termination (a polled CANCELING status, then an interrupt), code changes (idle
+workers with old source are retired) and stopping are handled: docs/decisions.md, "Parallel
+parsing on one machine".
 """
 
 from __future__ import annotations
@@ -36,7 +14,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import logging
-import multiprocessing
 import os
 import socket
 import sys
@@ -44,27 +21,26 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
+from multiprocessing.connection import wait
 from pathlib import Path
 
 import dagster as dg
 
 # Not public: what Dagster's own run worker (`dagster api execute_run`) calls to execute a run,
 # and how it interrupts one being terminated (pinned by test_dagster_internals.py).
-from dagster._core.events import EngineEventData
 from dagster._grpc.impl import core_execute_run
 from dagster._utils import send_interrupt
 from dagster._utils.hosted_user_process import recon_job_from_origin
 from dagster._utils.interrupts import capture_interrupts
 
-from .run_workers import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
+from ..defs.dead_runs import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
+from ..parsing.backends import warm_mineru
+from ..processes import STOP_SECONDS, Worker
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
 _CANCEL_POLL_SECONDS = 2.0
 _STOP = (dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.FAILURE)
-_STOP_SECONDS = 10.0
 _log = logging.getLogger(__name__)
 
 
@@ -138,7 +114,7 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
     origin = run.job_code_origin
     assert origin is not None, "the launcher sends only runs with a code origin (serves)"
     pid = os.getpid()
-    instance.report_engine_event(f"{RUN_TAKEN}{pid}).", run, EngineEventData.in_process(pid))
+    instance.report_engine_event(f"{RUN_TAKEN}{pid}).", run)
     watch.watch(run_id)
     try:
         # Interrupts wait for the points Dagster can stop at, as in its own run worker.
@@ -157,63 +133,27 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
         instance.report_run_canceled(after, "Run canceled before its execution began.")
 
 
-def _give_back_memory() -> None:
-    """Between runs, return what the last run freed to the system: glibc keeps freed heap for
-    reuse, so an idle worker would otherwise stay as large as its largest document made it."""
-    import ctypes
-    import gc
-
-    gc.collect()
+def _setup(instance_ref, mineru_home: str) -> tuple[dg.DagsterInstance, _CancelWatch]:
+    """A worker's setup: the code location and MinerU imported once, the instance opened."""
     try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:  # not glibc
-        pass
-
-
-def _worker_main(conn: Connection, instance_ref, mineru_home: str) -> None:
-    """A worker's life: import the code location and MinerU once, then execute the runs it is sent."""
-    from ..parsing.mineru_adapter import configure_mineru_environment
-
-    try:
-        configure_mineru_environment(Path(mineru_home))
-        import mineru.parser  # noqa: F401 — paid once per worker, not once per run
-
-        import kb_pipeline.definitions  # noqa: F401
+        warm_mineru(mineru_home)
+        import kb_pipeline.definitions  # noqa: F401 — paid once per worker, not once per run
     except Exception:  # noqa: BLE001
         # Only a warm-up: a run meets the same error where Dagster reports it against the run
         # ("Could not load job definition", or its parse step's failure).
         pass
-
-    instance = dg.DagsterInstance.from_ref(instance_ref)
     watch = _CancelWatch(instance_ref)
     watch.start()
-    conn.send(("ready", os.getpid()))
-    while True:
-        try:
-            run_id = conn.recv()
-        except (EOFError, OSError):
-            return
-        except KeyboardInterrupt:
-            continue  # a cancel that came as its run ended
-        if run_id is None:
-            return
-        try:
-            _execute(instance, run_id, watch)
-            _give_back_memory()
-            conn.send(("done", run_id))
-        except KeyboardInterrupt:
-            conn.send(("done", run_id))
-        except (EOFError, OSError):
-            return
+    return dg.DagsterInstance.from_ref(instance_ref), watch
 
 
-@dataclass
-class _Worker:
-    process: BaseProcess
-    conn: Connection
-    stamp: str
-    ready: bool = False
-    run_id: str | None = None
+def _run(state: tuple[dg.DagsterInstance, _CancelWatch], run_id: str) -> str:
+    instance, watch = state
+    try:
+        _execute(instance, run_id, watch)
+    except KeyboardInterrupt:  # a cancel that came as its run ended
+        pass
+    return run_id
 
 
 @dataclass
@@ -226,13 +166,13 @@ class WarmRunPool:
     instance: dg.DagsterInstance
     mineru_home: Path
     _waiting: deque[str] = field(default_factory=deque)
-    _workers: list[_Worker] = field(default_factory=list)
+    # Each worker with the code stamp of the source it imported.
+    _workers: list[tuple[Worker, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _thread: threading.Thread | None = None
     _closed: bool = False
 
     def __post_init__(self) -> None:
-        self._ctx = multiprocessing.get_context("spawn")  # MinerU's render workers need spawn
         self._wake_read, self._wake_write = socket.socketpair()
         # Before multiprocessing's own exit handler joins the workers: they exit once told to.
         atexit.register(self.close)
@@ -244,9 +184,7 @@ class WarmRunPool:
             ahead = len(self._waiting)
         # Recorded before the run is queued, so the worker's record that follows is the latest.
         pid = os.getpid()
-        self.instance.report_engine_event(
-            f"{RUN_WAITING}{pid}); {ahead} run(s) ahead of it.", run, EngineEventData.in_process(pid)
-        )
+        self.instance.report_engine_event(f"{RUN_WAITING}{pid}); {ahead} run(s) ahead of it.", run)
         with self._lock:
             if self._closed:
                 raise RuntimeError("the warm run pool is closed")
@@ -262,42 +200,25 @@ class WarmRunPool:
         except OSError:
             pass
 
-    def _start(self, stamp: str) -> _Worker:
-        parent, child = self._ctx.Pipe()
-        # Not a daemon process: MinerU's own render workers are children of the worker.
-        process = self._ctx.Process(
-            target=_worker_main, args=(child, self.instance.get_ref(), str(self.mineru_home)), name="kb-run-worker"
-        )
-        process.start()
-        child.close()
-        return _Worker(process, parent, stamp)
-
-    def _retire(self, worker: _Worker) -> None:
-        try:
-            worker.conn.send(None)
-        except OSError:
-            pass
-        worker.conn.close()
-        self._workers.remove(worker)
-
     def _assign(self) -> None:
         """Give waiting runs to idle workers (retiring those with old code), starting workers up
         to `n`. The source tree is stat'ed only when a run waits and a worker is idle or missing."""
-        idle = [w for w in self._workers if w.ready and w.run_id is None]
+        idle = [(w, stamp) for w, stamp in self._workers if w.ready and w.holding is None]
         if not self._waiting or not (idle or len(self._workers) < self.n):
             return
         stamp = code_stamp()
-        for worker in [w for w in idle if w.stamp != stamp]:
-            self._retire(worker)
-            idle.remove(worker)
-        for worker in idle:
+        for old in [entry for entry in idle if entry[1] != stamp]:
+            old[0].stop()
+            self._workers.remove(old)
+            idle.remove(old)
+        for worker, _stamp in idle:
             with self._lock:
                 if not self._waiting:
                     return
                 run_id = self._waiting.popleft()
             try:
-                worker.conn.send(run_id)
-                worker.run_id = run_id
+                worker.send(run_id)
+                worker.holding = run_id
             except OSError:  # it died meanwhile: the dispatcher's next look replaces it
                 with self._lock:
                     self._waiting.appendleft(run_id)
@@ -305,13 +226,16 @@ class WarmRunPool:
         # Runs still wait: all missing workers at once, as a launcher asked for one run usually
         # gets more within seconds.
         while len(self._workers) < self.n:
-            self._workers.append(self._start(stamp))
+            self._workers.append((self._start_worker(), stamp))
 
-    def _died(self, worker: _Worker) -> None:
-        worker.process.join(timeout=_STOP_SECONDS)  # reaped: no zombie keeps its pid "alive"
-        self._workers.remove(worker)
-        worker.conn.close()
-        run_id = worker.run_id
+    def _start_worker(self) -> Worker:
+        return Worker.start(_setup, _run, self.instance.get_ref(), str(self.mineru_home), name="kb-run-worker")
+
+    def _died(self, entry: tuple[Worker, str]) -> None:
+        worker = entry[0]
+        worker.reap()
+        self._workers.remove(entry)
+        run_id = worker.holding
         if not worker.ready:
             # It could not even start (broken environment or code): the next waiting run fails
             # with the reason, rather than every run waiting for a worker that never comes.
@@ -323,7 +247,7 @@ class WarmRunPool:
             )
         else:
             reason = (
-                f"{WORKER_DIED}: warm run worker {worker.process.pid} on {socket.gethostname()} ended "
+                f"{WORKER_DIED}: warm run worker {worker.pid} on {socket.gethostname()} ended "
                 f"(exit code {worker.process.exitcode}; killed, out of memory?)"
             )
         if run_id is None:
@@ -339,24 +263,22 @@ class WarmRunPool:
                     return
             try:
                 self._assign()
+                workers = [w for w, _stamp in self._workers]
                 ready = wait(
-                    [self._wake_read] + [w.conn for w in self._workers] + [w.process.sentinel for w in self._workers],
-                    timeout=5.0,
+                    [self._wake_read] + [w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=5.0
                 )
                 if self._wake_read in ready:
                     self._wake_read.recv(4096)
-                for worker in list(self._workers):
+                for entry in list(self._workers):
+                    worker = entry[0]
                     if worker.conn in ready:
-                        try:
-                            message = worker.conn.recv()
-                        except (EOFError, OSError):
-                            self._died(worker)
-                            continue
-                        worker.ready = True
-                        if message[0] == "done" and message[1] == worker.run_id:
-                            worker.run_id = None
+                        message = worker.receive()
+                        if message is None:
+                            self._died(entry)
+                        elif message[0] != "ready":  # its run's answer: one run at a time
+                            worker.holding = None
                     elif worker.process.sentinel in ready:
-                        self._died(worker)
+                        self._died(entry)
             except Exception:  # noqa: BLE001 — the dispatcher must outlive one bad turn
                 _log.exception("warm run dispatcher")
                 time.sleep(1.0)
@@ -378,13 +300,9 @@ class WarmRunPool:
                     self.instance, run, f"{WORKER_DIED}: its launcher stopped before a warm run worker took it"
                 )
         if self._thread is not None:
-            self._thread.join(timeout=_STOP_SECONDS)
-        for worker in list(self._workers):
-            try:
-                worker.conn.send(None)
-            except OSError:
-                pass
-            worker.conn.close()
+            self._thread.join(timeout=STOP_SECONDS)
+        for worker, _stamp in self._workers:
+            worker.stop()
         self._workers.clear()
         self._wake_read.close()
         self._wake_write.close()

@@ -1,0 +1,268 @@
+"""`kb-pipeline ingest`: a folder through the asset graph against the Dagster instance, without a daemon.
+
+The same partitions, assets, checks and run history as the UI and the sensor — one run per
+document, with a progress line per document; a document whose artifact is already current is not
+run. With `workers` > 1 (`KB_PARSE_WORKERS`) the runs go to warm run workers (runs/warm_runs.py)
+started by this command, largest file first; a run whose worker died is ended as any dead run is
+and run once more, as run retries do for the daemon (docs/decisions.md, "Parallel parsing").
+"""
+
+import sys
+import time
+from dataclasses import dataclass
+
+import dagster as dg
+
+from ..defs.dead_runs import WORKER_DIED, end_dead_runs, worker_tags
+from ..defs.history import (
+    PARSED,
+    crash_reason,
+    failure_reason,
+    is_current,
+    latest_materialization,
+    metadata_values,
+    observe_source,
+    step_failure_reason,
+)
+from ..defs.names import CONTENT_TAG, INGEST_JOB, WARNINGS_TABLE_JOB
+from ..defs.partitions import DOCUMENTS
+from ..defs.resources import KnowledgeBase
+from ..drop_folder import FolderState, Ready, largest_first, scan
+from ..settings import Settings
+
+# Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
+# line per document.
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+INGEST_TRIGGER = "kb-pipeline ingest"
+_POLL_SECONDS = 0.25
+
+
+@dataclass
+class Outcome:
+    doc_id: str
+    name: str
+    status: str  # "ingested" | "unchanged" | "failed"
+    seconds: float
+    metadata: dict
+    reason: str = ""
+
+
+def release_abandoned_runs(instance: dg.DagsterInstance, never_started_seconds: float) -> list[str]:
+    """End the runs of this instance whose worker is dead — this command's own earlier runs
+    killed with SIGKILL as much as daemon-launched runs left behind by a stopped `make ui` — and
+    free their pool slots (`dead_runs.end_dead_runs`). Without it, after as many such crashes
+    as the `mineru` pool allows, every later parse would wait for ever."""
+    return [run_id for run_id, _reason in end_dead_runs(instance, never_started_seconds=never_started_seconds)]
+
+
+def _run_tags(item: Ready) -> dict[str, str]:
+    return {
+        "kb/source": item.source.path.name,
+        CONTENT_TAG: item.content_hash[:16],
+        "kb/trigger": INGEST_TRIGGER,
+        **worker_tags(),
+        # This command re-runs a run whose worker died itself.
+        "dagster/max_retries": "0",
+    }
+
+
+def _outcome(instance: dg.DagsterInstance, item: Ready, run: dg.DagsterRun, seconds: float) -> Outcome:
+    doc_id, name = item.source.doc_id, item.source.path.name
+    if run.status == dg.DagsterRunStatus.SUCCESS:
+        return Outcome(
+            doc_id, name, "ingested", seconds, metadata_values(latest_materialization(instance, PARSED, doc_id))
+        )
+    reason = crash_reason(instance, run) or failure_reason(instance, run, whole=True)
+    return Outcome(doc_id, name, "failed", seconds, {}, reason)
+
+
+def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) -> Outcome:
+    """One document's run in this process."""
+    started = time.perf_counter()
+    observe_source(instance, item.source.doc_id, item.content_hash)
+    result = job.execute_in_process(
+        run_config=QUIET,
+        partition_key=item.source.doc_id,
+        instance=instance,
+        raise_on_error=False,
+        tags=_run_tags(item),
+    )
+    seconds = time.perf_counter() - started
+    if result.success:
+        return _outcome(instance, item, result.dagster_run, seconds)
+    reasons = (step_failure_reason(event) for event in result.all_events if event.is_step_failure)
+    reason = next((reason for reason in reasons if reason), "run failed")
+    return Outcome(item.source.doc_id, item.source.path.name, "failed", seconds, {}, reason)
+
+
+def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
+    """A job of the definitions bound to this knowledge base: what a warm run worker reconstructs
+    a run of `ingest` from (`dg.build_reconstructable_job`). The MinerU API key never travels in
+    a run's origin: the worker reads it from the environment it inherited, as the code location
+    does."""
+    from ..definitions import build_definitions
+
+    settings = Settings.from_env()
+    kb = KnowledgeBase.model_validate_json(kb_fields_json).model_copy(
+        update={"mineru_api_key": KnowledgeBase.from_settings(settings).mineru_api_key}
+    )
+    return build_definitions(kb, settings).resolve_job_def(job_name)
+
+
+class _WarmRuns:
+    """Runs of `job_name` for this knowledge base, executed in `workers` warm run workers."""
+
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
+        from ..runs.warm_runs import WarmRunPool
+
+        self.instance = instance
+        fields = kb.model_dump_json(exclude={"mineru_api_key"})
+        self._jobs = {
+            name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
+            for name in (INGEST_JOB, WARNINGS_TABLE_JOB)
+        }
+        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
+
+    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+        recon = self._jobs[job_name]
+        run = self.instance.create_run_for_job(
+            recon.get_definition(),
+            run_config=QUIET,
+            tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
+            job_code_origin=recon.get_python_origin(),
+            # What a launcher's run is when a worker takes it (`instance.launch_run` sets it).
+            status=dg.DagsterRunStatus.STARTING,
+        )
+        self._pool.submit(run)
+        return run.run_id
+
+    def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
+        """The runs once each has finished, in the order they finish."""
+        pending, finished = set(run_ids), []
+        while pending:
+            for record in self.instance.get_run_records(dg.RunsFilter(run_ids=list(pending))):
+                if record.dagster_run.is_finished:
+                    pending.discard(record.dagster_run.run_id)
+                    finished.append(record.dagster_run)
+            if pending:
+                time.sleep(_POLL_SECONDS)
+        return finished
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _run_in_workers(
+    kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], workers: int, done, refresh: bool
+) -> None:
+    """`items` as runs of warm run workers, largest file first (so the last one to finish is a
+    short one); `done(item, outcome)` as each ends. A run whose worker died runs once more."""
+    runs = _WarmRuns(kb, instance, workers)
+    try:
+        started: dict[str, tuple[Ready, float, bool]] = {}
+
+        def submit(item: Ready, again: bool) -> str:
+            observe_source(instance, item.source.doc_id, item.content_hash)
+            run_id = runs.submit(INGEST_JOB, _run_tags(item), item.source.doc_id)
+            started[run_id] = (item, time.perf_counter(), again)
+            return run_id
+
+        pending = [submit(item, False) for item in largest_first(items)]
+        ingested = False
+        while pending:
+            [run] = runs.wait(pending)[:1]
+            pending.remove(run.run_id)
+            item, began, again = started[run.run_id]
+            outcome = _outcome(instance, item, run, time.perf_counter() - began)
+            if outcome.status == "failed" and WORKER_DIED in outcome.reason and not again:
+                pending.append(submit(item, True))
+                continue
+            ingested |= outcome.status == "ingested"
+            done(item, outcome)
+        if ingested and refresh:
+            runs.wait([runs.submit(WARNINGS_TABLE_JOB, {"kb/trigger": INGEST_TRIGGER, **worker_tags()})])
+    finally:
+        runs.close()
+
+
+def ingest_folder(
+    kb: KnowledgeBase,
+    instance: dg.DagsterInstance,
+    progress=None,
+    settings: Settings | None = None,
+    workers: int = 1,
+) -> list[Outcome]:
+    """Every new or changed PDF of the folder through `ingest_documents`, one run per document;
+    `workers` > 1 runs them in as many warm run workers (a persistent instance only: an
+    ephemeral one lives in this process). One outcome per PDF, in folder order."""
+    from ..definitions import build_definitions
+
+    progress = progress or sys.stderr
+    settings = settings or Settings.from_env()
+    for run_id in release_abandoned_runs(instance, settings.never_started_seconds):
+        print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
+    changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
+    for path, reason in changes.newly_skipped:
+        print(f"skipping {path.name}: {reason}", file=progress)
+    ready = changes.ready
+    new_keys = sorted({r.source.doc_id for r in ready} - set(instance.get_dynamic_partitions(DOCUMENTS)))
+    if new_keys:
+        instance.add_dynamic_partitions(DOCUMENTS, new_keys)
+    labels = {item.source.doc_id: f"[{n}/{len(ready)}] {item.source.path.name}" for n, item in enumerate(ready, 1)}
+    outcomes: dict[str, Outcome] = {}
+
+    def done(item: Ready, outcome: Outcome) -> None:
+        outcomes[item.source.doc_id] = outcome
+        label, meta = labels[item.source.doc_id], outcome.metadata
+        if outcome.status == "ingested":
+            line = f"ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {outcome.seconds:.1f} s"
+        else:
+            line = outcome.status if outcome.status == "unchanged" else f"FAILED {outcome.reason}"
+        print(f"{label} {line}", file=progress, flush=True)
+
+    to_run = []
+    for item in ready:
+        started = time.perf_counter()
+        if is_current(instance, kb, item.source.doc_id, item.content_hash):
+            meta = metadata_values(latest_materialization(instance, PARSED, item.source.doc_id))
+            done(
+                item,
+                Outcome(item.source.doc_id, item.source.path.name, "unchanged", time.perf_counter() - started, meta),
+            )
+        else:
+            to_run.append(item)
+    workers = min(workers, len(to_run)) if instance.is_persistent else 1
+    if workers > 1:
+        print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
+        _run_in_workers(kb, instance, to_run, workers, done, refresh=True)
+    elif to_run:
+        defs = build_definitions(kb, settings)
+        job = defs.resolve_job_def(INGEST_JOB)
+        for item in to_run:
+            print(f"{labels[item.source.doc_id]} …", file=progress, flush=True)
+            done(item, _run_here(job, instance, item))
+        if any(o.status == "ingested" for o in outcomes.values()):
+            defs.resolve_job_def(WARNINGS_TABLE_JOB).execute_in_process(
+                run_config=QUIET, instance=instance, raise_on_error=False
+            )
+    return [outcomes[item.source.doc_id] for item in ready]
+
+
+def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
+    lines = [f"{'document':40} {'status':9} {'version':>7} {'pages':>5} {'chunks':>6} {'warn':>4} {'sec':>6}  note"]
+    for o in outcomes:
+        m = o.metadata
+        if o.status == "failed":
+            lines.append(
+                f"{o.doc_id[:40]:40} {'FAILED':9} {'':>7} {'':>5} {'':>6} {'':>4} {o.seconds:>6.1f}  {o.reason[:110]}"
+            )
+        else:
+            lines.append(
+                f"{o.doc_id[:40]:40} {o.status:9} {m.get('version', ''):>7} {m.get('pages', ''):>5} "
+                f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}"
+            )
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
+    lines.append(
+        f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed in {seconds:.1f} s"
+    )
+    return "\n".join(lines)

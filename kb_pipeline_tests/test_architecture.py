@@ -1,0 +1,120 @@
+"""The package's shape: no import cycles between its modules or its sub-packages, the core never
+imports Dagster, and the run machinery is referenced by the instance files only (dagster.yaml),
+not by the definitions or the core. Imports inside functions count: they are cycles too, only
+deferred."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kb_pipeline"
+# The Dagster layer and what only it and the command line use.
+DAGSTER_LAYER = ("defs", "runs", "cli", "definitions")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _imports() -> dict[str, set[str]]:
+    """Module → the kb_pipeline modules it imports (anywhere in its body)."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1] if node.level else []
+                stem = ".".join([*base, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    candidate = f"{stem}.{alias.name}"
+                    targets.add(candidate if candidate in modules else stem)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return stack[stack.index(target) :] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def _subpackage(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def test_no_import_cycle_between_modules():
+    graph = _imports()
+    assert _cycle(graph) is None, " → ".join(_cycle(graph) or [])
+
+
+def test_no_import_cycle_between_subpackages():
+    graph: dict[str, set[str]] = {}
+    for module, targets in _imports().items():
+        graph.setdefault(_subpackage(module), set()).update(
+            _subpackage(t) for t in targets if _subpackage(t) != _subpackage(module)
+        )
+    assert _cycle(graph) is None, " → ".join(_cycle(graph) or [])
+
+
+def test_the_core_never_imports_dagster_or_the_dagster_layer():
+    layer = tuple(f"kb_pipeline.{name}" for name in DAGSTER_LAYER)
+    for path in PACKAGE.rglob("*.py"):
+        module = _module_name(path)
+        if module.startswith(layer):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
+        assert not {n for n in names if n.split(".")[0] == "dagster"}, f"{module} imports Dagster"
+        assert not (_imports()[module] & {m for m in _imports() if m.startswith(layer)}), module
+
+
+def test_only_the_command_line_and_dagster_yaml_use_the_run_machinery():
+    users = {m for m, targets in _imports().items() if any(t.startswith("kb_pipeline.runs") for t in targets)}
+    assert {u for u in users if not u.startswith(("kb_pipeline.runs", "kb_pipeline.cli"))} == set()
+    for name in ("dagster.yaml", "dagster.postgres.yaml"):
+        assert "module: kb_pipeline.runs.launcher" in (PACKAGE.parent / name).read_text()
+
+
+def test_the_graph_sees_function_level_imports():
+    """The analysis must not be blind to a deferred import (a cycle hides there most often)."""
+    graph = _imports()
+    assert "kb_pipeline.definitions" in graph["kb_pipeline.cli.ingest"]
+
+
+@pytest.mark.parametrize("module", ["kb_pipeline.settings"])
+def test_settings_read_every_kb_variable(module):
+    """Every `KB_*` variable is read in settings.py: no other module reads the environment's KB_ names."""
+    for path in PACKAGE.rglob("*.py"):
+        if _module_name(path) == module:
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert 'environ.get("KB_' not in text and 'getenv("KB_' not in text, path
