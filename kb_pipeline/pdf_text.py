@@ -21,7 +21,6 @@ PDFIUM_LOCK = threading.RLock()
 
 # MinerU boxes are integers truncated from 3-decimal floats; a glyph on the edge would be cut.
 _BOX_MARGIN_PT = 1.5
-_LINE_BREAKS = "\r\n"
 
 
 @dataclass(frozen=True)
@@ -52,8 +51,8 @@ class PdfTextLayer:
 
         self._document = pypdfium2.PdfDocument(str(pdf))
         self._pages: dict[int, tuple] = {}
-        self._chars_cache: dict[int, list] = {}
         self.page_text = lru_cache(maxsize=None)(self._page_text)
+        self._chars = lru_cache(maxsize=None)(self._page_chars)
 
     def close(self) -> None:
         for page, textpage in self._pages.values():
@@ -113,8 +112,6 @@ class PdfTextLayer:
 
     def lines_in_box(self, page_idx: int, bbox: list[int]) -> list[TextLine]:
         """The text layer's lines inside a MinerU bbox, each with its dominant font."""
-        if page_idx not in self._chars_cache:
-            self._chars_cache[page_idx] = self._page_chars(page_idx)
         left, bottom, right, top = self._page_space(page_idx, bbox)
         lines: list[TextLine] = []
         current: list[tuple[str, str]] = []
@@ -126,8 +123,8 @@ class PdfTextLayer:
                 lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else ""))
             current.clear()
 
-        for char, font, (x0, y0, x1, y1) in self._chars_cache[page_idx]:
-            if char in _LINE_BREAKS:
+        for char, font, (x0, y0, x1, y1) in self._chars(page_idx):
+            if char in "\r\n":
                 flush()
                 continue
             cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
@@ -142,12 +139,8 @@ class PdfTextLayer:
         with a margin for MinerU's truncated coordinates."""
         page = self._page(page_idx)[0]
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
-        x0, y0, x1, y1 = (
-            bbox[0] / 1000 * width,
-            bbox[1] / 1000 * height,
-            bbox[2] / 1000 * width,
-            bbox[3] / 1000 * height,
-        )
+        x0, x1 = bbox[0] / 1000 * width, bbox[2] / 1000 * width
+        y0, y1 = bbox[1] / 1000 * height, bbox[3] / 1000 * height
         rotation = page.get_rotation()
         if rotation == 90:
             box = (y0, x0, y1, x1)

@@ -33,15 +33,10 @@ _LETTER_RUN = re.compile(r"[^\W\d_]{2,}")
 
 def is_meaningful_title(title: str | None) -> bool:
     """Whether a metadata Title names the document rather than a file, a tool or an id."""
-    if not title or not title.strip():
+    value = (title or "").strip()
+    if not value or any(p.search(value) for p in (_TOOL_PREFIX, _PLACEHOLDER, _FILE_NAME, _PATH, _ID)):
         return False
-    value = title.strip()
-    if _TOOL_PREFIX.match(value) or _PLACEHOLDER.match(value) or _FILE_NAME.search(value) or _PATH.search(value):
-        return False
-    if _ID.search(value):
-        return False
-    letters = sum(ch.isalpha() for ch in value)
-    if letters < 3 or not _LETTER_RUN.search(value):
+    if sum(ch.isalpha() for ch in value) < 3 or not _LETTER_RUN.search(value):
         return False  # numbers, codes, punctuation
     if " " not in value and (any(ch.isdigit() for ch in value) or "_" in value):
         return False  # one token with digits or underscores: an id or a file name ("us-018", "22_12_20_PV")

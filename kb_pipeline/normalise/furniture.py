@@ -18,20 +18,15 @@ from .outline import squash
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
 _MAX_WORDS = 20
 _DIGITS = re.compile(r"\d+")
-FURNITURE_TYPES = {"header", "footer", "page_number", "aside_text"}
 
 
 def _band(item: dict) -> str | None:
     if item["type"] == "aside_text":
         return "margin"  # a side note repeats wherever it stands in the margin
     bbox = item.get("bbox")
-    if not bbox:
-        return None
-    if bbox[3] <= _BAND:
+    if bbox and bbox[3] <= _BAND:
         return "top"
-    if bbox[1] >= 1000 - _BAND:
-        return "bottom"
-    return None
+    return "bottom" if bbox and bbox[1] >= 1000 - _BAND else None
 
 
 def _key(text: str) -> str:
@@ -65,7 +60,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
                 furniture.add(index)
             else:
                 demoted.add(index)
-        elif kind in FURNITURE_TYPES:
+        elif kind == "page_number":
             furniture.add(index)
         elif (
             kind == "text"

@@ -44,6 +44,7 @@ CAPTION = re.compile(
 DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
 _TOC_LINE = re.compile(r"\S\s*(?:\.\s?){2,}\s*\d{1,4}\s*$|\s\d{1,4}$")
 _LETTERS = re.compile(r"[^\W\d_]{3,}")
+_WORD_START = re.compile(r"[^\W\d_]|[\"“'‘(«「]")
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
 _WEB = re.compile(r"https?://|www\.|@\w|\bdoi:", re.I)
 _MAX_HEADING_CHARS = 160
@@ -63,13 +64,7 @@ class Heading:
 
 def looks_like_page_number(text: str, bbox: list[int] | None) -> bool:
     """A bare number in the top or bottom band of the page: a page number MinerU typed as text."""
-    if not _PAGE_NUMBER.match(text):
-        return False
-    return bbox is None or bbox[1] >= 850 or bbox[3] <= 150
-
-
-def _words_follow(title: str) -> bool:
-    return bool(re.match(r"[^\W\d_]|[\"“'‘(«「]", title))
+    return bool(_PAGE_NUMBER.match(text)) and (bbox is None or bbox[1] >= 850 or bbox[3] <= 150)
 
 
 def numbered(line: str) -> tuple[str, str, str] | None:
@@ -80,7 +75,7 @@ def numbered(line: str) -> tuple[str, str, str] | None:
         return "chapter", m["no"], m["title"] or line
     for scheme, pattern in (("arabic", _ARABIC), ("roman", _ROMAN), ("letter", _LETTER), ("paren", _PAREN)):
         m = pattern.match(line)
-        if m and _words_follow(m["title"]):
+        if m and _WORD_START.match(m["title"]):
             return scheme, m["no"].rstrip("."), m["title"]
     return None
 
@@ -118,26 +113,13 @@ def heading_rejection(line: str) -> str | None:
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
 
 
-def _roman_value(numeral: str) -> int:
-    total = 0
-    for i, ch in enumerate(numeral):
-        value = _ROMAN_VALUES[ch]
-        total += -value if i + 1 < len(numeral) and _ROMAN_VALUES[numeral[i + 1]] > value else value
-    return total
-
-
 def _ordinal(scheme: str, number: str) -> int:
     if number.isdigit():
         return int(number)
     if scheme in ("roman", "chapter") and set(number) <= set(_ROMAN_VALUES):
-        return _roman_value(number)
+        values = [_ROMAN_VALUES[ch] for ch in number]
+        return sum(-v if v < after else v for v, after in zip(values, values[1:] + [0]))
     return ord(number.upper()) - ord("A") + 1
-
-
-def _arabic_successors(current: list[int]) -> list[list[int]]:
-    """Numbers that may follow section `current`: its first child, or the next sibling at any
-    enclosing level (2.1.3 → 2.1.3.1, 2.1.4, 2.2, 3)."""
-    return [current + [1]] + [current[:k] + [current[k] + 1] for k in range(len(current))]
 
 
 class HeadingTracker:
@@ -176,8 +158,10 @@ class HeadingTracker:
             depth = 1
         elif scheme in ("letter", "paren"):
             depth = self._child_depth(scheme)
+        elif _TOP_LEVEL_NAMES.match(line) or not any(h.section_no for h in self._open):
+            depth = 1
         else:
-            depth = self._unnumbered_depth(line)
+            depth = self._child_depth()
         # Inside an outline section, a heading the outline does not list sits below it.
         outlined = next((h for h in reversed(self._open) if h.from_outline), None)
         if outline_level is None and outlined is not None:
@@ -185,8 +169,7 @@ class HeadingTracker:
         return Heading(line, title.strip() or line, number or None, depth, scheme, outline_level is not None)
 
     def enter(self, line: str, *, outline_level: int | None = None) -> Heading:
-        heading = self.make(line, outline_level=outline_level)
-        return self.push(heading)
+        return self.push(self.make(line, outline_level=outline_level))
 
     def push(self, heading: Heading) -> Heading:
         while self._open and self._open[-1].depth >= heading.depth:
@@ -204,13 +187,12 @@ class HeadingTracker:
         if parsed is None or parsed[0] not in ("arabic", "roman", "chapter"):
             return False
         scheme, number, _title = parsed
-        first = number.split(".")[0]
         last = self._last_number(scheme)
         if last is None:
             return False
-        last_first = _ordinal(scheme, last.split(".")[0])
-        value = _ordinal(scheme, first)
-        return value != 1 and value < last_first
+        last_value = _ordinal(scheme, last.split(".")[0])
+        value = _ordinal(scheme, number.split(".")[0])
+        return value != 1 and value < last_value
 
     def continues_numbering(self, line: str) -> bool:
         """Whether a plain line is really a heading MinerU did not mark as a title: a short line
@@ -228,13 +210,15 @@ class HeadingTracker:
         scheme, number, _title = parsed
         last = self._last_number(scheme)
         if scheme == "arabic":
+            # After 2.1.3: its first child or the next sibling at any enclosing level (2.1.3.1, 2.1.4, 2.2, 3).
             current = [int(n) for n in last.split(".")] if last else []
-            return [int(n) for n in number.split(".")] in (_arabic_successors(current) if current else [[1]])
+            successors = [current + [1]] + [current[:k] + [current[k] + 1] for k in range(len(current))]
+            return [int(n) for n in number.split(".")] in successors
         if scheme in ("roman", "chapter"):
             return _ordinal(scheme, number) == (_ordinal(scheme, last) + 1 if last else 1)
-        if scheme == "paren" and not number.isdigit():
-            return False  # "(a)", "(b)": subfigure labels and list items far more often than sections
         if scheme == "paren":
+            if not number.isdigit():
+                return False  # "(a)", "(b)": subfigure labels and list items far more often than sections
             # (1) opens a run under the current section; (k+1) follows (k) inside the same section.
             if last is None or (self.current is not None and self.current.scheme != "paren"):
                 return _ordinal(scheme, number) == 1
@@ -250,8 +234,3 @@ class HeadingTracker:
         if scheme is None:
             parents = [h for h in self._open if h.scheme in ("arabic", "roman", "chapter")]
         return parents[-1].depth + 1 if parents else 1
-
-    def _unnumbered_depth(self, line: str) -> int:
-        if _TOP_LEVEL_NAMES.match(line) or not any(h.section_no for h in self._open):
-            return 1
-        return self._child_depth()

@@ -66,12 +66,6 @@ def has_cells(html: str) -> bool:
     return "<table" in html.lower()
 
 
-def table_rows(html: str) -> list[list[str]]:
-    """The table's rows of cell texts, as written; empty rows left out."""
-    rows = [[cell.text for cell in row] for row in table_cells(html)]
-    return [row for row in rows if any(cell.strip() for cell in row)]
-
-
 def _span_lists(content: dict, key: str) -> list[str]:
     """A v2 caption/footnote field: a list of span lists, or a flat span list for one line."""
     value = content.get(key) or []
@@ -108,9 +102,10 @@ def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemTex
         if kind == "table" and not has_cells(content.get("html") or ""):
             add(content.get("html") or "")
         elif kind == "table":
-            for row in table_rows(content.get("html", "")):
-                result.pieces += [cell for cell in row if cell]
-                lines.append(" | ".join(row))
+            for row in ([cell.text for cell in cells] for cells in table_cells(content.get("html", ""))):
+                if any(cell.strip() for cell in row):  # empty rows left out
+                    result.pieces += [cell for cell in row if cell]
+                    lines.append(" | ".join(row))
         elif kind in ("code", "algorithm"):
             add(spans_text(content.get("code_content") or content.get(f"{kind}_content")))
         elif isinstance(content.get("content"), str) and content["content"].strip():

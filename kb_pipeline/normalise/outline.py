@@ -1,12 +1,10 @@
 """The PDF's outline (bookmarks), placed on MinerU's items: the author's own structure.
 
-When a PDF has an outline, each bookmark names a heading and the page it is on, and its place in
-the outline tree is the heading's depth. Each bookmark is looked for, in order, among the items
-of its page (then the pages either side): an item whose text is the title (a heading), an item
-that starts with the title and goes on (a run-in heading MinerU merged into its paragraph: the
-item is cut after the title), or an item the title starts with, continued by the next items (a
-wrapped heading MinerU split into lines). The heading line is always the item's own text,
-verbatim; the bookmark only says where and how deep.
+Each bookmark (a heading's title, its page, its depth in the tree) is looked for, in order, among
+the items of its page (then the pages either side): an item whose text is the title, an item that
+starts with it and goes on (a run-in heading merged into its paragraph: cut after the title), or
+an item the title starts with, continued by the next items (a wrapped heading split into lines).
+The heading line is always the item's own text, verbatim; the bookmark only says where and how deep.
 """
 
 from __future__ import annotations
@@ -80,8 +78,8 @@ def _same_title(title: str, text: str) -> bool:
 
 def _run_in_cut(title: str, text: str) -> int | None:
     """Where in `text` the title ends, when `text` starts with it and goes on."""
+    body, where = squashed(text)
     for form in (squashed(title)[0], _without_number(title)):
-        body, where = squashed(text)
         if len(form) >= 3 and body.startswith(form) and len(body) > len(form):
             return widen(text, 0, where[len(form) - 1] + 1)[1]
     return None

@@ -38,9 +38,8 @@ class _TableHTMLParser(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "table":
             self._depth += 1
-        elif self._depth > 1:
-            if tag in ("td", "th", "tr", "br"):
-                self._text.append(" ")
+        elif tag == "br" or (self._depth > 1 and tag in ("td", "th", "tr")):
+            self._text.append(" ")  # a line break, or a nested table's cell boundary
         elif tag == "tr":
             self._finish_row()
             self._row = []
@@ -50,8 +49,6 @@ class _TableHTMLParser(HTMLParser):
                 self._row = []
             values = dict(attrs)
             self._cell = (tag == "th", _span(values.get("rowspan")), _span(values.get("colspan")))
-        elif tag == "br":
-            self._text.append(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "table":

@@ -1,9 +1,5 @@
-"""Checks a `ParsedDocument` must pass before anything downstream trusts it.
-
-Unlike quality warnings (which describe the source), a failed check means the artifact is
-wrong: a stage that silently yields nothing, ids that break provenance, text that is no longer
-verbatim, numbers the PDF does not print, text of the PDF that never reached the artifact.
-"""
+"""Checks a `ParsedDocument` must pass before anything downstream trusts it. Unlike quality
+warnings (which describe the source), a failed check means the artifact is wrong."""
 
 from __future__ import annotations
 
@@ -70,24 +66,21 @@ def check_chunk_ids(document: ParsedDocument) -> CheckOutcome:
 
 
 def check_not_empty(document: ParsedDocument) -> CheckOutcome:
-    with_text = [c for c in document.chunks if c.text.strip()]
-    problems = (
-        []
-        if with_text
-        else [
+    problems = []
+    if not any(c.text.strip() for c in document.chunks):
+        problems.append(
             f"{len(document.chunks)} chunk(s), none with text, from {document.n_pages} page(s): a stage yielded "
             "nothing (a scanned PDF without OCR, or a parse that went wrong)"
-        ]
-    )
+        )
     return CheckOutcome(not problems, "the document has at least one chunk with text", problems)
 
 
 def check_verbatim(document: ParsedDocument, raw: RawOutput, text_layer: PdfTextLayer) -> CheckOutcome:
-    problems = []
-    for chunk in document.chunks:
-        problems += [
-            f"{chunk.chunk_id}: {p}" for p in verbatim_violations(chunk, source_pieces(chunk, raw, text_layer))
-        ]
+    problems = [
+        f"{chunk.chunk_id}: {p}"
+        for chunk in document.chunks
+        for p in verbatim_violations(chunk, source_pieces(chunk, raw, text_layer))
+    ]
     return CheckOutcome(not problems, "every chunk's text is verbatim pieces of its source items", problems)
 
 
@@ -126,11 +119,10 @@ def run_artifact_checks(
     already (the `teks_hilang` warnings come from the same measurement)."""
     if coverage is None:
         coverage = measure_text_coverage(document.chunks, text_layer)
-    outcomes = {
+    return {  # in the order of ARTIFACT_CHECKS
         "chunk_ids_well_formed": check_chunk_ids(document),
         "text_verbatim": check_verbatim(document, raw, text_layer),
         "not_empty": check_not_empty(document),
         "formula_numbers_match": check_formula_numbers(warnings),
         "text_coverage": check_text_coverage(coverage),
     }
-    return {check.name: outcomes[check.name] for check in ARTIFACT_CHECKS}

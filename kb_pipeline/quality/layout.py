@@ -1,11 +1,8 @@
-"""Reading order across columns: items MinerU read across the gutter of a two-column page.
-
-When MinerU takes one block over both columns of a page, its text may interleave them line by
-line (left, right, left, …): every sentence is broken. It is found by reading the item's box in
-two halves from the PDF's text layer, one per column, and placing each half's lines in the
-item's own text: their order there alternates between the columns, and no text crosses the
-gutter between them (a full-width paragraph read in halves alternates too). The text is kept verbatim
-(it is what MinerU read); the warning says where.
+"""Items MinerU read across the gutter of a two-column page, interleaving the columns line by
+line (left, right, left, …). Found by reading the item's box in two halves from the PDF's text
+layer and placing each half's lines in the item's own text: their order alternates, and no text
+crosses the gutter (a full-width paragraph read in halves alternates too). The text is kept
+verbatim (it is what MinerU read); the warning says where.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ _GUTTER_MAX_CHARS = 3
 
 
 def _two_column_pages(raw: RawOutput) -> set[int]:
-    """Pages with narrow text blocks on both sides of the middle."""
     sides: dict[int, set[str]] = {}
     for item in raw.items:
         box = item.get("bbox")
@@ -36,7 +32,6 @@ def _two_column_pages(raw: RawOutput) -> set[int]:
 
 
 def _switches(text: str, columns: dict[str, str]) -> int:
-    """How often the item's text goes from one column's line to the other's."""
     body = squash(text)
     placed: list[tuple[int, str]] = []
     for side, column_text in columns.items():
@@ -52,7 +47,6 @@ def _switches(text: str, columns: dict[str, str]) -> int:
 
 
 def interleaved_items(raw: RawOutput, texts: list[str], text_layer: PdfTextLayer) -> list[int]:
-    """Items of two-column pages whose text alternates between the columns."""
     pages = _two_column_pages(raw)
     found = []
     for index, item in enumerate(raw.items):

@@ -13,29 +13,26 @@ from pathlib import Path
 
 from ..contracts import Chunk
 from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text
-from ..normalise.item_text import PIECE_SEPARATORS, item_text
+from ..normalise.item_text import PIECE_SEPARATORS, item_text, item_texts
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 
 
 def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> list[str]:
-    pieces: list[str] = []
     items = [raw.items[i] for i in chunk.source_items]
+    pieces: list[str] = []
     if len({item["page_idx"] for item in items}) == 1 and items[0]["page_idx"] in _contents_pages(raw):
         # A contents page is read from the text layer as a whole (`contents_text`).
-        piece = contents_text(text_layer, [item for item in items if item["type"] != "image"])
-        return [piece] if piece else []
-    for index in chunk.source_items:
-        item = raw.items[index]
-        if item["type"] == "equation":
-            piece = formula_text(text_layer, item)
-            pieces += [piece] if piece else []
-        else:
+        pieces.append(contents_text(text_layer, [item for item in items if item["type"] != "image"]))
+    else:
+        for index, item in zip(chunk.source_items, items):
+            if item["type"] == "equation":
+                pieces.append(formula_text(text_layer, item))
+                continue
             pieces += item_text(raw.items_v2[index], figure_content_is_generated=raw.figure_content_is_generated).pieces
             if item["type"] == "table" and not (raw.items_v2[index].get("content") or {}).get("html"):
-                piece = table_text(text_layer, item)
-                pieces += [piece] if piece else []
-    return pieces
+                pieces.append(table_text(text_layer, item))
+    return [piece for piece in pieces if piece]
 
 
 # Contents pages per raw output dir, found once, not once per chunk (a complete cache entry
@@ -47,8 +44,7 @@ def _contents_pages(raw: RawOutput) -> frozenset[int]:
     if raw.path not in _CONTENTS_PAGES:
         if len(_CONTENTS_PAGES) > 16:
             _CONTENTS_PAGES.clear()
-        texts = [item_text(v2, figure_content_is_generated=raw.figure_content_is_generated) for v2 in raw.items_v2]
-        _CONTENTS_PAGES[raw.path] = frozenset(contents_pages(raw.items, texts))
+        _CONTENTS_PAGES[raw.path] = frozenset(contents_pages(raw.items, item_texts(raw)))
     return _CONTENTS_PAGES[raw.path]
 
 
@@ -57,8 +53,8 @@ def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool)
     into it leaves its tail to open one chunk (first piece) and its head to end another (last
     piece); a paragraph between two such headings leaves a middle part (first and last)."""
     start = len(text) - len(text[position:].lstrip(PIECE_SEPARATORS))
+    rest = text[start:].rstrip(PIECE_SEPARATORS)
     if first and last:
-        rest = text[start:].rstrip(PIECE_SEPARATORS)
         return start + len(rest) if rest and rest in piece else None
     if first:
         for j in range(1, len(piece)):
@@ -66,7 +62,6 @@ def _cut_piece(text: str, piece: str, position: int, *, first: bool, last: bool)
                 return start + len(piece) - j
         return None
     if last:
-        rest = text[start:].rstrip(PIECE_SEPARATORS)
         return start + len(rest) if rest and piece.startswith(rest) else None
     return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import cache
 
 from ..contracts import Chunk, QualityWarning
 from ..normalise.item_text import ItemText, item_texts
@@ -37,14 +38,8 @@ def _preview(text: str) -> str:
     return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
 
 
-def _item_list(indices: list[int]) -> str:
-    return f"{', '.join(map(str, indices[:10]))}{', …' if len(indices) > 10 else ''}"
-
-
-def _numbers_missing(numbers: list[str], haystack: str) -> list[str]:
-    """Numbers not found in the pages' text layer. Whitespace is ignored on both sides (the
-    haystack comes without it), since a text layer may break a number or space its digits."""
-    return [n for n in dict.fromkeys(numbers) if _WHITESPACE.sub("", n) not in haystack]
+def _first_ten(values: list) -> str:
+    return f"{', '.join(map(str, values[:10]))}{', …' if len(values) > 10 else ''}"
 
 
 def quality_warnings(
@@ -59,13 +54,10 @@ def quality_warnings(
     `texts` the items' texts (`item_texts(raw)`) when the caller has them already (the artifact
     check uses the same coverage, the chunker the same texts)."""
     warnings: list[QualityWarning] = []
-    squeezed_pages: dict[int, str] = {}
 
+    @cache  # once per page, not once per chunk
     def squeezed_page(page_idx: int) -> str:
-        """A page's text layer without whitespace, made once per page, not once per chunk."""
-        if page_idx not in squeezed_pages:
-            squeezed_pages[page_idx] = _WHITESPACE.sub("", text_layer.page_text(page_idx))
-        return squeezed_pages[page_idx]
+        return _WHITESPACE.sub("", text_layer.page_text(page_idx))
 
     def warn(jenis, detail: str, chunk: Chunk | None = None, page_idx: int | None = None) -> None:
         warnings.append(
@@ -84,31 +76,27 @@ def quality_warnings(
                 warn("latex_tanpa_angka", f"formula markup has no digits to cross-check: {_preview(latex)}", chunk)
         if chunk.kind == "table" and not chunk.text.strip() and not (chunk.table_html or "").strip():
             warn("tabel_kosong", "a table was detected but has no content", chunk)
-        undecodable = _CID.search(chunk.text) or _CONTROL.search(chunk.text)
-        if undecodable:
-            found = undecodable.group()
+        if undecodable := _CID.search(chunk.text) or _CONTROL.search(chunk.text):
             warn(
                 "teks_rusak",
-                f"text holds undecodable glyphs ({found!r}); the PDF's font has no "
+                f"text holds undecodable glyphs ({undecodable.group()!r}); the PDF's font has no "
                 f"usable Unicode map here: {_preview(chunk.text)}",
                 chunk,
             )
-        private = _PRIVATE_USE.findall(chunk.text)
-        if private:
-            distinct = list(dict.fromkeys(private))
+        if private := _PRIVATE_USE.findall(chunk.text):
             warn(
                 "glif_pribadi",
                 f"{len(private)} private-use character(s) "
-                f"({', '.join(f'U+{ord(c):04X}' for c in distinct[:10])}{', …' if len(distinct) > 10 else ''}): "
+                f"({_first_ten([f'U+{ord(c):04X}' for c in dict.fromkeys(private)])}): "
                 f"glyphs of the PDF's font with no standard meaning: {_preview(chunk.text)}",
                 chunk,
             )
-        # Numbers in formulas and tables, against the text layer of the pages they come from.
+        # Numbers in formulas and tables, against the text layer of the pages they come from; that
+        # is compared without whitespace, since a text layer may break a number or space its digits.
         checked_text = "\n".join(chunk.latex) + ("\n" + chunk.text if chunk.kind == "table" else "")
-        numbers = _NUMBER.findall(checked_text)
-        if numbers:
-            missing = _numbers_missing(numbers, "".join(squeezed_page(p) for p in chunk.page_idxs))
-            if missing:
+        if numbers := dict.fromkeys(_NUMBER.findall(checked_text)):
+            squeezed = "".join(squeezed_page(p) for p in chunk.page_idxs)
+            if missing := [n for n in numbers if n not in squeezed]:
                 warn(
                     "angka_tidak_cocok",
                     f"{len(missing)} number(s) not in the PDF's text layer: {', '.join(missing[:10])}",
@@ -119,7 +107,7 @@ def quality_warnings(
         if cellless:
             warn(
                 "tabel_kosong" if not chunk.text.strip() else "tabel_tanpa_sel",
-                f"MinerU read content_list item(s) {_item_list(cellless)} as a table but gave no cells; "
+                f"MinerU read content_list item(s) {_first_ten(cellless)} as a table but gave no cells; "
                 "its text is kept as text, without table structure",
                 chunk,
             )
@@ -147,14 +135,14 @@ def quality_warnings(
         warn(
             "formula_tanpa_latex",
             f"{len(indices)} formula(s) with no markup from the parser (tier "
-            f"{raw.tier}; content_list items {_item_list(indices)}); their text is read from the PDF "
+            f"{raw.tier}; content_list items {_first_ten(indices)}); their text is read from the PDF "
             "text layer",
             page_idx=page_idx,
         )
     for page_idx, indices in bare_figures.items():
         warn(
             "chart_tanpa_konteks",
-            f"{len(indices)} figure(s) with neither content nor caption (content_list items {_item_list(indices)})",
+            f"{len(indices)} figure(s) with neither content nor caption (content_list items {_first_ten(indices)})",
             page_idx=page_idx,
         )
 
