@@ -36,17 +36,9 @@ class FolderState:
     skipped: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "files": {
-                    name: [r.size, r.mtime_ns, r.content_hash, r.doc_id, r.request_key]
-                    for name, r in self.files.items()
-                },
-                "pending": {name: list(v) for name, v in self.pending.items()},
-                "skipped": self.skipped,
-            },
-            separators=(",", ":"),
-        )
+        files = {name: [r.size, r.mtime_ns, r.content_hash, r.doc_id, r.request_key] for name, r in self.files.items()}
+        pending = {name: list(v) for name, v in self.pending.items()}
+        return json.dumps({"files": files, "pending": pending, "skipped": self.skipped}, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | None) -> FolderState:
@@ -98,15 +90,13 @@ def scan(
     settle_seconds: float | None = None,
     now: float | None = None,
 ) -> tuple[FolderChanges, FolderState]:
-    """Compare the folder with `state`. Returns the changes and the state to keep *after* the
-    ready files have been requested. A file is finished when a later look finds the same size
-    and mtime, or, with `settle_seconds`, when its mtime is that old already at the first look
-    (a writer still at work keeps touching it). `require_stable=False` treats every file as
-    finished (a one-shot ingest, where nobody is still writing)."""
+    """Compare the folder with `state`: the changes, and the state to keep *after* the ready files
+    have been requested. `require_stable=False` treats every file as finished (a one-shot ingest,
+    where nobody is still writing)."""
     settled_before_ns = None if settle_seconds is None else int(((now or time.time()) - settle_seconds) * 1e9)
     sources, skipped = list_pdfs(folder)
     changes = FolderChanges()
-    new = FolderState(files={}, pending={}, skipped={})
+    new = FolderState()
     for path, reason in skipped:
         new.skipped[path.name] = reason
         if state.skipped.get(path.name) != reason:

@@ -60,6 +60,11 @@ def _read_json(path: Path) -> Any:
         raise ContentListError(f"{path.name}: {exc}") from exc
 
 
+def _bad_item(block_id: str, path: Path, also_needs: str) -> dict[str, str]:
+    message = f"item is not an object with a string 'type' and {also_needs}"
+    return {"block_id": block_id, "source": path.name, "message": message}
+
+
 def read_page_indexes(middle_json_path: Path) -> list[int]:
     """0-based ``page_idx`` of each returned page, in content_list_v2 order."""
     data = _read_json(middle_json_path)
@@ -147,13 +152,7 @@ def load_content_list_v2(path: Path, page_indexes: list[int] | None = None) -> L
             content = item.get("content") if isinstance(item, dict) else None
             kind = item.get("type") if isinstance(item, dict) else None
             if not isinstance(kind, str) or not isinstance(content, dict):
-                loaded.parse_errors.append(
-                    {
-                        "block_id": f"p{page_no}_b{index}",
-                        "source": path.name,
-                        "message": "item is not an object with a string 'type' and an object 'content'",
-                    }
-                )
+                loaded.parse_errors.append(_bad_item(f"p{page_no}_b{index}", path, "an object 'content'"))
                 continue
             blocks.append(_v2_block(page_no, index, kind, content))
         loaded.pages.append(blocks)
@@ -229,13 +228,7 @@ def load_content_list_v1(path: Path) -> LoadedContent:
     errors: list[dict[str, str]] = []
     for position, item in enumerate(data):
         if not (isinstance(item, dict) and isinstance(item.get("type"), str) and isinstance(item.get("page_idx"), int)):
-            errors.append(
-                {
-                    "block_id": f"item_{position}",
-                    "source": path.name,
-                    "message": "item is not an object with a string 'type' and an integer 'page_idx'",
-                }
-            )
+            errors.append(_bad_item(f"item_{position}", path, "an integer 'page_idx'"))
             continue
         page_no = item["page_idx"] + 1
         page = by_page.setdefault(page_no, [])

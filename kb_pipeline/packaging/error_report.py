@@ -8,6 +8,10 @@ from typing import Any
 from .content_list import Block
 
 
+def _entry(block: Block, **details: str) -> dict[str, str]:
+    return {"block_id": block.block_id, "type": block.kind, **details}
+
+
 @dataclass
 class ErrorReport:
     missing_images: list[dict[str, str]] = field(default_factory=list)
@@ -17,26 +21,13 @@ class ErrorReport:
     warnings: list[str] = field(default_factory=list)
 
     def missing_image(self, block: Block, reason: str) -> None:
-        self.missing_images.append(
-            {
-                "block_id": block.block_id,
-                "type": block.kind,
-                "expected_path": block.image_ref,
-                "reason": reason,
-            }
-        )
+        self.missing_images.append(_entry(block, expected_path=block.image_ref, reason=reason))
 
     def skipped(self, block: Block, reason: str) -> None:
-        self.skipped_blocks.append({"block_id": block.block_id, "type": block.kind, "reason": reason})
+        self.skipped_blocks.append(_entry(block, reason=reason))
 
     def unsupported(self, block: Block) -> None:
-        self.unsupported_blocks.append(
-            {
-                "block_id": block.block_id,
-                "type": block.kind,
-                "reason": "block type not supported by the packager",
-            }
-        )
+        self.unsupported_blocks.append(_entry(block, reason="block type not supported by the packager"))
 
     def to_dict(self, doc_id: str, oversized_table_chunks: list[dict[str, Any]]) -> dict[str, Any]:
         return {

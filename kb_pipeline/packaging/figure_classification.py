@@ -31,14 +31,10 @@ SUBFIGURE_LABEL_PATTERNS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
         r"^(MLC|TLC|SLC)\s+Page$",
-        r"^Top\s+View$",
-        r"^Bottom\s+View$",
-        r"^Side\s+View$",
-        r"^Front\s+View$",
+        r"^(Top|Bottom|Side|Front|Enlarged)\s+View$",
         r"^Detail\s*[A-Z]$",
         r"^Zoom\s*(In|Out)$",
         r"^Close[\s-]*up$",
-        r"^Enlarged\s+View$",
         r"^\(?[a-h]\)$",  # panel letters "(a)", "b)"
     )
 )
@@ -61,10 +57,6 @@ def citation_pattern(number: str) -> re.Pattern[str]:
     return re.compile(_FIGURE_WORD + re.escape(number) + r"(?!\d|[.\-–]\d)", re.IGNORECASE)
 
 
-def has_figure_number(text: str) -> bool:
-    return figure_number(text) is not None
-
-
 def is_subfigure_label(caption: str) -> bool:
     return any(pattern.match(caption.strip()) for pattern in SUBFIGURE_LABEL_PATTERNS)
 
@@ -73,7 +65,7 @@ def classify_figure(caption: str, nearby_text: str) -> FigureTier:
     """``nearby_text`` is real adjacent paragraph text, "" when there is none."""
     caption = caption.strip()
     nearby_text = nearby_text.strip()
-    if has_figure_number(caption) or has_figure_number(nearby_text):
+    if figure_number(caption) is not None or figure_number(nearby_text) is not None:
         return FigureTier.FORMAL
     if is_subfigure_label(caption):
         return FigureTier.SUBFIGURE

@@ -54,19 +54,11 @@ def _expand(rows: list[list[Cell]]) -> list[list[tuple[int, Cell]]]:
             column += cell.colspan
     width = max((len(grid_row) for grid_row in grid), default=0)
     empty = Cell("", False, 1, 1)
-    filled: list[list[tuple[int, Cell]]] = []
-    for grid_row in grid:
-        padded = grid_row + [None] * (width - len(grid_row))
-        filled.append([slot if slot is not None else (-1, empty) for slot in padded])
-    return filled
+    return [[slot if slot is not None else (-1, empty) for slot in row + [None] * (width - len(row))] for row in grid]
 
 
 def _header_row_count(rows: list[list[Cell]], grid_height: int) -> int:
-    th_rows = 0
-    for row in rows:
-        if not all(cell.is_header for cell in row):
-            break
-        th_rows += 1
+    th_rows = next((n for n, row in enumerate(rows) if not all(cell.is_header for cell in row)), len(rows))
     if th_rows:
         return th_rows
     if grid_height < 2:
@@ -110,5 +102,4 @@ def plain_text_table(body: str) -> ParsedTable:
     non-blank line, runs of two or more spaces read as column gaps. Its columns are unknown."""
     if "<" in body:
         return ParsedTable([], [])
-    rows = [[_COLUMN_GAP.sub(" | ", line.strip())] for line in body.splitlines() if line.strip()]
-    return ParsedTable([], rows)
+    return ParsedTable([], [[_COLUMN_GAP.sub(" | ", line.strip())] for line in body.splitlines() if line.strip()])

@@ -10,13 +10,7 @@ from typing import Any
 
 from ..files import copy_atomically, write_text_atomically
 from .chunk import Chunk, order_and_number
-from .content_list import (
-    ContentListError,
-    LoadedContent,
-    load_content_list_v1,
-    load_content_list_v2,
-    read_page_indexes,
-)
+from .content_list import ContentListError, LoadedContent, load_content_list_v1, load_content_list_v2, read_page_indexes
 from .discovery import DiscoveredInputs, discover_inputs
 from .document_packager import DocumentPackager
 from .error_report import ErrorReport
@@ -32,13 +26,7 @@ from .output_files import (
 )
 from .structure import DocumentStructure
 from .table_chunking import is_oversized
-from .token_estimate import (
-    ESTIMATE_DESCRIPTION,
-    HARD_CAP_TOKENS,
-    TARGET_MAX_TOKENS,
-    TARGET_MIN_TOKENS,
-    estimate_tokens,
-)
+from .token_estimate import ESTIMATE_DESCRIPTION, HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 
 _UUID_SUFFIX = re.compile(r"[-_][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
@@ -100,7 +88,6 @@ def _load_content(inputs: DiscoveredInputs, report: ErrorReport) -> tuple[Loaded
 
 
 def _manifest(
-    *,
     doc_id: str,
     doc_title: str,
     inputs: DiscoveredInputs,
@@ -191,19 +178,8 @@ def package_document(
     output_dir.mkdir(parents=True, exist_ok=True)
     chunks_path = output_dir / CHUNKS_FILE
     write_chunks(chunks_path, chunks)
-    write_json(
-        output_dir / MANIFEST_FILE,
-        _manifest(
-            doc_id=doc_id,
-            doc_title=doc_title,
-            inputs=inputs,
-            used=used,
-            chunks=chunks,
-            metrics=metrics,
-            project_root=project_root,
-            source_format=source_format,
-        ),
-    )
+    manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root, source_format)
+    write_json(output_dir / MANIFEST_FILE, manifest)
     write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
     write_text_atomically(
         output_dir / README_FILE,

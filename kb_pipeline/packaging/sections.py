@@ -12,14 +12,10 @@ from .text_cleaning import clean_section_title
 LOW_VALUE_SECTION_PATTERNS = tuple(
     re.compile(pattern, re.IGNORECASE)
     for pattern in (
-        r"^contents$",
-        r"^table of contents$",
-        r"^list of figures$",
-        r"^list of tables$",
+        r"^(table of )?contents$",
+        r"^list of (figures|tables)$",
         r"^rev\.\s*\w+",  # "Rev. A", "Rev. 1.2"
-        r"^revision\s*history$",
-        r"^document\s*history$",
-        r"^change\s*history$",
+        r"^(revision|document|change)\s*history$",
         r"^目\s*录$",
     )
 )

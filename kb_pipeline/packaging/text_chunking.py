@@ -13,12 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .token_estimate import (
-    HARD_CAP_TOKENS,
-    TARGET_MAX_TOKENS,
-    TARGET_MIN_TOKENS,
-    estimate_tokens,
-)
+from .token_estimate import HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 
 # After Latin terminal punctuation followed by whitespace, or right after CJK terminal
 # punctuation; not after abbreviations that are usually followed by more of the sentence.
@@ -30,15 +25,10 @@ _SENTENCE_END = re.compile(
 
 @dataclass(frozen=True)
 class TextBlock:
+    """A text block to pack, or a packed chunk (page and order of its first block)."""
+
     page_no: int
     order: tuple[int, int]  # (page position, block index): where the chunk sorts in output
-    text: str
-
-
-@dataclass(frozen=True)
-class TextChunkDraft:
-    page_no: int  # page of the chunk's first block
-    order: tuple[int, int]
     text: str
 
 
@@ -83,15 +73,15 @@ def _pieces(text: str) -> list[str]:
     return groups
 
 
-def pack_text_blocks(blocks: list[TextBlock]) -> list[TextChunkDraft]:
-    drafts: list[TextChunkDraft] = []
+def pack_text_blocks(blocks: list[TextBlock]) -> list[TextBlock]:
+    drafts: list[TextBlock] = []
     current: list[str] = []
     first: TextBlock | None = None
 
     def flush() -> None:
         nonlocal current, first
         if current and first is not None:
-            drafts.append(TextChunkDraft(first.page_no, first.order, "\n\n".join(current)))
+            drafts.append(TextBlock(first.page_no, first.order, "\n\n".join(current)))
         current, first = [], None
 
     for block in blocks:

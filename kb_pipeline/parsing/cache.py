@@ -25,7 +25,6 @@ def cache_key(content_hash: str, config_fingerprint: str, mineru_version: str) -
 
 
 def complete_dir(cache_root: Path, key: str) -> Path | None:
-    """The cached directory for `key` if it is complete, else None."""
     path = cache_root / key
     return path if (path / COMPLETE_MARKER).is_file() else None
 

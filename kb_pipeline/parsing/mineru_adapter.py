@@ -85,8 +85,6 @@ def configure_mineru_environment(mineru_home: Path) -> None:
 
 _TEXT_PROBE_PAGES = 20
 _MIN_PAGE_TEXT_CHARS = 10
-
-
 # A page without a usable text layer is a scan when raster images cover this much of it.
 _MIN_SCAN_IMAGE_SHARE = 0.3
 
@@ -159,12 +157,8 @@ def missing_weights(tier: str) -> list[str]:
     from mineru.model.download import verify_model_repo
     from mineru.model.registry import model_repos_for_tier
 
-    missing = []
-    for repo in model_repos_for_tier(_weights_repos(tier)):
-        result = verify_model_repo(repo)
-        if not result.ready:
-            missing += [str(Path(result.root) / p) for p in result.missing_paths]
-    return missing
+    checks = [verify_model_repo(repo) for repo in model_repos_for_tier(_weights_repos(tier))]
+    return [str(Path(check.root) / p) for check in checks if not check.ready for p in check.missing_paths]
 
 
 def _require_weights(tier: str, why: str, instead: str) -> None:
@@ -173,12 +167,11 @@ def _require_weights(tier: str, why: str, instead: str) -> None:
         import mineru.config
 
         base_dir = mineru.config.config.model.base_dir or os.path.join(os.environ["MINERU_HOME"], "models")
-        repos = _weights_repos(tier)
         raise MissingModelWeightsError(
             f"{why} needs MinerU model weights that are not installed under {base_dir} "
             f"(missing: {missing[0]}{f' and {len(missing) - 1} more' if len(missing) > 1 else ''}). "
             f"On a machine with internet run `MINERU_MODEL_BASE_DIR={base_dir} "
-            f"mineru-models-download --tier {repos} --source huggingface`, copy that folder here "
+            f"mineru-models-download --tier {_weights_repos(tier)} --source huggingface`, copy that folder here "
             f"(hidden .mineru_complete markers included) or point MINERU_MODEL_BASE_DIR at it; or {instead}."
         )
 
@@ -194,7 +187,6 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
     import pypdfium2
 
     name = display_name or pdf.name
-
     if not pdf.is_file():
         raise SourceMissingError(f"{pdf} does not exist (moved or deleted before it was parsed)")
     with pdf.open("rb") as f:
@@ -233,7 +225,6 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
             f"{name} has {n_pages} pages, more than the configured limit of {config.max_pages}; "
             "raise max_pages or set page_range to parse part of it"
         )
-
     if config.tier != "flash":
         _require_weights(
             config.tier, f"Tier {config.tier!r}", "use tier 'flash', which reads the PDF's text layer with no weights"
@@ -247,8 +238,7 @@ def _preflight(pdf: Path, config: ParserConfig, display_name: str | None) -> Pre
 
     # docvortex's classifier calls some short, plain text PDFs "ocr"; a text layer on most
     # pages is the evidence that counts, so only a PDF without one needs the OCR models.
-    probed = min(n_pages, _TEXT_PROBE_PAGES)
-    mostly_text = pages_with_text * 2 >= probed or PDFDocument(str(pdf)).classify() == "txt"
+    mostly_text = pages_with_text * 2 >= min(n_pages, _TEXT_PROBE_PAGES) or PDFDocument(str(pdf)).classify() == "txt"
     # Pages that are scans (no text layer, mostly image) and that MinerU is asked to read.
     to_ocr = tuple(sorted(set(scan_pages) & _page_indices(config.page_range, n_pages)))
     if mostly_text and not to_ocr:

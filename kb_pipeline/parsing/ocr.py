@@ -65,11 +65,11 @@ def _stamp(binary: str | None) -> tuple | None:
 
 
 @lru_cache(maxsize=8)
-def _version_of(stamp: tuple | None, flag: str = "--version") -> str | None:
+def _version_of(stamp: tuple | None) -> str | None:
     if stamp is None:
         return None
     try:
-        out = subprocess.run([stamp[0], flag], capture_output=True, text=True, timeout=60, env=_clean_env())
+        out = subprocess.run([stamp[0], "--version"], capture_output=True, text=True, timeout=60, env=_clean_env())
     except (OSError, subprocess.SubprocessError):
         return None
     first = (out.stdout or out.stderr).strip().splitlines()
@@ -144,34 +144,23 @@ def _winansi_hex(match: re.Match) -> bytes:
 
 
 def _painted_with_helvetica(data: bytes) -> bytes:
-    """OCRmyPDF's text layer draws with GlyphLessFont in render mode 3: nothing is painted, and
-    MinerU's flash ignores it. The same words, positions and sizes are drawn in Helvetica,
-    painted (mode 0), so MinerU reads them as text. The strings are re-encoded from UTF-16 to
-    WinAnsi: a character outside it becomes '?'."""
+    """OCRmyPDF's invisible GlyphLessFont text (mode 3), painted in Helvetica (mode 0) at the same
+    positions and sizes; strings re-encoded from UTF-16 to WinAnsi (outside it: '?')."""
     data = re.sub(rb"(?<![\d.])3 Tr\b", b"0 Tr", data)
     data = _FONT.sub(rb"/KbOcr\2", data)
     return _HEX.sub(_winansi_hex, data)
 
 
 def _readable_text_layer(ocred: Path, out: Path, pages: list[int]) -> list[int]:
-    """On the OCR'd pages keep only OCRmyPDF's text layer, drawn in render mode 0 so MinerU
-    reads it (it ignores invisible text). Returns the pages that did get OCR text."""
+    """On the OCR'd pages keep only OCRmyPDF's text layer, painted; returns the pages that got it."""
     import pypdf
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(str(ocred)))
     # pypdf has no public call that adds an indirect object; `_add_object` is what its own
     # writer uses (pinned with pypdf in constraints.txt; test_ocr.py breaks if it changes).
-    font = writer._add_object(
-        DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-                NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-            }
-        )
-    )
+    helvetica = {"/Type": "/Font", "/Subtype": "/Type1", "/BaseFont": "/Helvetica", "/Encoding": "/WinAnsiEncoding"}
+    font = writer._add_object(DictionaryObject({NameObject(k): NameObject(v) for k, v in helvetica.items()}))
     with_text = []
     for index in pages:
         page = writer.pages[index]
@@ -203,25 +192,10 @@ def ocr_pages(source: Path, out: Path, pages: list[int], langs: str, display_nam
     require_ocr(langs, f"{display_name} has no usable text layer on {len(pages)} page(s) (a scanned PDF?): reading it")
     started = time.perf_counter()
     ocred = out.with_name(out.stem + ".ocrmypdf.pdf")
-    command = [
-        "ocrmypdf",
-        "--redo-ocr",
-        "--pages",
-        ",".join(str(p + 1) for p in pages),
-        "-l",
-        langs,
-        "--output-type",
-        "pdf",
-        "--optimize",
-        "0",
-        "--jobs",
-        str(max(1, min(len(pages), os.cpu_count() or 1))),
-        "--tesseract-timeout",
-        str(_TIMEOUT_PER_PAGE),
-        "--quiet",
-        str(source),
-        str(ocred),
-    ]
+    jobs = max(1, min(len(pages), os.cpu_count() or 1))
+    command = ["ocrmypdf", "--redo-ocr", "--pages", ",".join(str(p + 1) for p in pages), "-l", langs]
+    command += ["--output-type", "pdf", "--optimize", "0", "--jobs", str(jobs)]
+    command += ["--tesseract-timeout", str(_TIMEOUT_PER_PAGE), "--quiet", str(source), str(ocred)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, env=_clean_env(), timeout=60 + _TIMEOUT_PER_PAGE * len(pages)
