@@ -10,6 +10,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -41,7 +43,7 @@ def make_deployment(root: Path, instance_yaml: str | None = None) -> Deployment:
     drop = data / "knowledge_docs"
     drop.mkdir(parents=True, exist_ok=True)
     deployment = Deployment(home, data, drop)
-    if "storage:\n  sqlite:" in config:  # a Postgres server needs no such care
+    if "postgres" not in (yaml.safe_load(config).get("storage") or {}):  # a Postgres server needs no such care
         _create_storage(deployment)
     return deployment
 
