@@ -11,7 +11,7 @@ single-process MinerU flash parse of the same files, side by side in one run.
     checks and artifacts, all of it.
 (c) `kb-pipeline ingest`'s `ingest_folder(..., workers=N)` with a fresh data dir and a fresh temp
     instance with the project's dagster.yaml settings: the Dagster asset graph, one run per
-    document in N ingest worker processes (started inside the timing), plus the warnings table.
+    document in N warm run workers (started inside the timing), plus the warnings table.
 The default corpus is 10 real PDFs of ../shared/corpus/pdfs, 185 pages.
 """
 

@@ -1,4 +1,4 @@
-"""`kb-pipeline ingest` with ingest worker processes (`ingest_folder(..., workers=2)`), on a real
+"""`kb-pipeline ingest` with warm run workers (`ingest_folder(..., workers=2)`), on a real
 instance in a temp dir with real MinerU: the same artifacts as one run after another, each run
 in a worker (not this process), a bad document failing alone, and a worker killed mid-run
 taking down nothing but a retry."""

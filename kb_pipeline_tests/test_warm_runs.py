@@ -1,4 +1,4 @@
-"""Warm run workers (kb_pipeline/instance/warm_runs.py) on the real `make ui` stack: `dagster dev`
+"""Warm run workers (kb_pipeline/runs/warm_runs.py) on the real `make ui` stack: `dagster dev`
 with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
 
 1. Runs the daemon launches execute in the launcher's warm workers: each run records a worker
