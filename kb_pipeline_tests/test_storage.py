@@ -39,9 +39,7 @@ def test_a_claim_waits_for_the_lock_and_a_taken_slot_is_not_taken_again(tmp_path
     storage.set_concurrency_slots("mineru", 1)
     with open(storage._base_dir + "/" + _CLAIM_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a claim in flight in another process
-        other = subprocess.Popen(
-            [sys.executable, "-c", _CLAIM, storage._base_dir], stdout=subprocess.PIPE, text=True
-        )
+        other = subprocess.Popen([sys.executable, "-c", _CLAIM, storage._base_dir], stdout=subprocess.PIPE, text=True)
         time.sleep(1.5)
         assert other.poll() is None, "the claim did not wait for the one in flight"
         # The claim in flight (Dagster's own, unlocked: this process holds the lock) takes the only slot.

@@ -129,6 +129,8 @@ def test_run_terminated_mid_parse_is_canceled_and_its_worker_lives_on(deployment
 @pytest.mark.slow
 @pytest.mark.services
 def test_make_ui_ingests_a_drop_in_a_warm_worker_and_stops_cleanly(tmp_path, monkeypatch):
+    """`kb-pipeline ui` started the way a supervisor or `nohup … &` starts it (SIGINT ignored)
+    ingests a drop in a warm worker and stops, with all its processes, on SIGTERM."""
     dep = make_deployment(tmp_path)
     for key, value in dep.env.items():
         monkeypatch.setenv(key, value)
@@ -141,6 +143,8 @@ def test_make_ui_ingests_a_drop_in_a_warm_worker_and_stops_cleanly(tmp_path, mon
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            # As a background job or under nohup: SIGINT ignored, which dagster dev would inherit.
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
         )
     kb = KnowledgeBase(drop_folder=str(dep.drop), data_dir=str(dep.data))
     try:
@@ -158,7 +162,12 @@ def test_make_ui_ingests_a_drop_in_a_warm_worker_and_stops_cleanly(tmp_path, mon
         assert pid in process_tree(ui.pid), "the run was not taken by a warm worker of the stack"
     finally:
         ui.send_signal(signal.SIGTERM)
-        code = ui.wait(timeout=90)
+        try:
+            code = ui.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            for pid in process_tree(ui.pid):  # leave no stack behind to load the tests that follow
+                os.kill(pid, signal.SIGKILL)
+            raise
     assert code == 0, log.read_text(errors="replace")[-3000:]
     deadline = time.monotonic() + 30  # dagster dev's children, the warm workers among them, finish
     while (left := process_tree(ui.pid)) and time.monotonic() < deadline:

@@ -80,6 +80,10 @@ def _ui(args: argparse.Namespace, settings: Settings) -> int:
 
     command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(REPO_ROOT / "workspace.yaml")]
     command += ["-h", args.host, "-p", str(args.port)]
+    # Started as a background job or under nohup, this process inherits SIGINT ignored, and so would
+    # dagster dev, which maps SIGTERM to its SIGINT handling: neither signal would stop it. A handler
+    # here is reset to the default at exec, so dagster dev always has its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     child = subprocess.Popen(command)
     # Stopped by a supervisor: stop dagster dev the way Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGINT))
