@@ -13,6 +13,7 @@ with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -166,7 +167,8 @@ def test_make_ui_ingests_a_drop_in_a_warm_worker_and_stops_cleanly(tmp_path, mon
             code = ui.wait(timeout=90)
         except subprocess.TimeoutExpired:
             for pid in process_tree(ui.pid):  # leave no stack behind to load the tests that follow
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
             raise
     assert code == 0, log.read_text(errors="replace")[-3000:]
     deadline = time.monotonic() + 30  # dagster dev's children, the warm workers among them, finish
