@@ -23,13 +23,21 @@ PURPOSE_HEADING = re.compile(
     re.IGNORECASE,
 )
 _MIN_PURPOSE_WORDS = 8
+# A table of contents: lines with page numbers, dot leaders.
+_CONTENTS_LINE = re.compile(r"\n|\. \. |…|\.{3}")
 
 
 def _first_statement(chunk: Chunk) -> str | None:
     for para in paragraphs(chunk.text):
         for sentence in sentences(chunk.text, para):
             said = sentence.of(chunk.text)
-            if len(said.split()) >= _MIN_PURPOSE_WORDS:
+            # Prose, not a contents line or a heading: a capitalised sentence that ends.
+            if (
+                len(said.split()) >= _MIN_PURPOSE_WORDS
+                and said[:1].isupper()
+                and said.endswith((".", "。"))
+                and not _CONTENTS_LINE.search(said)
+            ):
                 return said
     return None
 

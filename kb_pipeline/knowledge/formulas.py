@@ -24,6 +24,8 @@ _BARE_X = re.compile(r"\s[xX]\s")
 _OPERAND_SPLIT = re.compile(r"[()\[\]+\-−*/÷×·=]|\s[xX]\s")
 _NUMBER = re.compile(r"^[\d.,\s]+%?$")
 _MAX_LINE = 160
+# Code, not a formula: quotes, attribute access (fitz.Document), statements ending in ; or {.
+_CODE = re.compile(r"[\"'`]|[^\W\d]\.[^\W\d]|[;{]$")
 
 
 def _canonical(formula: str) -> str:
@@ -57,9 +59,9 @@ def read_formulas(document: ParsedDocument, check: SpanCheck) -> list[FormulaEnt
         if chunk.kind != "text":
             continue
         for line in chunk.text.splitlines():
-            line = line.strip()
+            line = line.strip().rstrip(",.")
             m = _FORMULA_LINE.match(line)
-            if not m or len(line) > _MAX_LINE or not _OPERATOR.search(m.group("expression")):
+            if not m or len(line) > _MAX_LINE or _CODE.search(line) or not _OPERATOR.search(m.group("expression")):
                 continue
             name = m.group("name").strip()
             span = check.keep(Quote(line, chunk), entry=name, field="provenance.span", branch="formula")

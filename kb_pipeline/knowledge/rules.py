@@ -16,7 +16,8 @@ from .text import paragraphs, sentences
 
 _CONDITIONAL = re.compile(
     r"^[•\-–·*\s]*(?P<condition>(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?)"
-    r",?\s+(?P<consequence>(?:then|maka|alors|dann|allora|entonces)\b.+?)[.!]?$",
+    # "then" only right after the condition's comma ("If X, the Y then …" is one clause).
+    r"(?:,\s*(?P<consequence>(?:then|entonces|allora)\b.+?)|,?\s+(?P<main>(?:maka|alors|dann)\b.+?))[.!]?$",
     re.DOTALL,
 )
 _CALCULATION = re.compile(
@@ -41,8 +42,9 @@ def read_rules(document: ParsedDocument, check: SpanCheck) -> list[RuleEntry]:
                 m = _CONDITIONAL.match(said)
                 if not m:
                     continue
+                consequence = "consequence" if m.group("consequence") else "main"
                 start = sentence.start + m.start("condition")
-                span_text = text[start : sentence.start + m.end("consequence")]
+                span_text = text[start : sentence.start + m.end(consequence)]
                 span = check.keep(Quote(span_text, chunk), entry=span_text[:40], field="provenance.span", branch="rule")
                 if span is None:
                     continue
@@ -52,7 +54,7 @@ def read_rules(document: ParsedDocument, check: SpanCheck) -> list[RuleEntry]:
                         rule_type=rule_type(said),
                         statement=said,
                         condition=m.group("condition"),
-                        consequence=m.group("consequence"),
+                        consequence=m.group(consequence),
                         provenance=provenance(document, span, Quote(span, chunk)),
                     )
                 )
