@@ -73,7 +73,7 @@ def _segment(text: str, tokens: list[tuple[Span, int]]) -> list[tuple[list[int],
                 continue
             a = list(range(i, i + size))
             name = " ".join(word[k] for k in a)
-            options = [(score[i + size] - 0.5, (a, [], i + size))]
+            options: list[tuple[float, tuple[list[int], list[int], int]]] = [(score[i + size] - 0.5, (a, [], i + size))]
             for length in range(1, _MAX_EXPANSION_WORDS + 1):
                 j = i + size + length
                 if j > n or tokens[j - 1][1] != tokens[i + size][1]:
@@ -145,7 +145,7 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
 
 
 def read_inline_abbreviations(document: ParsedDocument) -> list[Finding]:
-    """"Full Name (ABBR)" anywhere in running text (and headings)."""
+    """ "Full Name (ABBR)" anywhere in running text (and headings)."""
     findings = []
     for chunk in document.chunks:
         if chunk.kind != "text":
@@ -157,7 +157,5 @@ def read_inline_abbreviations(document: ParsedDocument) -> list[Finding]:
                     continue
                 expansion = expansion_before(source, m.start(), name)
                 if expansion:
-                    findings.append(
-                        Finding(name, Quote(name, chunk), "inline", full_name=Quote(expansion, chunk))
-                    )
+                    findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(expansion, chunk)))
     return findings

@@ -50,9 +50,7 @@ def build_brief(document: ParsedDocument, glossary: list[GlossaryEntry], check: 
         said = _first_statement(chunk)
         if said and (purpose := check.keep(Quote(said, chunk), entry="purpose", field="purpose", branch="summary")):
             break
-    key_parameters = [
-        e.term for e in glossary if purpose and is_abbreviation(e.term) and mentions(e.term, [purpose])
-    ]
+    key_parameters = [e.term for e in glossary if purpose and is_abbreviation(e.term) and mentions(e.term, [purpose])]
     if purpose:
         origin = provenance(document, purpose, Quote(purpose, chunk))
     else:  # no text at all: nothing to quote

@@ -33,7 +33,7 @@ _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()]+)\)\s*:?$")
 
 
 def _capitalised(word: str) -> bool:
-    """"Undetectable", "Point-of-care", "A" before a lower-case word: a word that can start a
+    """ "Undetectable", "Point-of-care", "A" before a lower-case word: a word that can start a
     sentence or a term; never an all-capitals abbreviation."""
     return len(word) >= 2 and word[0].isupper() and word[1].islower()
 
@@ -71,7 +71,7 @@ class _Body:
 
 
 def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
-    """"HCV viral breakthrough Undetectable HCV RNA …": a term and its definition on one line.
+    """ "HCV viral breakthrough Undetectable HCV RNA …": a term and its definition on one line.
     The definition starts at the last capitalised word after a lower-case one among the first
     words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
     ws = words(text, para)
@@ -162,7 +162,9 @@ def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
         if term:
             definition = Quote(sentence.of(text), chunk) if sentence else None
             findings.append(
-                Finding(term, Quote(anchor.of(text), chunk), "definition_list", definition=definition, ambiguous=ambiguous)
+                Finding(
+                    term, Quote(anchor.of(text), chunk), "definition_list", definition=definition, ambiguous=ambiguous
+                )
             )
 
     for index, item in enumerate(items):
@@ -221,7 +223,7 @@ _NUMBERED = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
 
 
 def read_numbered_headings(document: ParsedDocument) -> list[Finding]:
-    """"2.1.2. Quantity (Qty)" over "Adalah jumlah …": term Qty, full name Quantity, the heading
+    """ "2.1.2. Quantity (Qty)" over "Adalah jumlah …": term Qty, full name Quantity, the heading
     as printed its source wording, the section's first sentence its definition when that
     sentence defines (starts with a defining verb, or with the term and one)."""
     findings, seen = [], set()
@@ -265,7 +267,7 @@ _DEFINING_SENTENCE = re.compile(
 
 
 def read_defining_sentences(document: ParsedDocument) -> list[Finding]:
-    """"PA menyatakan …", "“Haul road” means …": a sentence whose subject is an abbreviation
+    """ "PA menyatakan …", "“Haul road” means …": a sentence whose subject is an abbreviation
     or a quoted term, followed by a defining verb. The whole sentence is the definition."""
     findings = []
     for chunk in document.chunks:

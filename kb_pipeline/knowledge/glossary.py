@@ -35,8 +35,11 @@ def provenance(document: ParsedDocument, span: str, quote: Quote) -> Provenance:
 
 def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck) -> GlossaryEntry | None:
     """None when not even the term's own position is verbatim (nothing to show a reviewer)."""
-    anchors = [(check.keep(f.anchor, entry=f.term, field="provenance.span", branch="glossary"), f) for f in cluster.findings]
-    anchors = [(span, f) for span, f in anchors if span]
+    anchors = [
+        (span, f)
+        for f in cluster.findings
+        if (span := check.keep(f.anchor, entry=f.term, field="provenance.span", branch="glossary"))
+    ]
     if not anchors:
         return None
     findings = [f for _, f in anchors]
@@ -57,7 +60,9 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
     )
     conflict = len(definitions) > 1
     definition = definitions[0] if len(definitions) == 1 else None
-    span, quote = definition or full_name or (definitions[0] if conflict else None) or (anchors[0][0], findings[0].anchor)
+    span, quote = (
+        definition or full_name or (definitions[0] if conflict else None) or (anchors[0][0], findings[0].anchor)
+    )
     if definition or conflict:
         status = "ok"
     elif any(f.ambiguous for f in findings):

@@ -81,7 +81,9 @@ def words(text: str, span: Span) -> list[Span]:
 # A sentence ends at . ! ? (or their CJK forms) before whitespace and an upper-case letter, a
 # digit, a quote or a bullet — not after one capital letter or an inner-dot abbreviation (e.g.).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])")
-_NOT_AN_END = re.compile(r"(?:^|\s)(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$")
+_NOT_AN_END = re.compile(
+    r"(?:^|\s)(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
+)
 
 
 def sentences(text: str, span: Span) -> list[Span]:
