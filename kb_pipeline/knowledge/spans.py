@@ -5,37 +5,60 @@ repaired. This is the anti-hallucination control every later proposer (a model) 
 
 from __future__ import annotations
 
-import unicodedata
+import re
 
 from ..contracts import Chunk
 from .contracts import RejectedBranch, RejectedField
 from .findings import Quote
-from .text import squash
+
+_LINE_END_HYPHEN = re.compile(r"(?<=\w)[-\u00ad][^\S\n]*\n\s*(?=\w)")
+_WHITESPACE = re.compile(r"\s+")
 
 
-def _squashed_with_origin(text: str) -> tuple[str, list[int]]:
-    """`squash(text)` and, for each of its characters, the index in `text` it came from."""
-    chars, origin = [], []
-    for index, ch in enumerate(text):
-        for piece in squash(unicodedata.normalize("NFKC", ch)):
-            chars.append(piece)
+def _layout_free(text: str, *, join_hyphenated: bool) -> tuple[str, list[int]]:
+    """`text` with each whitespace run as one space and soft hyphens dropped; a hyphen ending a
+    line kept (its line break dropped) or, `join_hyphenated`, dropped with it. And, for each
+    character, the index in `text` it came from."""
+    chars, origin, index = [], [], 0
+    while index < len(text):
+        hyphen = _LINE_END_HYPHEN.match(text, index)
+        if hyphen:
+            if not join_hyphenated and text[index] == "-":
+                chars.append("-")
+                origin.append(index)
+            index = hyphen.end()
+            continue
+        space = _WHITESPACE.match(text, index)
+        if space:
+            chars.append(" ")
             origin.append(index)
+            index = space.end()
+            continue
+        if text[index] != "\u00ad":
+            chars.append(text[index])
+            origin.append(index)
+        index += 1
     return "".join(chars), origin
 
 
 def locate(value: str, chunk: Chunk) -> str | None:
-    """`value` as the chunk writes it (text, own heading or an enclosing heading), matched
-    layout aside (line breaks, hyphens, curly quotes); None when the chunk does not say it."""
-    wanted = squash(value)
+    """`value` as the chunk writes it (text, own heading or an enclosing heading), or None.
+    The only differences allowed are MinerU's layout: a whitespace run for a space or a line
+    break, and a word hyphenated at a line end — never a space removed or added inside a word
+    ("the rapist" is not "therapist"). What is returned is the chunk's own characters."""
+    wanted = " ".join(value.replace("\u00ad", "").split())
     if not wanted:
         return None
-    for source in (chunk.text, chunk.heading or "", *chunk.heading_path):
+    sources = (chunk.text, chunk.heading or "", *chunk.heading_path)
+    for source in sources:
         if value in source:
             return value
-        squashed, origin = _squashed_with_origin(source)
-        at = squashed.find(wanted)
-        if at >= 0:
-            return source[origin[at] : origin[at + len(wanted) - 1] + 1]
+    for source in sources:
+        for join in (False, True):
+            free, origin = _layout_free(source, join_hyphenated=join)
+            at = free.find(wanted)
+            if at >= 0:
+                return source[origin[at] : origin[at + len(wanted) - 1] + 1]
     return None
 
 
