@@ -78,11 +78,13 @@ def words(text: str, span: Span) -> list[Span]:
     return [Span(span.start + m.start(), span.start + m.end()) for m in re.finditer(r"\S+", span.of(text))]
 
 
-# A sentence ends at . ! ? (or their CJK forms) before whitespace and an upper-case letter, a
-# digit, a quote or a bullet — not after one capital letter or an inner-dot abbreviation (e.g.).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])")
+# A sentence ends at . ! ? (or the Arabic, Devanagari, Urdu forms) before whitespace and a letter
+# that is not lower-case (upper-case, or a script without case: Korean, Arabic, …), a digit, a
+# quote or a bullet; and right after the CJK full stops 。！？, which take no space — not after
+# one capital letter or an inner-dot abbreviation (e.g., "(i.e.").
+_SENTENCE_END = re.compile(r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])")
 _NOT_AN_END = re.compile(
-    r"(?:^|\s)(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
+    r"(?:^|[\s(\[])(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
 )
 
 
@@ -92,7 +94,7 @@ def sentences(text: str, span: Span) -> list[Span]:
     for m in _SENTENCE_END.finditer(piece):
         head = piece[start : m.start()]
         nxt = piece[m.end() : m.end() + 1]
-        if _NOT_AN_END.search(head) or (nxt.isalpha() and not nxt.isupper()):
+        if _NOT_AN_END.search(head) or nxt.islower():
             continue
         if head.strip():
             out.append(Span(span.start + start, span.start + m.start()))
@@ -103,4 +105,14 @@ def sentences(text: str, span: Span) -> list[Span]:
 
 
 def ends_a_sentence(piece: str) -> bool:
-    return piece.rstrip().endswith((".", "!", "?", "。", ":", ";"))
+    return piece.rstrip().endswith(SENTENCE_STOPS + (":", ";"))
+
+
+SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "؟", "।", "۔")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def word_count(text: str) -> int:
+    """Space-separated words; in Chinese or Japanese, which put no space between words, about
+    one word per two characters (Korean spaces its words, so counts as split)."""
+    return max(len(text.split()), len(_CJK.findall(text)) // 2)
