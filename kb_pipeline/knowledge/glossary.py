@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..contracts import ParsedDocument
 from .contracts import GlossaryEntry, Provenance
-from .findings import Quote
+from .findings import PROPOSERS, Quote
 from .ids import term_id
 from .mining import Cluster
 from .spans import SpanCheck
@@ -65,7 +65,7 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
     )
     if definition or conflict:
         status = "ok"
-    elif any(f.ambiguous for f in findings):
+    elif any(f.ambiguous and f.reader not in PROPOSERS for f in findings):
         status = "escalated"
     else:
         status = "no_definition_found"
@@ -73,7 +73,14 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
         term_id=term_id(document.doc_id, cluster.canonical),
         term=cluster.term,
         full_name=full_name[0] if full_name else None,
-        source_wording=next((f.source_wording for f in findings if f.source_wording), None),
+        source_wording=next(
+            (
+                f.source_wording
+                for f in findings
+                if f.reader == "numbered_heading" and f.source_wording in f.anchor.chunk.heading_path
+            ),
+            None,
+        ),
         definition=definition[0] if definition else None,
         mention_count=cluster.mention_count,
         provenance=provenance(document, span, quote),
