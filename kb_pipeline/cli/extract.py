@@ -1,7 +1,8 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
-each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). A file
-that cannot be read is reported and the others go on."""
+each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). A
+document that fails, for whatever reason, is reported on stderr and recorded in its folder as
+`FAILED.txt` in place of its payloads (an earlier run's are removed); the others go on."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import sys
 import time
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from ..contracts import ParsedDocument
+from ..files import write_text_atomically
+from ..knowledge.contracts import Payloads
 from ..knowledge.extract import extract_document
 from ..paths import DataLayout
 from ..settings import Settings
 
 ARTIFACT_NAME = "chunks.json"
+FAILURE_NAME = "FAILED.txt"
+PAYLOAD_NAMES = tuple(f"{name}.json" for name in Payloads.model_fields)
 
 
 def artifacts(inputs: list[Path]) -> list[Path]:
@@ -27,12 +30,23 @@ def artifacts(inputs: list[Path]) -> list[Path]:
     return found
 
 
+def _clear(folder: Path) -> None:
+    """An earlier run's payloads and failure note: what is there after a run is this run's."""
+    for name in (*PAYLOAD_NAMES, FAILURE_NAME):
+        (folder / name).unlink(missing_ok=True)
+
+
 def extract_file(artifact: Path, out_dir: Path) -> str:
     """One document: its payloads written, and its summary line."""
     started = time.perf_counter()
     document = ParsedDocument.model_validate_json(artifact.read_bytes())
-    payloads = extract_document(document)
-    payloads.write(out_dir / document.doc_id)
+    folder = out_dir / document.doc_id
+    try:
+        payloads = extract_document(document)
+        _clear(folder)
+        payloads.write(folder)
+    except Exception as exc:
+        raise DocumentFailed(document.doc_id) from exc
     seconds = time.perf_counter() - started
     line = (
         f"{document.doc_id}: {len(payloads.glossary)} terms, {len(payloads.formulas)} formulas, "
@@ -40,6 +54,29 @@ def extract_file(artifact: Path, out_dir: Path) -> str:
     )
     if not any(chunk.text.strip() for chunk in document.chunks):
         line += " — no text in the document: empty payloads"
+    return line
+
+
+class DocumentFailed(Exception):
+    """A document was read but its extraction failed: `doc_id` names its output folder."""
+
+    def __init__(self, doc_id: str) -> None:
+        super().__init__(doc_id)
+        self.doc_id = doc_id
+
+
+def record_failure(artifact: Path, out_dir: Path, exc: Exception) -> str:
+    """The failure's line; written to the document's folder (named by its doc_id, or by the
+    artifact's folder when the artifact could not be read) in place of its payloads."""
+    cause = exc.__cause__ if isinstance(exc, DocumentFailed) and exc.__cause__ else exc
+    message = (str(cause).splitlines() or [""])[0]
+    line = f"{artifact}: not extracted — {type(cause).__name__}: {message}"
+    folder = out_dir / (exc.doc_id if isinstance(exc, DocumentFailed) else artifact.parent.name)
+    try:
+        _clear(folder)
+        write_text_atomically(folder / FAILURE_NAME, line + "\n")
+    except OSError as error:
+        line += f" (and the failure could not be recorded in {folder}: {error})"
     return line
 
 
@@ -57,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     for artifact in found:
         try:
             print(extract_file(artifact, out_dir))
-        except (OSError, ValueError, ValidationError) as exc:
+        except Exception as exc:  # one document's failure, whatever it is, must not stop the others
             failed += 1
-            print(f"{artifact}: not extracted — {type(exc).__name__}: {str(exc).splitlines()[0]}", file=sys.stderr)
+            print(record_failure(artifact, out_dir, exc), file=sys.stderr)
     print(f"{len(found) - failed} of {len(found)} documents extracted → {out_dir}")
     return 1 if failed else 0
 
