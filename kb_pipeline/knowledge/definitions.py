@@ -92,7 +92,8 @@ def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
 def _short_term(piece: str) -> bool:
     """A paragraph that can be a term: capitalised, a few words, no comma, not a sentence."""
     return (
-        piece[:1].isupper()
+        piece[:1].isalpha()
+        and not piece[:1].islower()
         and not ends_a_sentence(piece.removesuffix(":"))
         and ", " not in piece
         and len(piece.split()) <= _MAX_TERM_WORDS
@@ -154,18 +155,32 @@ def _term_of(text: str, part: Span) -> tuple[str, Span]:
     return " ".join(name.split()), Span(part.start, part.start + len(name))
 
 
+def _proposals(chunk: Chunk, part: Span, sentence: Span | None, ambiguous: bool = False) -> list[Finding]:
+    """The term of a glossary line and its definition; for "Rapid diagnostic test (RDT)" also
+    RDT, with the term as its full name and the same definition."""
+    text = chunk.text
+    term, anchor = _term_of(text, part)
+    if not term:
+        return []
+    definition = Quote(sentence.of(text), chunk) if sentence else None
+    named = Quote(anchor.of(text), chunk)
+    found = [Finding(term, named, "definition_list", definition=definition, ambiguous=ambiguous)]
+    m = _TRAILING_ABBREVIATION.search(part.of(text))
+    if m and is_abbreviation(m.group(1)) and aligns(m.group(1), term):
+        abbreviation = Quote(m.group(1), chunk)
+        found.append(
+            Finding(
+                m.group(1), abbreviation, "definition_list", full_name=named, definition=definition, ambiguous=ambiguous
+            )
+        )
+    return found
+
+
 def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
     text, findings = chunk.text, []
 
     def propose(part: Span, sentence: Span | None, ambiguous: bool = False) -> None:
-        term, anchor = _term_of(text, part)
-        if term:
-            definition = Quote(sentence.of(text), chunk) if sentence else None
-            findings.append(
-                Finding(
-                    term, Quote(anchor.of(text), chunk), "definition_list", definition=definition, ambiguous=ambiguous
-                )
-            )
+        findings.extend(_proposals(chunk, part, sentence, ambiguous))
 
     for index, item in enumerate(items):
         if not isinstance(item, _Term):
@@ -199,23 +214,108 @@ def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
     return findings
 
 
+_SECTION = re.compile(r"^\s*(\d+(?:\.\d+)*)\.?\s")
+
+
+def _level(heading: str) -> tuple[int, int]:
+    """How high a heading stands, as far as its print says (chunks.json chains headings without
+    levels): (0, depth) numbered "3.1 …"; (1, 0) ALL CAPITALS; (2, 0) anything else."""
+    m = _SECTION.match(heading)
+    if m:
+        return 0, m.group(1).count(".") + 1
+    return (1, 0) if heading.isupper() else (2, 0)
+
+
+def _below(heading: str, glossary: str) -> bool:
+    """`heading` is a sub-heading of `glossary`: deeper numbering under its number, or an
+    unnumbered heading under a numbered or capitalised one. Same style, same level: the
+    glossary section has ended."""
+    (kind, depth), (g_kind, g_depth) = _level(heading), _level(glossary)
+    if kind == g_kind == 0:
+        number, g_number = _SECTION.match(heading), _SECTION.match(glossary)
+        return depth > g_depth and bool(number and g_number and number.group(1).startswith(g_number.group(1) + "."))
+    return g_kind < kind
+
+
 def _in_glossary(chunk: Chunk) -> bool:
-    """A glossary chunk: its own heading names one, or a heading above it does and only
-    sub-headings (not another ALL-CAPS front-matter heading) follow it in the path."""
+    """A glossary chunk: its own heading names one, or the nearest heading above it that names
+    one has only its own sub-headings after it in the path (the next heading of the same or a
+    higher level ends the glossary section)."""
     if chunk.heading and GLOSSARY_HEADING.search(chunk.heading):
         return True
     path = chunk.heading_path
-    for k, heading in enumerate(path):
-        if GLOSSARY_HEADING.search(heading):
-            return not any(h.isupper() for h in path[k + 1 :])
+    for k in range(len(path) - 1, -1, -1):
+        if GLOSSARY_HEADING.search(path[k]):
+            return all(_below(h, path[k]) for h in path[k + 1 :])
     return False
+
+
+# "Term: definition", "Term – definition": a glossary written one entry a line.
+_TERM_LINE = re.compile(
+    r"^[ \t]*(?:[•*·-][ \t]+)?(?P<term>[^\s:–—|][^:\n–—|]{0,79}?)[ \t]*(?::|[ \t][–—-])[ \t]+(?P<definition>\S[^\n]*)$",
+    re.MULTILINE,
+)
+_TABLE_ROW = re.compile(r"^(?P<term>[^|\n]+?) \| (?P<definition>[^|\n]+?)[ \t]*$", re.MULTILINE)
+# ISO 704 style: "3.1.2" (alone or before the term), the term, then its definition.
+_ISO_NUMBER = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?(?:[ \t]+(?P<term>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
+
+
+def _term_lines(chunk: Chunk) -> list[Finding]:
+    """Entries of a one-entry-a-line glossary, or of a two-cell table: only when most of the
+    chunk's lines are so (else a colon in a definition would make a term)."""
+    text = chunk.text
+    lines = [line for line in text.splitlines() if line.strip()]
+    found = [
+        m
+        for m in (_TABLE_ROW if chunk.kind == "table" else _TERM_LINE).finditer(text)
+        if len(m.group("term").split()) <= _MAX_TERM_WORDS
+        and not ends_a_sentence(m.group("term"))
+        and any(c.isalpha() for c in m.group("definition"))
+    ]
+    if not found or len(found) * 2 < len(lines):
+        return []
+    findings = []
+    for m in found:
+        term, definition = Span(m.start("term"), m.end("term")), Span(m.start("definition"), m.end("definition"))
+        findings += _proposals(chunk, term, definition)
+    return findings
+
+
+def _iso_terms(chunk: Chunk) -> list[Finding]:
+    """ "3.1.2 haul road / road used by …" or "3.1.2 / haul road / road used by …": the term
+    after its number, its definition the first sentence of the lines up to the next number."""
+    text = chunk.text
+    numbers = list(_ISO_NUMBER.finditer(text))
+    findings = []
+    for k, m in enumerate(numbers):
+        end = numbers[k + 1].start() if k + 1 < len(numbers) else len(text)
+        rest = [
+            Span(m.end() + x.start(), m.end() + x.end()) for x in re.finditer(r"[^\n]*\S[^\n]*", text[m.end() : end])
+        ]
+        if m.group("term"):
+            term, body = Span(m.start("term"), m.end("term")), rest
+        elif rest:
+            term, body = rest[0], rest[1:]
+        else:
+            continue
+        name = term.of(text).strip()
+        if not body or len(name.split()) > _MAX_TERM_WORDS or ends_a_sentence(name):
+            continue
+        start = term.start + len(term.of(text)) - len(term.of(text).lstrip())
+        said = sentences(text, Span(body[0].start, body[-1].end))
+        findings += _proposals(chunk, Span(start, start + len(name)), said[0] if said else None)
+    return findings
 
 
 def read_definition_lists(document: ParsedDocument) -> list[Finding]:
     findings = []
     for chunk in document.chunks:
-        if chunk.kind == "text" and _in_glossary(chunk):
-            findings += _pair(chunk, _layout(chunk.text))
+        if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
+            continue
+        read = _iso_terms(chunk) or _term_lines(chunk)
+        if chunk.kind == "text" and not read:
+            read = _pair(chunk, _layout(chunk.text))
+        findings += read
     return findings
 
 
