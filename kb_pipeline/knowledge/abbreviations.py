@@ -210,7 +210,7 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
         ):
             found.append(phrase)
     capitalised = [p for p in found if p[:1].isupper()] if abbreviation[:1].isupper() else []
-    return (capitalised or found or [None])[0]
+    return next(iter(capitalised or found), None)
 
 
 # "FY = Financial Year", "CI = confidence interval;": a legend, anywhere (table notes, captions).

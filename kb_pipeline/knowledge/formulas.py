@@ -38,7 +38,7 @@ def _canonical(formula: str) -> str:
 
 def verification(formula: str, chunk: Chunk) -> LatexVerification:
     wanted = _canonical(formula)
-    if any(wanted and wanted in _canonical(markup) for markup in chunk.latex):
+    if any(wanted and wanted == _canonical(markup) for markup in chunk.latex):
         return "verified"
     return "unverified_operator" if _BARE_X.search(formula) else "unverified_no_markup"
 
@@ -53,7 +53,8 @@ def _variables(expression: str) -> list[FormulaVariable]:
 
 
 def read_formulas(document: ParsedDocument, check: SpanCheck) -> list[FormulaEntry]:
-    """One entry per name (the first the document states: the id is keyed on the name)."""
+    """One entry per formula: a name stated again with the same formula is the same entry; with
+    a different one, a second entry keyed on its formula (the id falls back to the latex)."""
     entries: dict[str, FormulaEntry] = {}
     for chunk in document.chunks:
         if chunk.kind != "text":
@@ -65,8 +66,12 @@ def read_formulas(document: ParsedDocument, check: SpanCheck) -> list[FormulaEnt
                 continue
             name = m.group("name").strip()
             span = check.keep(Quote(line, chunk), entry=name, field="provenance.span", branch="formula")
+            if span is None:
+                continue
             identity = formula_id(document.doc_id, name, line, chunk.chunk_id)
-            if span is None or identity in entries:
+            if identity in entries and entries[identity].formula_latex != span:
+                identity = formula_id(document.doc_id, None, span, chunk.chunk_id)
+            if identity in entries:
                 continue
             entries[identity] = FormulaEntry(
                 formula_id=identity,

@@ -20,9 +20,7 @@ _CONDITIONAL = re.compile(
     r"(?:,\s*(?P<consequence>(?:then|entonces|allora)\b.+?)|,?\s+(?P<main>(?:maka|alors|dann)\b.+?))[.!]?$",
     re.DOTALL,
 )
-_CALCULATION = re.compile(
-    r"calculat|comput|dihitung|perhitungan|rumus|formula|berechn|calcul|cálculo|digunakan data", re.IGNORECASE
-)
+_CALCULATION = re.compile(r"calculat|comput|dihitung|perhitungan|rumus|formula|berechn|calcul|cálculo", re.IGNORECASE)
 
 
 def rule_type(sentence: str) -> RuleType:
