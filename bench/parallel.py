@@ -83,7 +83,7 @@ def main() -> None:
             f"{ratio:.2f}",
         ],
         [
-            f"(c) kb-pipeline ingest, {args.workers} ingest workers",
+            f"(c) kb-pipeline ingest, {args.workers} warm run workers",
             f"{ingest:.1f}",
             f"{pages / ingest:.2f}",
             f"{ingest_ratio:.2f}",

@@ -57,6 +57,22 @@ def test_executing_a_run_in_a_warm_worker():
     assert list(inspect.signature(RunLauncher.dispose).parameters) == ["self"]
 
 
+def test_the_sqlite_storage_and_its_slot_claim():
+    # kb_pipeline/runs/storage.py serialises Dagster's own slot claim on SQLite.
+    from dagster._core.storage.event_log import SqliteEventLogStorage
+    from dagster._core.storage.sqlite_storage import DagsterSqliteStorage
+
+    assert list(inspect.signature(SqliteEventLogStorage._claim_concurrency_slot).parameters) == [
+        "self",
+        "concurrency_key",
+        "run_id",
+        "step_key",
+    ]
+    assert "_base_dir" in inspect.getsource(SqliteEventLogStorage.__init__)
+    assert "_event_log_storage" in inspect.getsource(DagsterSqliteStorage.__init__)
+    assert callable(DagsterSqliteStorage.from_local)
+
+
 def test_every_private_name_the_package_imports_is_pinned_here():
     """A new private import must be added here (and to docs/decisions.md) with its reason."""
     import ast
@@ -73,4 +89,4 @@ def test_every_private_name_the_package_imports_is_pinned_here():
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dagster._"):
             pinned |= {f"{node.module}.{alias.name}" for alias in node.names}
     assert used <= pinned, sorted(used - pinned)
-    assert len(used) <= 10, sorted(used)
+    assert len(used) <= 11, sorted(used)  # a ratchet: no more than today (docs/decisions.md lists them)

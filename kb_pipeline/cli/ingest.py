@@ -152,19 +152,18 @@ class _WarmRuns:
         self._pool.close()
 
 
-def _run_in_workers(
-    kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], workers: int, done, refresh: bool
-) -> None:
+def _run_in_workers(kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], workers: int, done) -> None:
     """`items` as runs of warm run workers, largest file first (so the last one to finish is a
-    short one); `done(item, outcome)` as each ends. A run whose worker died runs once more."""
+    short one); `done(item, outcome)` as each ends, then the warnings table is refreshed if a
+    document was ingested. A run whose worker died runs once more."""
     runs = _WarmRuns(kb, instance, workers)
     try:
-        started: dict[str, tuple[Ready, float, bool]] = {}
+        submitted: dict[str, tuple[Ready, bool]] = {}
 
         def submit(item: Ready, again: bool) -> str:
             observe_source(instance, item.source.doc_id, item.content_hash)
             run_id = runs.submit(INGEST_JOB, _run_tags(item), item.source.doc_id)
-            started[run_id] = (item, time.perf_counter(), again)
+            submitted[run_id] = (item, again)
             return run_id
 
         pending = [submit(item, False) for item in largest_first(items)]
@@ -172,14 +171,17 @@ def _run_in_workers(
         while pending:
             [run] = runs.wait(pending)[:1]
             pending.remove(run.run_id)
-            item, began, again = started[run.run_id]
-            outcome = _outcome(instance, item, run, time.perf_counter() - began)
+            item, again = submitted[run.run_id]
+            stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
+            outcome = _outcome(
+                instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
+            )
             if outcome.status == "failed" and WORKER_DIED in outcome.reason and not again:
                 pending.append(submit(item, True))
                 continue
             ingested |= outcome.status == "ingested"
             done(item, outcome)
-        if ingested and refresh:
+        if ingested:
             runs.wait([runs.submit(WARNINGS_TABLE_JOB, {"kb/trigger": INGEST_TRIGGER, **worker_tags()})])
     finally:
         runs.close()
@@ -234,7 +236,7 @@ def ingest_folder(
     workers = min(workers, len(to_run)) if instance.is_persistent else 1
     if workers > 1:
         print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
-        _run_in_workers(kb, instance, to_run, workers, done, refresh=True)
+        _run_in_workers(kb, instance, to_run, workers, done)
     elif to_run:
         defs = build_definitions(kb, settings)
         job = defs.resolve_job_def(INGEST_JOB)
