@@ -33,6 +33,11 @@ class DataLayout:
         return self.root / "tables"
 
     @property
+    def knowledge(self) -> Path:
+        """Extraction payloads, `<doc_id>/glossary.json` and its six siblings."""
+        return self.root / "knowledge"
+
+    @property
     def kb(self) -> Path:
         return self.root / "kb"
 

@@ -5,6 +5,7 @@
     kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor), runs in warm run workers
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
+    kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -105,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         from .package import main as package_main
 
         return package_main(argv[1:])
+    if argv[:1] == ["extract"]:
+        from .extract import main as extract_main
+
+        return extract_main(argv[1:])
     from .options import add_parser_options
 
     parser = argparse.ArgumentParser(
@@ -132,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ui.add_argument("--port", type=int, default=3000, help="webserver port (default 3000)")
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
+    sub.add_parser("extract", help="kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]: the knowledge payloads")
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}
     return commands[args.command](args, settings)

@@ -1,0 +1,52 @@
+"""One document's knowledge payloads: readers propose, the span check disposes, the link stage
+connects, the review queue projects. Reads the `ParsedDocument`, never changes it.
+
+`readers` is the seam for a model: a reader is any `(document) -> list[Finding]`; what it
+proposes goes through the same span check as the deterministic readers' findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..contracts import ParsedDocument
+from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
+from .brief import build_brief
+from .contracts import Payloads
+from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
+from .findings import Finding
+from .formulas import read_formulas
+from .glossary import glossary_entry
+from .link import link
+from .mining import cluster
+from .review import review_queue
+from .rules import read_rules
+from .spans import SpanCheck
+
+Reader = Callable[[ParsedDocument], list[Finding]]
+
+DETERMINISTIC_READERS: tuple[Reader, ...] = (
+    read_abbreviation_lists,
+    read_numbered_headings,
+    read_definition_lists,
+    read_defining_sentences,
+    read_inline_abbreviations,
+)
+
+
+def extract_document(document: ParsedDocument, readers: Sequence[Reader] = DETERMINISTIC_READERS) -> Payloads:
+    check = SpanCheck()
+    findings = [finding for read in readers for finding in read(document)]
+    glossary = [e for c in cluster(document, findings) if (e := glossary_entry(document, c, check))]
+    formulas = read_formulas(document, check)
+    rules = read_rules(document, check)
+    link(glossary, formulas, rules)
+    return Payloads(
+        glossary=glossary,
+        interpretation_pack=rules,
+        formulas=formulas,
+        brief_context=build_brief(document, glossary, check),
+        review_queue=review_queue(glossary, check.rejected),
+        rejected=check.rejected,
+        usage=[],  # no model call in the deterministic readers
+    )

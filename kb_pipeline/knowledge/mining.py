@@ -1,0 +1,138 @@
+"""Candidate mining: the readers' findings (mentions) → noise filter → clusters, one per
+canonical term, each with how often the document mentions the term."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..contracts import ParsedDocument
+from .abbreviations import is_abbreviation
+from .findings import PROPOSERS, READERS, Finding
+from .text import canonical
+
+_MAX_TERM_CHARS = 80
+
+
+def is_noise(term: str) -> bool:
+    """Not a term: empty, no letter, too long, or a sentence fragment ending in punctuation."""
+    return (
+        not any(ch.isalpha() for ch in term)
+        or len(term) > _MAX_TERM_CHARS
+        or term.endswith((",", ";", "."))
+        or term[:1] in "(["
+    )
+
+
+@dataclass
+class Cluster:
+    canonical: str
+    # Findings in reader precedence (READERS), then document order.
+    findings: list[Finding]
+    mention_count: int
+
+    @property
+    def term(self) -> str:
+        return self.findings[0].term
+
+
+def _is_abbreviation_like(term: str) -> bool:
+    return any(ch.isupper() for ch in term[1:])
+
+
+def mentions(term: str, texts: list[str]) -> int:
+    """Whole-word occurrences; case matters for an abbreviation (PA is not "pa")."""
+    return mention_counts([term], texts)[term]
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def mention_counts(terms: list[str], texts: list[str]) -> dict[str, int]:
+    """Whole-word occurrences of every term, in one pass over the texts: each term is a token
+    sequence, looked up where its first token stands (token-wise, so "M&E" also matches "M & E")."""
+    by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
+    for term in dict.fromkeys(terms):
+        sensitive = _is_abbreviation_like(term)
+        tokens = _TOKEN.findall(term if sensitive else term.casefold())
+        if tokens:
+            by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
+    counts = dict.fromkeys(terms, 0)
+    for text in texts:
+        tokens = _TOKEN.findall(text)
+        folded = [t.casefold() for t in tokens]
+        for k, first in enumerate(folded):
+            for wanted, sensitive, term in by_first.get(first, ()):
+                got = (tokens if sensitive else folded)[k : k + len(wanted)]
+                if got == wanted:
+                    counts[term] += 1
+    return counts
+
+
+def _expansions(members: list[tuple[int, int, Finding]]) -> set[str]:
+    return {canonical(f.full_name.text) for _, _, f in members if f.full_name}
+
+
+def _plural_of(name: str, names: dict[str, list[tuple[int, int, Finding]]]) -> str | None:
+    """ "rdts" of "rdt": an abbreviation's plural joins its singular's cluster — unless their
+    expansions say otherwise (EQAS "… assessment scheme" is not EQA "… assessment")."""
+    singular = name[:-1]
+    if not (name.endswith("s") and " " not in name and singular in names):
+        return None
+    if not is_abbreviation(names[name][0][2].term[:-1]):
+        return None
+    plural, single = _expansions(names[name]), _expansions(names[singular])
+    if plural and single and not any(p[: len(s)] == s and len(p) - len(s) <= 2 for p in plural for s in single):
+        return None
+    return singular
+
+
+def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
+    """Clusters in the order the document first names them (stable across runs).
+
+    A cluster's canonical — the input of its term_id — is derived by code from the deterministic
+    readers' terms. A model's finding joins the cluster whose term or full name it names; it
+    starts a cluster of its own only for a term no deterministic reader found."""
+    position = {chunk.chunk_id: k for k, chunk in enumerate(document.chunks)}
+
+    def where(finding: Finding) -> int:
+        return position.get(finding.anchor.chunk.chunk_id, len(position))
+
+    groups: dict[str, list[tuple[int, int, Finding]]] = {}
+    proposed = []
+    for order, finding in enumerate(findings):
+        if is_noise(finding.term):
+            continue
+        member = (order, READERS.index(finding.reader), finding)
+        if finding.reader in PROPOSERS:
+            proposed.append(member)
+        else:
+            groups.setdefault(canonical(finding.term), []).append(member)
+    for name in list(groups):
+        singular = _plural_of(name, groups)
+        if singular:
+            groups[singular] += groups.pop(name)
+    aliases = {
+        canonical(f.full_name.text): name for name, members in groups.items() for _, _, f in members if f.full_name
+    }
+    for member in proposed:
+        name = canonical(member[2].term)
+        groups.setdefault(name if name in groups else aliases.get(name, name), []).append(member)
+    texts = [chunk.text for chunk in document.chunks]
+    ranked = {
+        name: [f for _, _, f in sorted(members, key=lambda m: (m[1], where(m[2]), m[0]))]
+        for name, members in groups.items()
+    }
+    spellings = {name: list(dict.fromkeys(f.term for f in members)) for name, members in ranked.items()}
+    counts = mention_counts([t for terms in spellings.values() for t in terms], texts)
+    clusters = [
+        # An abbreviation's plural counts as a mention of it ("RDTs"); other spellings are the same words.
+        Cluster(
+            name,
+            members,
+            counts[members[0].term] + sum(counts[t] for t in spellings[name] if canonical(t) == name + "s"),
+        )
+        for name, members in ranked.items()
+    ]
+    first_seen = {c.canonical: min(where(f) for f in c.findings) for c in clusters}
+    return sorted(clusters, key=lambda c: (first_seen[c.canonical], c.canonical))
