@@ -7,6 +7,7 @@ started by this command, largest file first; a run whose worker died is ended as
 and run once more, as run retries do for the daemon (docs/decisions.md, "Parallel parsing").
 """
 
+import functools
 import sys
 import time
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from ..settings import Settings
 # line per document.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 INGEST_TRIGGER = "kb-pipeline ingest"
-_POLL_SECONDS = 0.25
+_POLL_SECONDS = 0.1
 
 
 @dataclass
@@ -95,11 +96,12 @@ def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) 
     return Outcome(item.source.doc_id, item.source.path.name, "failed", seconds, {}, reason)
 
 
+@functools.cache
 def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
     """A job of the definitions bound to this knowledge base: what a warm run worker reconstructs
-    a run of `ingest` from (`dg.build_reconstructable_job`). The MinerU API key never travels in
-    a run's origin: the worker reads it from the environment it inherited, as the code location
-    does."""
+    a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. The MinerU API
+    key never travels in a run's origin: the worker reads it from the environment it inherited,
+    as the code location does."""
     from ..definitions import build_definitions
 
     settings = Settings.from_env()
