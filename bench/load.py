@@ -39,7 +39,7 @@ from pathlib import Path
 import _common
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
+ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"]
 
 
 def setup_deployment(workdir: Path, pool_limit: int) -> dict:

@@ -17,8 +17,8 @@
     fresh data dir, against one temp Dagster instance (`dagster.instance_for_test`) created
     before timing and shared by the whole run, as a long-lived deployment's is. One document per
     call so (a), (b) and (c) alternate per PDF under the same machine conditions. Each call runs
-    the `ingest_documents` job (mineru_raw_output → parsed_document → quality_warnings →
-    kb_package, with the asset checks and all event-log writes) and then `refresh_warnings_table`.
+    the `ingest_documents` job (mineru_raw_output → parsed_document → quality_warnings,
+    kb_package, knowledge_payloads, with the asset checks and all event-log writes) and then `refresh_tables`.
     `build_definitions` is done outside the timing (once per process in a deployment). The temp
     instance gets the project's dagster.yaml `concurrency` (the `mineru` pool) and `telemetry`
     settings; its storage is SQLite with LocalComputeLogManager, like the project's.

@@ -49,7 +49,10 @@ PARTS = [
     ("    asset parsed_document", "kb_pipeline/defs/assets.py", "parsed_document"),
     ("    asset quality_warnings", "kb_pipeline/defs/assets.py", "quality_warnings"),
     ("    asset kb_package", "kb_pipeline/defs/assets.py", "kb_package"),
+    ("    asset knowledge_payloads", "kb_pipeline/defs/knowledge.py", "knowledge_payloads"),
     ("    asset quality_warnings_table", "kb_pipeline/defs/assets.py", "quality_warnings_table"),
+    ("    asset glossary_table", "kb_pipeline/defs/knowledge.py", "glossary_table"),
+    ("    asset review_queue_table", "kb_pipeline/defs/knowledge.py", "review_queue_table"),
     (
         "    instance.handle_new_event (event log writes)",
         "dagster/_core/instance/methods/event_methods.py",

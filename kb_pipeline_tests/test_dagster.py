@@ -32,7 +32,7 @@ from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 # file counts as settled at first sight (test_a_settled_file_is_taken_at_the_first_look).
 drop_folder_sensor = build_sensors(Settings.from_env().model_copy(update={"drop_settle_seconds": 3600.0}))[0]
 
-ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
+ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"]
 
 
 @pytest.fixture

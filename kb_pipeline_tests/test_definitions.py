@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs import names
+from kb_pipeline.defs.knowledge import NO_DANGLING_LINKS, SPANS_VERBATIM
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.quality.artifact_checks import ARTIFACT_CHECKS
 from kb_pipeline.settings import Settings
@@ -19,8 +20,11 @@ def test_names_and_checks_match_the_loaded_definitions():
         names.QUALITY_WARNINGS,
         names.QUALITY_WARNINGS_TABLE,
         names.KB_PACKAGE,
+        names.KNOWLEDGE_PAYLOADS,
+        names.GLOSSARY_TABLE,
+        names.REVIEW_QUEUE_TABLE,
     }
-    assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.WARNINGS_TABLE_JOB)
+    assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.TABLES_JOB)
     checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}
-    assert checks == {check.name for check in ARTIFACT_CHECKS}
+    assert checks == {check.name for check in ARTIFACT_CHECKS} | {SPANS_VERBATIM, NO_DANGLING_LINKS}
     assert {s.name for s in defs.sensors} == {"drop_folder_sensor", "dead_run_sensor", "kb_automation"}

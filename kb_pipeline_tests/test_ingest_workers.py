@@ -67,7 +67,7 @@ def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_f
     assert "at a time" in progress.getvalue()
     pids = _run_pids(instance)
     assert pids and os.getpid() not in pids and len(pids) <= 2, pids  # each run in a worker
-    table = instance.get_runs(dg.RunsFilter(job_name="refresh_warnings_table"))
+    table = instance.get_runs(dg.RunsFilter(job_name="refresh_tables"))
     assert [r.status for r in table] == [dg.DagsterRunStatus.SUCCESS]
 
     (tmp_path / "seq-dagster").mkdir()

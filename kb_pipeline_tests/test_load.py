@@ -55,7 +55,7 @@ def test_drop_of_many_pdfs_through_the_sensor_respects_the_pool_and_second_pass_
     assert report["worker_exit_codes"] == [0, 0, 0], done.stderr[-3000:]
     assert report["runs"] == report["runs_succeeded"] == DOCS
     assert report["partitions_materialised"] == dict.fromkeys(
-        ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"], DOCS
+        ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"], DOCS
     )
     assert report["parse_steps"] == DOCS
     assert report["max_parses_at_once"] == 1, "the `mineru` pool (limit 1) let parses overlap"

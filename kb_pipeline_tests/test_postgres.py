@@ -30,7 +30,7 @@ from .conftest import REPO_ROOT
 from .deployment import free_port, make_deployment
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
-ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package"]
+ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"]
 DOCS = ["alpha", "beta", "gamma"]
 APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"
 

@@ -25,7 +25,7 @@ from ..defs.history import (
     observe_source,
     step_failure_reason,
 )
-from ..defs.names import CONTENT_TAG, INGEST_JOB, WARNINGS_TABLE_JOB
+from ..defs.names import CONTENT_TAG, INGEST_JOB, TABLES_JOB
 from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase
 from ..drop_folder import FolderState, Ready, largest_first, scan
@@ -121,7 +121,7 @@ class _WarmRuns:
         fields = kb.model_dump_json(exclude={"mineru_api_key"})
         self._jobs = {
             name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
-            for name in (INGEST_JOB, WARNINGS_TABLE_JOB)
+            for name in (INGEST_JOB, TABLES_JOB)
         }
         self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
 
@@ -156,7 +156,7 @@ class _WarmRuns:
 
 def _run_in_workers(kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], workers: int, done) -> None:
     """`items` as runs of warm run workers, largest file first (so the last one to finish is a
-    short one); `done(item, outcome)` as each ends, then the warnings table is refreshed if a
+    short one); `done(item, outcome)` as each ends, then the corpus tables are refreshed if a
     document was ingested. A run whose worker died runs once more."""
     runs = _WarmRuns(kb, instance, workers)
     try:
@@ -184,7 +184,7 @@ def _run_in_workers(kb: KnowledgeBase, instance: dg.DagsterInstance, items: list
             ingested |= outcome.status == "ingested"
             done(item, outcome)
         if ingested:
-            runs.wait([runs.submit(WARNINGS_TABLE_JOB, {"kb/trigger": INGEST_TRIGGER, **worker_tags()})])
+            runs.wait([runs.submit(TABLES_JOB, {"kb/trigger": INGEST_TRIGGER, **worker_tags()})])
     finally:
         runs.close()
 
@@ -246,7 +246,7 @@ def ingest_folder(
             print(f"{labels[item.source.doc_id]} …", file=progress, flush=True)
             done(item, _run_here(job, instance, item))
         if any(o.status == "ingested" for o in outcomes.values()):
-            defs.resolve_job_def(WARNINGS_TABLE_JOB).execute_in_process(
+            defs.resolve_job_def(TABLES_JOB).execute_in_process(
                 run_config=QUIET, instance=instance, raise_on_error=False
             )
     return [outcomes[item.source.doc_id] for item in ready]

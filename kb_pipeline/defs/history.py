@@ -6,13 +6,13 @@ import dagster as dg
 from ..parsing.mineru_adapter import mineru_version
 from ..pipeline import ARTIFACT_NAME, artifact_key
 from .dead_runs import WORKER_DIED, event_message
-from .names import KB_PACKAGE, PARSED_DOCUMENT, QUALITY_WARNINGS, SOURCE_PDF
+from .names import KB_PACKAGE, KNOWLEDGE_PAYLOADS, PARSED_DOCUMENT, QUALITY_WARNINGS, SOURCE_PDF
 from .resources import KnowledgeBase
 
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
 PARSED = dg.AssetKey(PARSED_DOCUMENT)
-_FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE))
+_FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE), dg.AssetKey(KNOWLEDGE_PAYLOADS))
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -36,7 +36,7 @@ def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str)
 
 
 def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:
-    """Whether this document's artifact, warnings and package are already up to date for this
+    """Whether this document's artifact, warnings, package and knowledge payloads are already up to date for this
     content under the present config and code — in the instance's history and on disk (a wiped
     or moved data root must not pass for current)."""
     if not (kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME).is_file():

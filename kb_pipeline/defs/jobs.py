@@ -1,23 +1,28 @@
 """Jobs: one document through the graph (what the sensor and `kb-pipeline ingest` run), and the
-corpus-wide warnings table."""
+corpus-wide tables (quality warnings, glossary, review queue)."""
 
 import dagster as dg
 
 from .names import (
+    GLOSSARY_TABLE,
     INGEST_JOB,
     KB_PACKAGE,
+    KNOWLEDGE_PAYLOADS,
     MINERU_RAW_OUTPUT,
     PARSED_DOCUMENT,
     QUALITY_WARNINGS,
     QUALITY_WARNINGS_TABLE,
-    WARNINGS_TABLE_JOB,
+    REVIEW_QUEUE_TABLE,
+    TABLES_JOB,
 )
 
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
-    selection=dg.AssetSelection.assets(MINERU_RAW_OUTPUT, PARSED_DOCUMENT, QUALITY_WARNINGS, KB_PACKAGE),
-    description="Parse, normalise, check and package one document (one partition).",
-    # The four steps form a chain; running them in the run's own process saves three process
+    selection=dg.AssetSelection.assets(
+        MINERU_RAW_OUTPUT, PARSED_DOCUMENT, QUALITY_WARNINGS, KB_PACKAGE, KNOWLEDGE_PAYLOADS
+    ),
+    description="Parse, normalise, check, package and extract the knowledge of one document (one partition).",
+    # The five steps form a chain; running them in the run's own process saves four process
     # start-ups (~3 s each, importing Dagster and MinerU) per document. The `mineru` pool still
     # limits parses across runs.
     executor_def=dg.in_process_executor,
@@ -27,8 +32,8 @@ ingest_job = dg.define_asset_job(
     tags={"dagster/max_retries": "2"},
 )
 
-warnings_table_job = dg.define_asset_job(
-    WARNINGS_TABLE_JOB,
-    selection=dg.AssetSelection.assets(QUALITY_WARNINGS_TABLE),
-    description="Rebuild the corpus-wide quality warnings table.",
+tables_job = dg.define_asset_job(
+    TABLES_JOB,
+    selection=dg.AssetSelection.assets(QUALITY_WARNINGS_TABLE, GLOSSARY_TABLE, REVIEW_QUEUE_TABLE),
+    description="Rebuild the corpus-wide tables: quality warnings, glossary, review queue.",
 )

@@ -7,9 +7,13 @@ PARSED_DOCUMENT = "parsed_document"
 QUALITY_WARNINGS = "quality_warnings"
 QUALITY_WARNINGS_TABLE = "quality_warnings_table"
 KB_PACKAGE = "kb_package"
+KNOWLEDGE_PAYLOADS = "knowledge_payloads"
+GLOSSARY_TABLE = "glossary_table"
+REVIEW_QUEUE_TABLE = "review_queue_table"
 
 INGEST_JOB = "ingest_documents"
-WARNINGS_TABLE_JOB = "refresh_warnings_table"
+# The corpus-wide tables: quality warnings, glossary, review queue.
+TABLES_JOB = "refresh_tables"
 
 # Run tag naming the content a run was for, so `status` can tell a failure of the present bytes
 # from a failure of an earlier version of the file.

@@ -1,0 +1,296 @@
+"""The knowledge payloads in the asset graph (docs/knowledge.md, "In the asset graph"):
+
+    parsed_document → knowledge_payloads → glossary_table
+                                       └─→ review_queue_table
+
+`knowledge_payloads` runs the deterministic extraction (`knowledge.extract.extract_document`,
+no model) on the document's latest artifact and writes the seven payloads to
+data/knowledge/<doc_id>/; its checks re-read what was written. Its data version is the
+artifact's identity plus the extraction code's fingerprint, so an unchanged document under
+unchanged code keeps its version. The two tables gather every document's rows, as
+quality_warnings_table does.
+"""
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from ..contracts import ParsedDocument
+from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
+from ..knowledge.extract import extract_document
+from ..knowledge.spans import locate
+from ..pipeline import ARTIFACT_NAME, identity, read_artifact
+from ..versions import KNOWLEDGE_VERSION
+from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, _write_parquet, parsed_document
+from .names import KNOWLEDGE_PAYLOADS
+from .partitions import documents
+from .resources import KnowledgeBase
+
+GROUP = "knowledge"
+SPANS_VERBATIM = "spans_verbatim"
+NO_DANGLING_LINKS = "no_dangling_links"
+_PREVIEW_ENTRIES = 8
+
+
+def _dtype(annotation) -> str:
+    return "Int64" if annotation in (int, int | None) else "string"
+
+
+# The tables' columns: a glossary entry flattened (its provenance's page, section and span
+# beside its own fields), and a review-queue row; each with the document it came from first.
+GLOSSARY_COLUMNS = {
+    "doc_id": "string",
+    **{
+        name: _dtype(GlossaryEntry.model_fields[name].annotation)
+        for name in ("term_id", "term", "full_name", "definition", "source_wording", "mention_count")
+    },
+    **{name: _dtype(Provenance.model_fields[name].annotation) for name in ("page", "section_no", "span")},
+    "extraction_status": "string",
+    "diff_status": "string",
+}
+REVIEW_QUEUE_COLUMNS = {
+    "doc_id": "string",
+    **{name: _dtype(field.annotation) for name, field in ReviewQueueRow.model_fields.items()},
+}
+
+
+def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+
+
+def _schema(columns: dict[str, str]) -> dg.TableSchema:
+    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in columns.items()])
+
+
+def glossary_rows(doc_id: str, payloads: Payloads) -> list[dict]:
+    return [
+        {
+            "doc_id": doc_id,
+            **e.model_dump(include={"term_id", "term", "full_name", "definition", "source_wording", "mention_count"}),
+            **e.provenance.model_dump(include={"page", "section_no", "span"}),
+            "extraction_status": e.extraction_status,
+            "diff_status": e.diff_status,
+        }
+        for e in payloads.glossary
+    ]
+
+
+def review_queue_rows(doc_id: str, payloads: Payloads) -> list[dict]:
+    return [{"doc_id": doc_id, **row.model_dump()} for row in payloads.review_queue]
+
+
+def table_part(kb: KnowledgeBase, table: str, doc_id: str) -> Path:
+    """One document's rows of a corpus table: data/tables/<table>/<doc_id>.parquet."""
+    return kb.layout.within(kb.layout.tables / table / f"{doc_id}.parquet")
+
+
+def read_payloads(folder: Path) -> Payloads:
+    """The seven payload files of a folder, as written."""
+    return Payloads.model_validate(
+        {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8")) for name in Payloads.model_fields}
+    )
+
+
+def span_problems(document: ParsedDocument, payloads: Payloads) -> list[str]:
+    """Every quoted value that is not found in the chunk its provenance names (the span check's
+    own `locate`, so the same layout differences are allowed)."""
+    chunks = {chunk.chunk_id: chunk for chunk in document.chunks}
+    quoted: list[tuple[str, str, Provenance, str | None]] = []
+    for e in payloads.glossary:
+        quoted += [
+            (e.term_id, field, e.provenance, value)
+            for field, value in (
+                ("provenance.span", e.provenance.span),
+                ("definition", e.definition),
+                ("full_name", e.full_name),
+            )
+        ]
+    quoted += [(r.rule_id, "provenance.span", r.provenance, r.provenance.span) for r in payloads.interpretation_pack]
+    quoted += [(f.formula_id, "provenance.span", f.provenance, f.provenance.span) for f in payloads.formulas]
+    brief = payloads.brief_context
+    quoted += [(brief.brief_id, "provenance.span", brief.provenance, brief.provenance.span or None)]
+    quoted += [(brief.brief_id, "purpose", brief.provenance, brief.purpose)]
+    problems = []
+    for owner, field, origin, value in quoted:
+        if value is None:
+            continue
+        chunk = chunks.get(origin.chunk_id or "")
+        if chunk is None:
+            problems.append(f"{owner}.{field}: its chunk {origin.chunk_id!r} is not in the document")
+        elif locate(value, chunk) is None:
+            problems.append(f"{owner}.{field}: not found in {chunk.chunk_id}: {value[:80]!r}")
+    return problems
+
+
+def link_problems(payloads: Payloads) -> list[str]:
+    """Every id a payload refers to that no payload defines."""
+    terms = {e.term_id for e in payloads.glossary}
+    formulas = {f.formula_id for f in payloads.formulas}
+    problems = [
+        f"{e.term_id}.defining_formula_id → {e.defining_formula_id}"
+        for e in payloads.glossary
+        if e.defining_formula_id and e.defining_formula_id not in formulas
+    ]
+    problems += [
+        f"{f.formula_id}.variables[{v.symbol}].term_id → {v.term_id}"
+        for f in payloads.formulas
+        for v in f.variables
+        if v.term_id and v.term_id not in terms
+    ]
+    for r in payloads.interpretation_pack:
+        problems += [f"{r.rule_id}.term_ids → {t}" for t in r.term_ids if t not in terms]
+        problems += [f"{r.rule_id}.formula_ids → {f}" for f in r.formula_ids if f not in formulas]
+    problems += [
+        f"review_queue[{row.rank}].term_id → {row.term_id}" for row in payloads.review_queue if row.term_id not in terms
+    ]
+    return problems
+
+
+def _check(name: str, problems: list[str], what: str) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        check_name=name,
+        passed=not problems,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{len(problems)} {what}" if problems else f"no {what}",
+        metadata={
+            "problems": len(problems),
+            "first_problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:10]) or "none"),
+        },
+    )
+
+
+def _preview(payloads: Payloads) -> str:
+    if not payloads.glossary:
+        return "no glossary entries"
+    lines = ["| term | full name | definition | page |", "|---|---|---|---|"]
+    for e in payloads.glossary[:_PREVIEW_ENTRIES]:
+        cells = [
+            e.term,
+            e.full_name or "",
+            (e.definition or "")[:120],
+            "" if e.provenance.page is None else str(e.provenance.page + 1),
+        ]
+        lines.append("| " + " | ".join(" ".join(c.split()).replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+@dg.asset(
+    partitions_def=documents,
+    deps=[parsed_document],
+    description="This document's knowledge payloads (Output Contract v2, docs/knowledge.md): glossary, "
+    "interpretation_pack, formulas, brief_context, review_queue, rejected and usage, as seven JSON files "
+    "under data/knowledge/<doc_id>/. Deterministic readers, every quoted value span-checked; no model call.",
+    kinds={"json", "pydantic"},
+    owners=OWNERS,
+    group_name=GROUP,
+    code_version=KNOWLEDGE_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    check_specs=[
+        dg.AssetCheckSpec(
+            SPANS_VERBATIM,
+            asset=KNOWLEDGE_PAYLOADS,
+            description="Every provenance span, definition and full name written is found in the chunk it names.",
+        ),
+        dg.AssetCheckSpec(
+            NO_DANGLING_LINKS,
+            asset=KNOWLEDGE_PAYLOADS,
+            description="Every term, formula and rule id a payload refers to is one the payloads define.",
+        ),
+    ],
+)
+def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    doc_id = context.partition_key
+    layout = kb.layout
+    document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
+    if document is None:
+        raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
+    started = time.perf_counter()
+    payloads = extract_document(document)  # a document without text gives empty payloads
+    seconds = time.perf_counter() - started
+    folder = layout.within(layout.knowledge / doc_id)
+    payloads.write(folder)
+    _write_parquet(_frame(glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS), table_part(kb, "glossary", doc_id))
+    _write_parquet(
+        _frame(review_queue_rows(doc_id, payloads), REVIEW_QUEUE_COLUMNS), table_part(kb, "review_queue", doc_id)
+    )
+    written = read_payloads(folder)
+    version = hashlib.sha256(f"{identity(document)}-{KNOWLEDGE_VERSION}".encode()).hexdigest()[:16]
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(version),
+        metadata={
+            "entries": len(payloads.glossary),
+            "formulas": len(payloads.formulas),
+            "rules": len(payloads.interpretation_pack),
+            "rejected": len(payloads.rejected),
+            "review_rows": len(payloads.review_queue),
+            "model_calls": len(payloads.usage),
+            "tokens": sum(u.prompt_tokens + u.completion_tokens for u in payloads.usage),
+            "seconds": dg.MetadataValue.float(round(seconds, 4)),
+            "knowledge_version": KNOWLEDGE_VERSION,
+            "folder": dg.MetadataValue.path(str(folder)),
+            "preview": dg.MetadataValue.md(_preview(payloads)),
+        },
+        check_results=[
+            _check(SPANS_VERBATIM, span_problems(document, written), "values not verbatim in their chunk"),
+            _check(NO_DANGLING_LINKS, link_problems(written), "dangling links"),
+        ],
+    )
+
+
+def _gather(kb: KnowledgeBase, table: str, columns: dict[str, str]) -> tuple[pd.DataFrame, int, Path]:
+    """Every document's rows of `table` in one parquet file (a document that never got as far
+    has no part, and is simply not in it)."""
+    folder = kb.layout.tables / table
+    parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
+    frame = pd.concat(parts, ignore_index=True) if parts else _frame([], columns)
+    path = kb.layout.tables / f"{table}.parquet"
+    _write_parquet(frame, path)
+    return frame, len(parts), path
+
+
+@dg.asset(
+    deps=[knowledge_payloads],
+    description="Every document's glossary entries in one parquet table, data/tables/glossary.parquet.",
+    kinds={"pandas", "parquet"},
+    owners=OWNERS,
+    group_name=GROUP,
+    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+)
+def glossary_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    frame, documents_seen, path = _gather(kb, "glossary", GLOSSARY_COLUMNS)
+    by_status = frame.groupby("extraction_status").size().to_dict() if len(frame) else {}
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": len(frame),
+            "dagster/column_schema": dg.MetadataValue.table_schema(_schema(GLOSSARY_COLUMNS)),
+            "documents": documents_seen,
+            "by_status": dg.MetadataValue.json({k: int(v) for k, v in by_status.items()}),
+            "path": dg.MetadataValue.path(str(path)),
+        },
+    )
+
+
+@dg.asset(
+    deps=[knowledge_payloads],
+    description="Every document's review queue in one parquet table, data/tables/review_queue.parquet.",
+    kinds={"pandas", "parquet"},
+    owners=OWNERS,
+    group_name=GROUP,
+    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+)
+def review_queue_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+    frame, documents_seen, path = _gather(kb, "review_queue", REVIEW_QUEUE_COLUMNS)
+    by_reason = frame.groupby("review_reason").size().to_dict() if len(frame) else {}
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": len(frame),
+            "dagster/column_schema": dg.MetadataValue.table_schema(_schema(REVIEW_QUEUE_COLUMNS)),
+            "documents": documents_seen,
+            "by_reason": dg.MetadataValue.json({k: int(v) for k, v in by_reason.items()}),
+            "path": dg.MetadataValue.path(str(path)),
+        },
+    )

@@ -1,0 +1,116 @@
+"""The knowledge payloads in the asset graph, on a real instance with the real MinerU: the
+per-document asset and its checks, its data version, and the two corpus tables."""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+import pandas as pd
+import pytest
+
+from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.definitions import build_definitions
+from kb_pipeline.defs.knowledge import GLOSSARY_COLUMNS, REVIEW_QUEUE_COLUMNS, knowledge_payloads
+from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
+from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.knowledge.contracts import Payloads
+from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact, write_artifact
+from kb_pipeline.versions import KNOWLEDGE_VERSION
+
+from .conftest import SAMPLE_DOCS
+
+STANDARD = "STD_2026_006_parameter_produksi"
+
+
+@pytest.fixture
+def instance(tmp_path):
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance
+
+
+@pytest.fixture
+def kb(tmp_path, layout):
+    """A drop folder with the standard-shaped sample (numbered headings, a formula, a table)."""
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    (folder / f"{STANDARD}.pdf").write_bytes((SAMPLE_DOCS / f"{STANDARD}.pdf").read_bytes())
+    return KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
+
+
+def _latest(instance, asset: str, partition: str | None = None):
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None),
+        limit=1,
+    ).records
+    return records[0].asset_materialization if records else None
+
+
+def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, instance):
+    outcomes = {o.doc_id: o.status for o in ingest_folder(kb, instance)}
+    assert outcomes == {STANDARD: "ingested"}
+
+    # The payloads: seven files with the contract's keys.
+    for doc_id in outcomes:
+        folder = kb.layout.knowledge / doc_id
+        assert sorted(p.name for p in folder.iterdir()) == sorted(f"{name}.json" for name in Payloads.model_fields)
+        Payloads.model_validate({n: json.loads((folder / f"{n}.json").read_text()) for n in Payloads.model_fields})
+    glossary = json.loads((kb.layout.knowledge / STANDARD / "glossary.json").read_text())
+    assert glossary and list(glossary[0]) == list(Payloads.model_fields["glossary"].annotation.__args__[0].model_fields)
+
+    meta = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).metadata
+    assert meta["entries"].value == len(glossary) > 0
+    assert meta["model_calls"].value == 0 and meta["tokens"].value == 0
+    assert meta["knowledge_version"].value == KNOWLEDGE_VERSION
+    assert glossary[0]["term"] in meta["preview"].value
+
+    # Both checks ran in each document's run and passed.
+    evaluations = [
+        record.dagster_event.event_specific_data
+        for run in instance.get_runs(dg.RunsFilter(job_name=INGEST_JOB))
+        for record in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+    ]
+    ours = [(e.check_name, e.passed) for e in evaluations if e.asset_key == dg.AssetKey(KNOWLEDGE_PAYLOADS)]
+    assert sorted(ours) == sorted([("spans_verbatim", True), ("no_dangling_links", True)] * len(outcomes))
+
+    # The corpus tables, refreshed by the ingest command: one row per entry of every document.
+    table = pd.read_parquet(kb.layout.tables / "glossary.parquet")
+    assert list(table.columns) == list(GLOSSARY_COLUMNS)
+    assert len(table) == len(glossary) == _latest(instance, GLOSSARY_TABLE).metadata["dagster/row_count"].value
+    assert set(table["doc_id"]) == {STANDARD} and list(table["term_id"]) == [e["term_id"] for e in glossary]
+    assert list(table["span"]) == [e["provenance"]["span"] for e in glossary]
+    queue = pd.read_parquet(kb.layout.tables / "review_queue.parquet")
+    rows = json.loads((kb.layout.knowledge / STANDARD / "review_queue.json").read_text())
+    assert list(queue.columns) == list(REVIEW_QUEUE_COLUMNS)
+    assert len(queue) == len(rows) == _latest(instance, REVIEW_QUEUE_TABLE).metadata["dagster/row_count"].value
+
+
+def test_rematerialising_an_unchanged_partition_keeps_the_data_version(kb, instance):
+    ingest_folder(kb, instance)
+    first = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).tags["dagster/data_version"]
+    job = build_definitions(kb).resolve_job_def(INGEST_JOB)
+    result = job.execute_in_process(partition_key=STANDARD, instance=instance)
+    assert result.success
+    evaluations = {
+        e.check_name: e.passed for e in result.get_asset_check_evaluations() if e.asset_key.path == [KNOWLEDGE_PAYLOADS]
+    }
+    assert evaluations == {"spans_verbatim": True, "no_dangling_links": True}
+    again = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD)
+    assert again.tags["dagster/data_version"] == first
+    # The ingest command sees the document as current: no run at all.
+    assert {o.status for o in ingest_folder(kb, instance)} == {"unchanged"}
+
+
+def test_a_document_without_text_gives_empty_payloads(kb, instance):
+    ingest_folder(kb, instance)
+    artifact = read_artifact(kb.layout.parsed_dir(STANDARD) / ARTIFACT_NAME)
+    assert artifact is not None
+    blank = artifact.model_copy(update={"doc_id": "blank", "chunks": []})
+    write_artifact(kb.layout.parsed_dir("blank") / ARTIFACT_NAME, blank)
+    instance.add_dynamic_partitions("documents", ["blank"])
+    result = dg.materialize([knowledge_payloads], partition_key="blank", instance=instance, resources={"kb": kb})
+    assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
+    meta = _latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
+    assert (meta["entries"].value, meta["formulas"].value, meta["rules"].value) == (0, 0, 0)
+    assert json.loads((kb.layout.knowledge / "blank" / "glossary.json").read_text()) == []
