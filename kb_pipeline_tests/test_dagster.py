@@ -135,6 +135,8 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
             "not_empty": True,
             "formula_numbers_match": True,
             "text_coverage": True,
+            "spans_verbatim": True,
+            "no_dangling_links": True,
         }, doc_id
         coverage = evaluations["text_coverage"]
         assert coverage.severity == dg.AssetCheckSeverity.WARN
