@@ -114,3 +114,17 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
     meta = _latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
     assert (meta["entries"].value, meta["formulas"].value, meta["rules"].value) == (0, 0, 0)
     assert json.loads((kb.layout.knowledge / "blank" / "glossary.json").read_text()) == []
+
+
+def test_knowledge_follows_a_new_artifact_on_its_own(kb, instance):
+    """Eager: a new parsed_document materialisation requests this partition's payloads, and the
+    tables after them."""
+    ingest_folder(kb, instance)
+    defs = build_definitions(kb)
+    cursor = dg.evaluate_automation_conditions(defs=defs, instance=instance).cursor
+    job = defs.resolve_implicit_global_asset_job_def()
+    assert job.execute_in_process(
+        partition_key=STANDARD, instance=instance, asset_selection=[dg.AssetKey("parsed_document")]
+    ).success
+    result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
+    assert result.get_requested_partitions(dg.AssetKey(KNOWLEDGE_PAYLOADS)) == {STANDARD}
