@@ -3,6 +3,8 @@
     source_pdf → mineru_raw_output → parsed_document → quality_warnings → quality_warnings_table
                           └────────────────┴──────────→ kb_package
 
+and, from parsed_document, the knowledge payloads and their tables (`defs/knowledge.py`).
+
 Each asset calls the core and attaches what the UI shows. Assets keep their own files (content
 addressed under the data root) and report them with `MaterializeResult`, so nothing is pickled
 and a file on disk is always what the metadata says. Data versions are derived from content,
