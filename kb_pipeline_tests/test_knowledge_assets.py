@@ -11,7 +11,14 @@ import pytest
 
 from kb_pipeline.cli.ingest import ingest_folder
 from kb_pipeline.definitions import build_definitions
-from kb_pipeline.defs.knowledge import GLOSSARY_COLUMNS, REVIEW_QUEUE_COLUMNS, knowledge_payloads
+from kb_pipeline.defs.knowledge import (
+    GLOSSARY_COLUMNS,
+    REVIEW_QUEUE_COLUMNS,
+    knowledge_payloads,
+    link_problems,
+    read_payloads,
+    span_problems,
+)
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.knowledge.contracts import Payloads
@@ -128,3 +135,15 @@ def test_knowledge_follows_a_new_artifact_on_its_own(kb, instance):
     ).success
     result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
     assert result.get_requested_partitions(dg.AssetKey(KNOWLEDGE_PAYLOADS)) == {STANDARD}
+
+
+def test_the_checks_catch_an_invented_value_and_a_dangling_link(kb, instance):
+    ingest_folder(kb, instance)
+    document = read_artifact(kb.layout.parsed_dir(STANDARD) / ARTIFACT_NAME)
+    assert document is not None
+    payloads = read_payloads(kb.layout.knowledge / STANDARD)
+    assert span_problems(document, payloads) == [] and link_problems(payloads) == []
+    entry = payloads.glossary[0]
+    entry.definition, entry.defining_formula_id = "a definition no chunk says", "f_missing"
+    assert [p.split(":")[0] for p in span_problems(document, payloads)] == [f"{entry.term_id}.definition"]
+    assert link_problems(payloads) == [f"{entry.term_id}.defining_formula_id → f_missing"]
