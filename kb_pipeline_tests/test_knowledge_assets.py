@@ -4,6 +4,7 @@ per-document asset and its checks, its data version, and the two corpus tables."
 from __future__ import annotations
 
 import json
+import shutil
 
 import dagster as dg
 import pandas as pd
@@ -22,7 +23,9 @@ from kb_pipeline.defs.knowledge import (
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.knowledge.contracts import Payloads
-from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact, write_artifact
+from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, content_hash_of, parse_raw, read_artifact, write_artifact
 from kb_pipeline.versions import KNOWLEDGE_VERSION
 
 from .conftest import SAMPLE_DOCS
@@ -37,12 +40,23 @@ def instance(tmp_path):
         yield instance
 
 
+@pytest.fixture(scope="module")
+def parse_cache(tmp_path_factory):
+    """MinerU's output for the sample, parsed once for the module: each test's data root starts
+    from a copy, so its runs hit the cache and the tests stay apart."""
+    layout = DataLayout(tmp_path_factory.mktemp("knowledge-cache"))
+    pdf = SAMPLE_DOCS / f"{STANDARD}.pdf"
+    parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(), layout))
+    return layout.parse_cache
+
+
 @pytest.fixture
-def kb(tmp_path, layout):
+def kb(tmp_path, layout, parse_cache):
     """A drop folder with the standard-shaped sample (numbered headings, a formula, a table)."""
     folder = tmp_path / "drop"
     folder.mkdir()
     (folder / f"{STANDARD}.pdf").write_bytes((SAMPLE_DOCS / f"{STANDARD}.pdf").read_bytes())
+    shutil.copytree(parse_cache, layout.parse_cache)
     return KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
 
 
