@@ -1,10 +1,10 @@
 """Long documents in page windows, with the real MinerU: the same raw output and chunks as one
 unwindowed parse, and a failing window fails the document without a partial cache entry.
 
-The document is a generated 120-page text PDF (40 lines a page, a numbered heading every 20
-pages) with window 50: three windows, two boundaries, one crossed by a paragraph (pages 50→51)
-and one by a ruled table (pages 100→101, a section opening on 101). 120 pages rather than the
-issue's 300 keep the two parses (windowed and not) near 30 s of the suite's time; what is
+The document is a generated 48-page text PDF (40 lines a page, a numbered heading every 8
+pages) with window 20: three windows, two boundaries, one crossed by a paragraph (pages 20→21)
+and one by a ruled table (pages 40→41, a section opening on 41). 48 pages rather than the
+issue's 300 keep the two parses (windowed and not) near 8 s of the suite's time; what is
 tested — boundaries crossed by a paragraph, a table and a section — is the same.
 """
 
@@ -36,11 +36,11 @@ def test_window_size_is_an_output_setting():
 def long_document(tmp_path_factory):
     root = tmp_path_factory.mktemp("windows")
     pdf = root / "handbook.pdf"
-    long_pdf(pdf, 120, seams={50: "paragraph", 100: "table"})
+    long_pdf(pdf, 48, heading_every=8, seams={20: "paragraph", 40: "table"})
     layout = DataLayout(root / "data")
     runs = {}
     progress = []
-    for window in (0, 50):
+    for window in (0, 20):
         runs[window] = process_document(
             pdf, Parsing.in_process(ParserConfig(parse_window=window), layout), progress=lambda *p: progress.append(p)
         )
@@ -49,11 +49,11 @@ def long_document(tmp_path_factory):
 
 def test_windowed_raw_output_reads_as_one_parse(long_document):
     runs, progress = long_document
-    full, windowed = runs[0].raw, runs[50].raw
-    assert progress == [(1, 3, 1, 50), (2, 3, 51, 100), (3, 3, 101, 120)]
+    full, windowed = runs[0].raw, runs[20].raw
+    assert progress == [(1, 3, 1, 20), (2, 3, 21, 40), (3, 3, 41, 48)]
     assert full.path != windowed.path and "windows" not in full.marker
-    assert [w["pages"] for w in windowed.marker["windows"]] == ["1-50", "51-100", "101-120"]
-    assert windowed.marker["n_pages"] == 120
+    assert [w["pages"] for w in windowed.marker["windows"]] == ["1-20", "21-40", "41-48"]
+    assert windowed.marker["n_pages"] == 48
     # Global page indices, one images/ folder, and the files MinerU would have written for the
     # whole document — byte for byte.
     for name in ("middle_json.json", "content_list.json", "content_list_v2.json"):
@@ -66,18 +66,18 @@ def test_windowed_raw_output_reads_as_one_parse(long_document):
 
 def test_windowed_chunks_match_across_boundaries(long_document):
     runs, _ = long_document
-    full, windowed = runs[0].document, runs[50].document
+    full, windowed = runs[0].document, runs[20].document
     assert [(c.text, c.heading, c.heading_path, c.page_idxs) for c in windowed.chunks] == [
         (c.text, c.heading, c.heading_path, c.page_idxs) for c in full.chunks
     ]
-    assert all(check.passed for check in runs[50].checks.values())
-    # The boundaries really are crossed: the paragraph's chunk spans pages 50-51 (idx 49, 50),
-    # the table is on both sides of 100|101, and section 3 (pages 41-60, idx 40-59) spans windows 1 and 2.
-    assert any({49, 50} <= set(c.page_idxs) for c in windowed.chunks)
+    assert all(check.passed for check in runs[20].checks.values())
+    # The boundaries really are crossed: the paragraph's chunk spans pages 20-21 (idx 19, 20),
+    # the table is on both sides of 40|41, and section 3 (pages 17-24, idx 16-23) spans windows 1 and 2.
+    assert any({19, 20} <= set(c.page_idxs) for c in windowed.chunks)
     tables = [c for c in windowed.chunks if c.kind == "table"]
-    assert {99, 100} <= {i for c in tables for i in c.page_idxs}
+    assert {39, 40} <= {i for c in tables for i in c.page_idxs}
     section3 = [c for c in windowed.chunks if c.heading_path and c.heading_path[0].startswith("3. ")]
-    assert {40, 59} <= {i for c in section3 for i in c.page_idxs}
+    assert {16, 23} <= {i for c in section3 for i in c.page_idxs}
 
 
 def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeypatch):
