@@ -411,7 +411,7 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
             pytest.fail(
                 f"the re-run waits for ever: the `mineru` slots are held by killed runs {slots} (statuses {runs})"
             )
-        time.sleep(1)
+        time.sleep(0.25)
     assert rerun.returncode == 0, log.read_text()[-3000:]
     manifest = {"documents": [{"status": "ok", "raw_output_dir": str(next(iter(_cache_entries(cache)[0])))}]}
     _assert_complete_and_valid(data, manifest)
