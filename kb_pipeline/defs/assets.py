@@ -19,10 +19,9 @@ import sys
 from pathlib import Path
 
 import dagster as dg
-import pandas as pd
 
 from ..contracts import QualityWarning
-from ..files import replacing, write_text_atomically
+from ..files import write_text_atomically
 from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.cached_parse import RawOutputRef
@@ -39,6 +38,7 @@ from ..pipeline import (
 )
 from ..quality.artifact_checks import ARTIFACT_CHECKS
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
+from . import tables
 from .history import latest_materialization, metadata_values
 from .names import MINERU_RAW_OUTPUT, PARSED_DOCUMENT
 from .partitions import documents
@@ -49,10 +49,7 @@ GROUP = "ingestion"
 MINERU_POOL = "mineru"
 # The warnings tables' columns are QualityWarning's fields, in order: integers as nullable Int64,
 # everything else as strings.
-WARNING_COLUMNS = {
-    name: "Int64" if field.annotation in (int, int | None) else "string"
-    for name, field in QualityWarning.model_fields.items()
-}
+WARNING_COLUMNS = {name: tables.dtype(field.annotation) for name, field in QualityWarning.model_fields.items()}
 _PREVIEW_CHUNKS = 5
 SEVERE = {check.name: check.severe for check in ARTIFACT_CHECKS}
 
@@ -215,7 +212,7 @@ def _markdown_preview(document, warnings: list[QualityWarning]) -> str:
 
 
 def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
-    return kb.layout.within(kb.layout.tables / "quality_warnings" / f"{doc_id}.parquet")
+    return kb.layout.within(tables.part_path(kb.layout, "quality_warnings", doc_id))
 
 
 @dg.asset(
@@ -292,19 +289,6 @@ def _check_metadata(values: dict) -> dict:
     }
 
 
-def _warnings_frame(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=list(WARNING_COLUMNS)).astype(WARNING_COLUMNS)
-
-
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    with replacing(path) as tmp:
-        frame.to_parquet(tmp, index=False)
-
-
-def _table_schema() -> dg.TableSchema:
-    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in WARNING_COLUMNS.items()])
-
-
 @dg.asset(
     partitions_def=documents,
     deps=[parsed_document],
@@ -319,14 +303,14 @@ def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg
     doc_id = context.partition_key
     source = kb.layout.parsed_dir(doc_id) / "warnings.json"
     rows = json.loads(source.read_text(encoding="utf-8"))
-    frame = _warnings_frame(rows)
+    frame = tables.frame(rows, WARNING_COLUMNS)
     path = warnings_path(kb, doc_id)
-    _write_parquet(frame, path)
+    tables.write_parquet(frame, path)
     return dg.MaterializeResult(
         data_version=dg.DataVersion(hashlib.sha256(source.read_bytes()).hexdigest()[:16]),
         metadata={
             "dagster/row_count": len(frame),
-            "dagster/column_schema": dg.MetadataValue.table_schema(_table_schema()),
+            "dagster/column_schema": dg.MetadataValue.table_schema(tables.schema(WARNING_COLUMNS)),
             "by_code": dg.MetadataValue.json(frame["jenis"].value_counts().to_dict()),
             "path": dg.MetadataValue.path(str(path)),
             "preview": dg.MetadataValue.md(frame.head(20).to_markdown(index=False) if len(frame) else "no warnings"),
@@ -352,22 +336,8 @@ REFRESH_AFTER_ANY_DOCUMENT = (
     automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
 def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    folder = kb.layout.tables / "quality_warnings"
-    parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
-    frame = pd.concat(parts, ignore_index=True) if parts else _warnings_frame([])
-    path = kb.layout.tables / "quality_warnings.parquet"
-    _write_parquet(frame, path)
-    by_code = frame.groupby("jenis").size().to_dict() if len(frame) else {}
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": len(frame),
-            "dagster/column_schema": dg.MetadataValue.table_schema(_table_schema()),
-            "documents": len(parts),
-            "documents_with_warnings": int(frame["doc_id"].nunique()),
-            "by_code": dg.MetadataValue.json({k: int(v) for k, v in by_code.items()}),
-            "path": dg.MetadataValue.path(str(path)),
-        },
-    )
+    frame, metadata = tables.gather(kb.layout, "quality_warnings", WARNING_COLUMNS, "jenis", "by_code")
+    return dg.MaterializeResult(metadata={**metadata, "documents_with_warnings": int(frame["doc_id"].nunique())})
 
 
 @dg.asset(

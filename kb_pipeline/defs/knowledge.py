@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import dagster as dg
-import pandas as pd
 
 from ..contracts import ParsedDocument
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
@@ -25,7 +24,8 @@ from ..knowledge.extract import extract_document
 from ..knowledge.spans import locate
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION
-from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, _write_parquet, parsed_document
+from . import tables
+from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
 from .resources import KnowledgeBase
@@ -36,34 +36,22 @@ NO_DANGLING_LINKS = "no_dangling_links"
 _PREVIEW_ENTRIES = 8
 
 
-def _dtype(annotation) -> str:
-    return "Int64" if annotation in (int, int | None) else "string"
-
-
 # The tables' columns: a glossary entry flattened (its provenance's page, section and span
 # beside its own fields), and a review-queue row; each with the document it came from first.
 GLOSSARY_COLUMNS = {
     "doc_id": "string",
     **{
-        name: _dtype(GlossaryEntry.model_fields[name].annotation)
+        name: tables.dtype(GlossaryEntry.model_fields[name].annotation)
         for name in ("term_id", "term", "full_name", "definition", "source_wording", "mention_count")
     },
-    **{name: _dtype(Provenance.model_fields[name].annotation) for name in ("page", "section_no", "span")},
+    **{name: tables.dtype(Provenance.model_fields[name].annotation) for name in ("page", "section_no", "span")},
     "extraction_status": "string",
     "diff_status": "string",
 }
 REVIEW_QUEUE_COLUMNS = {
     "doc_id": "string",
-    **{name: _dtype(field.annotation) for name, field in ReviewQueueRow.model_fields.items()},
+    **{name: tables.dtype(field.annotation) for name, field in ReviewQueueRow.model_fields.items()},
 }
-
-
-def _frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
-
-
-def _schema(columns: dict[str, str]) -> dg.TableSchema:
-    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in columns.items()])
 
 
 def glossary_rows(doc_id: str, payloads: Payloads) -> list[dict]:
@@ -81,11 +69,6 @@ def glossary_rows(doc_id: str, payloads: Payloads) -> list[dict]:
 
 def review_queue_rows(doc_id: str, payloads: Payloads) -> list[dict]:
     return [{"doc_id": doc_id, **row.model_dump()} for row in payloads.review_queue]
-
-
-def table_part(kb: KnowledgeBase, table: str, doc_id: str) -> Path:
-    """One document's rows of a corpus table: data/tables/<table>/<doc_id>.parquet."""
-    return kb.layout.within(kb.layout.tables / table / f"{doc_id}.parquet")
 
 
 def read_payloads(folder: Path) -> Payloads:
@@ -219,10 +202,11 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
     seconds = time.perf_counter() - started
     folder = layout.within(layout.knowledge / doc_id)
     payloads.write(folder)
-    _write_parquet(_frame(glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS), table_part(kb, "glossary", doc_id))
-    _write_parquet(
-        _frame(review_queue_rows(doc_id, payloads), REVIEW_QUEUE_COLUMNS), table_part(kb, "review_queue", doc_id)
-    )
+    for table, rows, columns in (
+        ("glossary", glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS),
+        ("review_queue", review_queue_rows(doc_id, payloads), REVIEW_QUEUE_COLUMNS),
+    ):
+        tables.write_parquet(tables.frame(rows, columns), kb.layout.within(tables.part_path(kb.layout, table, doc_id)))
     written = read_payloads(folder)
     version = hashlib.sha256(f"{identity(document)}-{KNOWLEDGE_VERSION}".encode()).hexdigest()[:16]
     return dg.MaterializeResult(
@@ -247,17 +231,6 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
     )
 
 
-def _gather(kb: KnowledgeBase, table: str, columns: dict[str, str]) -> tuple[pd.DataFrame, int, Path]:
-    """Every document's rows of `table` in one parquet file (a document that never got as far
-    has no part, and is simply not in it)."""
-    folder = kb.layout.tables / table
-    parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
-    frame = pd.concat(parts, ignore_index=True) if parts else _frame([], columns)
-    path = kb.layout.tables / f"{table}.parquet"
-    _write_parquet(frame, path)
-    return frame, len(parts), path
-
-
 @dg.asset(
     deps=[knowledge_payloads],
     description="Every document's glossary entries in one parquet table, data/tables/glossary.parquet.",
@@ -267,17 +240,8 @@ def _gather(kb: KnowledgeBase, table: str, columns: dict[str, str]) -> tuple[pd.
     automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
 def glossary_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    frame, documents_seen, path = _gather(kb, "glossary", GLOSSARY_COLUMNS)
-    by_status = frame.groupby("extraction_status").size().to_dict() if len(frame) else {}
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": len(frame),
-            "dagster/column_schema": dg.MetadataValue.table_schema(_schema(GLOSSARY_COLUMNS)),
-            "documents": documents_seen,
-            "by_status": dg.MetadataValue.json({k: int(v) for k, v in by_status.items()}),
-            "path": dg.MetadataValue.path(str(path)),
-        },
-    )
+    _frame, metadata = tables.gather(kb.layout, "glossary", GLOSSARY_COLUMNS, "extraction_status", "by_status")
+    return dg.MaterializeResult(metadata=metadata)
 
 
 @dg.asset(
@@ -289,14 +253,5 @@ def glossary_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.M
     automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
 def review_queue_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    frame, documents_seen, path = _gather(kb, "review_queue", REVIEW_QUEUE_COLUMNS)
-    by_reason = frame.groupby("review_reason").size().to_dict() if len(frame) else {}
-    return dg.MaterializeResult(
-        metadata={
-            "dagster/row_count": len(frame),
-            "dagster/column_schema": dg.MetadataValue.table_schema(_schema(REVIEW_QUEUE_COLUMNS)),
-            "documents": documents_seen,
-            "by_reason": dg.MetadataValue.json({k: int(v) for k, v in by_reason.items()}),
-            "path": dg.MetadataValue.path(str(path)),
-        },
-    )
+    _frame, metadata = tables.gather(kb.layout, "review_queue", REVIEW_QUEUE_COLUMNS, "review_reason", "by_reason")
+    return dg.MaterializeResult(metadata=metadata)

@@ -1,0 +1,57 @@
+"""The parquet tables of the graph: each document writes its rows as one part
+(`<data root>/tables/<table>/<doc_id>.parquet`), and a corpus table gathers the parts into
+`<data root>/tables/<table>.parquet`. A document that never got as far has no part and is simply
+not in the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from ..files import replacing
+from ..paths import DataLayout
+
+
+def dtype(annotation) -> str:
+    """A model field's column type: integers nullable, everything else text."""
+    return "Int64" if annotation in (int, int | None) else "string"
+
+
+def frame(rows: list[dict], columns: dict[str, str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
+
+
+def schema(columns: dict[str, str]) -> dg.TableSchema:
+    return dg.TableSchema(columns=[dg.TableColumn(name, type_) for name, type_ in columns.items()])
+
+
+def part_path(layout: DataLayout, table: str, doc_id: str) -> Path:
+    return layout.tables / table / f"{doc_id}.parquet"
+
+
+def write_parquet(data: pd.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(path) as tmp:
+        data.to_parquet(tmp, index=False)
+
+
+def gather(
+    layout: DataLayout, table: str, columns: dict[str, str], count_by: str, label: str
+) -> tuple[pd.DataFrame, dict]:
+    """Every document's part of `table` in one parquet file, and the metadata the UI shows: rows,
+    schema, documents seen, and the row count per value of the column `count_by` (as `label`)."""
+    folder = layout.tables / table
+    parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
+    data = pd.concat(parts, ignore_index=True) if parts else frame([], columns)
+    path = layout.tables / f"{table}.parquet"
+    write_parquet(data, path)
+    counts = data.groupby(count_by).size().to_dict() if len(data) else {}
+    return data, {
+        "dagster/row_count": len(data),
+        "dagster/column_schema": dg.MetadataValue.table_schema(schema(columns)),
+        "documents": len(parts),
+        label: dg.MetadataValue.json({k: int(v) for k, v in counts.items()}),
+        "path": dg.MetadataValue.path(str(path)),
+    }
