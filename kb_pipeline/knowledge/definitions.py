@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
 from .findings import Finding, Quote
-from .text import Span, ends_a_sentence, paragraphs, sentences, words
+from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
 GLOSSARY_HEADING = re.compile(
     r"glossar|definition|terms and definitions|terminolog|glossaire|d[ée]finitions|glosario|definiciones"
@@ -370,20 +370,14 @@ def read_defining_sentences(document: ParsedDocument) -> list[Finding]:
     """ "PA menyatakan …", "“Haul road” means …": a sentence whose subject is an abbreviation
     or a quoted term, followed by a defining verb. The whole sentence is the definition."""
     findings = []
-    for chunk in document.chunks:
-        if chunk.kind != "text":
+    for chunk, _sentence, said in text_sentences(document):
+        m = _DEFINING_SENTENCE.match(said)
+        if not m:
             continue
-        text = chunk.text
-        for para in paragraphs(text):
-            for sentence in sentences(text, para):
-                said = sentence.of(text)
-                m = _DEFINING_SENTENCE.match(said)
-                if not m:
-                    continue
-                term = m.group("term")
-                quoted = term[0] in "“\"‘'"
-                if not quoted and not is_abbreviation(term):
-                    continue
-                name = term[1:-1] if quoted else term
-                findings.append(Finding(name, Quote(name, chunk), "definition_sentence", definition=Quote(said, chunk)))
+        term = m.group("term")
+        quoted = term[0] in "“\"‘'"
+        if not quoted and not is_abbreviation(term):
+            continue
+        name = term[1:-1] if quoted else term
+        findings.append(Finding(name, Quote(name, chunk), "definition_sentence", definition=Quote(said, chunk)))
     return findings

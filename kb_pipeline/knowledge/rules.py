@@ -12,7 +12,7 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import rule_id
 from .spans import SpanCheck
-from .text import paragraphs, sentences
+from .text import text_sentences
 
 _CONDITIONAL = re.compile(
     r"^[•\-–·*\s]*(?P<condition>(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?)"
@@ -30,30 +30,25 @@ def rule_type(sentence: str) -> RuleType:
 
 def read_rules(document: ParsedDocument, check: SpanCheck) -> list[RuleEntry]:
     rules = []
-    for chunk in document.chunks:
-        if chunk.kind != "text":
-            continue
+    for chunk, sentence, said in text_sentences(document):
         text = chunk.text
-        for para in paragraphs(text):
-            for sentence in sentences(text, para):
-                said = sentence.of(text)
-                m = _CONDITIONAL.match(said)
-                if not m:
-                    continue
-                consequence = "consequence" if m.group("consequence") else "main"
-                start = sentence.start + m.start("condition")
-                span_text = text[start : sentence.start + m.end(consequence)]
-                span = check.keep(Quote(span_text, chunk), entry=span_text[:40], field="provenance.span", branch="rule")
-                if span is None:
-                    continue
-                rules.append(
-                    RuleEntry(
-                        rule_id=rule_id(document.doc_id, chunk.chunk_id, start),
-                        rule_type=rule_type(said),
-                        statement=said,
-                        condition=m.group("condition"),
-                        consequence=m.group(consequence),
-                        provenance=provenance(document, span, Quote(span, chunk)),
-                    )
-                )
+        m = _CONDITIONAL.match(said)
+        if not m:
+            continue
+        consequence = "consequence" if m.group("consequence") else "main"
+        start = sentence.start + m.start("condition")
+        span_text = text[start : sentence.start + m.end(consequence)]
+        span = check.keep(Quote(span_text, chunk), entry=span_text[:40], field="provenance.span", branch="rule")
+        if span is None:
+            continue
+        rules.append(
+            RuleEntry(
+                rule_id=rule_id(document.doc_id, chunk.chunk_id, start),
+                rule_type=rule_type(said),
+                statement=said,
+                condition=m.group("condition"),
+                consequence=m.group(consequence),
+                provenance=provenance(document, span, Quote(span, chunk)),
+            )
+        )
     return rules

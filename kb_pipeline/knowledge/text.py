@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from ..contracts import Chunk, ParsedDocument
 
 _ASCII = str.maketrans(
     {
@@ -116,3 +119,14 @@ def word_count(text: str) -> int:
     """Space-separated words; in Chinese or Japanese, which put no space between words, about
     one word per two characters (Korean spaces its words, so counts as split)."""
     return max(len(text.split()), len(_CJK.findall(text)) // 2)
+
+
+def text_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span, str]]:
+    """Every sentence of the document's text chunks, paragraph by paragraph: its chunk, its
+    position in the chunk's text, and its characters."""
+    for chunk in document.chunks:
+        if chunk.kind != "text":
+            continue
+        for para in paragraphs(chunk.text):
+            for sentence in sentences(chunk.text, para):
+                yield chunk, sentence, sentence.of(chunk.text)
