@@ -1,8 +1,10 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
-each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). A
-document that fails, for whatever reason, is reported on stderr and recorded in its folder as
-`FAILED.txt` in place of its payloads (an earlier run's are removed); the others go on."""
+each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). The
+language model is the settings' (`KB_LLM_*`; the embedded server by default, started only when
+an answer is not cached). A document that fails, for whatever reason (its model endpoint down
+included), is reported on stderr and recorded in its folder as `FAILED.txt` in place of its
+payloads (an earlier run's are removed); the others go on."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ..contracts import ParsedDocument
 from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
 from ..knowledge.extract import extract_document
+from ..knowledge.model import LanguageModel, ResponseCache
 from ..paths import DataLayout
 from ..settings import Settings
 
@@ -36,21 +39,24 @@ def _clear(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def extract_file(artifact: Path, out_dir: Path) -> str:
+def extract_file(artifact: Path, out_dir: Path, model: LanguageModel | None = None) -> str:
     """One document: its payloads written, and its summary line."""
     started = time.perf_counter()
     document = ParsedDocument.model_validate_json(artifact.read_bytes())
     folder = out_dir / document.doc_id
     try:
-        payloads = extract_document(document)
+        payloads = extract_document(document, model=model)
         _clear(folder)
         payloads.write(folder)
     except Exception as exc:
         raise DocumentFailed(document.doc_id) from exc
     seconds = time.perf_counter() - started
+    calls = [u for u in payloads.usage if not u.simulated]
     line = (
         f"{document.doc_id}: {len(payloads.glossary)} terms, {len(payloads.formulas)} formulas, "
-        f"{len(payloads.interpretation_pack)} rules, {len(payloads.rejected)} rejected, {seconds:.2f} s"
+        f"{len(payloads.interpretation_pack)} rules, {len(payloads.rejected)} rejected, "
+        f"{len(calls)} model calls ({len(payloads.usage) - len(calls)} cached), "
+        f"{sum(u.prompt_tokens + u.completion_tokens for u in calls)} tokens, {seconds:.2f} s"
     )
     if not any(chunk.text.strip() for chunk in document.chunks):
         line += " — no text in the document: empty payloads"
@@ -85,18 +91,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="+", type=Path, metavar="ARTIFACT_OR_DIR", help="chunks.json or a folder")
     parser.add_argument("--out-dir", type=Path, default=None, help="default: <data root>/knowledge")
     args = parser.parse_args(argv)
-    out_dir = args.out_dir or DataLayout(Settings.from_env().data_dir).knowledge
+    settings = Settings.from_env()
+    layout = DataLayout(settings.data_dir)
+    out_dir = args.out_dir or layout.knowledge
     found = artifacts(args.inputs)
     if not found:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
     failed = 0
-    for artifact in found:
-        try:
-            print(extract_file(artifact, out_dir))
-        except Exception as exc:  # one document's failure, whatever it is, must not stop the others
-            failed += 1
-            print(record_failure(artifact, out_dir, exc), file=sys.stderr)
+    model = LanguageModel(settings.llm, ResponseCache(layout.model_answers)) if settings.llm else None
+    try:
+        for artifact in found:
+            try:
+                print(extract_file(artifact, out_dir, model), flush=True)
+            except Exception as exc:  # one document's failure, whatever it is, must not stop the others
+                failed += 1
+                print(record_failure(artifact, out_dir, exc), file=sys.stderr, flush=True)
+    finally:
+        if model is not None:
+            model.close()
     print(f"{len(found) - failed} of {len(found)} documents extracted → {out_dir}")
     return 1 if failed else 0
 
