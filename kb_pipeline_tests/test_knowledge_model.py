@@ -186,3 +186,12 @@ def test_extract_command_fails_only_the_document_whose_model_is_down(tmp_path, m
     failure = (tmp_path / "out" / "open" / FAILURE_NAME).read_text()
     assert "http://127.0.0.1:9/v1" in failure and "unreachable" in failure and "ModelFailed" in err
     assert not (tmp_path / "out" / "open" / "glossary.json").exists()
+
+
+def test_an_embedded_model_file_missing_or_broken_fails_with_the_reason(tmp_path):
+    with pytest.raises(ModelFailed, match="KB_LLM_GGUF"):
+        _ask(ModelEndpoint(gguf=tmp_path / "absent.gguf"))
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a model" * 100)
+    with pytest.raises(ModelFailed, match="broken.gguf.*did not start"):
+        _ask(ModelEndpoint(gguf=broken))

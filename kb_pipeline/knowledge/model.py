@@ -27,7 +27,7 @@ import openai
 from ..files import write_text_atomically
 from .contracts import CallUsage
 from .endpoint import ModelEndpoint
-from .local_server import LocalServer
+from .local_server import LocalServer, ModelUnavailable
 
 STRUCTURED_OUTPUT_MODE = "json_schema"
 # A Retry-After longer than this is not waited for: the call fails and the run can be retried.
@@ -131,7 +131,12 @@ class LanguageModel:
         return "embedded" if self.endpoint.embedded else "endpoint"
 
     def _url(self) -> str:
-        return self._server.ensure_started() if self._server is not None else str(self.endpoint.base_url)
+        if self._server is None:
+            return str(self.endpoint.base_url)
+        try:
+            return self._server.ensure_started()
+        except ModelUnavailable as error:
+            raise ModelFailed(f"the embedded model ({self._server.gguf}): {error}") from error
 
     def _connect(self) -> openai.OpenAI:
         url = self._url()
