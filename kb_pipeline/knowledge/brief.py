@@ -23,12 +23,25 @@ PURPOSE_HEADING = re.compile(
     r"|r[ée]sum[ée]|objet|introduc|zweck|einleitung|ziel|zusammenfassung|objetivo|resumen|scopo)|개요|목적|概要|目的|摘要",
     re.IGNORECASE,
 )
+# A sentence about the document itself ("This handbook provides …", "Ce rapport présente …") or
+# its aim: a purpose statement wherever it stands, when no purpose-like heading has one.
+SELF_REFERENCE = re.compile(
+    r"\b(?:this|the present|these)\s+(?:document|report|paper|guide|guideline|guidelines|handbook|manual|book"
+    r"|publication|notice|standard|study|chapter|article|thesis|specification|note|redpaper|redbook)\b"
+    r"|\b(?:ce|cette|le présent|la présente)\s+(?:document|rapport|guide|manuel|étude|norme|article)\b"
+    r"|\b(?:dieses|diese|dieser|das vorliegende|die vorliegende)\s+(?:dokument|bericht|handbuch|leitfaden|norm|studie)\b"
+    r"|\b(?:dokumen|laporan|pedoman|standar|panduan)\s+ini\b|本(?:文|报告|文件|指南|手册)|이 (?:보고서|문서|연구)"
+    # … or stating an aim outright ("Its objective is to …", "L'objectif est de …").
+    r"|\b(?:objective|purpose|aim|goal|objectif|but|ziel|zweck|tujuan|maksud|objetivo)s?\s+(?:is|are|was|est|ist|adalah|es)\b",
+    re.IGNORECASE,
+)
 _MIN_PURPOSE_WORDS = 8
 # A table of contents: lines with page numbers, dot leaders.
 _CONTENTS_LINE = re.compile(r"\n|\. \. |…|\.{3}")
 
 
-def _first_statement(chunk: Chunk) -> str | None:
+def _first_statement(chunk: Chunk, about_itself: bool = False) -> str | None:
+    """The chunk's first prose sentence; `about_itself`, its first one speaking of the document."""
     for para in paragraphs(chunk.text):
         for sentence in sentences(chunk.text, para):
             said = sentence.of(chunk.text)
@@ -41,6 +54,7 @@ def _first_statement(chunk: Chunk) -> str | None:
                 and said.endswith(SENTENCE_STOPS)
                 and not _CONTENTS_LINE.search(said)
                 and not addresses_a_model(said)
+                and (not about_itself or SELF_REFERENCE.search(said))
             ):
                 return said
     return None
@@ -50,8 +64,11 @@ def build_brief(document: ParsedDocument, glossary: list[GlossaryEntry], check: 
     text_chunks = [c for c in document.chunks if c.kind == "text" and c.text.strip()]
     preferred = [c for c in text_chunks if c.heading and PURPOSE_HEADING.search(c.heading)]
     purpose, source = None, None
-    for chunk in [*preferred, *text_chunks]:
-        said = _first_statement(chunk)
+    # Under a purpose-like heading, its first statement; elsewhere only a sentence about the
+    # document — the first sentence of a manual's first page is no purpose (abstain: null).
+    candidates = [(c, False) for c in preferred] + [(c, True) for c in text_chunks]
+    for chunk, about_itself in candidates:
+        said = _first_statement(chunk, about_itself)
         if said and (purpose := check.keep(Quote(said, chunk), entry="purpose", field="purpose", branch="summary")):
             source = chunk
             break
