@@ -1,6 +1,8 @@
 """The interpretation pack, deterministic part: only rules a sentence states outright as a
 condition and its consequence ("If …, then …", "Apabila … maka …", "Si …, alors …"). Anything
-less explicit is left for a model: an empty pack is acceptable, a wrong rule is not."""
+less explicit is left for a model: an empty pack is acceptable, a wrong rule is not. A rule
+about the document's own licence or copyright is not the domain's, and a sentence the document
+repeats word for word is one rule (its first occurrence)."""
 
 from __future__ import annotations
 
@@ -12,13 +14,17 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import rule_id
 from .spans import SpanCheck
-from .text import text_sentences
+from .text import squash, text_sentences
 
 _CONDITIONAL = re.compile(
     r"^[•\-–·*\s]*(?P<condition>(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?)"
     # "then" only right after the condition's comma ("If X, the Y then …" is one clause).
     r"(?:,\s*(?P<consequence>(?:then|entonces|allora)\b.+?)|,?\s+(?P<main>(?:maka|alors|dann)\b.+?))[.!]?$",
     re.DOTALL,
+)
+_PUBLISHING_TERMS = re.compile(
+    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|lisensi|hak cipta|droits? d'auteur|urheberrecht",
+    re.IGNORECASE,
 )
 _CALCULATION = re.compile(r"calculat|comput|dihitung|perhitungan|rumus|formula|berechn|calcul|cálculo", re.IGNORECASE)
 
@@ -30,11 +36,13 @@ def rule_type(sentence: str) -> RuleType:
 
 def read_rules(document: ParsedDocument, check: SpanCheck) -> list[RuleEntry]:
     rules = []
+    seen: set[str] = set()
     for chunk, sentence, said in text_sentences(document):
         text = chunk.text
         m = _CONDITIONAL.match(said)
-        if not m:
+        if not m or _PUBLISHING_TERMS.search(said) or squash(said) in seen:
             continue
+        seen.add(squash(said))
         consequence = "consequence" if m.group("consequence") else "main"
         start = sentence.start + m.start("condition")
         span_text = text[start : sentence.start + m.end(consequence)]
