@@ -195,3 +195,10 @@ def test_an_embedded_model_file_missing_or_broken_fails_with_the_reason(tmp_path
     broken.write_bytes(b"not a model" * 100)
     with pytest.raises(ModelFailed, match="broken.gguf.*did not start"):
         _ask(ModelEndpoint(gguf=broken))
+
+
+def test_a_model_cannot_add_a_term(endpoint):
+    invented = json.dumps({"definition": None, "term": "Quantum widget", "full_name": "Quantum widget"})
+    payloads = _ask(endpoint((200, {}, _completion(invented))))
+    assert {e.term for e in payloads.glossary} == {"Cirrhosis", "Viraemia"}
+    assert next(e for e in payloads.glossary if e.term == "Viraemia").extraction_status == "escalated"
