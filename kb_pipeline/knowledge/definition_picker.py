@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from ..contracts import ParsedDocument
 from .contracts import CallUsage, RejectedField
 from .findings import PROPOSERS, Finding, Quote
 from .injection import addresses_a_model
@@ -87,7 +86,7 @@ def _rejected(term: str, value: str, reason: str) -> RejectedField:
     return RejectedField(entry_term=term, field="definition", offending_value=value, reason=reason, branch=BRANCH)
 
 
-def pick_definitions(document: ParsedDocument, clusters: list[Cluster], model: LanguageModel) -> Picked:
+def pick_definitions(clusters: list[Cluster], model: LanguageModel) -> Picked:
     """One call per escalated term (answers cached by content). A bad answer is recorded against
     its term and the others go on; an endpoint that fails raises `ModelFailed`."""
     picked = Picked()

@@ -46,7 +46,7 @@ def extract_document(
     clusters = cluster(document, findings)
     usage = []
     if model is not None:
-        picked = pick_definitions(document, clusters, model)
+        picked = pick_definitions(clusters, model)
         check.rejected += picked.rejected
         usage = picked.usage
         if picked.findings:

@@ -39,13 +39,11 @@ class ModelFailed(RuntimeError):
 
 
 class BadAnswer(ValueError):
-    """The endpoint answered, but not with what was asked: `raw` is what it returned, `usage`
-    what the call cost."""
+    """The endpoint answered, but not with what was asked: `raw` is what it returned."""
 
-    def __init__(self, reason: str, raw: str, usage: CallUsage) -> None:
+    def __init__(self, reason: str, raw: str) -> None:
         super().__init__(reason)
         self.raw = raw
-        self.usage = usage
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ class Answer:
 
     def parsed(self) -> dict[str, Any]:
         if self.content is None:
-            raise BadAnswer(self.problem, self.raw, self.usage)
+            raise BadAnswer(self.problem, self.raw)
         return self.content
 
 
@@ -189,8 +187,6 @@ class LanguageModel:
             except openai.APIError as error:
                 raise ModelFailed(f"model endpoint {client.base_url}: {_describe(error)}") from error
         latency = time.perf_counter() - started
-        choice = response.choices[0]
-        raw = choice.message.content or ""
         usage = response.usage
         details = usage.prompt_tokens_details if usage else None
         record = CallUsage(
@@ -205,6 +201,10 @@ class LanguageModel:
             structured_output_mode=STRUCTURED_OUTPUT_MODE,
             simulated=False,
         )
+        if not response.choices:
+            return Answer(None, record, "", "the answer has no choices")
+        choice = response.choices[0]
+        raw = choice.message.content or ""
         if choice.finish_reason != "stop":
             return Answer(None, record, raw, f"the answer was cut off (finish_reason {choice.finish_reason!r})")
         try:
