@@ -15,6 +15,8 @@ location when it loads, the run launcher) and hand it down; nothing else reads `
 | `KB_PARSE_WORKERS` | `parse_workers`: warm MinerU processes of `run`, and documents `ingest` runs at once | one per core |
 | `KB_RUN_WORKERS` | `run_workers`: warm run workers of the process that launches runs (the daemon); 0: a fresh process per run, Dagster's default | `KB_PARSE_WORKERS` |
 | `KB_PARSE_WINDOWS_PER_WORKER` | `windows_per_worker`: page windows one process parses before it is replaced | 4 |
+| `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
+| `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +47,20 @@ def one_per_core() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def review_database_url(env: Mapping[str, str]) -> str | None:
+    """The review desk's database: explicit, else the Dagster instance's Postgres database."""
+    if env.get("KB_REVIEW_DATABASE_URL", "").strip():
+        return env["KB_REVIEW_DATABASE_URL"].strip()
+    if not env.get("KB_PG_HOST", "").strip():
+        return None
+    user = quote(env.get("KB_PG_USER", ""), safe="")
+    password = quote(env.get("KB_PG_PASSWORD", ""), safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    port = f":{env['KB_PG_PORT']}" if env.get("KB_PG_PORT", "").strip() else ""
+    # psycopg2, as dagster.postgres.yaml names it: the driver dagster-postgres brings.
+    return f"postgresql+psycopg2://{credentials}{env['KB_PG_HOST'].strip()}{port}/{quote(env.get('KB_PG_DB', ''), safe='')}"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -61,6 +78,9 @@ class Settings(BaseModel):
     # A window process grows ~20 MB a window (docs/decisions.md, "Page windows"): replaced after this many.
     windows_per_worker: int = Field(default=4, ge=1)
     mineru_api: MineruApi | None = None
+    # None: SQLite under the data root (review_desk/store.py), wherever the data root is.
+    review_database_url: str | None = None
+    review_port: int = Field(default=8040, ge=1, le=65535)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -80,6 +100,7 @@ class Settings(BaseModel):
                 ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"),
                 ("parse_workers", "KB_PARSE_WORKERS"),
                 ("windows_per_worker", "KB_PARSE_WINDOWS_PER_WORKER"),
+                ("review_port", "KB_REVIEW_PORT"),
             )
             if env.get(name, "").strip()
         }
@@ -96,6 +117,7 @@ class Settings(BaseModel):
             )
         return cls(
             data_dir=data_dir,
+            review_database_url=review_database_url(env),
             drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
             parser=parser,
             mineru_api=api,
