@@ -1,6 +1,7 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
 each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). A
+document's glossary is diffed against the review desk's active glossary (`diff_status`). A
 document that fails, for whatever reason, is reported on stderr and recorded in its folder as
 `FAILED.txt` in place of its payloads (an earlier run's are removed); the others go on."""
 
@@ -9,13 +10,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..contracts import ParsedDocument
 from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
+from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
 from ..paths import DataLayout
+from ..review_desk.store import DecisionStore
 from ..settings import Settings
 
 ARTIFACT_NAME = "chunks.json"
@@ -36,13 +40,14 @@ def _clear(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def extract_file(artifact: Path, out_dir: Path) -> str:
-    """One document: its payloads written, and its summary line."""
+def extract_file(artifact: Path, out_dir: Path, active: Sequence[ApprovedDefinition] = ()) -> str:
+    """One document: its payloads, diffed against the active glossary `active`, written; and its
+    summary line."""
     started = time.perf_counter()
     document = ParsedDocument.model_validate_json(artifact.read_bytes())
     folder = out_dir / document.doc_id
     try:
-        payloads = extract_document(document)
+        payloads = apply_diff(extract_document(document), active)
         _clear(folder)
         payloads.write(folder)
     except Exception as exc:
@@ -85,15 +90,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="+", type=Path, metavar="ARTIFACT_OR_DIR", help="chunks.json or a folder")
     parser.add_argument("--out-dir", type=Path, default=None, help="default: <data root>/knowledge")
     args = parser.parse_args(argv)
-    out_dir = args.out_dir or DataLayout(Settings.from_env().data_dir).knowledge
+    settings = Settings.from_env()
+    layout = DataLayout(settings.data_dir)
+    out_dir = args.out_dir or layout.knowledge
     found = artifacts(args.inputs)
     if not found:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
+    # The review desk's approved entries: every document's diff_status is set against them.
+    store = DecisionStore.open(settings.review_database_url, layout)
+    try:
+        active = store.active_glossary()
+    finally:
+        store.close()
     failed = 0
     for artifact in found:
         try:
-            print(extract_file(artifact, out_dir))
+            print(extract_file(artifact, out_dir, active))
         except Exception as exc:  # one document's failure, whatever it is, must not stop the others
             failed += 1
             print(record_failure(artifact, out_dir, exc), file=sys.stderr)

@@ -14,9 +14,15 @@ from ..settings import Settings
 
 
 def review_main(argv: list[str], settings: Settings) -> int:
-    parser = argparse.ArgumentParser(prog="kb-pipeline review", description="the review desk: a web app on this machine")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=settings.review_port, help=f"port (default {settings.review_port}, KB_REVIEW_PORT)")
+    parser = argparse.ArgumentParser(
+        prog="kb-pipeline review", description="the review desk: a web app on this machine"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=settings.review_port, help=f"port (default {settings.review_port}, KB_REVIEW_PORT)"
+    )
     args = parser.parse_args(argv)
     import uvicorn
 
@@ -25,7 +31,9 @@ def review_main(argv: list[str], settings: Settings) -> int:
     layout = DataLayout(settings.data_dir)
     store = DecisionStore.open(settings.review_database_url, layout)
     hosts = tuple(dict.fromkeys(("127.0.0.1", "localhost", args.host)))
-    print(f"Review desk on http://{args.host}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}")
+    print(
+        f"Review desk on http://{args.host}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}"
+    )
     try:
         uvicorn.run(create_app(layout, store, hosts=hosts), host=args.host, port=args.port, log_level="warning")
     finally:

@@ -20,6 +20,7 @@ import dagster as dg
 
 from ..contracts import ParsedDocument
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
+from ..knowledge.diff import apply_diff
 from ..knowledge.extract import extract_document
 from ..knowledge.spans import locate
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
@@ -29,6 +30,7 @@ from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
 from .resources import KnowledgeBase
+from .review import approved_definitions
 
 GROUP = "knowledge"
 SPANS_VERBATIM = "spans_verbatim"
@@ -199,6 +201,7 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
     started = time.perf_counter()
     payloads = extract_document(document)  # a document without text gives empty payloads
+    payloads = apply_diff(payloads, approved_definitions(kb))  # diff_status against the approved entries
     seconds = time.perf_counter() - started
     folder = layout.within(layout.knowledge / doc_id)
     payloads.write(folder)

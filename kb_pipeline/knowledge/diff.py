@@ -46,7 +46,9 @@ def _variants(*definitions: str | None) -> list[str]:
     return list(seen)
 
 
-def diff_entry(entry: GlossaryEntry, by_id: dict[str, ApprovedDefinition], by_term: dict[str, list[ApprovedDefinition]]) -> GlossaryEntry:
+def diff_entry(
+    entry: GlossaryEntry, by_id: dict[str, ApprovedDefinition], by_term: dict[str, list[ApprovedDefinition]]
+) -> GlossaryEntry:
     approved = by_id.get(entry.term_id)
     if approved is not None and _same(approved.definition, entry.definition):
         return entry.model_copy(update={"diff_status": "duplicate"})
@@ -75,6 +77,4 @@ def apply_diff(payloads: Payloads, active: Iterable[ApprovedDefinition]) -> Payl
         by_id[approved.term_id] = approved
         by_term.setdefault(canonical(approved.term), []).append(approved)
     glossary = [diff_entry(entry, by_id, by_term) for entry in payloads.glossary]
-    return payloads.model_copy(
-        update={"glossary": glossary, "review_queue": review_queue(glossary, payloads.rejected)}
-    )
+    return payloads.model_copy(update={"glossary": glossary, "review_queue": review_queue(glossary, payloads.rejected)})

@@ -64,12 +64,18 @@ def _page_image(pdf: Path, mtime: float, page: int, span: str | None) -> PageIma
     return render_page(pdf, page, span)
 
 
-def create_app(layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> FastAPI:
+def create_app(
+    layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
+) -> FastAPI:
     corpus = Corpus(layout)
     csrf_token = secrets.token_urlsafe(32)
-    environment = Environment(loader=PackageLoader("kb_pipeline.review_desk", "templates"), autoescape=select_autoescape(default=True))
+    environment = Environment(
+        loader=PackageLoader("kb_pipeline.review_desk", "templates"), autoescape=select_autoescape(default=True)
+    )
     templates = Jinja2Templates(env=environment)
-    app = FastAPI(title="kb-pipeline review desk", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app = FastAPI(
+        title="kb-pipeline review desk", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json"
+    )
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
 
@@ -83,7 +89,10 @@ def create_app(layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ..
 
     def check_csrf(token: str | None) -> None:
         if not token or not secrets.compare_digest(token, csrf_token):
-            raise HTTPException(403, "missing or stale CSRF token: reload the page (API: send the X-CSRF-Token header, GET /api/csrf-token)")
+            raise HTTPException(
+                403,
+                "missing or stale CSRF token: reload the page (API: send the X-CSRF-Token header, GET /api/csrf-token)",
+            )
 
     def decide(body: DecisionIn) -> Decision:
         found = corpus.entry(body.term_id)
@@ -175,9 +184,13 @@ def create_app(layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ..
         return Response(image.png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
     @app.post("/reviewer")
-    def set_reviewer(name: Annotated[str, Form()], csrf_token: Annotated[str, Form()], back: Annotated[str, Form()] = "/") -> Response:
+    def set_reviewer(
+        name: Annotated[str, Form()], csrf_token: Annotated[str, Form()], back: Annotated[str, Form()] = "/"
+    ) -> Response:
         check_csrf(csrf_token)
-        response = RedirectResponse(back if back.startswith("/") and not back.startswith("//") else "/", status_code=303)
+        response = RedirectResponse(
+            back if back.startswith("/") and not back.startswith("//") else "/", status_code=303
+        )
         # No max-age: a browser-session cookie, the name typed once per session.
         response.set_cookie(REVIEWER_COOKIE, name.strip()[:200], httponly=True, samesite="strict")
         return response
@@ -196,7 +209,9 @@ def create_app(layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ..
         if not reviewer:
             raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
         try:
-            body = DecisionIn(term_id=term_id, decision=decision, definition=definition, reason=reason, reviewer=reviewer)
+            body = DecisionIn(
+                term_id=term_id, decision=decision, definition=definition, reason=reason, reviewer=reviewer
+            )
             decide(body)
         except UnknownTerm as e:
             raise unknown(term_id) from e

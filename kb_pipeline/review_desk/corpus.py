@@ -70,7 +70,9 @@ class Corpus:
                 row = ReviewQueueRow.model_validate(raw)
                 decision = decisions.get(row.term_id)
                 state: State = _STATE_OF[decision.decision] if decision else "pending"  # type: ignore[assignment]
-                rows.append(QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision))
+                rows.append(
+                    QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision)
+                )
         rows.sort(key=lambda r: (r.row.review_reason != CONFLICT, -r.row.mention_count, r.doc_id, r.row.rank))  # type: ignore[union-attr]
         present = {r.term_id for r in rows}
         rows += [

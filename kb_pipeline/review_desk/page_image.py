@@ -60,7 +60,12 @@ def _line_boxes(boxes: list[Box]) -> list[Box]:
         centre = (top + bottom) / 2
         if merged and merged[-1][1] <= centre <= merged[-1][3]:
             line = merged[-1]
-            line[0], line[1], line[2], line[3] = min(line[0], left), min(line[1], top), max(line[2], right), max(line[3], bottom)
+            line[0], line[1], line[2], line[3] = (
+                min(line[0], left),
+                min(line[1], top),
+                max(line[2], right),
+                max(line[3], bottom),
+            )
         else:
             merged.append([left, top, right, bottom])
     return [(a, b, c, d) for a, b, c, d in merged]

@@ -105,14 +105,13 @@ class DecisionStore:
             "decided_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
         with self.engine.begin() as connection:
-            new_id = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key[0]
-        return Decision(id=new_id, **values)
+            key = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key
+        assert key is not None  # an INSERT of one row always has its key
+        return Decision(id=key[0], **values)
 
     def latest(self) -> dict[str, Decision]:
         """Every term_id's current decision (its latest)."""
-        newest = (
-            sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
-        )
+        newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
         query = sa.select(decisions_table).join(newest, decisions_table.c.id == newest.c.id)
         with self.engine.begin() as connection:
             return {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
