@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
 
 import dagster as dg
 import pytest
@@ -27,11 +32,16 @@ from kb_pipeline.review_desk.app import CSRF_HEADER, create_app
 from kb_pipeline.review_desk.store import DecisionStore, default_url
 from kb_pipeline.settings import Settings
 
+from . import test_postgres
+from .browser import Browser
 from .conftest import SAMPLE_DOCS
+from .deployment import free_port
 
 STANDARD = "STD_2026_006_parameter_produksi"
 PA_DEFINITION = "PA menyatakan persentase waktu unit siap beroperasi."
 CONFLICT = "conflicting definitions — expert decision required"
+# test_postgres's fixture: a throwaway PostgreSQL server on a free loopback port.
+postgres = test_postgres.postgres
 
 
 @pytest.fixture(scope="module")
@@ -262,15 +272,129 @@ def test_export_and_the_active_glossary_asset(desk, tmp_path):
 def test_the_database_is_sqlite_under_the_data_root_or_the_instances_postgres(tmp_path):
     assert Settings.from_env({"KB_DATA_DIR": str(tmp_path)}).review_database_url is None
     assert default_url(DataLayout(tmp_path)) == f"sqlite:///{tmp_path}/review/decisions.sqlite3"
-    postgres = {
+    instance_pg = {
         "KB_PG_HOST": "db",
         "KB_PG_PORT": "5433",
         "KB_PG_USER": "kb",
         "KB_PG_PASSWORD": "p@ss/",
         "KB_PG_DB": "kb",
     }
-    url = Settings.from_env(postgres).review_database_url
+    url = Settings.from_env(instance_pg).review_database_url
     assert url == "postgresql+psycopg2://kb:p%40ss%2F@db:5433/kb"
-    assert "p%40ss" not in repr(Settings.from_env(postgres))
-    explicit = {**postgres, "KB_REVIEW_DATABASE_URL": "sqlite:////srv/review.sqlite3"}
+    assert "p%40ss" not in repr(Settings.from_env(instance_pg))
+    explicit = {**instance_pg, "KB_REVIEW_DATABASE_URL": "sqlite:////srv/review.sqlite3"}
     assert Settings.from_env(explicit).review_database_url == "sqlite:////srv/review.sqlite3"
+
+
+@pytest.fixture
+def review_server(desk):
+    """`kb-pipeline review` on a free loopback port over the desk's data root."""
+    layout = desk[0]
+    port = free_port()
+    env = {**os.environ, "KB_DATA_DIR": str(layout.root)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/queue", timeout=2) as response:
+                assert response.status == 200
+                break
+        except OSError:
+            assert server.poll() is None, server.stdout.read() if server.stdout else ""
+            assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    server.terminate()
+    server.wait(timeout=20)
+
+
+@pytest.mark.services
+def test_browser_opens_an_entry_sees_the_highlighted_page_and_decides_with_the_keyboard(desk, review_server, tmp_path):
+    layout, store, _client, terms = desk
+    browser = Browser(tmp_path / "chromium-profile")
+    try:
+        browser.goto(f"{review_server}/")
+        assert browser.evaluate("document.querySelectorAll('#queue tbody tr').length") == 3
+        # The name, typed once: the browser session keeps it.
+        browser.evaluate("document.getElementById('reviewer-name').focus()")
+        browser.type("Rina")
+        browser.press("Enter")
+        # The page the server rendered with the name (the typed page says "Set"), its script run.
+        browser.wait_for(
+            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
+            " && document.querySelector('#queue tbody tr.selected') !== null"
+        )
+        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
+        assert first == browser.evaluate("document.querySelector('#queue tbody tr').dataset.termId")
+
+        browser.press("Enter")  # open the selected row
+        browser.wait_for(f"location.pathname === '/entries/{first}' && document.readyState === 'complete'")
+        image = browser.wait_for(
+            "(() => { const i = document.getElementById('page-image');"
+            " return i && i.complete && i.naturalWidth > 0 && [i.naturalWidth, +i.dataset.highlights]; })()"
+        )
+        assert image[0] > 500 and image[1] >= 1
+        assert browser.evaluate("document.getElementById('highlight-note').textContent").startswith("Span highlighted")
+
+        browser.press("a")  # approve: the next pending entry opens
+        browser.wait_for(
+            f"location.pathname.startsWith('/entries/') && location.pathname !== '/entries/{first}'"
+            " && document.readyState === 'complete'"
+        )
+        decision = store.latest()[first]
+        assert (decision.decision, decision.reviewer) == ("approve", "Rina")
+
+        browser.press("r")  # reject: the reason field takes the keys, Enter submits
+        browser.wait_for("document.activeElement && document.activeElement.id === 'reject-reason'")
+        second = browser.evaluate("document.querySelector('.entry').dataset.termId")
+        browser.type("wrong unit")
+        browser.press("Enter")
+        browser.wait_for(f"location.pathname !== '/entries/{second}' && document.readyState === 'complete'")
+        assert (store.latest()[second].decision, store.latest()[second].reason) == ("reject", "wrong unit")
+
+        browser.press("q")  # the queue, where j moves and a approves the selected row in place
+        browser.wait_for("location.pathname === '/' && document.readyState === 'complete'")
+        pending = browser.evaluate(
+            "[...document.querySelectorAll('#queue tbody tr')].findIndex(r => r.classList.contains('pending'))"
+        )
+        for _ in range(pending):
+            browser.press("j")
+        browser.press("a")
+        browser.wait_for(
+            f"document.querySelectorAll('#queue tbody tr')[{pending}].querySelector('.state').textContent === 'approved'"
+        )
+        assert {d.decision for d in store.latest().values()} == {"approve", "reject"} and len(store.latest()) == 3
+    finally:
+        browser.close()
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
+    for key, value in postgres.items():
+        monkeypatch.setenv(key, value)
+    url = Settings.from_env().review_database_url
+    assert url and url.startswith("postgresql+psycopg2://")
+    terms = _extract(layout, parsed)  # the extraction's diff reads the (empty) Postgres glossary
+    store = DecisionStore.open(url, layout)
+    try:
+        client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+        client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+        _decide(client, terms["PA"].term_id, "approve")
+        _decide(client, terms["Qty"].term_id, "edit", definition="Jumlah unit.")
+        _decide(client, terms["Qty"].term_id, "approve")  # the latest decision counts; the history keeps both
+        assert [d.decision for d in store.history(terms["Qty"].term_id)] == ["edit", "approve"]
+        assert not (layout.root / "review" / "decisions.sqlite3").exists()
+        again = _extract(layout, parsed)
+        assert again["PA"].diff_status == again["Qty"].diff_status == "duplicate"
+        assert again["Production"].diff_status == "new"
+        assert [a.term for a in store.active_glossary()] == ["PA", "Qty"]
+        client.close()
+    finally:
+        store.close()
