@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -29,6 +30,8 @@ from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
 from kb_pipeline.review_desk.app import CSRF_HEADER, create_app
+from kb_pipeline.review_desk.corpus import Corpus
+from kb_pipeline.review_desk.page_image import render_page
 from kb_pipeline.review_desk.store import DecisionStore, default_url
 from kb_pipeline.settings import Settings
 
@@ -99,6 +102,7 @@ def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a
             _entry("UA", "Use of availability, revised."),
             _entry("MTTR", "Mean time to repair."),  # approved in another document: same canonical term
             _entry("Qty", "Quantity of units."),
+            _entry("Production", "Output of a period."),
         ],
         interpretation_pack=[],
         formulas=[],
@@ -110,6 +114,14 @@ def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a
     active = [
         ApprovedDefinition(term_id="t_pa", doc_id="doc", term="PA", definition="Physical  availability.\n"),
         ApprovedDefinition(term_id="t_ua", doc_id="doc", term="UA", definition="Use of availability."),
+        # Edited by the expert; the source has not changed since.
+        ApprovedDefinition(
+            term_id="t_qty",
+            doc_id="doc",
+            term="Qty",
+            definition="Units in use.",
+            extracted_definition="Quantity of units.",
+        ),
         ApprovedDefinition(
             term_id="t_other", doc_id="other", term="mttr", definition="Breakdown duration ÷ breakdowns."
         ),
@@ -117,7 +129,8 @@ def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a
     diffed = apply_diff(payloads, active)
     by_term = {e.term: e for e in diffed.glossary}
     assert by_term["PA"].diff_status == "duplicate"  # layout aside, the same definition
-    assert by_term["Qty"].diff_status == "new" and not by_term["Qty"].definition_conflict
+    assert by_term["Qty"].diff_status == "duplicate" and not by_term["Qty"].definition_conflict
+    assert by_term["Production"].diff_status == "new"
     assert by_term["UA"].diff_status == "conflicting" and by_term["UA"].definition_conflict
     assert by_term["UA"].conflict_variants == ["Use of availability, revised.", "Use of availability."]
     assert by_term["UA"].definition == "Use of availability, revised."  # no winner: the extraction's stays
@@ -143,7 +156,9 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     again = _extract(layout, parsed)
     assert {t: e.term_id for t, e in again.items()} == {t: e.term_id for t, e in terms.items()}
     assert again["PA"].diff_status == "duplicate"
-    assert again["Qty"].diff_status == "conflicting"  # the edit is the approved definition now
+    # The edit is the approved definition; the source still says what it said when the expert
+    # edited it, so that is no new question.
+    assert again["Qty"].diff_status == "duplicate"
     assert set(store.latest()) == {pa.term_id, qty.term_id, production.term_id}
 
     # The document changes: PA's definition differs, "Production" is now headed "Produksi".
@@ -229,12 +244,21 @@ def test_a_definition_with_markup_is_shown_as_text(desk):
         assert "script-src 'self'" in page.headers["content-security-policy"]  # and no inline script would run
 
 
-def test_page_image_shows_the_span_highlighted(desk):
+def test_page_image_shows_the_span_highlighted(desk, parsed):
     layout, store, client, terms = desk
     page = client.get(f"/entries/{terms['PA'].term_id}")
     assert 'data-highlights="1"' in page.text and "Span highlighted" in page.text
     image = client.get(f"/entries/{terms['PA'].term_id}/page.png")
     assert image.status_code == 200 and image.content[:8] == b"\x89PNG\r\n\x1a\n"
+    # The PDF is the parse cache's copy; a quote the page does not hold whole is not claimed found.
+    pdf = Corpus(layout).source_pdf(STANDARD)
+    assert pdf is not None and pdf.name == "origin.pdf" and pdf.is_relative_to(Path(parsed.raw_output_dir or ""))
+    whole = render_page(pdf, 1, PA_DEFINITION)
+    assert whole.whole_span and len(whole.highlights) == 1
+    changed = render_page(pdf, 1, "PA menyatakan persentase waktu unit siap dioperasikan sepanjang periode.")
+    assert changed.highlights and not changed.whole_span
+    absent = render_page(pdf, 1, "Kalimat yang tidak ada di halaman ini sama sekali.")
+    assert absent.highlights == [] and not absent.whole_span
 
 
 def test_export_and_the_active_glossary_asset(desk, tmp_path):

@@ -2,7 +2,9 @@
 the active glossary version, the entries experts approved (review_desk/). Pure: payloads in,
 payloads out, nothing read or written.
 
-- `duplicate`: the active glossary has this term_id with the same definition;
+- `duplicate`: the active glossary has this term_id with the same definition, or the source still
+  says what it said when the expert decided (an edited entry whose document did not change is
+  not a new question);
 - `conflicting`: it has this term_id, or the same canonical term, with another definition. Both
   definitions go into `conflict_variants` and `definition_conflict` is set, so the review queue
   puts the entry first; the pipeline never picks a winner;
@@ -30,7 +32,13 @@ class ApprovedDefinition(BaseModel):
     term_id: str
     doc_id: str
     term: str
-    definition: str | None
+    definition: str | None  # the approved definition: the edit, if the expert edited it
+    extracted_definition: str | None = None  # what the extraction said when the expert decided
+
+    def matches(self, definition: str | None) -> bool:
+        return _same(self.definition, definition) or (
+            self.extracted_definition is not None and _same(self.extracted_definition, definition)
+        )
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -50,11 +58,11 @@ def diff_entry(
     entry: GlossaryEntry, by_id: dict[str, ApprovedDefinition], by_term: dict[str, list[ApprovedDefinition]]
 ) -> GlossaryEntry:
     approved = by_id.get(entry.term_id)
-    if approved is not None and _same(approved.definition, entry.definition):
+    if approved is not None and approved.matches(entry.definition):
         return entry.model_copy(update={"diff_status": "duplicate"})
     rivals = [approved] if approved is not None else []
     rivals += [a for a in by_term.get(canonical(entry.term), []) if a.term_id != entry.term_id]
-    differing = [a for a in rivals if not _same(a.definition, entry.definition)]
+    differing = [a for a in rivals if not a.matches(entry.definition)]
     if not differing:  # an equal definition under another term_id is not this entry's approval
         return entry.model_copy(update={"diff_status": "new"})
     return entry.model_copy(

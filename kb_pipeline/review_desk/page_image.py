@@ -26,6 +26,7 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom in image pix
 class PageImage:
     png: bytes
     highlights: list[Box]  # empty when the span was not found on the page
+    whole_span: bool  # False: only the span's beginning was found (or nothing)
 
 
 def _char_positions(textpage) -> tuple[str, list[int]]:
@@ -86,11 +87,13 @@ def render_page(pdf: Path, page_index: int, span: str | None) -> PageImage:
             height = page.get_height()
             image = page.render(scale=SCALE).to_pil().convert("RGBA")
             boxes: list[Box] = []
+            whole = False
             if span:
                 textpage = page.get_textpage()
                 page_text, index = _char_positions(textpage)
                 found = _match(page_text, span)
                 if found:
+                    whole = found[1] - found[0] == len(squash(span))
                     for i in sorted({index[k] for k in range(*found)}):
                         left, bottom, right, top = textpage.get_charbox(i)
                         boxes.append((left * SCALE, (height - top) * SCALE, right * SCALE, (height - bottom) * SCALE))
@@ -105,4 +108,4 @@ def render_page(pdf: Path, page_index: int, span: str | None) -> PageImage:
         draw.rectangle((left - 2, top - 2, right + 2, bottom + 2), fill=_HIGHLIGHT, outline=_OUTLINE, width=2)
     out = io.BytesIO()
     Image.alpha_composite(image, overlay).convert("RGB").save(out, format="PNG", optimize=False)
-    return PageImage(out.getvalue(), highlights)
+    return PageImage(out.getvalue(), highlights, whole and bool(highlights))

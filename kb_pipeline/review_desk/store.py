@@ -129,7 +129,13 @@ class DecisionStore:
     def active_glossary(self) -> list[ApprovedDefinition]:
         """The active glossary version: every entry whose current decision approves it, with its edit."""
         return [
-            ApprovedDefinition(term_id=d.term_id, doc_id=d.doc_id, term=d.term, definition=d.definition)
+            ApprovedDefinition(
+                term_id=d.term_id,
+                doc_id=d.doc_id,
+                term=d.term,
+                definition=d.definition,
+                extracted_definition=d.extracted_definition,
+            )
             for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id))
             if d.approved
         ]
