@@ -68,6 +68,7 @@ def _extract(layout: DataLayout, document: ParsedDocument) -> dict[str, Glossary
 def desk(layout, parsed):
     """A data root with the standard extracted, its decisions store and the app (in-process client)."""
     terms = _extract(layout, parsed)
+    assert not (layout.root / "review").exists()  # no decision yet: extraction creates no database
     store = DecisionStore.open(None, layout)
     client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
     token = client.get("/api/csrf-token").json()["token"]

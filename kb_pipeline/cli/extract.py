@@ -19,7 +19,7 @@ from ..knowledge.contracts import Payloads
 from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
 from ..paths import DataLayout
-from ..review_desk.store import DecisionStore
+from ..review_desk.store import read_active_glossary
 from ..settings import Settings
 
 ARTIFACT_NAME = "chunks.json"
@@ -98,11 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
     # The review desk's approved entries: every document's diff_status is set against them.
-    store = DecisionStore.open(settings.review_database_url, layout)
-    try:
-        active = store.active_glossary()
-    finally:
-        store.close()
+    active = read_active_glossary(settings.review_database_url, layout)
     failed = 0
     for artifact in found:
         try:

@@ -17,7 +17,7 @@ import dagster as dg
 from ..knowledge.diff import ApprovedDefinition
 from ..review_desk.corpus import Corpus
 from ..review_desk.export import active_entries, write_active_glossary
-from ..review_desk.store import DecisionStore
+from ..review_desk.store import DecisionStore, read_active_glossary
 from ..settings import Settings
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_GLOSSARY, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
@@ -41,11 +41,7 @@ def decision_store(kb: KnowledgeBase) -> DecisionStore:
 
 def approved_definitions(kb: KnowledgeBase) -> list[ApprovedDefinition]:
     """The active glossary version the diff stage compares a (re-)extraction with."""
-    store = decision_store(kb)
-    try:
-        return store.active_glossary()
-    finally:
-        store.close()
+    return read_active_glossary(Settings.from_env().review_database_url, kb.layout)
 
 
 @dg.asset(

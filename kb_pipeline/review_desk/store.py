@@ -37,9 +37,25 @@ decisions_table = sa.Table(
 )
 
 
+def default_path(layout: DataLayout) -> Path:
+    return layout.root / "review" / "decisions.sqlite3"
+
+
 def default_url(layout: DataLayout) -> str:
     """SQLite under the data root: `<data root>/review/decisions.sqlite3`."""
-    return f"sqlite:///{layout.root / 'review' / 'decisions.sqlite3'}"
+    return f"sqlite:///{default_path(layout)}"
+
+
+def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
+    """The active glossary for the diff stage. Without a review database yet (SQLite, no file)
+    it is empty, and extraction does not create one as a side effect."""
+    if database_url is None and not default_path(layout).is_file():
+        return []
+    store = DecisionStore.open(database_url, layout)
+    try:
+        return store.active_glossary()
+    finally:
+        store.close()
 
 
 class Decision(BaseModel):
