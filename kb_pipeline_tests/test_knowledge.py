@@ -367,7 +367,7 @@ def test_a_model_cannot_move_a_term_id_or_set_code_fields():
     def model(_: ParsedDocument) -> list[Finding]:
         return [
             Finding("physical availability", Quote("physical availability", chunk), "model", source_wording="1.2 PA"),
-            Finding("RDT", Quote("RDT", chunk), "model", ambiguous=True),
+            Finding("RDT", Quote("RDT", chunk), "model", open_sentences=(Quote("RDT", chunk),)),
         ]
 
     after = extract_document(document, [*DETERMINISTIC_READERS, model]).glossary
@@ -444,10 +444,10 @@ def test_extract_command_records_any_failure_and_removes_stale_payloads(standard
     assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 0
     real = cli.extract_document
 
-    def failing(document: ParsedDocument) -> kc.Payloads:
+    def failing(document: ParsedDocument, **options) -> kc.Payloads:
         if document.doc_id == "a":
             raise KeyError("boom")
-        return real(document)
+        return real(document, **options)
 
     monkeypatch.setattr(cli, "extract_document", failing)
     assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 1

@@ -15,7 +15,8 @@ from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.knowledge import (
     GLOSSARY_COLUMNS,
     REVIEW_QUEUE_COLUMNS,
-    knowledge_payloads,
+    knowledge_code_version,
+    knowledge_payloads_asset,
     link_problems,
     read_payloads,
     span_problems,
@@ -82,7 +83,7 @@ def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, 
 
     meta = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).metadata
     assert meta["entries"].value == len(glossary) > 0
-    assert meta["model_calls"].value == 0 and meta["tokens"].value == 0
+    assert meta["model_calls"].value == 0 and meta["prompt_tokens"].value == 0  # no term left open
     assert meta["knowledge_version"].value == KNOWLEDGE_VERSION
     assert glossary[0]["term"] in meta["preview"].value
 
@@ -130,7 +131,8 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
     blank = artifact.model_copy(update={"doc_id": "blank", "chunks": []})
     write_artifact(kb.layout.parsed_dir("blank") / ARTIFACT_NAME, blank)
     instance.add_dynamic_partitions("documents", ["blank"])
-    result = dg.materialize([knowledge_payloads], partition_key="blank", instance=instance, resources={"kb": kb})
+    asset = knowledge_payloads_asset(KNOWLEDGE_VERSION)
+    result = dg.materialize([asset], partition_key="blank", instance=instance, resources={"kb": kb})
     assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
     meta = _latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
     assert (meta["entries"].value, meta["formulas"].value, meta["rules"].value) == (0, 0, 0)
@@ -161,3 +163,51 @@ def test_the_checks_catch_an_invented_value_and_a_dangling_link(kb, instance):
     entry.definition, entry.defining_formula_id = "a definition no chunk says", "f_missing"
     assert [p.split(":")[0] for p in span_problems(document, payloads)] == [f"{entry.term_id}.definition"]
     assert link_problems(payloads) == [f"{entry.term_id}.defining_formula_id → f_missing"]
+
+
+def _open_partition(kb, instance) -> str:
+    """A partition whose artifact leaves one glossary definition open for the model."""
+    from .test_knowledge_model import _open_document
+
+    write_artifact(kb.layout.parsed_dir("open") / ARTIFACT_NAME, _open_document().model_copy(update={"doc_id": "open"}))
+    instance.add_dynamic_partitions("documents", ["open"])
+    return "open"
+
+
+def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, instance):
+    partition = _open_partition(kb, instance)
+    asset = knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint))
+    for calls, cached in ((1, 0), (0, 1)):
+        result = dg.materialize([asset], partition_key=partition, instance=instance, resources={"kb": kb})
+        assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
+        meta = _latest(instance, KNOWLEDGE_PAYLOADS, partition).metadata
+        assert (meta["model_calls"].value, meta["cached_answers"].value) == (calls, cached)
+        assert meta["model"].value == "SmolLM2-135M-Instruct.Q4_1"
+    assert meta["prompt_tokens"].value == 0  # tokens are counted for calls made, not answers replayed
+    usage = json.loads((kb.layout.knowledge / partition / "usage.json").read_text())
+    assert [u["simulated"] for u in usage] == [True] and usage[0]["prompt_tokens"] > 0
+    # Another model is another code version: the partition shows unsynced before anything runs.
+    other = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, llm_gguf="/models/other.gguf")
+    assert knowledge_code_version(other.model_endpoint) != knowledge_code_version(kb.model_endpoint)
+
+
+def test_a_model_endpoint_down_fails_the_partition_with_url_and_writes_nothing(kb, instance):
+    partition = _open_partition(kb, instance)
+    # (A new resource, not `model_copy`: Dagster rebuilds a resource from its constructor's config.)
+    down = KnowledgeBase(
+        drop_folder=kb.drop_folder,
+        data_dir=kb.data_dir,
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model="m",
+        llm_retries=0,
+    )
+    asset = knowledge_payloads_asset(knowledge_code_version(down.model_endpoint))
+    result = dg.materialize(
+        [asset], partition_key=partition, instance=instance, resources={"kb": down}, raise_on_error=False
+    )
+    assert not result.success
+    (failure,) = [e for e in result.all_events if e.is_step_failure]
+    description = failure.step_failure_data.user_failure_data.description
+    assert "http://127.0.0.1:9/v1" in description and "unreachable" in description
+    assert not (kb.layout.knowledge / partition).exists()
+    assert (kb.layout.parsed_dir(partition) / ARTIFACT_NAME).is_file()  # the artifact is untouched

@@ -1,9 +1,11 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
-each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). A
-document's glossary is diffed against the review desk's active glossary (`diff_status`). A
-document that fails, for whatever reason, is reported on stderr and recorded in its folder as
-`FAILED.txt` in place of its payloads (an earlier run's are removed); the others go on."""
+each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). The
+language model is the settings' (`KB_LLM_*`; the embedded server by default, started only when
+an answer is not cached). Each glossary is diffed against the review desk's active glossary
+(`diff_status`). A document that fails, for whatever reason (its model endpoint down included),
+is reported on stderr and recorded in its folder as `FAILED.txt` in place of its payloads (an
+earlier run's are removed); the others go on."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
 from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
+from ..knowledge.model import LanguageModel, ResponseCache
 from ..paths import DataLayout
 from ..review_desk.store import read_active_glossary
 from ..settings import Settings
@@ -40,22 +43,27 @@ def _clear(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def extract_file(artifact: Path, out_dir: Path, active: Sequence[ApprovedDefinition] = ()) -> str:
+def extract_file(
+    artifact: Path, out_dir: Path, model: LanguageModel | None = None, active: Sequence[ApprovedDefinition] = ()
+) -> str:
     """One document: its payloads, diffed against the active glossary `active`, written; and its
     summary line."""
     started = time.perf_counter()
     document = ParsedDocument.model_validate_json(artifact.read_bytes())
     folder = out_dir / document.doc_id
     try:
-        payloads = apply_diff(extract_document(document), active)
+        payloads = apply_diff(extract_document(document, model=model), active)
         _clear(folder)
         payloads.write(folder)
     except Exception as exc:
         raise DocumentFailed(document.doc_id) from exc
     seconds = time.perf_counter() - started
+    calls = [u for u in payloads.usage if not u.simulated]
     line = (
         f"{document.doc_id}: {len(payloads.glossary)} terms, {len(payloads.formulas)} formulas, "
-        f"{len(payloads.interpretation_pack)} rules, {len(payloads.rejected)} rejected, {seconds:.2f} s"
+        f"{len(payloads.interpretation_pack)} rules, {len(payloads.rejected)} rejected, "
+        f"{len(calls)} model calls ({len(payloads.usage) - len(calls)} cached), "
+        f"{sum(u.prompt_tokens + u.completion_tokens for u in calls)} tokens, {seconds:.2f} s"
     )
     if not any(chunk.text.strip() for chunk in document.chunks):
         line += " — no text in the document: empty payloads"
@@ -100,12 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     # The review desk's approved entries: every document's diff_status is set against them.
     active = read_active_glossary(settings.review_database_url, layout)
     failed = 0
-    for artifact in found:
-        try:
-            print(extract_file(artifact, out_dir, active))
-        except Exception as exc:  # one document's failure, whatever it is, must not stop the others
-            failed += 1
-            print(record_failure(artifact, out_dir, exc), file=sys.stderr)
+    model = LanguageModel(settings.llm, ResponseCache(layout.model_answers)) if settings.llm else None
+    try:
+        for artifact in found:
+            try:
+                print(extract_file(artifact, out_dir, model, active), flush=True)
+            except Exception as exc:  # one document's failure, whatever it is, must not stop the others
+                failed += 1
+                print(record_failure(artifact, out_dir, exc), file=sys.stderr, flush=True)
+    finally:
+        if model is not None:
+            model.close()
     print(f"{len(found) - failed} of {len(found)} documents extracted → {out_dir}")
     return 1 if failed else 0
 

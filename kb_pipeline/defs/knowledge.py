@@ -3,17 +3,19 @@
     parsed_document → knowledge_payloads → glossary_table
                                        └─→ review_queue_table
 
-`knowledge_payloads` runs the deterministic extraction (`knowledge.extract.extract_document`,
-no model) on the document's latest artifact and writes the seven payloads to
-data/knowledge/<doc_id>/; its checks re-read what was written. Its data version is the
-artifact's identity plus the extraction code's fingerprint, so an unchanged document under
-unchanged code keeps its version. The two tables gather every document's rows, as
-quality_warnings_table does.
+`knowledge_payloads` runs the extraction (`knowledge.extract.extract_document`: the
+deterministic readers, then the language model on the terms they left open) on the document's
+latest artifact and writes the seven payloads to data/knowledge/<doc_id>/; its checks re-read
+what was written. Its code version is the extraction code's fingerprint plus the model's
+identity, and its data version adds the artifact's identity, so an unchanged document under
+unchanged code and model keeps its version (and its model answers come from the cache: 0 calls).
+The two tables gather every document's rows, as quality_warnings_table does.
 """
 
 import hashlib
 import json
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import dagster as dg
@@ -21,7 +23,9 @@ import dagster as dg
 from ..contracts import ParsedDocument
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
 from ..knowledge.diff import apply_diff
+from ..knowledge.endpoint import ModelEndpoint
 from ..knowledge.extract import extract_document
+from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
 from ..knowledge.spans import locate
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION
@@ -33,6 +37,9 @@ from .resources import KnowledgeBase
 from .review import approved_definitions
 
 GROUP = "knowledge"
+# The Dagster pool of extraction steps, which may ask the language model: bounds the model calls
+# made at once across runs (dagster.yaml's default limit, or the UI's Deployment → Concurrency).
+LLM_POOL = "llm"
 SPANS_VERBATIM = "spans_verbatim"
 NO_DANGLING_LINKS = "no_dangling_links"
 _PREVIEW_ENTRIES = 8
@@ -169,38 +176,28 @@ def _preview(payloads: Payloads) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    partitions_def=documents,
-    deps=[parsed_document],
-    description="This document's knowledge payloads (Output Contract v2, docs/knowledge.md): glossary, "
-    "interpretation_pack, formulas, brief_context, review_queue, rejected and usage, as seven JSON files "
-    "under data/knowledge/<doc_id>/. Deterministic readers, every quoted value span-checked; no model call.",
-    kinds={"json", "pydantic"},
-    owners=OWNERS,
-    group_name=GROUP,
-    code_version=KNOWLEDGE_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
-    check_specs=[
-        dg.AssetCheckSpec(
-            SPANS_VERBATIM,
-            asset=KNOWLEDGE_PAYLOADS,
-            description="Every provenance span, definition and full name written is found in the chunk it names.",
-        ),
-        dg.AssetCheckSpec(
-            NO_DANGLING_LINKS,
-            asset=KNOWLEDGE_PAYLOADS,
-            description="Every term, formula and rule id a payload refers to is one the payloads define.",
-        ),
-    ],
-)
-def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+def knowledge_code_version(endpoint: ModelEndpoint | None) -> str:
+    """The extraction code's fingerprint and 12 hex of the model's identity (KB_LLM_*), or
+    "no-model" with `KB_LLM=off`."""
+    model = hashlib.sha256(endpoint.identity().encode()).hexdigest()[:12] if endpoint else "no-model"
+    return f"{KNOWLEDGE_VERSION}-{model}"
+
+
+def _extract(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
     layout = kb.layout
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
+    endpoint = kb.model_endpoint
     started = time.perf_counter()
-    payloads = extract_document(document)  # a document without text gives empty payloads
+    model = LanguageModel(endpoint, ResponseCache(layout.model_answers)) if endpoint else nullcontext(None)
+    try:
+        with model as asking:
+            payloads = extract_document(document, model=asking)  # a document without text gives empty payloads
+    except ModelFailed as exc:
+        # The endpoint, not the document: nothing is written, the artifact and other documents are untouched.
+        raise dg.Failure(f"{doc_id}: knowledge extraction needs the language model — {exc}") from exc
     payloads = apply_diff(payloads, approved_definitions(kb))  # diff_status against the approved entries
     seconds = time.perf_counter() - started
     folder = layout.within(layout.knowledge / doc_id)
@@ -211,7 +208,9 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
     ):
         tables.write_parquet(tables.frame(rows, columns), kb.layout.within(tables.part_path(kb.layout, table, doc_id)))
     written = read_payloads(folder)
-    version = hashlib.sha256(f"{identity(document)}-{KNOWLEDGE_VERSION}".encode()).hexdigest()[:16]
+    code_version = context.assets_def.code_versions_by_key[context.asset_key]
+    version = hashlib.sha256(f"{identity(document)}-{code_version}".encode()).hexdigest()[:16]
+    calls = [u for u in payloads.usage if not u.simulated]
     return dg.MaterializeResult(
         data_version=dg.DataVersion(version),
         metadata={
@@ -220,8 +219,13 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
             "rules": len(payloads.interpretation_pack),
             "rejected": len(payloads.rejected),
             "review_rows": len(payloads.review_queue),
-            "model_calls": len(payloads.usage),
-            "tokens": sum(u.prompt_tokens + u.completion_tokens for u in payloads.usage),
+            "model": endpoint.deployment() if endpoint else "none (KB_LLM=off)",
+            "model_calls": len(calls),
+            "cached_answers": len(payloads.usage) - len(calls),
+            "prompt_tokens": sum(u.prompt_tokens for u in calls),
+            "cached_prompt_tokens": sum(u.cached_tokens for u in calls),
+            "completion_tokens": sum(u.completion_tokens for u in calls),
+            "model_seconds": dg.MetadataValue.float(round(float(sum(u.latency_s for u in calls)), 3)),
             "seconds": dg.MetadataValue.float(round(seconds, 4)),
             "knowledge_version": KNOWLEDGE_VERSION,
             "folder": dg.MetadataValue.path(str(folder)),
@@ -234,8 +238,41 @@ def knowledge_payloads(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> 
     )
 
 
+def knowledge_payloads_asset(code_version: str) -> dg.AssetsDefinition:
+    """`knowledge_payloads`, built with the definitions (`definitions.build_definitions`): its code
+    version is the extraction code's fingerprint plus the model's, so a changed prompt, reader or
+    model shows every partition unsynced before anything re-runs."""
+    return dg.asset(
+        name=KNOWLEDGE_PAYLOADS,
+        partitions_def=documents,
+        deps=[parsed_document],
+        description="This document's knowledge payloads (Output Contract v2, docs/knowledge.md): glossary, "
+        "interpretation_pack, formulas, brief_context, review_queue, rejected and usage, as seven JSON files "
+        "under data/knowledge/<doc_id>/. Deterministic readers first; the language model (KB_LLM_*) picks "
+        "the definition of a term the layout leaves open; every quoted value span-checked.",
+        kinds={"json", "pydantic"},
+        owners=OWNERS,
+        group_name=GROUP,
+        pool=LLM_POOL,
+        code_version=code_version,
+        automation_condition=dg.AutomationCondition.eager(),
+        check_specs=[
+            dg.AssetCheckSpec(
+                SPANS_VERBATIM,
+                asset=KNOWLEDGE_PAYLOADS,
+                description="Every provenance span, definition and full name written is found in the chunk it names.",
+            ),
+            dg.AssetCheckSpec(
+                NO_DANGLING_LINKS,
+                asset=KNOWLEDGE_PAYLOADS,
+                description="Every term, formula and rule id a payload refers to is one the payloads define.",
+            ),
+        ],
+    )(_extract)
+
+
 @dg.asset(
-    deps=[knowledge_payloads],
+    deps=[KNOWLEDGE_PAYLOADS],
     description="Every document's glossary entries in one parquet table, data/tables/glossary.parquet.",
     kinds={"pandas", "parquet"},
     owners=OWNERS,
@@ -248,7 +285,7 @@ def glossary_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.M
 
 
 @dg.asset(
-    deps=[knowledge_payloads],
+    deps=[KNOWLEDGE_PAYLOADS],
     description="Every document's review queue in one parquet table, data/tables/review_queue.parquet.",
     kinds={"pandas", "parquet"},
     owners=OWNERS,

@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import ConfigDict, Field, create_model
 
+from ..knowledge.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
 from ..parsing.mineru_adapter import mineru_version
@@ -51,6 +52,16 @@ class KnowledgeBase(dg.ConfigurableResource):
     mineru_api_url: str = ""
     mineru_api_key: str = ""
     mineru_api_timeout_seconds: float = MineruApi.model_fields["timeout_seconds"].default
+    # The language model extraction asks (`KB_LLM_*`, settings.py): an OpenAI-compatible endpoint
+    # (URL and model), else the embedded server on `llm_gguf` (empty: SmolLM2-135M); `llm_enabled`
+    # false is `KB_LLM=off`. The key, like MinerU's, is an EnvVar: the UI shows its name only.
+    llm_enabled: bool = True
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_gguf: str = ""
+    llm_timeout_seconds: float = ModelEndpoint.model_fields["timeout_seconds"].default
+    llm_retries: int = ModelEndpoint.model_fields["retries"].default
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
@@ -67,6 +78,20 @@ class KnowledgeBase(dg.ConfigurableResource):
             mineru_api_timeout_seconds=api.timeout_seconds
             if api
             else MineruApi.model_fields["timeout_seconds"].default,
+            **_llm_fields(settings.llm),
+        )
+
+    @property
+    def model_endpoint(self) -> ModelEndpoint | None:
+        if not self.llm_enabled:
+            return None
+        return ModelEndpoint(
+            base_url=self.llm_base_url or None,
+            model=self.llm_model or None,
+            api_key=self.llm_api_key,
+            gguf=Path(self.llm_gguf) if self.llm_gguf else None,
+            timeout_seconds=self.llm_timeout_seconds,
+            retries=self.llm_retries,
         )
 
     @property
@@ -112,3 +137,16 @@ class KnowledgeBase(dg.ConfigurableResource):
             "Its earlier artifacts are kept; drop the file again to re-ingest it.",
             allow_retries=False,
         )
+
+
+def _llm_fields(endpoint: ModelEndpoint | None) -> dict:
+    if endpoint is None:
+        return {"llm_enabled": False}
+    return {
+        "llm_base_url": endpoint.base_url or "",
+        "llm_model": endpoint.model or "",
+        "llm_api_key": dg.EnvVar(endpoint.api_key_variable) if endpoint.api_key_variable else "",
+        "llm_gguf": str(endpoint.gguf or ""),
+        "llm_timeout_seconds": endpoint.timeout_seconds,
+        "llm_retries": endpoint.retries,
+    }

@@ -13,6 +13,7 @@ from .contracts import BriefContext, GlossaryEntry, Provenance
 from .findings import Quote
 from .glossary import provenance
 from .ids import brief_id
+from .injection import addresses_a_model
 from .mining import mentions
 from .spans import SpanCheck
 from .text import SENTENCE_STOPS, paragraphs, sentences, word_count
@@ -39,6 +40,7 @@ def _first_statement(chunk: Chunk) -> str | None:
                 and not said[:1].islower()
                 and said.endswith(SENTENCE_STOPS)
                 and not _CONTENTS_LINE.search(said)
+                and not addresses_a_model(said)
             ):
                 return said
     return None

@@ -3,7 +3,7 @@ MinerU lays it out), a numbered heading naming a term, and "X means …" sentenc
 
 A definition is always one sentence sliced from the chunk, so it can be verified verbatim. Where
 the layout does not say which sentence belongs to a term, the term is proposed without one and
-marked ambiguous: choosing is a model's job, guessing is nobody's.
+with the sentences it could be (`open_sentences`): choosing is a model's job, guessing is nobody's.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _term_of(text: str, part: Span) -> tuple[str, Span]:
     return " ".join(name.split()), Span(part.start, part.start + len(name))
 
 
-def _proposals(chunk: Chunk, part: Span, sentence: Span | None, ambiguous: bool = False) -> list[Finding]:
+def _proposals(chunk: Chunk, part: Span, sentence: Span | None, open_: tuple[Span, ...] = ()) -> list[Finding]:
     """The term of a glossary line and its definition; for "Rapid diagnostic test (RDT)" also
     RDT, with the term as its full name and the same definition."""
     text = chunk.text
@@ -164,13 +164,19 @@ def _proposals(chunk: Chunk, part: Span, sentence: Span | None, ambiguous: bool 
         return []
     definition = Quote(sentence.of(text), chunk) if sentence else None
     named = Quote(anchor.of(text), chunk)
-    found = [Finding(term, named, "definition_list", definition=definition, ambiguous=ambiguous)]
+    candidates = tuple(Quote(s.of(text), chunk) for s in open_)
+    found = [Finding(term, named, "definition_list", definition=definition, open_sentences=candidates)]
     m = _TRAILING_ABBREVIATION.search(part.of(text))
     if m and is_abbreviation(m.group(1)) and aligns(m.group(1), term):
         abbreviation = Quote(m.group(1), chunk)
         found.append(
             Finding(
-                m.group(1), abbreviation, "definition_list", full_name=named, definition=definition, ambiguous=ambiguous
+                m.group(1),
+                abbreviation,
+                "definition_list",
+                full_name=named,
+                definition=definition,
+                open_sentences=candidates,
             )
         )
     return found
@@ -179,8 +185,8 @@ def _proposals(chunk: Chunk, part: Span, sentence: Span | None, ambiguous: bool 
 def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
     text, findings = chunk.text, []
 
-    def propose(part: Span, sentence: Span | None, ambiguous: bool = False) -> None:
-        findings.extend(_proposals(chunk, part, sentence, ambiguous))
+    def propose(part: Span, sentence: Span | None, open_: tuple[Span, ...] = ()) -> None:
+        findings.extend(_proposals(chunk, part, sentence, open_))
 
     for index, item in enumerate(items):
         if not isinstance(item, _Term):
@@ -198,8 +204,9 @@ def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
                     following.claimed.add(k)
                     propose(part, said[k])
             else:
+                unclaimed = tuple(s for k, s in enumerate(said) if k not in following.claimed)
                 for part in item.parts:
-                    propose(part, None, ambiguous=True)
+                    propose(part, None, unclaimed or tuple(said))
         elif isinstance(preceding, _Body):
             # A term laid out after its definition: the one unclaimed sentence that starts a
             # definition in the body before it, if there is exactly one.
@@ -210,7 +217,7 @@ def _pair(chunk: Chunk, items: list[_Term | _Body]) -> list[Finding]:
                 propose(item.parts[0], said[open_[0]])
             elif open_:
                 for part in item.parts:
-                    propose(part, None, ambiguous=True)
+                    propose(part, None, tuple(said[k] for k in open_))
     return findings
 
 

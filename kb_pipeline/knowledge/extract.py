@@ -1,8 +1,9 @@
 """One document's knowledge payloads: readers propose, the span check disposes, the link stage
 connects, the review queue projects. Reads the `ParsedDocument`, never changes it.
 
-`readers` is the seam for a model: a reader is any `(document) -> list[Finding]`; what it
-proposes goes through the same span check as the deterministic readers' findings.
+A reader is any `(document) -> list[Finding]`. With a `model`, the terms the readers left
+escalated are put to it (definition_picker.py): its picks join their clusters as findings of
+reader "model" and go through the same span check; its calls are `usage`.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from ..contracts import ParsedDocument
 from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
 from .brief import build_brief
 from .contracts import Payloads
+from .definition_picker import pick_definitions
 from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
 from .findings import Finding
 from .formulas import read_formulas
 from .glossary import glossary_entry
 from .link import link
 from .mining import cluster
+from .model import LanguageModel
 from .review import review_queue
 from .rules import read_rules
 from .spans import SpanCheck
@@ -34,10 +37,21 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
 )
 
 
-def extract_document(document: ParsedDocument, readers: Sequence[Reader] = DETERMINISTIC_READERS) -> Payloads:
+def extract_document(
+    document: ParsedDocument, readers: Sequence[Reader] = DETERMINISTIC_READERS, model: LanguageModel | None = None
+) -> Payloads:
+    """`ModelFailed` when the model's endpoint does not answer: nothing is half-written."""
     check = SpanCheck()
     findings = [finding for read in readers for finding in read(document)]
-    glossary = [e for c in cluster(document, findings) if (e := glossary_entry(document, c, check))]
+    clusters = cluster(document, findings)
+    usage = []
+    if model is not None:
+        picked = pick_definitions(document, clusters, model)
+        check.rejected += picked.rejected
+        usage = picked.usage
+        if picked.findings:
+            clusters = cluster(document, findings + picked.findings)
+    glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
     formulas = read_formulas(document, check)
     rules = read_rules(document, check)
     link(glossary, formulas, rules)
@@ -48,5 +62,5 @@ def extract_document(document: ParsedDocument, readers: Sequence[Reader] = DETER
         brief_context=build_brief(document, glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
-        usage=[],  # no model call in the deterministic readers
+        usage=usage,
     )

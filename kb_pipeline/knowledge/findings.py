@@ -40,5 +40,6 @@ class Finding:
     # A numbered heading naming the term, as printed ("2.1.2. Quantity (Qty)"): kept only from
     # the numbered_heading reader and only if the anchor chunk's heading path holds it.
     source_wording: str | None = None
-    # A definition is there but the layout does not say which sentence: left for a model.
-    ambiguous: bool = False
+    # A definition is there but the layout does not say which sentence: these are the ones it
+    # could be, left for a model to choose from (and the term `escalated` until one does).
+    open_sentences: tuple[Quote, ...] = ()

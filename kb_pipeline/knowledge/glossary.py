@@ -65,7 +65,7 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
     )
     if definition or conflict:
         status = "ok"
-    elif any(f.ambiguous and f.reader not in PROPOSERS for f in findings):
+    elif any(f.open_sentences and f.reader not in PROPOSERS for f in findings):
         status = "escalated"
     else:
         status = "no_definition_found"

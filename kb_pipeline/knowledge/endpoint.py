@@ -1,0 +1,49 @@
+"""Which language model extraction asks (settings: `KB_LLM_*`). Light on purpose: the settings
+import it, the client (model.py) and its `openai` import load only where a model is used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .local_server import default_gguf, model_name
+
+
+class ModelEndpoint(BaseModel):
+    """Which model answers: `base_url` (KB_LLM_BASE_URL) and `model` (KB_LLM_MODEL), or, when no
+    URL is set, the embedded server on `gguf` (KB_LLM_GGUF; SmolLM2-135M-Instruct by default)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str = Field(default="", repr=False)
+    # The environment variable the key came from, so Dagster config can name it, never show it.
+    api_key_variable: str | None = None
+    gguf: Path | None = None
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    retries: int = Field(default=3, ge=0)
+    # The first retry's wait when the endpoint names none (Retry-After); doubled each time.
+    retry_seconds: float = Field(default=1.0, ge=0)
+
+    @property
+    def embedded(self) -> bool:
+        return not self.base_url
+
+    def model_file(self) -> Path:
+        return self.gguf or default_gguf()
+
+    def deployment(self) -> str:
+        """The model's name as usage.json records it."""
+        if self.embedded:
+            return self.model or model_name(self.model_file())
+        return self.model or ""
+
+    def identity(self) -> str:
+        """What an answer depends on besides the question: the model (file name and size for a
+        GGUF, name and URL for an endpoint). Part of the cache key and of the payloads' version."""
+        if self.embedded:
+            path = self.model_file()
+            return f"gguf:{path.name}:{path.stat().st_size if path.is_file() else 'missing'}"
+        return f"{self.model}@{self.base_url}"
