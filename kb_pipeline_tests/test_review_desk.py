@@ -218,7 +218,11 @@ def test_api_entries_decisions_and_refusals(desk):
     token = client.headers[CSRF_HEADER]
     form = {"term_id": pa.term_id, "decision": "reject", "reason": "wrong unit", "csrf_token": token}
     assert client.post("/decisions", data=form, follow_redirects=False).status_code == 400
-    client.post("/reviewer", data={"name": "Budi", "csrf_token": token}, follow_redirects=False)
+    for elsewhere in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
+        named = client.post(
+            "/reviewer", data={"name": "Budi", "csrf_token": token, "back": elsewhere}, follow_redirects=False
+        )
+        assert named.headers["location"] == "/", elsewhere
     done = client.post("/decisions", data=form, follow_redirects=False)
     assert done.status_code == 303 and done.headers["location"].startswith("/entries/")
     latest = store.latest()[pa.term_id]

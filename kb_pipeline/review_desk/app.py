@@ -188,9 +188,9 @@ def create_app(
         name: Annotated[str, Form()], csrf_token: Annotated[str, Form()], back: Annotated[str, Form()] = "/"
     ) -> Response:
         check_csrf(csrf_token)
-        response = RedirectResponse(
-            back if back.startswith("/") and not back.startswith("//") else "/", status_code=303
-        )
+        # Back to a page of this desk only: "//host" and "/\\host" are other sites to a browser.
+        local = back.startswith("/") and not back.startswith(("//", "/\\"))
+        response = RedirectResponse(back if local else "/", status_code=303)
         # No max-age: a browser-session cookie, the name typed once per session.
         response.set_cookie(REVIEWER_COOKIE, name.strip()[:200], httponly=True, samesite="strict")
         return response
