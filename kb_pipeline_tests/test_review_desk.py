@@ -207,7 +207,7 @@ def test_api_entries_decisions_and_refusals(desk):
     no_token = client.post(
         "/api/decisions",
         json={"term_id": pa.term_id, "decision": "approve", "reviewer": "Rina"},
-        headers={CSRF_HEADER: "forged"},
+        headers={CSRF_HEADER: "forgéd".encode("latin-1")},  # not ASCII: refused, not a 500
     )
     assert no_token.status_code == 403
     # The pages' forms: a POST without the token, or before a name was typed, is refused.

@@ -88,7 +88,8 @@ def create_app(
         return response
 
     def check_csrf(token: str | None) -> None:
-        if not token or not secrets.compare_digest(token, csrf_token):
+        # As bytes: compare_digest refuses a str with non-ASCII characters (a forged header may have them).
+        if not token or not secrets.compare_digest(token.encode(), csrf_token.encode()):
             raise HTTPException(
                 403,
                 "missing or stale CSRF token: reload the page (API: send the X-CSRF-Token header, GET /api/csrf-token)",

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..knowledge.contracts import FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
+from ..knowledge.contracts import FormulaEntry, GlossaryEntry, ReviewQueueRow, ReviewReason, RuleEntry
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
@@ -24,8 +24,8 @@ from .store import Decision
 
 State = Literal["pending", "approved", "edited", "rejected", "orphaned"]
 STATES: tuple[State, ...] = ("pending", "approved", "edited", "rejected", "orphaned")
-CONFLICT = "conflicting definitions — expert decision required"
-_STATE_OF = {"approve": "approved", "edit": "edited", "reject": "rejected"}
+CONFLICT: ReviewReason = "conflicting definitions — expert decision required"
+_STATE_OF: dict[str, State] = {"approve": "approved", "edit": "edited", "reject": "rejected"}
 
 
 class QueueRow(BaseModel):
@@ -64,16 +64,20 @@ class Corpus:
         return sorted(p.name for p in root.iterdir() if (p / "review_queue.json").is_file()) if root.is_dir() else []
 
     def queue(self, decisions: dict[str, Decision]) -> list[QueueRow]:
-        rows: list[QueueRow] = []
-        for doc_id in self.documents():
-            for raw in _read(self.layout.knowledge / doc_id / "review_queue.json"):
-                row = ReviewQueueRow.model_validate(raw)
-                decision = decisions.get(row.term_id)
-                state: State = _STATE_OF[decision.decision] if decision else "pending"  # type: ignore[assignment]
-                rows.append(
-                    QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision)
-                )
-        rows.sort(key=lambda r: (r.row.review_reason != CONFLICT, -r.row.mention_count, r.doc_id, r.row.rank))  # type: ignore[union-attr]
+        found = [
+            (doc_id, ReviewQueueRow.model_validate(raw))
+            for doc_id in self.documents()
+            for raw in _read(self.layout.knowledge / doc_id / "review_queue.json")
+        ]
+        # The contract's order across documents; within a document, its own rank breaks ties.
+        found.sort(key=lambda f: (f[1].review_reason != CONFLICT, -f[1].mention_count, f[0], f[1].rank))
+        rows = []
+        for doc_id, row in found:
+            decision = decisions.get(row.term_id)
+            state = _STATE_OF[decision.decision] if decision else "pending"
+            rows.append(
+                QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision)
+            )
         present = {r.term_id for r in rows}
         rows += [
             QueueRow(doc_id=d.doc_id, row=None, term_id=d.term_id, term=d.term, state="orphaned", decision=d)
