@@ -15,7 +15,7 @@ export HF_HUB_OFFLINE := 1
 export KB_OCR_LANGS ?= eng
 OCR_LANG_PACKAGES := $(foreach l,$(subst +, ,$(KB_OCR_LANGS)),tesseract-ocr-$(subst _,-,$(l)))
 
-.PHONY: setup setup-ocr run test test-fast lint format test-services ui samples clean
+.PHONY: setup setup-ocr run test test-fast lint format test-services ui review samples clean
 
 setup: $(STAMP)
 
@@ -64,6 +64,11 @@ test-services:
 
 ui: $(STAMP)
 	$(BIN)/kb-pipeline ui --port 3000
+
+# The review desk on http://127.0.0.1:8040/ (docs/review.md); REVIEW_PORT=N to move it.
+REVIEW_PORT ?= 8040
+review: $(STAMP)
+	$(BIN)/kb-pipeline review --port $(REVIEW_PORT)
 
 samples: $(STAMP)
 	$(BIN)/python -m kb_pipeline_tests.samples data/knowledge_docs

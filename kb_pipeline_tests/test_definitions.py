@@ -23,8 +23,15 @@ def test_names_and_checks_match_the_loaded_definitions():
         names.KNOWLEDGE_PAYLOADS,
         names.GLOSSARY_TABLE,
         names.REVIEW_QUEUE_TABLE,
+        names.REVIEW_DECISIONS,
+        names.ACTIVE_GLOSSARY,
     }
     assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.TABLES_JOB)
     checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}
     assert checks == {check.name for check in ARTIFACT_CHECKS} | {SPANS_VERBATIM, NO_DANGLING_LINKS}
-    assert {s.name for s in defs.sensors} == {"drop_folder_sensor", "dead_run_sensor", "kb_automation"}
+    assert {s.name for s in defs.sensors} == {
+        "drop_folder_sensor",
+        "dead_run_sensor",
+        "kb_automation",
+        "review_decisions_sensor",
+    }

@@ -35,6 +35,8 @@ ASSETS = {
     "knowledge_payloads",
     "glossary_table",
     "review_queue_table",
+    "review_decisions",
+    "active_glossary",
 }
 CHROMIUM_FLAGS = [
     "--headless",

@@ -2,23 +2,27 @@
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
 each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`). The
 language model is the settings' (`KB_LLM_*`; the embedded server by default, started only when
-an answer is not cached). A document that fails, for whatever reason (its model endpoint down
-included), is reported on stderr and recorded in its folder as `FAILED.txt` in place of its
-payloads (an earlier run's are removed); the others go on."""
+an answer is not cached). Each glossary is diffed against the review desk's active glossary
+(`diff_status`). A document that fails, for whatever reason (its model endpoint down included),
+is reported on stderr and recorded in its folder as `FAILED.txt` in place of its payloads (an
+earlier run's are removed); the others go on."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..contracts import ParsedDocument
 from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
+from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
 from ..knowledge.model import LanguageModel, ResponseCache
 from ..paths import DataLayout
+from ..review_desk.store import read_active_glossary
 from ..settings import Settings
 
 ARTIFACT_NAME = "chunks.json"
@@ -39,13 +43,16 @@ def _clear(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def extract_file(artifact: Path, out_dir: Path, model: LanguageModel | None = None) -> str:
-    """One document: its payloads written, and its summary line."""
+def extract_file(
+    artifact: Path, out_dir: Path, model: LanguageModel | None = None, active: Sequence[ApprovedDefinition] = ()
+) -> str:
+    """One document: its payloads, diffed against the active glossary `active`, written; and its
+    summary line."""
     started = time.perf_counter()
     document = ParsedDocument.model_validate_json(artifact.read_bytes())
     folder = out_dir / document.doc_id
     try:
-        payloads = extract_document(document, model=model)
+        payloads = apply_diff(extract_document(document, model=model), active)
         _clear(folder)
         payloads.write(folder)
     except Exception as exc:
@@ -98,12 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     if not found:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
+    # The review desk's approved entries: every document's diff_status is set against them.
+    active = read_active_glossary(settings.review_database_url, layout)
     failed = 0
     model = LanguageModel(settings.llm, ResponseCache(layout.model_answers)) if settings.llm else None
     try:
         for artifact in found:
             try:
-                print(extract_file(artifact, out_dir, model), flush=True)
+                print(extract_file(artifact, out_dir, model, active), flush=True)
             except Exception as exc:  # one document's failure, whatever it is, must not stop the others
                 failed += 1
                 print(record_failure(artifact, out_dir, exc), file=sys.stderr, flush=True)

@@ -6,6 +6,8 @@
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
     kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
+    kb-pipeline review  [--port N]      the review desk: approve, edit or reject glossary entries
+    kb-pipeline glossary export [--out DIR]  the active (approved) glossary as JSON and CSV
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -110,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         from .extract import main as extract_main
 
         return extract_main(argv[1:])
+    if argv[:1] in (["review"], ["glossary"]):
+        from .review import glossary_main, review_main
+
+        return (review_main if argv[0] == "review" else glossary_main)(argv[1:], settings)
     from .options import add_parser_options
 
     parser = argparse.ArgumentParser(
@@ -138,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
     sub.add_parser("extract", help="kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]: the knowledge payloads")
+    sub.add_parser("review", help="kb-pipeline review [--host H] [--port N]: the review desk")
+    sub.add_parser("glossary", help="kb-pipeline glossary export [--out DIR]: the active glossary as JSON and CSV")
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}
     return commands[args.command](args, settings)

@@ -22,6 +22,7 @@ import dagster as dg
 
 from ..contracts import ParsedDocument
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
+from ..knowledge.diff import apply_diff
 from ..knowledge.endpoint import ModelEndpoint
 from ..knowledge.extract import extract_document
 from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
@@ -33,6 +34,7 @@ from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
 from .resources import KnowledgeBase
+from .review import approved_definitions
 
 GROUP = "knowledge"
 # The Dagster pool of extraction steps, which may ask the language model: bounds the model calls
@@ -196,6 +198,7 @@ def _extract(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.Materia
     except ModelFailed as exc:
         # The endpoint, not the document: nothing is written, the artifact and other documents are untouched.
         raise dg.Failure(f"{doc_id}: knowledge extraction needs the language model — {exc}") from exc
+    payloads = apply_diff(payloads, approved_definitions(kb))  # diff_status against the approved entries
     seconds = time.perf_counter() - started
     folder = layout.within(layout.knowledge / doc_id)
     payloads.write(folder)

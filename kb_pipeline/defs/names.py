@@ -10,6 +10,9 @@ KB_PACKAGE = "kb_package"
 KNOWLEDGE_PAYLOADS = "knowledge_payloads"
 GLOSSARY_TABLE = "glossary_table"
 REVIEW_QUEUE_TABLE = "review_queue_table"
+# The review desk's decisions (outside Dagster) and the approved entries they make.
+REVIEW_DECISIONS = "review_decisions"
+ACTIVE_GLOSSARY = "active_glossary"
 
 INGEST_JOB = "ingest_documents"
 # The corpus-wide tables: quality warnings, glossary, review queue.

@@ -1,0 +1,88 @@
+"""The diff stage (contract §5, `diff_status`): every (re-)extracted glossary entry compared with
+the active glossary version, the entries experts approved (review_desk/). Pure: payloads in,
+payloads out, nothing read or written.
+
+- `duplicate`: the active glossary has this term_id with the same definition, or the source still
+  says what it said when the expert decided (an edited entry whose document did not change is
+  not a new question);
+- `conflicting`: it has this term_id, or the same canonical term, with another definition. Both
+  definitions go into `conflict_variants` and `definition_conflict` is set, so the review queue
+  puts the entry first; the pipeline never picks a winner;
+- `new`: neither.
+
+The canonical term is matched across documents too: ids are per document (contract §1), but a
+definition that contradicts an approved one elsewhere is exactly the expert decision §9 asks to
+surface first. It flags, it never merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from .contracts import GlossaryEntry, Payloads
+from .review import review_queue
+from .text import canonical
+
+
+class ApprovedDefinition(BaseModel):
+    """One entry of the active glossary version: what an expert approved, edits applied."""
+
+    term_id: str
+    doc_id: str
+    term: str
+    definition: str | None  # the approved definition: the edit, if the expert edited it
+    extracted_definition: str | None = None  # what the extraction said when the expert decided
+
+    def matches(self, definition: str | None) -> bool:
+        return _same(self.definition, definition) or (
+            self.extracted_definition is not None and _same(self.extracted_definition, definition)
+        )
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    # Layout (line breaks, doubled spaces) is not a different definition.
+    return " ".join((a or "").split()) == " ".join((b or "").split())
+
+
+def _variants(*definitions: str | None) -> list[str]:
+    seen: dict[str, None] = {}
+    for definition in definitions:
+        if definition and not any(_same(definition, known) for known in seen):
+            seen[definition] = None
+    return list(seen)
+
+
+def diff_entry(
+    entry: GlossaryEntry, by_id: dict[str, ApprovedDefinition], by_term: dict[str, list[ApprovedDefinition]]
+) -> GlossaryEntry:
+    approved = by_id.get(entry.term_id)
+    if approved is not None and approved.matches(entry.definition):
+        return entry.model_copy(update={"diff_status": "duplicate"})
+    rivals = [approved] if approved is not None else []
+    rivals += [a for a in by_term.get(canonical(entry.term), []) if a.term_id != entry.term_id]
+    differing = [a for a in rivals if not a.matches(entry.definition)]
+    if not differing:  # an equal definition under another term_id is not this entry's approval
+        return entry.model_copy(update={"diff_status": "new"})
+    return entry.model_copy(
+        update={
+            "diff_status": "conflicting",
+            "definition_conflict": True,
+            "conflict_variants": _variants(
+                *entry.conflict_variants, entry.definition, *(a.definition for a in differing)
+            ),
+        }
+    )
+
+
+def apply_diff(payloads: Payloads, active: Iterable[ApprovedDefinition]) -> Payloads:
+    """`payloads` with every glossary entry's `diff_status` set against `active`, and the review
+    queue projected again (a conflict moves an entry to the front)."""
+    by_id: dict[str, ApprovedDefinition] = {}
+    by_term: dict[str, list[ApprovedDefinition]] = {}
+    for approved in active:
+        by_id[approved.term_id] = approved
+        by_term.setdefault(canonical(approved.term), []).append(approved)
+    glossary = [diff_entry(entry, by_id, by_term) for entry in payloads.glossary]
+    return payloads.model_copy(update={"glossary": glossary, "review_queue": review_queue(glossary, payloads.rejected)})

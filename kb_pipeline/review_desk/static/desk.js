@@ -1,0 +1,63 @@
+// Keyboard use of the review desk (no inline script: the Content-Security-Policy forbids it).
+// Queue: j/k or arrows move, Enter or o opens, a approves the selected row (through the JSON API).
+// Entry: a approves, r focuses the rejection reason (Enter submits), e the edit (Ctrl+Enter saves),
+// n next pending entry, q queue, Escape leaves a field.
+"use strict";
+(function () {
+  const typing = (el) => el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const reviewer = document.getElementById("reviewer-name");
+
+  const queue = document.getElementById("queue");
+  if (queue) {
+    const rows = Array.from(queue.querySelectorAll("tbody tr"));
+    let at = rows.length ? 0 : -1;
+    const select = (i) => {
+      if (!rows.length) return;
+      if (at >= 0) rows[at].classList.remove("selected");
+      at = Math.max(0, Math.min(rows.length - 1, i));
+      rows[at].classList.add("selected");
+      rows[at].scrollIntoView({ block: "nearest" });
+    };
+    select(0);
+    document.addEventListener("keydown", async (event) => {
+      if (typing(document.activeElement) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "j" || event.key === "ArrowDown") { select(at + 1); event.preventDefault(); }
+      else if (event.key === "k" || event.key === "ArrowUp") { select(at - 1); event.preventDefault(); }
+      else if ((event.key === "Enter" || event.key === "o") && at >= 0) { location.href = "/entries/" + rows[at].dataset.termId; }
+      else if (event.key === "a" && at >= 0) {
+        if (!reviewer.value.trim()) { reviewer.focus(); return; }
+        const response = await fetch("/api/decisions", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+          body: JSON.stringify({ term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer.value.trim() }),
+        });
+        if (response.ok) {
+          const badge = rows[at].querySelector(".state");
+          badge.className = "state approved"; badge.textContent = "approved";
+          select(at + 1);
+        } else { alert((await response.json()).detail); }
+      }
+    });
+  }
+
+  const entry = document.querySelector(".entry");
+  if (entry) {
+    document.addEventListener("keydown", (event) => {
+      const edit = document.getElementById("edit-definition");
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && document.activeElement === edit) {
+        edit.form.requestSubmit(edit.form.querySelector("button"));
+        return;
+      }
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "Escape") { document.activeElement.blur(); return; }
+      if (typing(document.activeElement)) return;
+      const approve = document.getElementById("approve");
+      if (event.key === "a" && approve && !approve.disabled) { approve.click(); }
+      else if (event.key === "r" && document.getElementById("reject-reason")) { document.getElementById("reject-reason").focus(); event.preventDefault(); }
+      else if (event.key === "e" && document.getElementById("edit-definition")) { document.getElementById("edit-definition").focus(); event.preventDefault(); }
+      else if (event.key === "n") { location.href = entry.dataset.next; }
+      else if (event.key === "q") { location.href = "/"; }
+    });
+  }
+})();

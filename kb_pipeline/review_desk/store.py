@@ -1,0 +1,157 @@
+"""The reviewers' decisions in a real database, through SQLAlchemy Core, so the same code runs on
+SQLite (the default, under the data root) and on the Postgres database the Dagster instance uses.
+
+The table is an audit trail: a decision is appended, never updated or deleted, and an entry's
+state is its latest decision. A decision keeps the extracted definition it was made on beside
+the edited one, so the active glossary needs no payload to be read, and survives re-extraction.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import sqlalchemy as sa
+from pydantic import BaseModel
+
+from ..knowledge.diff import ApprovedDefinition
+from ..paths import DataLayout
+
+DecisionKind = Literal["approve", "reject", "edit"]
+
+_metadata = sa.MetaData()
+decisions_table = sa.Table(
+    "review_decisions",
+    _metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("term_id", sa.String(64), nullable=False, index=True),
+    sa.Column("doc_id", sa.String(512), nullable=False),
+    sa.Column("term", sa.Text, nullable=False),
+    sa.Column("decision", sa.String(16), nullable=False),
+    sa.Column("extracted_definition", sa.Text, nullable=True),
+    sa.Column("edited_definition", sa.Text, nullable=True),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("reviewer", sa.String(200), nullable=False),
+    sa.Column("decided_at", sa.String(32), nullable=False),  # ISO 8601 UTC: sorts and reads the same everywhere
+)
+
+
+def default_path(layout: DataLayout) -> Path:
+    return layout.root / "review" / "decisions.sqlite3"
+
+
+def default_url(layout: DataLayout) -> str:
+    """SQLite under the data root: `<data root>/review/decisions.sqlite3`."""
+    return f"sqlite:///{default_path(layout)}"
+
+
+def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
+    """The active glossary for the diff stage. Without a review database yet (SQLite, no file)
+    it is empty, and extraction does not create one as a side effect."""
+    if database_url is None and not default_path(layout).is_file():
+        return []
+    store = DecisionStore.open(database_url, layout)
+    try:
+        return store.active_glossary()
+    finally:
+        store.close()
+
+
+class Decision(BaseModel):
+    id: int
+    term_id: str
+    doc_id: str
+    term: str
+    decision: DecisionKind
+    extracted_definition: str | None
+    edited_definition: str | None
+    reason: str | None
+    reviewer: str
+    decided_at: str
+
+    @property
+    def definition(self) -> str | None:
+        """The definition this decision stands for: the edit if there is one."""
+        return self.edited_definition if self.decision == "edit" else self.extracted_definition
+
+    @property
+    def approved(self) -> bool:
+        return self.decision in ("approve", "edit")
+
+
+class DecisionStore:
+    """One database of decisions. Creates its table on first use."""
+
+    def __init__(self, url: str) -> None:
+        if url.startswith("sqlite:///"):
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.url = url
+        self.engine = sa.create_engine(url, pool_pre_ping=True)
+        _metadata.create_all(self.engine)
+
+    @classmethod
+    def open(cls, database_url: str | None, layout: DataLayout) -> DecisionStore:
+        return cls(database_url or default_url(layout))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def record(
+        self,
+        *,
+        term_id: str,
+        doc_id: str,
+        term: str,
+        decision: DecisionKind,
+        extracted_definition: str | None,
+        reviewer: str,
+        edited_definition: str | None = None,
+        reason: str | None = None,
+    ) -> Decision:
+        values = {
+            "term_id": term_id,
+            "doc_id": doc_id,
+            "term": term,
+            "decision": decision,
+            "extracted_definition": extracted_definition,
+            "edited_definition": edited_definition if decision == "edit" else None,
+            "reason": reason,
+            "reviewer": reviewer,
+            "decided_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        with self.engine.begin() as connection:
+            key = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key
+        assert key is not None  # an INSERT of one row always has its key
+        return Decision(id=key[0], **values)
+
+    def latest(self) -> dict[str, Decision]:
+        """Every term_id's current decision (its latest)."""
+        newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
+        query = sa.select(decisions_table).join(newest, decisions_table.c.id == newest.c.id)
+        with self.engine.begin() as connection:
+            return {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
+
+    def history(self, term_id: str) -> list[Decision]:
+        query = sa.select(decisions_table).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
+        with self.engine.begin() as connection:
+            return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
+
+    def revision(self) -> int:
+        """The newest decision's id (0 when none): it changes exactly when a decision is made."""
+        with self.engine.begin() as connection:
+            return connection.execute(sa.select(sa.func.coalesce(sa.func.max(decisions_table.c.id), 0))).scalar_one()
+
+    def active_glossary(self) -> list[ApprovedDefinition]:
+        """The active glossary version: every entry whose current decision approves it, with its edit."""
+        return [
+            ApprovedDefinition(
+                term_id=d.term_id,
+                doc_id=d.doc_id,
+                term=d.term,
+                definition=d.definition,
+                extracted_definition=d.extracted_definition,
+            )
+            for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id))
+            if d.approved
+        ]

@@ -1,0 +1,429 @@
+"""The review desk (issue 20, docs/review.md) on REAL extraction output: the shipped Indonesian
+standard parsed by the real MinerU (flash, ~2 s, once per module) and extracted by
+`kb-pipeline extract`. The diff stage, decisions that survive re-extraction, the JSON API and its
+safety, the export and the Dagster asset; then, as services, the app on a real port driven by a
+headless Chromium with the keyboard, and the same store on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from fastapi.testclient import TestClient
+
+from kb_pipeline.cli.extract import main as extract_main
+from kb_pipeline.cli.main import main as cli_main
+from kb_pipeline.contracts import ParsedDocument
+from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.defs.review import active_glossary, review_decisions_sensor
+from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
+from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
+from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
+from kb_pipeline.review_desk.app import CSRF_HEADER, create_app
+from kb_pipeline.review_desk.corpus import Corpus
+from kb_pipeline.review_desk.page_image import render_page
+from kb_pipeline.review_desk.store import DecisionStore, default_url
+from kb_pipeline.settings import Settings
+
+from . import test_postgres
+from .browser import Browser
+from .conftest import SAMPLE_DOCS
+from .deployment import free_port
+
+STANDARD = "STD_2026_006_parameter_produksi"
+PA_DEFINITION = "PA menyatakan persentase waktu unit siap beroperasi."
+CONFLICT = "conflicting definitions — expert decision required"
+# test_postgres's fixture: a throwaway PostgreSQL server on a free loopback port.
+postgres = test_postgres.postgres
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory) -> ParsedDocument:
+    """The standard parsed once for the module; its parse cache (the PDF the page image is
+    rendered from) stays where `raw_output_dir` says for the module's lifetime."""
+    layout = DataLayout(tmp_path_factory.mktemp("review-parse").resolve())
+    pdf = SAMPLE_DOCS / f"{STANDARD}.pdf"
+    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+
+
+def _extract(layout: DataLayout, document: ParsedDocument) -> dict[str, GlossaryEntry]:
+    """`document` as the data root's artifact, then `kb-pipeline extract` over the data root."""
+    write_artifact(layout.parsed_dir(document.doc_id) / ARTIFACT_NAME, document)
+    assert extract_main([str(layout.root / "parsed")]) == 0
+    glossary = json.loads((layout.knowledge / document.doc_id / "glossary.json").read_text(encoding="utf-8"))
+    return {e["term"]: GlossaryEntry.model_validate(e) for e in glossary}
+
+
+@pytest.fixture
+def desk(layout, parsed):
+    """A data root with the standard extracted, its decisions store and the app (in-process client)."""
+    terms = _extract(layout, parsed)
+    assert not (layout.root / "review").exists()  # no decision yet: extraction creates no database
+    store = DecisionStore.open(None, layout)
+    client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+    token = client.get("/api/csrf-token").json()["token"]
+    client.headers[CSRF_HEADER] = token
+    yield layout, store, client, terms
+    client.close()
+    store.close()
+
+
+def _decide(client: TestClient, term_id: str, decision: str, **fields) -> dict:
+    response = client.post(
+        "/api/decisions", json={"term_id": term_id, "decision": decision, "reviewer": "Rina", **fields}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _entry(term: str, definition: str | None, doc_id: str = "doc", term_id: str | None = None) -> GlossaryEntry:
+    return GlossaryEntry(
+        term_id=term_id or f"t_{term.lower()}",
+        term=term,
+        definition=definition,
+        mention_count=3,
+        provenance=Provenance(doc_id=doc_id, span=definition or term),
+    )
+
+
+def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a_winner():
+    payloads = Payloads(
+        glossary=[
+            _entry("PA", "Physical availability."),
+            _entry("UA", "Use of availability, revised."),
+            _entry("MTTR", "Mean time to repair."),  # approved in another document: same canonical term
+            _entry("Qty", "Quantity of units."),
+            _entry("Production", "Output of a period."),
+        ],
+        interpretation_pack=[],
+        formulas=[],
+        brief_context={"brief_id": "b", "provenance": {"doc_id": "doc", "span": ""}},
+        review_queue=[],
+        rejected=[],
+        usage=[],
+    )
+    active = [
+        ApprovedDefinition(term_id="t_pa", doc_id="doc", term="PA", definition="Physical  availability.\n"),
+        ApprovedDefinition(term_id="t_ua", doc_id="doc", term="UA", definition="Use of availability."),
+        # Edited by the expert; the source has not changed since.
+        ApprovedDefinition(
+            term_id="t_qty",
+            doc_id="doc",
+            term="Qty",
+            definition="Units in use.",
+            extracted_definition="Quantity of units.",
+        ),
+        ApprovedDefinition(
+            term_id="t_other", doc_id="other", term="mttr", definition="Breakdown duration ÷ breakdowns."
+        ),
+    ]
+    diffed = apply_diff(payloads, active)
+    by_term = {e.term: e for e in diffed.glossary}
+    assert by_term["PA"].diff_status == "duplicate"  # layout aside, the same definition
+    assert by_term["Qty"].diff_status == "duplicate" and not by_term["Qty"].definition_conflict
+    assert by_term["Production"].diff_status == "new"
+    assert by_term["UA"].diff_status == "conflicting" and by_term["UA"].definition_conflict
+    assert by_term["UA"].conflict_variants == ["Use of availability, revised.", "Use of availability."]
+    assert by_term["UA"].definition == "Use of availability, revised."  # no winner: the extraction's stays
+    assert by_term["MTTR"].diff_status == "conflicting"
+    assert by_term["MTTR"].conflict_variants == ["Mean time to repair.", "Breakdown duration ÷ breakdowns."]
+    # The queue is projected again: conflicts first, with the conflict reason.
+    assert [r.term for r in diffed.review_queue][:2] == ["MTTR", "UA"]
+    assert {r.review_reason for r in diffed.review_queue[:2]} == {CONFLICT}
+    assert payloads.glossary[1].diff_status is None  # pure: the input is untouched
+
+
+def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(desk, parsed):
+    layout, store, client, terms = desk
+    assert {e.diff_status for e in terms.values()} == {"new"}
+    pa, qty, production = terms["PA"], terms["Qty"], terms["Production"]
+    _decide(client, pa.term_id, "approve")
+    edited = _decide(client, qty.term_id, "edit", definition="Jumlah unit yang beroperasi dalam satu periode.")
+    assert edited["edited_definition"] == "Jumlah unit yang beroperasi dalam satu periode."
+    assert edited["extracted_definition"] == qty.definition  # stored beside it, never overwritten
+    _decide(client, production.term_id, "approve")
+
+    # The same document again: the same ids, every decision kept, approved entries duplicates.
+    again = _extract(layout, parsed)
+    assert {t: e.term_id for t, e in again.items()} == {t: e.term_id for t, e in terms.items()}
+    assert again["PA"].diff_status == "duplicate"
+    # The edit is the approved definition; the source still says what it said when the expert
+    # edited it, so that is no new question.
+    assert again["Qty"].diff_status == "duplicate"
+    assert set(store.latest()) == {pa.term_id, qty.term_id, production.term_id}
+
+    # The document changes: PA's definition differs, "Production" is now headed "Produksi".
+    changed = parsed.model_copy(deep=True)
+    changed.chunks[4].text = changed.chunks[4].text.replace("siap beroperasi", "siap bekerja")
+    changed.chunks[2].heading = "Produksi"
+    third = _extract(layout, changed)
+    assert third["PA"].term_id == pa.term_id
+    assert third["PA"].diff_status == "conflicting" and third["PA"].definition_conflict
+    assert third["PA"].conflict_variants == ["PA menyatakan persentase waktu unit siap bekerja.", PA_DEFINITION]
+    assert "Production" not in third and third["Produksi"].diff_status == "new"
+    queue = json.loads((layout.knowledge / STANDARD / "review_queue.json").read_text(encoding="utf-8"))
+    assert queue[0]["review_reason"] == CONFLICT  # conflicts first
+
+    rows = {r["term_id"]: r for r in client.get("/api/queue").json()}
+    assert rows[pa.term_id]["state"] == "approved"
+    assert rows[qty.term_id]["state"] == "edited"
+    assert rows[production.term_id]["state"] == "orphaned" and rows[production.term_id]["row"] is None
+    assert rows[third["Produksi"].term_id]["state"] == "pending"
+    page = client.get(f"/entries/{production.term_id}")
+    assert page.status_code == 200 and "orphaned" in page.text
+    assert [r["term_id"] for r in client.get("/api/queue", params={"state": "orphaned"}).json()] == [production.term_id]
+
+
+def test_api_entries_decisions_and_refusals(desk):
+    layout, store, client, terms = desk
+    pa = terms["PA"]
+    rows = client.get("/api/queue").json()
+    assert len(rows) == 3 and {r["state"] for r in rows} == {"pending"}
+    entry = client.get(f"/api/entries/{pa.term_id}").json()
+    assert entry["entry"]["definition"] == PA_DEFINITION and entry["decision"] is None
+    assert entry["review_reason"] == "routine confirmation"
+    assert any(f["formula_latex"].startswith("PA = ") for f in entry["formulas"])  # linked formula
+
+    unknown = client.post("/api/decisions", json={"term_id": "t_0000000000", "decision": "approve", "reviewer": "Rina"})
+    assert unknown.status_code == 404 and "unknown term_id 't_0000000000'" in unknown.json()["detail"]
+    assert client.get("/api/entries/t_0000000000").status_code == 404
+    for bad in (
+        {"term_id": pa.term_id, "decision": "maybe", "reviewer": "Rina"},
+        {"term_id": pa.term_id, "decision": "approve"},  # who decided is required
+        {"term_id": pa.term_id, "decision": "reject", "reviewer": "Rina"},  # a rejection needs a reason
+        {"term_id": pa.term_id, "decision": "edit", "reviewer": "Rina", "definition": "  "},
+    ):
+        assert client.post("/api/decisions", json=bad).status_code == 422, bad
+    no_token = client.post(
+        "/api/decisions",
+        json={"term_id": pa.term_id, "decision": "approve", "reviewer": "Rina"},
+        headers={CSRF_HEADER: "forgéd".encode("latin-1")},  # not ASCII: refused, not a 500
+    )
+    assert no_token.status_code == 403
+    # The pages' forms: a POST without the token, or before a name was typed, is refused.
+    assert (
+        client.post("/decisions", data={"term_id": pa.term_id, "decision": "approve", "csrf_token": "x"}).status_code
+        == 403
+    )
+    token = client.headers[CSRF_HEADER]
+    form = {"term_id": pa.term_id, "decision": "reject", "reason": "wrong unit", "csrf_token": token}
+    assert client.post("/decisions", data=form, follow_redirects=False).status_code == 400
+    for elsewhere in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
+        named = client.post(
+            "/reviewer", data={"name": "Budi", "csrf_token": token, "back": elsewhere}, follow_redirects=False
+        )
+        assert named.headers["location"] == "/", elsewhere
+    done = client.post("/decisions", data=form, follow_redirects=False)
+    assert done.status_code == 303 and done.headers["location"].startswith("/entries/")
+    latest = store.latest()[pa.term_id]
+    assert (latest.decision, latest.reason, latest.reviewer) == ("reject", "wrong unit", "Budi")
+    assert store.history(pa.term_id)[-1].decided_at
+    assert store.active_glossary() == []
+    # Another site's name for this machine (DNS rebinding) is refused.
+    assert client.get("/api/queue", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_a_definition_with_markup_is_shown_as_text(desk):
+    layout, store, client, terms = desk
+    folder = layout.knowledge / STANDARD
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    for name in ("glossary", "review_queue"):
+        rows = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+        for row in rows:
+            row["definition"] = hostile
+        (folder / f"{name}.json").write_text(json.dumps(rows), encoding="utf-8")
+    for path in ("/", f"/entries/{terms['PA'].term_id}"):
+        page = client.get(path)
+        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page.text
+        assert "<script>alert" not in page.text and "<img src=x" not in page.text
+        assert "script-src 'self'" in page.headers["content-security-policy"]  # and no inline script would run
+
+
+def test_page_image_shows_the_span_highlighted(desk, parsed):
+    layout, store, client, terms = desk
+    page = client.get(f"/entries/{terms['PA'].term_id}")
+    assert 'data-highlights="1"' in page.text and "Span highlighted" in page.text
+    image = client.get(f"/entries/{terms['PA'].term_id}/page.png")
+    assert image.status_code == 200 and image.content[:8] == b"\x89PNG\r\n\x1a\n"
+    # The PDF is the parse cache's copy; a quote the page does not hold whole is not claimed found.
+    pdf = Corpus(layout).source_pdf(STANDARD)
+    assert pdf is not None and pdf.name == "origin.pdf" and pdf.is_relative_to(Path(parsed.raw_output_dir or ""))
+    whole = render_page(pdf, 1, PA_DEFINITION)
+    assert whole.whole_span and len(whole.highlights) == 1
+    changed = render_page(pdf, 1, "PA menyatakan persentase waktu unit siap dioperasikan sepanjang periode.")
+    assert changed.highlights and not changed.whole_span
+    absent = render_page(pdf, 1, "Kalimat yang tidak ada di halaman ini sama sekali.")
+    assert absent.highlights == [] and not absent.whole_span
+
+
+def test_export_and_the_active_glossary_asset(desk, tmp_path):
+    layout, store, client, terms = desk
+    _decide(client, terms["PA"].term_id, "approve")
+    _decide(client, terms["Qty"].term_id, "edit", definition="Jumlah unit.")
+    _decide(client, terms["Production"].term_id, "reject", reason="not a definition")
+
+    assert cli_main(["glossary", "export", "--out", str(tmp_path / "out")]) == 0
+    exported = json.loads((tmp_path / "out" / "active_glossary.json").read_text(encoding="utf-8"))
+    assert [(e["term"], e["definition"], e["edited"], e["orphaned"]) for e in exported] == [
+        ("PA", PA_DEFINITION, False, False),
+        ("Qty", "Jumlah unit.", True, False),
+    ]
+    with (tmp_path / "out" / "active_glossary.csv").open(encoding="utf-8", newline="") as f:
+        assert [row["term"] for row in csv.DictReader(f)] == ["PA", "Qty"]
+
+    kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
+    with dg.instance_for_test() as instance:
+        context = dg.build_sensor_context(instance=instance, resources={"kb": kb})
+        result = review_decisions_sensor(context)
+        assert isinstance(result, dg.SensorResult) and result.cursor == str(store.revision())
+        assert [r.run_key for r in result.run_requests or []] == [f"decisions-{store.revision()}"]
+        quiet = review_decisions_sensor(
+            dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"kb": kb})
+        )
+        assert isinstance(quiet, dg.SkipReason)
+        done = dg.materialize([active_glossary], instance=instance, resources={"kb": kb})
+        assert done.success
+        metadata = done.asset_materializations_for_node("active_glossary")[0].metadata
+        assert metadata["entries"].value == 2 and metadata["edited"].value == 1
+    assert json.loads((layout.root / "review" / "active_glossary.json").read_text(encoding="utf-8")) == exported
+
+
+def test_the_database_is_sqlite_under_the_data_root_or_the_instances_postgres(tmp_path):
+    assert Settings.from_env({"KB_DATA_DIR": str(tmp_path)}).review_database_url is None
+    assert default_url(DataLayout(tmp_path)) == f"sqlite:///{tmp_path}/review/decisions.sqlite3"
+    instance_pg = {
+        "KB_PG_HOST": "db",
+        "KB_PG_PORT": "5433",
+        "KB_PG_USER": "kb",
+        "KB_PG_PASSWORD": "p@ss/",
+        "KB_PG_DB": "kb",
+    }
+    url = Settings.from_env(instance_pg).review_database_url
+    assert url == "postgresql+psycopg2://kb:p%40ss%2F@db:5433/kb"
+    assert "p%40ss" not in repr(Settings.from_env(instance_pg))
+    explicit = {**instance_pg, "KB_REVIEW_DATABASE_URL": "sqlite:////srv/review.sqlite3"}
+    assert Settings.from_env(explicit).review_database_url == "sqlite:////srv/review.sqlite3"
+
+
+@pytest.fixture
+def review_server(desk):
+    """`kb-pipeline review` on a free loopback port over the desk's data root."""
+    layout = desk[0]
+    port = free_port()
+    env = {**os.environ, "KB_DATA_DIR": str(layout.root)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/queue", timeout=2) as response:
+                assert response.status == 200
+                break
+        except OSError:
+            assert server.poll() is None, server.stdout.read() if server.stdout else ""
+            assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
+            time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}"
+    server.terminate()
+    server.wait(timeout=20)
+
+
+@pytest.mark.services
+def test_browser_opens_an_entry_sees_the_highlighted_page_and_decides_with_the_keyboard(desk, review_server, tmp_path):
+    layout, store, _client, terms = desk
+    browser = Browser(tmp_path / "chromium-profile")
+    try:
+        browser.goto(f"{review_server}/")
+        assert browser.evaluate("document.querySelectorAll('#queue tbody tr').length") == 3
+        # The name, typed once: the browser session keeps it.
+        browser.evaluate("document.getElementById('reviewer-name').focus()")
+        browser.type("Rina")
+        browser.press("Enter")
+        # The page the server rendered with the name (the typed page says "Set"), its script run.
+        browser.wait_for(
+            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
+            " && document.querySelector('#queue tbody tr.selected') !== null"
+        )
+        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
+        assert first == browser.evaluate("document.querySelector('#queue tbody tr').dataset.termId")
+
+        browser.press("Enter")  # open the selected row
+        browser.wait_for(f"location.pathname === '/entries/{first}' && document.readyState === 'complete'")
+        image = browser.wait_for(
+            "(() => { const i = document.getElementById('page-image');"
+            " return i && i.complete && i.naturalWidth > 0 && [i.naturalWidth, +i.dataset.highlights]; })()"
+        )
+        assert image[0] > 500 and image[1] >= 1
+        assert browser.evaluate("document.getElementById('highlight-note').textContent").startswith("Span highlighted")
+
+        browser.press("a")  # approve: the next pending entry opens
+        browser.wait_for(
+            f"location.pathname.startsWith('/entries/') && location.pathname !== '/entries/{first}'"
+            " && document.readyState === 'complete'"
+        )
+        decision = store.latest()[first]
+        assert (decision.decision, decision.reviewer) == ("approve", "Rina")
+
+        browser.press("r")  # reject: the reason field takes the keys, Enter submits
+        browser.wait_for("document.activeElement && document.activeElement.id === 'reject-reason'")
+        second = browser.evaluate("document.querySelector('.entry').dataset.termId")
+        browser.type("wrong unit")
+        browser.press("Enter")
+        browser.wait_for(f"location.pathname !== '/entries/{second}' && document.readyState === 'complete'")
+        assert (store.latest()[second].decision, store.latest()[second].reason) == ("reject", "wrong unit")
+
+        browser.press("q")  # the queue, where j moves and a approves the selected row in place
+        browser.wait_for("location.pathname === '/' && document.readyState === 'complete'")
+        pending = browser.evaluate(
+            "[...document.querySelectorAll('#queue tbody tr')].findIndex(r => r.classList.contains('pending'))"
+        )
+        for _ in range(pending):
+            browser.press("j")
+        browser.press("a")
+        browser.wait_for(
+            f"document.querySelectorAll('#queue tbody tr')[{pending}].querySelector('.state').textContent === 'approved'"
+        )
+        assert {d.decision for d in store.latest().values()} == {"approve", "reject"} and len(store.latest()) == 3
+    finally:
+        browser.close()
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
+    for key, value in postgres.items():
+        monkeypatch.setenv(key, value)
+    url = Settings.from_env().review_database_url
+    assert url and url.startswith("postgresql+psycopg2://")
+    terms = _extract(layout, parsed)  # the extraction's diff reads the (empty) Postgres glossary
+    store = DecisionStore.open(url, layout)
+    try:
+        client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+        client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+        _decide(client, terms["PA"].term_id, "approve")
+        _decide(client, terms["Qty"].term_id, "edit", definition="Jumlah unit.")
+        _decide(client, terms["Qty"].term_id, "approve")  # the latest decision counts; the history keeps both
+        assert [d.decision for d in store.history(terms["Qty"].term_id)] == ["edit", "approve"]
+        assert not (layout.root / "review" / "decisions.sqlite3").exists()
+        again = _extract(layout, parsed)
+        assert again["PA"].diff_status == again["Qty"].diff_status == "duplicate"
+        assert again["Production"].diff_status == "new"
+        assert [a.term for a in store.active_glossary()] == ["PA", "Qty"]
+        client.close()
+    finally:
+        store.close()
