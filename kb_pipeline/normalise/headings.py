@@ -116,6 +116,8 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
 def _ordinal(scheme: str, number: str) -> int:
     if number.isdigit():
         return int(number)
+    # "Chapter iv" and "Appendix b": the chapter pattern matches its number in either case.
+    number = number.upper()
     if scheme in ("roman", "chapter") and set(number) <= set(_ROMAN_VALUES):
         values = [_ROMAN_VALUES[ch] for ch in number]
         return sum(-v if v < after else v for v, after in zip(values, values[1:] + [0]))
