@@ -7,7 +7,7 @@ prints: `2.` → 1, `2.1.` → 2, `2.1.1` → 3; `III.`, `CHAPTER 5`, `Appendix 
 
 Not every line MinerU calls a title is a heading. `heading_rejection` says why one is not:
 no words ("3.1", "6 0", "= 0"), a table-of-contents line, a caption ("Figure 3:"), a sentence
-fragment, a reference or an address. Such a line stays in the text, so nothing is lost.
+fragment, a reference, an address or the run-in label of a theorem-like paragraph. Such a line stays in the text, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -39,6 +39,19 @@ _TOP_LEVEL_NAMES = re.compile(
 CAPTION = re.compile(
     r"^\s*(figure|fig\.|abbildung|abb\.|table|tableau|tabelle|tabla|tabel|gambar|listing|chart|graph|"
     r"plate|exhibit|map|carte|figura|schema|scheme|diagram)\s*[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?\s*[.:\-–—)]?(\s|$)",
+    re.I,
+)
+# The run-in label of a theorem-like paragraph ("Definition 6 ((", "Proposition 3.", "Proof.",
+# "Théorème 2 (Banach)"): numbered and followed by a full stop, a parenthesis or nothing, or
+# unnumbered and followed by a full stop. A label with a title after a colon or a space
+# ("Example: Cleaning up a PDF") is left to the other rules: manuals title sections that way.
+_THEOREM_LABEL = re.compile(
+    r"^(?:definition|theorem|lemma|proposition|corollary|remark|example|proof|claim|conjecture|"
+    r"assumption|notation|observation|"
+    r"définition|théorème|lemme|corollaire|remarque|exemple|preuve|démonstration|"
+    r"satz|korollar|bemerkung|beispiel|beweis|folgerung|"
+    r"definición|teorema|lema|proposición|corolario|observación|ejemplo|demostración|prueba)"
+    r"(?:\s+\d{1,3}(?:\.\d{1,3})*\s*(?:[.(]|$)|\s*\.)",
     re.I,
 )
 DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
@@ -97,6 +110,8 @@ def heading_rejection(line: str) -> str | None:
         return "table of contents"
     if CAPTION.match(text):
         return "caption"
+    if _THEOREM_LABEL.match(text):
+        return "theorem-like label"
     if len(text) > _MAX_HEADING_CHARS or len(text.split()) > _MAX_HEADING_WORDS:
         return "too long"
     if _WEB.search(text):

@@ -1,0 +1,59 @@
+"""The hard pages of real documents (issue 21), on generated PDFs parsed by the real MinerU
+(flash): theorem-like run-in labels and alternating running heads in a mathematics paper."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb_pipeline.normalise.headings import heading_rejection
+from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.parsing.raw_output import load_raw_output
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline_tests.samples import math_paper_pdf
+
+LABELS = ["Definition 1.", "Lemma 2.", "Proposition 3.", "Proof.", "Theorem 4 (Main result).", "Remark 5."]
+
+
+@pytest.fixture(scope="module")
+def math_paper(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("math")
+    pdf = folder / "convergence.pdf"
+    math_paper_pdf(pdf)
+    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data")))
+
+
+def test_theorem_like_labels_are_run_in_labels_of_their_paragraph_not_sections(math_paper):
+    raw = load_raw_output(math_paper.raw.path)
+    # MinerU does call the bold labels titles: the rule, not the parser, keeps them out.
+    assert any(item.get("text_level") and item.get("text", "").strip() in LABELS for item in raw.items)
+    chunks = math_paper.document.chunks
+    headings = {line for chunk in chunks for line in chunk.heading_path}
+    assert headings == {
+        "Convergence of partial sums in closed subspaces",
+        "1 Introduction",
+        "2 Preliminaries",
+        "3 Main results",
+        "4 Applications",
+    }
+    text = "\n\n".join(chunk.text for chunk in chunks)
+    for label in LABELS:
+        assert label in text  # kept, verbatim, with the paragraph it opens
+    assert math_paper.checks["text_verbatim"].passed
+
+
+def test_theorem_label_rule_leaves_titled_examples_and_plain_words_alone():
+    """Isolates the line rule: the label with a number or a full stop, in several languages."""
+    for label in ["Definition 6 ((", "Proposition 3.", "Théorème 2 (Banach)", "Lemma 2.1", "Satz 3.", "Proof."]:
+        assert heading_rejection(label) == "theorem-like label", label
+    for title in ["Example: Dynamically cleaning up corrupt PDF documents", "Examples", "Definitions", "3.2 Proof"]:
+        assert heading_rejection(title) is None, title
+
+
+def test_alternating_running_heads_are_furniture(math_paper):
+    """The authors stand on pages 2, 4 and 6, the short title on pages 3 and 5 only: each
+    recurs on every other page, which is how journals set them, so neither is body text."""
+    for chunk in math_paper.document.chunks:
+        assert "J. Aligon et al." not in chunk.text
+        assert "Partial sums in subspaces" not in chunk.text
+    assert any("Partial sums in subspaces" in chunk.chapters for chunk in math_paper.document.chunks)
