@@ -121,7 +121,7 @@ def test_heading_rejection_rules():
 
 
 def test_lowercase_roman_chapters_continue_and_order_like_uppercase_ones():
-    """"Chapter iv" once crashed the numbering (a two-letter number read as one letter)."""
+    """ "Chapter iv" once crashed the numbering (a two-letter number read as one letter)."""
     tracker = HeadingTracker()
     tracker.enter("Chapter iii Methods")
     assert tracker.continues_numbering("Chapter iv Results")
