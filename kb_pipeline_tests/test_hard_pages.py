@@ -57,3 +57,40 @@ def test_alternating_running_heads_are_furniture(math_paper):
         assert "J. Aligon et al." not in chunk.text
         assert "Partial sums in subspaces" not in chunk.text
     assert any("Partial sums in subspaces" in chunk.chapters for chunk in math_paper.document.chunks)
+
+
+def _recovered(run) -> list:
+    return [chunk for chunk in run.document.chunks if not chunk.source_items]
+
+
+def test_table_rows_mineru_lost_are_recovered_from_the_text_layer_after_their_table(corpus_run):
+    """MinerU reads the header rows (set on two lines) and the rows under a spanning cell of
+    this table into cells that no longer hold them as rows; the text layer's lines inside the
+    table's box are put back, verbatim and in their order, in a chunk right after the table."""
+    run = corpus_run("table_nnmb_column_spans")
+    chunks = run.document.chunks
+    (recovered,) = _recovered(run)
+    table = chunks[chunks.index(recovered) - 1]
+    assert table.kind == "table" and recovered.kind == "text"
+    assert recovered.heading_path == table.heading_path and recovered.page_idxs == [0]
+    assert recovered.text.split("\n")[:2] == [
+        "Investigations No. of Age/Sex/ Preva- C.I* Relative Sample size",
+        "HHs Physiological Group lence Precision per State",
+    ]
+    assert [c.chunk_id for c in chunks] == [f"table_nnmb_column_spans::{n:04d}" for n in range(len(chunks))]
+    assert run.checks["text_verbatim"].passed
+    # What stays lost is the page's running head (furniture is never put back), and is said.
+    (lost,) = [w for w in run.warnings if w.jenis == "teks_hilang"]
+    assert "NNMB Rural-Third Repeat Survey" in lost.detail
+    assert not any("NNMB Rural-Third Repeat Survey" in c.text for c in chunks)
+
+
+def test_a_page_that_lost_most_of_its_lines_gets_them_all_back(corpus_run):
+    """A three-column notice whose text layer MinerU kept a quarter of: every lost line of the
+    page comes back, in the text layer's order; the page loses nothing any more."""
+    run = corpus_run("table_irs_withholding_methods")
+    (recovered,) = _recovered(run)
+    assert recovered.page_idxs == [0]
+    assert recovered.text.startswith("Department of the Treasury Notice 1036 Internal Revenue Service")
+    assert run.checks["text_coverage"].passed and run.checks["text_verbatim"].passed
+    assert "teks_hilang" not in {w.jenis for w in run.warnings}
