@@ -19,6 +19,7 @@ from .outline import squash
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
 _MAX_WORDS = 20
 _DIGITS = re.compile(r"\d+")
+_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3})+)\.?\s")
 
 
 def _band(item: dict) -> str | None:
@@ -31,7 +32,11 @@ def _band(item: dict) -> str | None:
 
 
 def _key(text: str) -> str:
-    return _DIGITS.sub("", squash(text))
+    """The line without its digits (page numbers move), except a leading dotted section number:
+    no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS model" are two sections,
+    not one running line."""
+    section = _SECTION_NUMBER.match(text)
+    return (section[1] if section else "") + _DIGITS.sub("", squash(text))
 
 
 def _repeats(pages: set[int], n_pages: int) -> bool:
