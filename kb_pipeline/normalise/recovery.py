@@ -49,35 +49,36 @@ def recover_lost_lines(
     """`chunks` with the recovered lines' chunks inserted, renumbered. `lost` maps a page to the
     text of its lost lines (as the coverage measure reports them), `counted` to how many of its
     lines the measure counts."""
-    furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
+    furniture: set[int] | None = None
     # (chunk position, page) -> the page's lines to insert after that chunk
     after: dict[tuple[int, int], list[str]] = defaultdict(list)
     for page_idx, lost_lines in sorted(lost.items()):
         on_page = [n for n, chunk in enumerate(chunks) if page_idx in (chunk.page_idxs or [chunk.page_idx])]
-        if not on_page:
+        tables = [
+            (n, box)
+            for n in on_page
+            if chunks[n].kind == "table" and chunks[n].page_idx == page_idx and (box := chunks[n].bbox)
+        ]
+        whole_page = len(lost_lines) > LOST_PAGE_SHARE * counted.get(page_idx, 0)
+        # Reading a page's characters costs time: only pages that may give something back.
+        if not on_page or not (whole_page or tables):
             continue
-        page_lines = [line.text for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE)]
-        wanted = [line for line in page_lines if _is_lost(line, lost_lines)]
+        in_table = {line.text: n for n, box in tables for line in text_layer.lines_in_box(page_idx, box)}
+        if furniture is None:
+            furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
         removed = {
             line.text
             for index in furniture
-            if raw.items[index]["page_idx"] == page_idx and raw.items[index].get("bbox")
-            for line in text_layer.lines_in_box(page_idx, raw.items[index]["bbox"])
-        }
-        in_table = {
-            line.text: n
-            for n in on_page
-            if chunks[n].kind == "table" and chunks[n].page_idx == page_idx and (box := chunks[n].bbox)
+            if raw.items[index]["page_idx"] == page_idx and (box := raw.items[index].get("bbox"))
             for line in text_layer.lines_in_box(page_idx, box)
         }
-        whole_page = len(lost_lines) > LOST_PAGE_SHARE * counted.get(page_idx, 0)
-        for line in wanted:
-            if line in removed:
+        for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
+            if line.text in removed or not _is_lost(line.text, lost_lines):
                 continue
-            if line in in_table:
-                after[in_table[line], page_idx].append(line)
+            if line.text in in_table:
+                after[in_table[line.text], page_idx].append(line.text)
             elif whole_page:
-                after[on_page[-1], page_idx].append(line)
+                after[on_page[-1], page_idx].append(line.text)
     if not after:
         return chunks
     out: list[Chunk] = []
