@@ -1,5 +1,6 @@
-"""The hard pages of real documents (issue 21), on generated PDFs parsed by the real MinerU
-(flash): theorem-like run-in labels and alternating running heads in a mathematics paper."""
+"""The hard pages of real documents (issue 21), parsed by the real MinerU (flash): theorem-like
+run-in labels and alternating running heads in a generated mathematics paper, section names
+set as body text in a generated report, and text-layer lines MinerU lost on corpus tables."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
-from kb_pipeline_tests.samples import math_paper_pdf
+from kb_pipeline_tests.samples import math_paper_pdf, text_pdf
 
 LABELS = ["Definition 1.", "Lemma 2.", "Proposition 3.", "Proof.", "Theorem 4 (Main result).", "Remark 5."]
 
@@ -94,3 +95,24 @@ def test_a_page_that_lost_most_of_its_lines_gets_them_all_back(corpus_run):
     assert recovered.text.startswith("Department of the Treasury Notice 1036 Internal Revenue Service")
     assert run.checks["text_coverage"].passed and run.checks["text_verbatim"].passed
     assert "teks_hilang" not in {w.jenis for w in run.warnings}
+
+
+def test_section_names_set_as_body_text_open_their_sections(tmp_path, layout):
+    """ "Résultats" and "Discussion" in the body font: MinerU joins each to the paragraph under
+    it. A standard section name on a line of its own opening a paragraph is its heading."""
+    pdf = tmp_path / "etude.pdf"
+    text_pdf(
+        pdf,
+        [
+            "Le présent rapport décrit les mesures effectuées sur le site pendant la saison sèche.",
+            "Résultats",
+            "Les mesures montrent une production moyenne de 1 250 kWh par kilowatt-crête installé.",
+            "Discussion",
+            "Ces valeurs confirment les estimations de l'étude de faisabilité du chantier.",
+        ],
+    )
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
+    by_path = {tuple(c.heading_path): c.text for c in run.document.chunks}
+    assert by_path[("Résultats",)].startswith("Les mesures montrent")
+    assert by_path[("Discussion",)].startswith("Ces valeurs confirment")
+    assert run.checks["text_verbatim"].passed

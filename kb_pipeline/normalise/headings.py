@@ -35,6 +35,19 @@ _TOP_LEVEL_NAMES = re.compile(
     r"appendices|annex(es)?|lampiran|ethical considerations|conclusions?|kesimpulan|glossary|index)\b",
     re.I,
 )
+# The standard names of a report's or paper's sections (in the languages of the corpus and its
+# neighbours): alone on a line, unnumbered, they open a section even when MinerU typed them as
+# body text (set in the body font, "Résultats" is read as a paragraph).
+_SECTION_NAMES = (
+    r"(?:introduction|introducción|einleitung|pendahuluan|background|contexte|methods?|methodology|"
+    r"materials and methods|méthodes?|méthodologie|methoden|métodos?|metodología|metode|results?|résultats?|"
+    r"ergebnisse|resultados?|hasil|discussion|discusión|diskussion|pembahasan|conclusions?|conclusiones|"
+    r"fazit|kesimpulan|acknowledge?ments?|remerciements|references|références|bibliographie|literatur|"
+    r"referencias|bibliografía|résumé|zusammenfassung|resumen|summary|abstract)"
+)
+_SECTION_NAME = re.compile(rf"^\s*{_SECTION_NAMES}\s*[:.]?\s*$", re.I)
+# One opening a paragraph or following a sentence's end inside it: MinerU may have joined them.
+SECTION_NAME_INSIDE = re.compile(rf"(?:^|[.!?:]\s+){_SECTION_NAMES}\s", re.I)
 # A caption MinerU typed as a title: it belongs to its figure or table, as text.
 CAPTION = re.compile(
     r"^\s*(figure|fig\.|abbildung|abb\.|table|tableau|tabelle|tabla|tabel|gambar|listing|chart|graph|"
@@ -91,6 +104,11 @@ def numbered(line: str) -> tuple[str, str, str] | None:
         if m and _WORD_START.match(m["title"]):
             return scheme, m["no"].rstrip("."), m["title"]
     return None
+
+
+def is_section_name(line: str) -> bool:
+    """Whether the line is nothing but a standard section name ("Results", "Résultats")."""
+    return bool(_SECTION_NAME.match(line))
 
 
 def has_words(line: str) -> bool:
