@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import cast
 
+from ..pdf_text import PDFIUM_LOCK
 from .errors import OcrUnavailableError, ParserError
 
 ENGINE = "tesseract"
@@ -201,26 +202,26 @@ def rendered_copy(source: Path, out: Path, pages: list[int], dpi: int = _RENDER_
     alone (greyscale, at `dpi`), every other page imported as it is (its text layer kept)."""
     import pypdfium2
 
-    original = pypdfium2.PdfDocument(str(source))
-    rebuilt = pypdfium2.PdfDocument.new()
-    try:
-        for index in range(len(original)):
-            if index not in pages:
-                rebuilt.import_pages(original, [index], index)
-                continue
-            page = original[index]
-            width, height = page.get_size()
-            bitmap = pypdfium2.PdfBitmap.from_pil(page.render(scale=dpi / 72).to_pil().convert("L"))
-            image = pypdfium2.PdfImage.new(rebuilt)
-            image.set_bitmap(bitmap)
-            image.set_matrix(pypdfium2.PdfMatrix().scale(width, height))
-            new_page = rebuilt.new_page(width, height, index)
-            new_page.insert_obj(image)
-            new_page.gen_content()
-        rebuilt.save(str(out))
-    finally:
-        rebuilt.close()
-        original.close()
+    with PDFIUM_LOCK:  # pdfium is not thread-safe (see pdf_text)
+        original = pypdfium2.PdfDocument(str(source))
+        rebuilt = pypdfium2.PdfDocument.new()
+        try:
+            for index in range(len(original)):
+                if index not in pages:
+                    rebuilt.import_pages(original, [index], index)
+                    continue
+                page = original[index]
+                width, height = page.get_size()
+                image = pypdfium2.PdfImage.new(rebuilt)
+                image.set_bitmap(pypdfium2.PdfBitmap.from_pil(page.render(scale=dpi / 72).to_pil().convert("L")))
+                image.set_matrix(pypdfium2.PdfMatrix().scale(width, height))
+                new_page = rebuilt.new_page(width, height, index)
+                new_page.insert_obj(image)
+                new_page.gen_content()
+            rebuilt.save(str(out))
+        finally:
+            rebuilt.close()
+            original.close()
     return out
 
 
