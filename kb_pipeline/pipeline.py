@@ -15,6 +15,7 @@ from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
 from .normalise import build_chunks
 from .normalise.item_text import item_texts
+from .normalise.recovery import recover_lost_lines
 from .parsing.backends import InProcess, ParseBackend
 from .parsing.cache import cache_key
 from .parsing.cached_parse import RawOutputRef, parse_to_cache
@@ -108,6 +109,10 @@ def normalise_raw(
         texts = item_texts(raw)
         chunks = build_chunks(doc_id, raw, text_layer, texts)
         coverage = measure_text_coverage(chunks, text_layer)
+        if coverage.missing:
+            lost = coverage.missing_by_page()
+            chunks = recover_lost_lines(doc_id, chunks, raw, texts, text_layer, lost, coverage.counted_by_page)
+            coverage = measure_text_coverage(chunks, text_layer)
         warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage, texts)
         document = ParsedDocument(
             doc_id=doc_id,

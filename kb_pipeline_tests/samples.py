@@ -165,6 +165,61 @@ def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **
     doc.build([Paragraph(p, ss["BodyText"]) for p in paragraphs])
 
 
+def math_paper_pdf(path: Path) -> None:
+    """A six-page mathematics paper: numbered sections, theorem-like paragraphs opened by a bold
+    run-in label on a line of its own ("Definition 1.", "Proposition 3."), and alternating
+    running heads from page 2 on, next to the page number, as journals set them: the authors
+    on even pages (three), a short title on odd ones (two)."""
+    import random
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    ss = _styles()
+    label = ParagraphStyle("label", parent=ss["BodyText"], fontName="Helvetica-Bold", spaceBefore=8)
+    vocabulary = (
+        "operator subspace sequence partial sums converges norm bounded family coefficients finite set "
+        "closed dense linear map kernel image basis dual space weak topology compact embedding "
+        "measure integral limit inequality estimate constant function domain boundary value "
+        "eigenvalue spectrum resolvent semigroup generator trace class ideal lattice order"
+    ).split()
+    rng = random.Random(21)  # fixed: the same PDF every time
+
+    def prose(sentences: int) -> str:
+        # Varied words, so that no body line repeats at the top of two pages like a running head.
+        return " ".join(
+            " ".join(rng.choice(vocabulary) for _ in range(14)).capitalize() + "." for _ in range(sentences)
+        )
+
+    story = [
+        Paragraph("Convergence of partial sums in closed subspaces", ss["Title"]),
+        Paragraph("J. Aligon, P. Marcel and E. Negre", ss["BodyText"]),
+    ]
+    labels = iter(["Definition 1.", "Lemma 2.", "Proposition 3.", "Proof.", "Theorem 4 (Main result).", "Remark 5."])
+    for number, name in enumerate(["Introduction", "Preliminaries", "Main results", "Applications"], start=1):
+        story.append(Paragraph(f"{number} {name}", ss["Heading2"]))
+        story.append(Paragraph(prose(26), ss["BodyText"]))
+        for _ in range(2 if number > 1 else 0):
+            story.append(Paragraph(next(labels), label))
+            story.append(Paragraph(prose(22), ss["BodyText"]))
+
+    def running_head(canvas, doc) -> None:
+        canvas.saveState()
+        canvas.setFont("Helvetica", 9)
+        top = A4[1] - 40
+        if doc.page % 2 == 0:
+            canvas.drawString(72, top, str(doc.page))
+            canvas.drawString(110, top, "J. Aligon et al.")
+        else:
+            canvas.drawRightString(A4[0] - 110, top, "Partial sums in subspaces")
+            canvas.drawRightString(A4[0] - 72, top, str(doc.page))
+        canvas.restoreState()
+
+    doc = SimpleDocTemplate(str(path), title="Convergence of partial sums", invariant=True)
+    doc.build(story, onLaterPages=running_head)
+
+
 def long_pdf(
     path: Path,
     pages: int,

@@ -149,6 +149,22 @@ def test_running_furniture_is_what_repeats_in_the_page_bands():
     assert furniture == set(range(6)) and demoted == {6}
 
 
+def test_a_title_recurring_under_another_number_is_not_running_furniture():
+    """Two sections with one title ("2.1 LRS model", "3.1 LRS model"): the second, typed
+    "header" at the top of its page, repeats no line, so it is body text, not furniture; a
+    running header naming one section on every page still is."""
+    items = [
+        {"type": "text", "text_level": 1, "page_idx": 1, "bbox": [100, 400, 900, 420]},
+        {"type": "header", "page_idx": 4, "bbox": [100, 30, 900, 60]},
+    ]
+    texts = [ItemText(text="2.1 LRS model"), ItemText(text="3.1 LRS model")]
+    for page in range(6):
+        items.append({"type": "header", "page_idx": page, "bbox": [100, 60, 900, 80]})
+        texts.append(ItemText(text=f"{page + 1} 4.2 Results"))
+    furniture, demoted = running_furniture(items, texts, n_pages=6)
+    assert demoted == {1} and furniture == set(range(2, 8))
+
+
 def test_page_numbers_typed_as_text_stay_out():
     # unittest_test's page number "1" arrives as a plain text item at the page bottom.
     raw, chunks = normalised("unittest_test")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -37,6 +38,15 @@ def image_only_pdf(source: Path, out: Path, pages: list[int] | None = None, dpi:
     document.close()
     images[0].save(out, save_all=True, append_images=images[1:], resolution=float(dpi))
     return out
+
+
+def without_page_types(pdf: Path) -> Path:
+    """`pdf` with "/Type /Page" blanked out of its page dictionaries (same length, so the xref
+    offsets hold): pdfium still reads it, pdfminer finds no page, so OCRmyPDF rejects it with
+    "InputFileError: pdfminer could not process page 0", as it does some real scans."""
+    data = pdf.read_bytes()
+    pdf.write_bytes(re.sub(rb"/Type\s*/Page(?![s\w])", lambda m: b" " * len(m.group(0)), data))
+    return pdf
 
 
 def page_text(pdf: Path) -> list[str]:
@@ -119,13 +129,30 @@ def test_a_mixed_pdf_ocrs_only_its_scanned_page(tmp_path, layout):
     mixed.close()
 
     run = process_document(tmp_path / "mixed.pdf", Parsing.in_process(ParserConfig(), layout))
-    assert run.raw.marker["ocr"]["pages"] == [1]
+    assert run.raw.marker["ocr"]["pages"] == [1] and run.raw.marker["ocr"]["rendered"] is False
     assert [w.page_idx for w in run.warnings if w.jenis == "teks_ocr"] == [1]
     # The text pages are read from their own text layer, unchanged.
     before, after = page_text(tmp_path / "mixed.pdf"), page_text(run.raw.path / SOURCE_COPY)
     assert after[0] == before[0] and after[2] == before[2] and not before[1].strip() and after[1].strip()
     joined = "\n".join(c.text for c in run.document.chunks)
     assert "conveyor belts" in joined and "centrifugal pump" in joined
+
+
+def test_a_scan_ocrmypdf_cannot_read_is_rendered_and_ocrd(tmp_path, layout):
+    scan = without_page_types(image_only_pdf(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path / "scan.pdf"))
+    rejected = subprocess.run(
+        ["ocrmypdf", "--redo-ocr", "--quiet", str(scan), str(tmp_path / "ocred.pdf")],
+        capture_output=True,
+        text=True,
+        env=ocr._clean_env(),
+    )
+    assert rejected.returncode == 2 and "pdfminer could not process page 0" in rejected.stderr
+
+    run = process_document(scan, Parsing.in_process(ParserConfig(), layout))
+    assert run.raw.marker["ocr"]["rendered"] is True and run.raw.marker["ocr"]["pages"] == [0]
+    text = "\n".join(c.text for c in run.document.chunks)
+    assert "centrifugal pump" in text and "bearing temperature" in text
+    assert run.checks["text_verbatim"].passed
 
 
 def test_without_tesseract_a_scanned_pdf_fails_naming_what_to_install(tmp_path, layout, monkeypatch):

@@ -118,3 +118,14 @@ def test_heading_rejection_rules():
         tracker.enter(line)
     assert tracker.goes_backwards("2 x")  # a formula line after chapter 4
     assert not tracker.goes_backwards("1 Part two starts again")
+
+
+def test_lowercase_roman_chapters_continue_and_order_like_uppercase_ones():
+    """ "Chapter iv" once crashed the numbering (a two-letter number read as one letter)."""
+    tracker = HeadingTracker()
+    tracker.enter("Chapter iii Methods")
+    assert tracker.continues_numbering("Chapter iv Results")
+    assert tracker.goes_backwards("Chapter ii Background")
+    tracker.enter("Chapter iv Results")
+    assert tracker.continues_numbering("CHAPTER V Discussion")
+    assert not tracker.continues_numbering("Chapter vii Outlook")

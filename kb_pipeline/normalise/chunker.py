@@ -5,7 +5,8 @@ What opens a new chunk, in priority order:
    (`outline`); a title item that is not a caption, a contents line or a fragment
    (`headings.heading_rejection`); a short line continuing the document's numbering (flash
    misses some titles); a paragraph line in a font of its own continuing it (a run-in heading:
-   the paragraph is cut there); a boxed title. Adjacent title lines make one heading; a section
+   the paragraph is cut there); a standard section name ("Résultats") alone on its item or on a
+   line of its own at a paragraph's start, MinerU having read it as body text; a boxed title. Adjacent title lines make one heading; a section
    with no body keeps a chunk of its heading line, so no heading is lost;
 2. a table, a chart, or a figure with a caption — one item, one chunk;
 3. the 6,000-character safety net — only at an item boundary, so `text` stays verbatim.
@@ -31,7 +32,16 @@ from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 from .furniture import running_furniture
-from .headings import DOT_LEADER, Heading, HeadingTracker, heading_rejection, looks_like_page_number, numbered
+from .headings import (
+    DOT_LEADER,
+    SECTION_NAME_INSIDE,
+    Heading,
+    HeadingTracker,
+    heading_rejection,
+    is_section_name,
+    looks_like_page_number,
+    numbered,
+)
 from .item_text import ItemText, has_cells, item_texts
 from .outline import OutlineHit, place_outline, squash, squashed, widen
 
@@ -338,6 +348,9 @@ class _ChunkBuilder:
         if self.headings.continues_numbering(line) and not self.headings.goes_backwards(line):
             self._open_heading(line, [index])
             return True
+        if is_section_name(line):
+            self._open_heading(line, [index])
+            return True
         return False
 
     def _join_number_prefix(self, index: int, line: str) -> bool:
@@ -392,11 +405,15 @@ class _ChunkBuilder:
 
     def _split_run_in(self, index: int) -> bool:
         """Headings MinerU merged into a paragraph: lines in a font of their own carrying the next
-        section number. The paragraph is cut there, between its own characters (verbatim)."""
+        section number, and standard section names on a line of their own ("Résultats") opening
+        the paragraph or following a sentence's end, with text after them. The paragraph is cut
+        there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
-        # Reading the page's fonts costs time: only when the paragraph holds the number expected next.
-        if not item.get("bbox") or not any(
-            self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text)
+        # Reading the page's fonts costs time: only when the paragraph holds the number expected
+        # next, or a section name where a heading could stand.
+        if not item.get("bbox") or not (
+            any(self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text))
+            or SECTION_NAME_INSIDE.search(text.text)
         ):
             return False
         lines = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
@@ -407,7 +424,13 @@ class _ChunkBuilder:
         for k, line in enumerate(lines):
             # Its font is its own: used by no other line, unlike the line after it (or before).
             neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            if fonts[line.font] > 1 or line.font == neighbour.font or not self.headings.continues_numbering(line.text):
+            own_font = fonts[line.font] == 1 and line.font != neighbour.font
+            named = (
+                is_section_name(line.text)
+                and k + 1 < len(lines)
+                and (k == 0 or lines[k - 1].text.rstrip()[-1:] in ".!?:")
+            )
+            if not (named or (own_font and self.headings.continues_numbering(line.text))):
                 continue
             where = _cut_at_line(text.text, line.text, position)
             if where is None:

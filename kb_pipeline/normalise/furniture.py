@@ -3,7 +3,8 @@
 MinerU types page headers and footers by position on the page alone, so a heading at the top of
 a page or a table of contents can come out as a "header" (and be lost from the text), while a
 running footer on the first page can come out as body text. A running header or footer is what
-repeats: the same line, page numbers aside, in the same band of several pages. Anything MinerU
+repeats: the same line, page numbers aside, in the same band of several pages (of every other
+page, for the alternating heads of journals: authors on even pages, title on odd). Anything MinerU
 called furniture that does not repeat is read as body text; body text that does repeat there is
 furniture.
 """
@@ -18,6 +19,7 @@ from .outline import squash
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
 _MAX_WORDS = 20
 _DIGITS = re.compile(r"\d+")
+_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3})+)\.?\s")
 
 
 def _band(item: dict) -> str | None:
@@ -30,16 +32,26 @@ def _band(item: dict) -> str | None:
 
 
 def _key(text: str) -> str:
-    return _DIGITS.sub("", squash(text))
+    """The line without its digits (page numbers move), except a leading dotted section number:
+    no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS model" are two sections,
+    not one running line."""
+    section = _SECTION_NUMBER.match(text)
+    return (section[1] if section else "") + _DIGITS.sub("", squash(text))
+
+
+def _repeats(pages: set[int], n_pages: int) -> bool:
+    """Whether a line seen in one band on these pages recurs there. Repetition is only a signal
+    in a document with pages to repeat on (a short one keeps MinerU's reading); a line seen on
+    pages of one parity only is counted among the pages of that parity, since an alternating
+    running head can stand on no more than every other page."""
+    candidates = n_pages if len({page % 2 for page in pages}) > 1 else (n_pages + 1) // 2
+    return len(pages) >= (2 if candidates < 6 else 3)
 
 
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
     archive stamp, is the document's text). Page numbers stay furniture."""
-    # Repetition is only a signal in a document with pages to repeat on; a short one keeps
-    # MinerU's reading.
-    needed = 2 if n_pages < 6 else 3
     pages_of: dict[tuple[str, str], set[int]] = {}
     for index, item in enumerate(items):
         band = _band(item)
@@ -54,7 +66,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         kind = item["type"]
         band = _band(item)
         key = _key(texts[index].text)
-        repeats = band is not None and len(pages_of.get((band, key), ())) >= needed
+        repeats = band is not None and _repeats(pages_of.get((band, key), set()), n_pages)
         if kind in ("header", "footer", "aside_text"):
             if n_pages < 3 or not key or repeats or key in titles:
                 furniture.add(index)

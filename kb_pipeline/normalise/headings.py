@@ -7,7 +7,7 @@ prints: `2.` → 1, `2.1.` → 2, `2.1.1` → 3; `III.`, `CHAPTER 5`, `Appendix 
 
 Not every line MinerU calls a title is a heading. `heading_rejection` says why one is not:
 no words ("3.1", "6 0", "= 0"), a table-of-contents line, a caption ("Figure 3:"), a sentence
-fragment, a reference or an address. Such a line stays in the text, so nothing is lost.
+fragment, a reference, an address or the run-in label of a theorem-like paragraph. Such a line stays in the text, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -35,10 +35,36 @@ _TOP_LEVEL_NAMES = re.compile(
     r"appendices|annex(es)?|lampiran|ethical considerations|conclusions?|kesimpulan|glossary|index)\b",
     re.I,
 )
+# The standard names of a report's or paper's sections (in the languages of the corpus and its
+# neighbours): alone on a line, unnumbered, they open a section even when MinerU typed them as
+# body text (set in the body font, "Résultats" is read as a paragraph).
+_SECTION_NAMES = (
+    r"(?:introduction|introducción|einleitung|pendahuluan|background|contexte|methods?|methodology|"
+    r"materials and methods|méthodes?|méthodologie|methoden|métodos?|metodología|metode|results?|résultats?|"
+    r"ergebnisse|resultados?|hasil|discussion|discusión|diskussion|pembahasan|conclusions?|conclusiones|"
+    r"fazit|kesimpulan|acknowledge?ments?|remerciements|references|références|bibliographie|literatur|"
+    r"referencias|bibliografía|résumé|zusammenfassung|resumen|summary|abstract)"
+)
+_SECTION_NAME = re.compile(rf"^\s*{_SECTION_NAMES}\s*[:.]?\s*$", re.I)
+# One opening a paragraph or following a sentence's end inside it: MinerU may have joined them.
+SECTION_NAME_INSIDE = re.compile(rf"(?:^|[.!?:]\s+){_SECTION_NAMES}\s", re.I)
 # A caption MinerU typed as a title: it belongs to its figure or table, as text.
 CAPTION = re.compile(
     r"^\s*(figure|fig\.|abbildung|abb\.|table|tableau|tabelle|tabla|tabel|gambar|listing|chart|graph|"
     r"plate|exhibit|map|carte|figura|schema|scheme|diagram)\s*[A-Z]?\d+(?:[.\-–]\d+)*[a-z]?\s*[.:\-–—)]?(\s|$)",
+    re.I,
+)
+# The run-in label of a theorem-like paragraph ("Definition 6 ((", "Proposition 3.", "Proof.",
+# "Théorème 2 (Banach)"): numbered and followed by a full stop, a parenthesis or nothing, or
+# unnumbered and followed by a full stop. A label with a title after a colon or a space
+# ("Example: Cleaning up a PDF") is left to the other rules: manuals title sections that way.
+_THEOREM_LABEL = re.compile(
+    r"^(?:definition|theorem|lemma|proposition|corollary|remark|example|proof|claim|conjecture|"
+    r"assumption|notation|observation|"
+    r"définition|théorème|lemme|corollaire|remarque|exemple|preuve|démonstration|"
+    r"satz|korollar|bemerkung|beispiel|beweis|folgerung|"
+    r"definición|teorema|lema|proposición|corolario|observación|ejemplo|demostración|prueba)"
+    r"(?:\s+\d{1,3}(?:\.\d{1,3})*\s*(?:[.(]|$)|\s*\.)",
     re.I,
 )
 DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")
@@ -80,6 +106,11 @@ def numbered(line: str) -> tuple[str, str, str] | None:
     return None
 
 
+def is_section_name(line: str) -> bool:
+    """Whether the line is nothing but a standard section name ("Results", "Résultats")."""
+    return bool(_SECTION_NAME.match(line))
+
+
 def has_words(line: str) -> bool:
     """Whether the line, once its number is removed, holds a word: 3 letters in a row (2 in CJK
     scripts, where two characters make a word)."""
@@ -97,6 +128,8 @@ def heading_rejection(line: str) -> str | None:
         return "table of contents"
     if CAPTION.match(text):
         return "caption"
+    if _THEOREM_LABEL.match(text):
+        return "theorem-like label"
     if len(text) > _MAX_HEADING_CHARS or len(text.split()) > _MAX_HEADING_WORDS:
         return "too long"
     if _WEB.search(text):
@@ -116,6 +149,8 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50}
 def _ordinal(scheme: str, number: str) -> int:
     if number.isdigit():
         return int(number)
+    # "Chapter iv" and "Appendix b": the chapter pattern matches its number in either case.
+    number = number.upper()
     if scheme in ("roman", "chapter") and set(number) <= set(_ROMAN_VALUES):
         values = [_ROMAN_VALUES[ch] for ch in number]
         return sum(-v if v < after else v for v, after in zip(values, values[1:] + [0]))

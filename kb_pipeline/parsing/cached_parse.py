@@ -76,6 +76,7 @@ def parse_to_cache(
                 "pages": done.pages,
                 "pages_asked": list(checked.ocr_pages),
                 "seconds": round(done.seconds, 3),
+                "rendered": done.rendered,
                 "original": ORIGINAL_COPY,
             }
         window = config.parse_window

@@ -9,6 +9,10 @@ The derived PDF MinerU parses is built in two steps:
    OCR'd pages of the copy MinerU parses, the scan image is dropped and OCRmyPDF's words are drawn
    at their positions and sizes in Helvetica (painted, WinAnsi: Latin-script languages). MinerU
    then reads them as ordinary paragraphs and titles.
+When OCRmyPDF cannot read the PDF's structure at all (it exits with its input-file error, e.g.
+"pdfminer could not process page 0" for a scan whose page dictionaries lack their /Type), the
+pages to OCR are rendered by pdfium, which reads far more broken files, into a fresh copy with
+nothing but the page image, and that copy is OCR'd: a scan must not fail for how its PDF is built.
 Nothing here cleans the text: the chunks hold Tesseract's output verbatim.
 """
 
@@ -24,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import cast
 
+from ..pdf_text import PDFIUM_LOCK
 from .errors import OcrUnavailableError, ParserError
 
 ENGINE = "tesseract"
@@ -36,6 +41,10 @@ _LANGS_RE = re.compile(r"^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$")
 _OCR_FORM_CALL = re.compile(rb"q\s+((?:[-\d.]+\s+){6})cm\s*/(OCR-[\w-]+)\s+Do\s*Q")
 # Seconds OCRmyPDF may spend per page before Tesseract is given up on that page.
 _TIMEOUT_PER_PAGE = 180
+# OCRmyPDF's exit code for an input file it cannot read (`ExitCode.input_file`).
+_INPUT_FILE_ERROR = 2
+# Resolution of a page rendered for OCR when OCRmyPDF cannot read the original: Tesseract's best.
+_RENDER_DPI = 300
 
 
 def debian_package(lang: str) -> str:
@@ -132,6 +141,7 @@ class OcrResult:
     seconds: float
     engine: str  # e.g. tesseract-5.3.0
     langs: str
+    rendered: bool = False  # OCRmyPDF could not read the original: the OCR'd pages were rendered first
 
 
 _HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
@@ -187,28 +197,67 @@ def _readable_text_layer(ocred: Path, out: Path, pages: list[int]) -> list[int]:
     return with_text
 
 
-def ocr_pages(source: Path, out: Path, pages: list[int], langs: str, display_name: str) -> OcrResult:
-    """Write `out`: `source` with an OCR text layer on `pages` (0-based) that MinerU reads."""
-    require_ocr(langs, f"{display_name} has no usable text layer on {len(pages)} page(s) (a scanned PDF?): reading it")
-    started = time.perf_counter()
-    ocred = out.with_name(out.stem + ".ocrmypdf.pdf")
+def rendered_copy(source: Path, out: Path, pages: list[int], dpi: int = _RENDER_DPI) -> Path:
+    """Write `out`: `source` rebuilt by pdfium, each of `pages` (0-based) as its rendered image
+    alone (greyscale, at `dpi`), every other page imported as it is (its text layer kept)."""
+    import pypdfium2
+
+    with PDFIUM_LOCK:  # pdfium is not thread-safe (see pdf_text)
+        original = pypdfium2.PdfDocument(str(source))
+        rebuilt = pypdfium2.PdfDocument.new()
+        try:
+            for index in range(len(original)):
+                if index not in pages:
+                    rebuilt.import_pages(original, [index], index)
+                    continue
+                page = original[index]
+                width, height = page.get_size()
+                image = pypdfium2.PdfImage.new(rebuilt)
+                image.set_bitmap(pypdfium2.PdfBitmap.from_pil(page.render(scale=dpi / 72).to_pil().convert("L")))
+                image.set_matrix(pypdfium2.PdfMatrix().scale(width, height))
+                new_page = rebuilt.new_page(width, height, index)
+                new_page.insert_obj(image)
+                new_page.gen_content()
+            rebuilt.save(str(out))
+        finally:
+            rebuilt.close()
+            original.close()
+    return out
+
+
+def _ocrmypdf(
+    source: Path, ocred: Path, pages: list[int], langs: str, display_name: str
+) -> subprocess.CompletedProcess[str]:
     jobs = max(1, min(len(pages), os.cpu_count() or 1))
     command = ["ocrmypdf", "--redo-ocr", "--pages", ",".join(str(p + 1) for p in pages), "-l", langs]
     command += ["--output-type", "pdf", "--optimize", "0", "--jobs", str(jobs)]
     command += ["--tesseract-timeout", str(_TIMEOUT_PER_PAGE), "--quiet", str(source), str(ocred)]
     try:
-        done = subprocess.run(
+        return subprocess.run(
             command, capture_output=True, text=True, env=_clean_env(), timeout=60 + _TIMEOUT_PER_PAGE * len(pages)
         )
     except subprocess.TimeoutExpired as e:
         raise ParserError(f"OCR of {display_name} timed out after {e.timeout:.0f} s") from e
-    if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
-        raise ParserError(
-            f"OCRmyPDF failed on {display_name} (exit {done.returncode}): {detail[-1] if detail else 'no message'}"
-        )
+
+
+def ocr_pages(source: Path, out: Path, pages: list[int], langs: str, display_name: str) -> OcrResult:
+    """Write `out`: `source` with an OCR text layer on `pages` (0-based) that MinerU reads."""
+    require_ocr(langs, f"{display_name} has no usable text layer on {len(pages)} page(s) (a scanned PDF?): reading it")
+    started = time.perf_counter()
+    ocred = out.with_name(out.stem + ".ocrmypdf.pdf")
+    rendered = out.with_name(out.stem + ".rendered.pdf")
     try:
+        done = _ocrmypdf(source, ocred, pages, langs, display_name)
+        unreadable = done.returncode == _INPUT_FILE_ERROR
+        if unreadable:
+            done = _ocrmypdf(rendered_copy(source, rendered, pages), ocred, pages, langs, display_name)
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            raise ParserError(
+                f"OCRmyPDF failed on {display_name} (exit {done.returncode}): {detail[-1] if detail else 'no message'}"
+            )
         with_text = _readable_text_layer(ocred, out, pages)
     finally:
         ocred.unlink(missing_ok=True)
-    return OcrResult(with_text, time.perf_counter() - started, engine_label(), langs)
+        rendered.unlink(missing_ok=True)
+    return OcrResult(with_text, time.perf_counter() - started, engine_label(), langs, unreadable)

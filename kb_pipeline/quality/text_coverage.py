@@ -165,6 +165,13 @@ class TextCoverage:
     counted: int = 0
     found: int = 0
     missing: list[MissingLine] = field(default_factory=list)
+    counted_by_page: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+
+    def missing_by_page(self) -> dict[int, list[str]]:
+        pages: dict[int, list[str]] = defaultdict(list)
+        for line in self.missing:
+            pages[line.page_idx].append(line.text)
+        return pages
 
     @property
     def coverage(self) -> float:
@@ -195,6 +202,7 @@ def measure_text_coverage(chunks: list[Chunk], text_layer: PdfTextLayer) -> Text
         if len(pages_of[key]) >= RUNNING_MIN_PAGES:
             continue
         result.counted += 1
+        result.counted_by_page[page_idx] += 1
         if haystack.holds(squashed, page_idx):
             result.found += 1
         else:

@@ -14,11 +14,15 @@ from pathlib import Path
 from ..contracts import Chunk
 from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text
 from ..normalise.item_text import PIECE_SEPARATORS, item_text, item_texts
+from ..normalise.recovery import recovered_chunk_lines
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
 
 
 def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> list[str]:
+    if not chunk.source_items:
+        # Lines MinerU lost, put back from the text layer (`normalise.recovery`).
+        return recovered_chunk_lines(chunk, text_layer)
     items = [raw.items[i] for i in chunk.source_items]
     pieces: list[str] = []
     if len({item["page_idx"] for item in items}) == 1 and items[0]["page_idx"] in _contents_pages(raw):

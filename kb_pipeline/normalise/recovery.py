@@ -1,0 +1,109 @@
+"""Text-layer lines MinerU lost, recovered verbatim from the PDF's own text layer.
+
+The text-coverage measure (`quality.text_coverage`) lists the lines of the text layer that are
+not in the chunks. Most pages lose none, or a line or two that is there in another shape (a
+hyphenated word, a formula). Two losses are MinerU's own, and the lines are put back:
+- a page that lost most of its lines (a table printed rotated, a notice in three columns read
+  as one block): every lost line of the page;
+- a table that lost rows (rows merged into one cell, header rows set on several lines): the
+  lost lines inside the table's box.
+Recovered lines go in a text chunk of their own, as the text layer has them (verbatim, in its
+order, one line a line), right after the table they belong to or the page's last chunk, in the
+section open there. Such a chunk has no `source_items`: it is no MinerU item. A line the
+furniture rule removed (a running header) is never put back, and what stays lost keeps its
+`teks_hilang` warning.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from ..contracts import Chunk, make_chunk_id
+from ..parsing.raw_output import RawOutput
+from ..pdf_text import PdfTextLayer
+from .furniture import running_furniture
+from .item_text import ItemText
+
+# A page whose lost lines are more than this share of its counted lines lost them to MinerU.
+LOST_PAGE_SHARE = 0.5
+_WHOLE_PAGE = [0, 0, 1000, 1000]
+
+
+def recovered_chunk_lines(chunk: Chunk, text_layer: PdfTextLayer) -> list[str]:
+    """The text-layer lines of a recovered chunk's page, in page order, that the chunk holds:
+    what its text must be made of (the verbatim check's pieces)."""
+    held = set(chunk.text.split("\n"))
+    return [line.text for line in text_layer.lines_in_box(chunk.page_idx, _WHOLE_PAGE) if line.text in held]
+
+
+def recover_lost_lines(
+    doc_id: str,
+    chunks: list[Chunk],
+    raw: RawOutput,
+    texts: list[ItemText],
+    text_layer: PdfTextLayer,
+    lost: Mapping[int, Sequence[str]],
+    counted: Mapping[int, int],
+) -> list[Chunk]:
+    """`chunks` with the recovered lines' chunks inserted, renumbered. `lost` maps a page to the
+    text of its lost lines (as the coverage measure reports them), `counted` to how many of its
+    lines the measure counts."""
+    furniture: set[int] | None = None
+    # (chunk position, page) -> the page's lines to insert after that chunk
+    after: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for page_idx, lost_lines in sorted(lost.items()):
+        on_page = [n for n, chunk in enumerate(chunks) if page_idx in (chunk.page_idxs or [chunk.page_idx])]
+        tables = [
+            (n, box)
+            for n in on_page
+            if chunks[n].kind == "table" and chunks[n].page_idx == page_idx and (box := chunks[n].bbox)
+        ]
+        whole_page = len(lost_lines) > LOST_PAGE_SHARE * counted.get(page_idx, 0)
+        # Reading a page's characters costs time: only pages that may give something back.
+        if not on_page or not (whole_page or tables):
+            continue
+        in_table = {line.text: n for n, box in tables for line in text_layer.lines_in_box(page_idx, box)}
+        if furniture is None:
+            furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
+        removed = {
+            line.text
+            for index in furniture
+            if raw.items[index]["page_idx"] == page_idx and (box := raw.items[index].get("bbox"))
+            for line in text_layer.lines_in_box(page_idx, box)
+        }
+        for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
+            if line.text in removed or not _is_lost(line.text, lost_lines):
+                continue
+            if line.text in in_table:
+                after[in_table[line.text], page_idx].append(line.text)
+            elif whole_page:
+                after[on_page[-1], page_idx].append(line.text)
+    if not after:
+        return chunks
+    out: list[Chunk] = []
+    for n, chunk in enumerate(chunks):
+        out.append(chunk)
+        out += [_recovered(chunk, lines, page_idx) for (at, page_idx), lines in sorted(after.items()) if at == n]
+    return [chunk.model_copy(update={"chunk_id": make_chunk_id(doc_id, seq)}) for seq, chunk in enumerate(out)]
+
+
+def _is_lost(line: str, lost_lines: Sequence[str]) -> bool:
+    # The measure cuts a line of more than 40 words (a rotated page) into pieces of 10 words.
+    spaced = " ".join(line.split())
+    return any(lost == line or (lost and lost in spaced) for lost in lost_lines)
+
+
+def _recovered(anchor: Chunk, lines: list[str], page_idx: int) -> Chunk:
+    return Chunk(
+        chunk_id=anchor.chunk_id,  # renumbered by the caller
+        doc_id=anchor.doc_id,
+        kind="text",
+        text="\n".join(lines),
+        page_idx=page_idx,
+        page_idxs=[page_idx],
+        section_no=anchor.section_no,
+        heading=anchor.heading,
+        chapters=anchor.chapters,
+        heading_path=anchor.heading_path,
+    )
