@@ -7,7 +7,10 @@ hyphenated word, a formula). Two losses are MinerU's own, and the lines are put 
   as one block): every lost line of the page;
 - a table that lost rows (rows merged into one cell, header rows set on several lines): the
   lost lines inside the table's box.
-Recovered lines go in a text chunk of their own, as the text layer has them (verbatim, in its
+A lost line whose words are mostly in the page's chunks already, three in a row, is not lost:
+the text layer reads it in another layout (a notice in columns whose text-layer lines run across
+them, a hyphenated word), and putting it back would say the page twice, garbled. Recovered
+lines go in a text chunk of their own, as the text layer has them (verbatim, in its
 order, one line a line), right after the table they belong to or the page's last chunk, in the
 section open there. Such a chunk has no `source_items`: it is no MinerU item. A line the
 furniture rule removed (a running header) is never put back, and what stays lost keeps its
@@ -27,6 +30,8 @@ from .item_text import ItemText
 
 # A page whose lost lines are more than this share of its counted lines lost them to MinerU.
 LOST_PAGE_SHARE = 0.5
+# A line this share of whose word trigrams the page's chunks already hold is said already.
+SAID_SHARE = 0.5
 _WHOLE_PAGE = [0, 0, 1000, 1000]
 
 
@@ -72,8 +77,9 @@ def recover_lost_lines(
             if raw.items[index]["page_idx"] == page_idx and (box := raw.items[index].get("bbox"))
             for line in text_layer.lines_in_box(page_idx, box)
         }
+        said = _trigrams(" ".join(chunks[n].text for n in on_page))
         for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
-            if line.text in removed or not _is_lost(line.text, lost_lines):
+            if line.text in removed or not _is_lost(line.text, lost_lines) or _said_already(line.text, said):
                 continue
             if line.text in in_table:
                 after[in_table[line.text], page_idx].append(line.text)
@@ -92,6 +98,16 @@ def _is_lost(line: str, lost_lines: Sequence[str]) -> bool:
     # The measure cuts a line of more than 40 words (a rotated page) into pieces of 10 words.
     spaced = " ".join(line.split())
     return any(lost == line or (lost and lost in spaced) for lost in lost_lines)
+
+
+def _trigrams(text: str) -> set[tuple[str, ...]]:
+    words = text.split()
+    return set(zip(words, words[1:], words[2:]))
+
+
+def _said_already(line: str, said: set[tuple[str, ...]]) -> bool:
+    grams = _trigrams(line)
+    return bool(grams) and sum(g in said for g in grams) >= SAID_SHARE * len(grams)
 
 
 def _recovered(anchor: Chunk, lines: list[str], page_idx: int) -> Chunk:
