@@ -194,12 +194,13 @@ def test_ingest_on_postgres_with_parallel_runs_and_steps(tmp_path, postgres, mon
         storage = type(instance.run_storage).__name__
         assert storage == "PostgresRunStorage", storage
         instance.add_dynamic_partitions("documents", DOCS)
-        # Create the `mineru` pool's row (at dagster.yaml's default_limit) before runs start:
+        # Create the `mineru` and `llm` pools' rows (at dagster.yaml's default_limit) before runs start:
         # Dagster 1.13.28 creates it on a step's first claim, and two runs' first claims at once
         # race on Postgres (UniqueViolation "concurrency_limits_concurrency_key_key", the run
         # fails). See docs/SCALING.md.
-        instance.event_log_storage.initialize_concurrency_limit_to_default("mineru")
-        assert instance.event_log_storage.get_concurrency_info("mineru").slot_count == 2
+        for pool in ("mineru", "llm"):
+            instance.event_log_storage.initialize_concurrency_limit_to_default(pool)
+            assert instance.event_log_storage.get_concurrency_info(pool).slot_count == 2
 
     # Three runs at once, each its own orchestrator process with the multiprocess executor.
     defs_file = tmp_path / "multiprocess_defs.py"
