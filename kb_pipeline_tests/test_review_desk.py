@@ -249,6 +249,18 @@ def test_a_definition_with_markup_is_shown_as_text(desk):
         assert "script-src 'self'" in page.headers["content-security-policy"]  # and no inline script would run
 
 
+def test_a_model_picked_definition_is_shown_as_the_model_s(desk):
+    layout, store, client, terms = desk
+    path = layout.knowledge / STANDARD / "glossary.json"
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    for row in rows:
+        row["extraction_status"] = "escalated" if row["term_id"] == terms["PA"].term_id else row["extraction_status"]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    assert "Picked by the language model" in client.get(f"/entries/{terms['PA'].term_id}").text
+    other = next(t for name, t in terms.items() if name != "PA")
+    assert "Picked by the language model" not in client.get(f"/entries/{other.term_id}").text
+
+
 def test_page_image_shows_the_span_highlighted(desk, parsed):
     layout, store, client, terms = desk
     page = client.get(f"/entries/{terms['PA'].term_id}")
