@@ -205,3 +205,16 @@ def test_a_model_cannot_add_a_term(endpoint):
     payloads = _ask(endpoint((200, {}, _completion(invented))))
     assert {e.term for e in payloads.glossary} == {"Cirrhosis", "Viraemia"}
     assert next(e for e in payloads.glossary if e.term == "Viraemia").extraction_status == "escalated"
+
+
+def test_the_embedded_server_keeps_answering_past_a_pipe_s_worth_of_log():
+    """llama.cpp logs ~1 KB a request: 150 requests write more than a 64 KB pipe holds, which a
+    server logging into a pipe nobody reads would block on."""
+    import openai
+
+    from kb_pipeline.knowledge.local_server import LocalServer
+
+    with LocalServer(default_gguf()) as server:
+        client = openai.OpenAI(base_url=server.ensure_started(), api_key="none", max_retries=0, timeout=10)
+        for _ in range(150):
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=1)

@@ -15,8 +15,10 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # The whole prompt and answer of one call (a term, up to ~16 candidate sentences, the chosen one).
@@ -53,6 +55,9 @@ class LocalServer:
         self.gguf = gguf
         self._process: subprocess.Popen[str] | None = None
         self._url: str | None = None
+        # The server's log (llama.cpp writes ~0.7 KB a request): a file, never a pipe nobody
+        # reads, whose full buffer would block the server after some 80 requests.
+        self._log: IO[bytes] | None = None
 
     def ensure_started(self) -> str:
         if self._url is not None and self._process is not None and self._process.poll() is None:
@@ -60,19 +65,29 @@ class LocalServer:
         self.stop()
         if not self.gguf.is_file():
             raise ModelUnavailable(f"the model file {self.gguf} does not exist (KB_LLM_GGUF)")
+        self._log = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             [sys.executable, "-m", __name__, str(self.gguf)],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self._log,
             text=True,
             start_new_session=True,
         )
-        self._url = self._read_url(self._process)
+        try:
+            self._url = self._read_url(self._process)
+        except ModelUnavailable:
+            self.stop()
+            raise
         return self._url
 
-    @staticmethod
-    def _read_url(process: subprocess.Popen[str]) -> str:
-        assert process.stdout is not None and process.stderr is not None
+    def _last_log_lines(self, count: int = 3) -> list[str]:
+        if self._log is None:
+            return []
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace").strip().splitlines()[-count:]
+
+    def _read_url(self, process: subprocess.Popen[str]) -> str:
+        assert process.stdout is not None
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             ready, _, _ = select.select([process.stdout], [], [], 0.2)
@@ -82,25 +97,30 @@ class LocalServer:
                     return line
             if process.poll() is not None:
                 break
-        process.kill()
-        process.wait()
-        reason = process.stderr.read().strip().splitlines()[-3:]
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        reason = self._last_log_lines()
         raise ModelUnavailable(f"the embedded model server did not start: {' | '.join(reason) or 'timed out'}")
 
     def stop(self) -> None:
         process, self._process, self._url = self._process, None, None
-        if process is None:
-            return
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
+        log, self._log = self._log, None
+        if process is not None:
             try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGTERM)
+                    try:
+                        process.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        os.killpg(process.pid, signal.SIGKILL)
+                        process.wait()
+            except ProcessLookupError:  # ended on its own meanwhile
                 process.wait()
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+            if process.stdout is not None:
+                process.stdout.close()
+        if log is not None:
+            log.close()
 
     def __enter__(self) -> LocalServer:
         return self
@@ -125,6 +145,7 @@ def serve(gguf: Path) -> None:
     params.cpuparams_batch.n_threads = 1
     server = xllamacpp.Server(params)
     print(f"{server.listening_address.rstrip('/')}/v1", flush=True)
+    os.dup2(2, 1)  # anything printed later goes to the log, not to a pipe nobody reads
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
 
 
