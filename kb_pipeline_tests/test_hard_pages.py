@@ -47,7 +47,14 @@ def test_theorem_label_rule_leaves_titled_examples_and_plain_words_alone():
     """Isolates the line rule: the label with a number or a full stop, in several languages."""
     for label in ["Definition 6 ((", "Proposition 3.", "Théorème 2 (Banach)", "Lemma 2.1", "Satz 3.", "Proof."]:
         assert heading_rejection(label) == "theorem-like label", label
-    for title in ["Example: Dynamically cleaning up corrupt PDF documents", "Examples", "Definitions", "3.2 Proof"]:
+    for title in [
+        "Example: Dynamically cleaning up corrupt PDF documents",
+        "Examples",
+        "Definitions",
+        "3.2 Proof",
+        "Observation 1. Lack of segregation of duties",
+        "Example 2. Computing availability",
+    ]:
         assert heading_rejection(title) is None, title
 
 
@@ -96,6 +103,10 @@ def test_a_page_that_lost_most_of_its_lines_gets_back_only_what_is_lost(corpus_r
     assert recovered.text == "Department of the Treasury Notice 1036 Internal Revenue Service (Rev. December 2010)"
     page_text = " ".join(c.text for c in run.document.chunks if c.page_idx == 0)
     assert page_text.count("This notice includes the 2011 Percentage Method Tables") == 1
+    # Page 0's chunks all run on to page 1 but one: the line goes before those, not after page 1's text.
+    order = [c.chunk_id for c in run.document.chunks]
+    running_on = next(c for c in run.document.chunks if c.page_idxs == [0, 1])
+    assert order.index(recovered.chunk_id) < order.index(running_on.chunk_id)
     assert run.checks["text_verbatim"].passed
 
 

@@ -165,6 +165,25 @@ def test_a_title_recurring_under_another_number_is_not_running_furniture():
     assert demoted == {1} and furniture == set(range(2, 8))
 
 
+def test_body_text_on_two_pages_of_one_parity_is_not_furniture():
+    """Isolates the parity rule on hand-made items: in an 8-page report, two source notes at the
+    foot of pages 2 and 4 (the same line, digits aside) are text; a header on pages 2, 4 and 6
+    only, an alternating running head, is furniture."""
+    items = [
+        {"type": "text", "page_idx": 1, "bbox": [100, 900, 900, 920]},
+        {"type": "text", "page_idx": 3, "bbox": [100, 900, 900, 920]},
+    ]
+    texts = [
+        ItemText(text="Source: Ministry of Energy, 2021 survey."),
+        ItemText(text="Source: Ministry of Energy, 2022 survey."),
+    ]
+    for page in (1, 3, 5):
+        items.append({"type": "header", "page_idx": page, "bbox": [100, 30, 900, 60]})
+        texts.append(ItemText(text="J. Aligon et al."))
+    furniture, _demoted = running_furniture(items, texts, n_pages=8)
+    assert furniture == {2, 3, 4}
+
+
 def test_page_numbers_typed_as_text_stay_out():
     # unittest_test's page number "1" arrives as a plain text item at the page bottom.
     raw, chunks = normalised("unittest_test")

@@ -39,12 +39,14 @@ def _key(text: str) -> str:
     return (section[1] if section else "") + _DIGITS.sub("", squash(text))
 
 
-def _repeats(pages: set[int], n_pages: int) -> bool:
+def _repeats(pages: set[int], n_pages: int, typed_furniture: bool) -> bool:
     """Whether a line seen in one band on these pages recurs there. Repetition is only a signal
-    in a document with pages to repeat on (a short one keeps MinerU's reading); a line seen on
-    pages of one parity only is counted among the pages of that parity, since an alternating
-    running head can stand on no more than every other page."""
-    candidates = n_pages if len({page % 2 for page in pages}) > 1 else (n_pages + 1) // 2
+    in a document with pages to repeat on (a short one keeps MinerU's reading). A line MinerU
+    typed a header or footer that stands on pages of one parity only is counted among the pages
+    of that parity, since an alternating running head can stand on no more than every other
+    page; body text is not (two "Source: … survey" lines on pages 2 and 4 are text)."""
+    one_parity = len({page % 2 for page in pages}) == 1
+    candidates = (n_pages + 1) // 2 if typed_furniture and one_parity else n_pages
     return len(pages) >= (2 if candidates < 6 else 3)
 
 
@@ -66,8 +68,9 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         kind = item["type"]
         band = _band(item)
         key = _key(texts[index].text)
-        repeats = band is not None and _repeats(pages_of.get((band, key), set()), n_pages)
-        if kind in ("header", "footer", "aside_text"):
+        typed = kind in ("header", "footer", "aside_text")
+        repeats = band is not None and _repeats(pages_of.get((band, key), set()), n_pages, typed)
+        if typed:
             if n_pages < 3 or not key or repeats or key in titles:
                 furniture.add(index)
             else:

@@ -55,16 +55,17 @@ CAPTION = re.compile(
     re.I,
 )
 # The run-in label of a theorem-like paragraph ("Definition 6 ((", "Proposition 3.", "Proof.",
-# "Théorème 2 (Banach)"): numbered and followed by a full stop, a parenthesis or nothing, or
-# unnumbered and followed by a full stop. A label with a title after a colon or a space
-# ("Example: Cleaning up a PDF") is left to the other rules: manuals title sections that way.
+# "Théorème 2 (Banach)"): numbered and followed by nothing but a full stop or a parenthesis, or
+# unnumbered and followed by a full stop alone. A label with a title after it ("Example: Cleaning
+# up a PDF", "Observation 1. Lack of segregation of duties") is left to the other rules: manuals
+# and audit reports title sections that way.
 _THEOREM_LABEL = re.compile(
     r"^(?:definition|theorem|lemma|proposition|corollary|remark|example|proof|claim|conjecture|"
     r"assumption|notation|observation|"
     r"définition|théorème|lemme|corollaire|remarque|exemple|preuve|démonstration|"
     r"satz|korollar|bemerkung|beispiel|beweis|folgerung|"
     r"definición|teorema|lema|proposición|corolario|observación|ejemplo|demostración|prueba)"
-    r"(?:\s+\d{1,3}(?:\.\d{1,3})*\s*(?:[.(]|$)|\s*\.)",
+    r"(?:\s+\d{1,3}(?:\.\d{1,3})*\s*(?:\.?\s*$|\()|\s*\.\s*$)",
     re.I,
 )
 DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:_\s?){4,}")

@@ -78,19 +78,25 @@ def recover_lost_lines(
             for line in text_layer.lines_in_box(page_idx, box)
         }
         said = _trigrams(" ".join(chunks[n].text for n in on_page))
+        # After the page's last chunk that ends on it (one running on would put the lines after
+        # the next page's text); when every chunk on it runs on, before the first of them.
+        ending = [n for n in on_page if max(chunks[n].page_idxs or [chunks[n].page_idx]) == page_idx]
+        page_end = ending[-1] if ending else on_page[0] - 1
         for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
             if line.text in removed or not _is_lost(line.text, lost_lines) or _said_already(line.text, said):
                 continue
             if line.text in in_table:
                 after[in_table[line.text], page_idx].append(line.text)
             elif whole_page:
-                after[on_page[-1], page_idx].append(line.text)
+                after[page_end, page_idx].append(line.text)
     if not after:
         return chunks
     out: list[Chunk] = []
-    for n, chunk in enumerate(chunks):
-        out.append(chunk)
-        out += [_recovered(chunk, lines, page_idx) for (at, page_idx), lines in sorted(after.items()) if at == n]
+    for n, chunk in enumerate([None, *chunks], start=-1):
+        if chunk is not None:
+            out.append(chunk)
+        anchor = chunk or chunks[0]
+        out += [_recovered(anchor, lines, page_idx) for (at, page_idx), lines in sorted(after.items()) if at == n]
     return [chunk.model_copy(update={"chunk_id": make_chunk_id(doc_id, seq)}) for seq, chunk in enumerate(out)]
 
 
