@@ -31,6 +31,7 @@ from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
 from kb_pipeline.review_desk.app import CSRF_HEADER, create_app
 from kb_pipeline.review_desk.corpus import Corpus
+from kb_pipeline.review_desk.export import active_entries
 from kb_pipeline.review_desk.page_image import render_page
 from kb_pipeline.review_desk.store import DecisionStore, default_url
 from kb_pipeline.settings import Settings
@@ -137,6 +138,14 @@ def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a
     assert by_term["UA"].definition == "Use of availability, revised."  # no winner: the extraction's stays
     assert by_term["MTTR"].diff_status == "conflicting"
     assert by_term["MTTR"].conflict_variants == ["Mean time to repair.", "Breakdown duration ÷ breakdowns."]
+    # A document that only mentions a term approved elsewhere contradicts nothing; an entry that
+    # lost its own approved definition is a conflict with it.
+    undefined = Payloads.model_validate(
+        {**payloads.model_dump(), "glossary": [_entry("MTTR", None).model_dump(), _entry("PA", None).model_dump()]}
+    )
+    lost = {e.term: e for e in apply_diff(undefined, active).glossary}
+    assert lost["MTTR"].diff_status == "new" and not lost["MTTR"].definition_conflict
+    assert lost["PA"].diff_status == "conflicting" and lost["PA"].conflict_variants == ["Physical  availability.\n"]
     # The queue is projected again: conflicts first, with the conflict reason.
     assert [r.term for r in diffed.review_queue][:2] == ["MTTR", "UA"]
     assert {r.review_reason for r in diffed.review_queue[:2]} == {CONFLICT}
@@ -175,8 +184,13 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     assert queue[0]["review_reason"] == CONFLICT  # conflicts first
 
     rows = {r["term_id"]: r for r in client.get("/api/queue").json()}
-    assert rows[pa.term_id]["state"] == "approved"
+    # PA was approved as the document said it before: a question again, its decision kept and
+    # shown; the active glossary keeps what was approved, marked as no longer the source's.
+    assert rows[pa.term_id]["state"] == "pending" and rows[pa.term_id]["decision"]["decision"] == "approve"
     assert rows[qty.term_id]["state"] == "edited"
+    exported = {e.term: e for e in active_entries(store, Corpus(layout))}
+    assert exported["PA"].source_changed and exported["PA"].definition == PA_DEFINITION
+    assert not exported["Qty"].source_changed
     assert rows[production.term_id]["state"] == "orphaned" and rows[production.term_id]["row"] is None
     assert rows[third["Produksi"].term_id]["state"] == "pending"
     page = client.get(f"/entries/{production.term_id}")

@@ -7,7 +7,9 @@ payloads out, nothing read or written.
   not a new question);
 - `conflicting`: it has this term_id, or the same canonical term, with another definition. Both
   definitions go into `conflict_variants` and `definition_conflict` is set, so the review queue
-  puts the entry first; the pipeline never picks a winner;
+  puts the entry first; the pipeline never picks a winner. An entry without a definition
+  conflicts only with its own approved one (the extraction lost it), never with a term approved
+  in another document;
 - `new`: neither.
 
 The canonical term is matched across documents too: ids are per document (contract §1), but a
@@ -36,12 +38,12 @@ class ApprovedDefinition(BaseModel):
     extracted_definition: str | None = None  # what the extraction said when the expert decided
 
     def matches(self, definition: str | None) -> bool:
-        return _same(self.definition, definition) or (
-            self.extracted_definition is not None and _same(self.extracted_definition, definition)
+        return same_definition(self.definition, definition) or (
+            self.extracted_definition is not None and same_definition(self.extracted_definition, definition)
         )
 
 
-def _same(a: str | None, b: str | None) -> bool:
+def same_definition(a: str | None, b: str | None) -> bool:
     # Layout (line breaks, doubled spaces) is not a different definition.
     return " ".join((a or "").split()) == " ".join((b or "").split())
 
@@ -49,7 +51,7 @@ def _same(a: str | None, b: str | None) -> bool:
 def _variants(*definitions: str | None) -> list[str]:
     seen: dict[str, None] = {}
     for definition in definitions:
-        if definition and not any(_same(definition, known) for known in seen):
+        if definition and not any(same_definition(definition, known) for known in seen):
             seen[definition] = None
     return list(seen)
 
@@ -61,7 +63,10 @@ def diff_entry(
     if approved is not None and approved.matches(entry.definition):
         return entry.model_copy(update={"diff_status": "duplicate"})
     rivals = [approved] if approved is not None else []
-    rivals += [a for a in by_term.get(canonical(entry.term), []) if a.term_id != entry.term_id]
+    if entry.definition is not None:
+        # A document that only mentions a term approved elsewhere contradicts nothing; the same
+        # entry losing its approved definition is a conflict (the approved one its variant).
+        rivals += [a for a in by_term.get(canonical(entry.term), []) if a.term_id != entry.term_id]
     differing = [a for a in rivals if not a.matches(entry.definition)]
     if not differing:  # an equal definition under another term_id is not this entry's approval
         return entry.model_copy(update={"diff_status": "new"})

@@ -3,7 +3,8 @@
 
 The queue binds to `review_queue.json` (contract §9: "the payload a review UI binds to") and keeps
 its order across documents: conflicts first, then mention_count descending. A decision whose
-term_id no payload has any more is shown as orphaned, never dropped.
+term_id no payload has any more is shown as orphaned, never dropped; one made on a definition
+the document no longer says is shown with its entry, pending again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..knowledge.contracts import FormulaEntry, GlossaryEntry, ReviewQueueRow, ReviewReason, RuleEntry
+from ..knowledge.diff import same_definition
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
@@ -48,6 +50,14 @@ class Entry:
     row: ReviewQueueRow | None
 
 
+def decided_on(decision: Decision, definition: str | None) -> bool:
+    """Whether the decision was made on this definition (as extracted then, or as edited): one
+    made on what the document said before a re-extraction changed it is a question again."""
+    return same_definition(definition, decision.extracted_definition) or (
+        decision.edited_definition is not None and same_definition(definition, decision.edited_definition)
+    )
+
+
 def _read(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
@@ -74,7 +84,7 @@ class Corpus:
         rows = []
         for doc_id, row in found:
             decision = decisions.get(row.term_id)
-            state = _STATE_OF[decision.decision] if decision else "pending"
+            state = _STATE_OF[decision.decision] if decision and decided_on(decision, row.definition) else "pending"
             rows.append(
                 QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision)
             )

@@ -1,6 +1,8 @@
 """The active glossary as files downstream users read: JSON (one object per approved entry) and
 CSV (the same columns). An entry is in it when its current decision approves it (an edit
-approves the edited definition); `orphaned` says its term_id is in no payload any more."""
+approves the edited definition); `orphaned` says its term_id is in no payload any more,
+`source_changed` that its document now says something else (the approval stands, with what
+it approved, until an expert decides on the new wording)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ..files import write_text_atomically
-from .corpus import Corpus
+from .corpus import Corpus, decided_on
 from .store import DecisionStore
 
 
@@ -26,10 +28,11 @@ class ActiveEntry(BaseModel):
     reviewer: str
     decided_at: str
     orphaned: bool
+    source_changed: bool
 
 
 def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
-    present = {row.term_id for row in corpus.queue({}) if row.row is not None}
+    current = {row.term_id: row.row.definition for row in corpus.queue({}) if row.row is not None}
     return [
         ActiveEntry(
             term_id=d.term_id,
@@ -40,7 +43,8 @@ def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
             edited=d.decision == "edit",
             reviewer=d.reviewer,
             decided_at=d.decided_at,
-            orphaned=d.term_id not in present,
+            orphaned=d.term_id not in current,
+            source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
         for d in sorted(store.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id))
         if d.approved
