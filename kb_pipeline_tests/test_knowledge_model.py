@@ -259,3 +259,32 @@ def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(layou
     for term in ("Cycle time", "CT"):
         assert entries[term].extraction_status == "escalated" and entries[term].definition in open_sentences
     assert len(payloads.usage) == 2 and payloads.rejected == []
+
+
+def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
+    """A run worker killed outright (OOM, SIGKILL) never stops its server: the server ends on
+    its own within seconds rather than keep a model and a port."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    starter = (
+        "from kb_pipeline.knowledge.local_server import LocalServer, default_gguf\n"
+        "server = LocalServer(default_gguf()); server.ensure_started(); print(server._process.pid, flush=True)\n"
+        "import time; time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    server_pid = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.killpg(server_pid, signal.SIGKILL)
+    pytest.fail("the embedded server outlived the process that started it")

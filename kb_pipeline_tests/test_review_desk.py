@@ -311,8 +311,8 @@ def test_export_and_the_active_glossary_asset(desk, tmp_path):
     with dg.instance_for_test() as instance:
         context = dg.build_sensor_context(instance=instance, resources={"kb": kb})
         result = review_decisions_sensor(context)
-        assert isinstance(result, dg.SensorResult) and result.cursor == str(store.revision())
-        assert [r.run_key for r in result.run_requests or []] == [f"decisions-{store.revision()}"]
+        assert isinstance(result, dg.SensorResult) and result.cursor == store.revision() == "3.3"
+        assert len(result.run_requests or []) == 1
         quiet = review_decisions_sensor(
             dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"kb": kb})
         )
@@ -453,3 +453,34 @@ def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
         client.close()
     finally:
         store.close()
+
+
+def test_the_sensor_and_the_asset_read_no_database_as_no_decisions_and_create_none(tmp_path):
+    layout = DataLayout(tmp_path / "data")
+    kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
+    with dg.instance_for_test() as instance:
+        result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources={"kb": kb}))
+        assert isinstance(result, dg.SkipReason)
+        assert dg.materialize([active_glossary], instance=instance, resources={"kb": kb}).success
+        again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources={"kb": kb}))
+        assert isinstance(again, dg.SkipReason)  # with the review folder there now
+    assert not (layout.root / "review" / "decisions.sqlite3").exists()
+    assert json.loads((layout.root / "review" / "active_glossary.json").read_text(encoding="utf-8")) == []
+
+
+def test_a_broken_source_pdf_leaves_the_entry_decidable(desk, tmp_path, monkeypatch):
+    """(`Corpus.source_pdf` pointed at a truncated copy: a parse-cache file damaged on disk.)"""
+    layout, store, client, terms = desk
+    broken = tmp_path / "origin.pdf"
+    broken.write_bytes(b"%PDF-1.7\n1 0 obj <<")
+    monkeypatch.setattr(Corpus, "source_pdf", lambda self, doc_id: broken)
+    page = client.get(f"/entries/{terms['PA'].term_id}")
+    assert page.status_code == 200 and 'id="approve"' in page.text
+
+
+def test_the_desk_refuses_a_host_other_machines_reach_without_allow_remote(capsys):
+    from kb_pipeline.cli.review import _loopback
+
+    assert cli_main(["review", "--host", "0.0.0.0"]) == 2
+    assert "refusing --host 0.0.0.0" in capsys.readouterr().err
+    assert _loopback("127.0.0.1") and _loopback("::1") and _loopback("localhost") and not _loopback("192.168.1.5")

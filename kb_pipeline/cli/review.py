@@ -1,9 +1,11 @@
-"""`kb-pipeline review [--host H] [--port N]`: the review desk (docs/review.md) over the data root;
+"""`kb-pipeline review [--host H --allow-remote] [--port N]`: the review desk (docs/review.md) over the data root;
 `kb-pipeline glossary export [--out DIR]`: the active glossary as JSON and CSV."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import sys
 from pathlib import Path
 
 from ..paths import DataLayout
@@ -21,9 +23,22 @@ def review_main(argv: list[str], settings: Settings) -> int:
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
     )
     parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host other machines reach: the desk has no login, so anyone who reaches it can decide",
+    )
+    parser.add_argument(
         "--port", type=int, default=settings.review_port, help=f"port (default {settings.review_port}, KB_REVIEW_PORT)"
     )
     args = parser.parse_args(argv)
+    if not _loopback(args.host) and not args.allow_remote:
+        print(
+            f"kb-pipeline review: refusing --host {args.host}: the desk has no login, so anyone who reaches it can "
+            "record decisions under any name. Tunnel instead (ssh -L 8040:127.0.0.1:8040 host), or pass "
+            "--allow-remote to accept that.",
+            file=sys.stderr,
+        )
+        return 2
     import uvicorn
 
     from ..review_desk.app import create_app
@@ -39,6 +54,15 @@ def review_main(argv: list[str], settings: Settings) -> int:
     finally:
         store.close()
     return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def glossary_main(argv: list[str], settings: Settings) -> int:

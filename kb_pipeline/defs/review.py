@@ -36,7 +36,8 @@ review_decisions = dg.AssetSpec(
 
 
 def decision_store(kb: KnowledgeBase) -> DecisionStore:
-    return DecisionStore.open(Settings.from_env().review_database_url, kb.layout)
+    """The desk's database, read only: the sensor and the asset never create it."""
+    return DecisionStore.open(Settings.from_env().review_database_url, kb.layout, create=False)
 
 
 def approved_definitions(kb: KnowledgeBase) -> list[ApprovedDefinition]:
@@ -98,10 +99,11 @@ def review_decisions_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBa
         revision = store.revision()
     finally:
         store.close()
-    if str(revision) == (context.cursor or "0"):
-        return dg.SkipReason(f"no decision since #{revision}")
+    if revision == (context.cursor or "0.0"):
+        return dg.SkipReason(f"no decision since revision {revision} (decisions.newest id)")
+    # No run key: the cursor decides, and a recreated database may repeat a revision.
     return dg.SensorResult(
-        run_requests=[dg.RunRequest(run_key=f"decisions-{revision}")],
+        run_requests=[dg.RunRequest()],
         asset_events=[dg.AssetObservation(REVIEW_DECISIONS, metadata={"revision": revision})],
-        cursor=str(revision),
+        cursor=revision,
     )

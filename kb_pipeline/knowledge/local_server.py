@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import IO
@@ -148,10 +149,18 @@ def serve(gguf: Path) -> None:
     # core to the parses running beside it.
     params.cpuparams.n_threads = 1
     params.cpuparams_batch.n_threads = 1
+    parent = os.getppid()
     server = xllamacpp.Server(params)
     print(f"{server.listening_address.rstrip('/')}/v1", flush=True)
     os.dup2(2, 1)  # anything printed later goes to the log, not to a pipe nobody reads
-    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    ended = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: ended.set())
+    # A parent killed outright (OOM, SIGKILL) never stops us: ending when it is gone keeps a
+    # model and a port from outliving the run that started them.
+    while not ended.wait(1.0) and os.getppid() == parent:
+        pass
+    os._exit(0)  # the server's threads are not daemons: end the process, not just this thread
 
 
 if __name__ == "__main__":

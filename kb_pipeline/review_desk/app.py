@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
+import pypdfium2 as pdfium
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -128,7 +129,8 @@ def create_app(
             return None
         try:
             return _page_image(pdf, pdf.stat().st_mtime, page, span)
-        except IndexError:
+        except (IndexError, OSError, pdfium.PdfiumError):
+            # A page past the end, or a cache copy gone or broken: the entry is still decidable.
             return None
 
     def render(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:

@@ -51,9 +51,9 @@ def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[A
     it is empty, and extraction does not create one as a side effect."""
     if database_url is None and not default_path(layout).is_file():
         return []
-    store = DecisionStore.open(database_url, layout)
+    store = DecisionStore.open(database_url, layout, create=False)
     try:
-        return store.active_glossary()
+        return store.active_glossary() if store.has_table() else []
     finally:
         store.close()
 
@@ -81,18 +81,33 @@ class Decision(BaseModel):
 
 
 class DecisionStore:
-    """One database of decisions. Creates its table on first use."""
+    """One database of decisions. The desk creates its table (`create`); the readers elsewhere
+    (the diff stage, the sensor) never do, and read no table as no decisions."""
 
-    def __init__(self, url: str) -> None:
-        if url.startswith("sqlite:///"):
+    def __init__(self, url: str, create: bool = True) -> None:
+        if create and url.startswith("sqlite:///"):
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.url = url
         self.engine = sa.create_engine(url, pool_pre_ping=True)
-        _metadata.create_all(self.engine)
+        if create:
+            self._create_table()
+
+    def _create_table(self) -> None:
+        try:
+            _metadata.create_all(self.engine)
+        except sa.exc.DBAPIError:
+            # Two processes creating it at once on Postgres: the loser's CREATE fails, the table is there.
+            if not self.has_table():
+                raise
+
+    def has_table(self) -> bool:
+        if self.url.startswith("sqlite:///") and not Path(self.url.removeprefix("sqlite:///")).is_file():
+            return False  # connecting would create the file
+        return sa.inspect(self.engine).has_table(decisions_table.name)
 
     @classmethod
-    def open(cls, database_url: str | None, layout: DataLayout) -> DecisionStore:
-        return cls(database_url or default_url(layout))
+    def open(cls, database_url: str | None, layout: DataLayout, create: bool = True) -> DecisionStore:
+        return cls(database_url or default_url(layout), create)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -126,7 +141,9 @@ class DecisionStore:
         return Decision(id=key[0], **values)
 
     def latest(self) -> dict[str, Decision]:
-        """Every term_id's current decision (its latest)."""
+        """Every term_id's current decision (its latest); none before the desk made the table."""
+        if not self.has_table():
+            return {}
         newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
         query = sa.select(decisions_table).join(newest, decisions_table.c.id == newest.c.id)
         with self.engine.begin() as connection:
@@ -137,10 +154,15 @@ class DecisionStore:
         with self.engine.begin() as connection:
             return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
 
-    def revision(self) -> int:
-        """The newest decision's id (0 when none): it changes exactly when a decision is made."""
+    def revision(self) -> str:
+        """ "<decisions>.<newest id>" ("0.0" with none): it changes whenever a decision is made,
+        also one committed after a newer id (two reviewers at once on Postgres)."""
+        if not self.has_table():
+            return "0.0"
+        query = sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(decisions_table.c.id), 0))
         with self.engine.begin() as connection:
-            return connection.execute(sa.select(sa.func.coalesce(sa.func.max(decisions_table.c.id), 0))).scalar_one()
+            count, newest = connection.execute(query).one()
+        return f"{count}.{newest}"
 
     def active_glossary(self) -> list[ApprovedDefinition]:
         """The active glossary version: every entry whose current decision approves it, with its edit."""
