@@ -189,6 +189,14 @@ def test_extract_command_fails_only_the_document_whose_model_is_down(tmp_path, m
     failure = (tmp_path / "out" / "open" / FAILURE_NAME).read_text()
     assert "http://127.0.0.1:9/v1" in failure and "unreachable" in failure and "ModelFailed" in err
     assert not (tmp_path / "out" / "open" / "glossary.json").exists()
+    # Payloads an earlier run wrote stay when only the endpoint failed (decisions hang on them).
+    monkeypatch.setenv("KB_LLM", "off")
+    assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 0
+    earlier = (tmp_path / "out" / "open" / "glossary.json").read_text()
+    monkeypatch.delenv("KB_LLM")
+    assert extract_main([str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")]) == 1
+    assert (tmp_path / "out" / "open" / "glossary.json").read_text() == earlier
+    assert "earlier payloads are kept" in (tmp_path / "out" / "open" / FAILURE_NAME).read_text()
 
 
 def test_an_embedded_model_file_missing_or_broken_fails_with_the_reason(tmp_path):
@@ -226,6 +234,8 @@ def test_without_the_embedded_model_installed_only_a_question_fails(monkeypatch)
     from kb_pipeline.defs.knowledge import knowledge_code_version
     from kb_pipeline.knowledge import endpoint
 
+    installed = ModelEndpoint().identity()
+    assert installed.startswith("gguf:SmolLM2-135M-Instruct.Q4_1.gguf:98362432:") and "xllamacpp-" in installed
     monkeypatch.setattr(endpoint, "default_gguf", lambda: None)
     absent = ModelEndpoint()
     assert absent.identity() == "gguf:SmolLM2-135M-Instruct.Q4_1.gguf:missing" and knowledge_code_version(absent)
@@ -288,3 +298,17 @@ def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
         time.sleep(0.1)
     os.killpg(server_pid, signal.SIGKILL)
     pytest.fail("the embedded server outlived the process that started it")
+
+
+def test_an_answer_of_the_moment_is_not_cached_but_one_the_model_would_repeat_is(endpoint, tmp_path):
+    filtered = _completion('{"definition": null}', "content_filter")
+    good = _completion(json.dumps({"definition": RIGHT}))
+    scripted = endpoint((200, {}, filtered), (200, {}, good))
+    with LanguageModel(scripted, ResponseCache(tmp_path / "answers")) as model:
+        first = extract_document(_open_document(), model=model)
+        assert "stopped" in first.rejected[-1].reason
+        second = extract_document(_open_document(), model=model)  # asked again: a filter may not repeat
+        third = extract_document(_open_document(), model=model)  # now from the cache
+        assert model.calls == 2
+    assert next(e for e in second.glossary if e.term == "Viraemia").definition == RIGHT
+    assert [u.simulated for u in third.usage] == [True]

@@ -5,7 +5,8 @@ language model is the settings' (`KB_LLM_*`; the embedded server by default, sta
 an answer is not cached). Each glossary is diffed against the review desk's active glossary
 (`diff_status`). A document that fails, for whatever reason (its model endpoint down included),
 is reported on stderr and recorded in its folder as `FAILED.txt` in place of its payloads (an
-earlier run's are removed); the others go on."""
+earlier run's are removed, unless what failed was the model's endpoint: they are kept beside the
+note); the others go on."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
 from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
-from ..knowledge.model import LanguageModel, ResponseCache
+from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
 from ..paths import DataLayout
 from ..review_desk.store import read_active_glossary
 from ..settings import Settings
@@ -85,8 +86,14 @@ def record_failure(artifact: Path, out_dir: Path, exc: Exception) -> str:
     message = (str(cause).splitlines() or [""])[0]
     line = f"{artifact}: not extracted — {type(cause).__name__}: {message}"
     folder = out_dir / (exc.doc_id if isinstance(exc, DocumentFailed) else artifact.parent.name)
+    # The model's endpoint failing says nothing about the document: its earlier payloads (and
+    # the review decisions bound to them) stay until a run succeeds, as in the asset graph.
+    keep = isinstance(cause, ModelFailed) and (folder / PAYLOAD_NAMES[0]).is_file()
+    if keep:
+        line += " (the earlier payloads are kept)"
     try:
-        _clear(folder)
+        if not keep:
+            _clear(folder)
         write_text_atomically(folder / FAILURE_NAME, line + "\n")
     except OSError as error:
         line += f" (and the failure could not be recorded in {folder}: {error})"

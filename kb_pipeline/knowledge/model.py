@@ -54,6 +54,10 @@ class Answer:
     usage: CallUsage
     raw: str = ""
     problem: str = ""
+    # Whether the same question would get it again (temperature 0): a JSON object, an answer cut
+    # at max_tokens or not JSON. One with no choices or stopped for another reason (a proxy, a
+    # filter) may be the moment's, and is not cached.
+    lasting: bool = True
 
     def parsed(self) -> dict[str, Any]:
         if self.content is None:
@@ -74,10 +78,10 @@ class ResponseCache:
     def get(self, key: str) -> Answer | None:
         try:
             stored = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            usage = CallUsage.model_validate(stored["usage"]).model_copy(update={"simulated": True})
+            return Answer(content=stored["content"], usage=usage, raw=stored["raw"], problem=stored["problem"])
+        except (OSError, ValueError, KeyError, TypeError):  # absent, or not an entry this code wrote
             return None
-        usage = CallUsage.model_validate(stored["usage"]).model_copy(update={"simulated": True})
-        return Answer(content=stored["content"], usage=usage, raw=stored["raw"], problem=stored["problem"])
 
     def put(self, key: str, answer: Answer) -> None:
         stored = {
@@ -165,7 +169,7 @@ class LanguageModel:
         if self.cache is not None and (cached := self.cache.get(key)) is not None:
             return cached
         answer = self._call(branch, request)
-        if self.cache is not None:
+        if self.cache is not None and answer.lasting:
             self.cache.put(key, answer)
         return answer
 
@@ -202,11 +206,15 @@ class LanguageModel:
             simulated=False,
         )
         if not response.choices:
-            return Answer(None, record, "", "the answer has no choices")
+            return Answer(None, record, "", "the answer has no choices", lasting=False)
         choice = response.choices[0]
         raw = choice.message.content or ""
         if choice.finish_reason != "stop":
-            return Answer(None, record, raw, f"the answer was cut off (finish_reason {choice.finish_reason!r})")
+            cut = choice.finish_reason == "length"
+            reason = "was cut off" if cut else "stopped"
+            return Answer(
+                None, record, raw, f"the answer {reason} (finish_reason {choice.finish_reason!r})", lasting=cut
+            )
         try:
             content = json.loads(raw)
         except ValueError:
