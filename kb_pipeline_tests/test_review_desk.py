@@ -247,6 +247,18 @@ def test_api_entries_decisions_and_refusals(desk):
     assert client.get("/api/queue", headers={"host": "evil.example"}).status_code == 400
 
 
+def test_a_decision_on_a_definition_that_changed_since_it_was_shown_is_refused(desk):
+    layout, store, client, terms = desk
+    pa = terms["PA"]
+    stale = {"term_id": pa.term_id, "decision": "approve", "reviewer": "Rina", "seen_definition": "An older wording."}
+    refused = client.post("/api/decisions", json=stale)
+    assert refused.status_code == 409 and "reload" in refused.json()["detail"] and store.latest() == {}
+    shown = client.post("/api/decisions", json={**stale, "seen_definition": PA_DEFINITION.replace(" ", "  ")})
+    assert shown.status_code == 200  # layout aside, what was shown
+    page = client.get(f"/entries/{terms['Qty'].term_id}").text
+    assert f'name="seen_definition" value="{terms["Qty"].definition}"' in page  # the pages always send it
+
+
 def test_a_definition_with_markup_is_shown_as_text(desk):
     layout, store, client, terms = desk
     folder = layout.knowledge / STANDARD

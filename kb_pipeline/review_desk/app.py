@@ -24,6 +24,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, Field, model_validator
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from ..knowledge.diff import same_definition
 from ..paths import DataLayout
 from .corpus import CONFLICT, STATES, Corpus, QueueRow, facet_counts, next_pending
 from .page_image import PageImage, render_page
@@ -43,6 +44,9 @@ class DecisionIn(BaseModel):
     definition: str | None = None
     reason: str | None = None
     reviewer: str = Field(min_length=1, max_length=200)
+    # The definition the reviewer was shown ("" for none): the pages always send it, and a
+    # decision is refused (409) when a re-extraction changed it since. Optional for API clients.
+    seen_definition: str | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> DecisionIn:
@@ -100,6 +104,12 @@ def create_app(
         found = corpus.entry(body.term_id)
         if found is None:
             raise UnknownTerm(body.term_id)
+        if body.seen_definition is not None and not same_definition(body.seen_definition, found.entry.definition):
+            raise HTTPException(
+                409,
+                "the definition changed since this page was loaded (the document was extracted again): "
+                "reload and decide on what it says now",
+            )
         return store.record(
             term_id=body.term_id,
             doc_id=found.doc_id,
@@ -206,6 +216,7 @@ def create_app(
         csrf_token: Annotated[str, Form()],
         definition: Annotated[str | None, Form()] = None,
         reason: Annotated[str | None, Form()] = None,
+        seen_definition: Annotated[str | None, Form()] = None,
     ) -> Response:
         check_csrf(csrf_token)
         reviewer = request.cookies.get(REVIEWER_COOKIE, "")
@@ -213,7 +224,12 @@ def create_app(
             raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
         try:
             body = DecisionIn(
-                term_id=term_id, decision=decision, definition=definition, reason=reason, reviewer=reviewer
+                term_id=term_id,
+                decision=decision,
+                definition=definition,
+                reason=reason,
+                reviewer=reviewer,
+                seen_definition=seen_definition,
             )
             decide(body)
         except UnknownTerm as e:

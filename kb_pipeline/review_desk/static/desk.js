@@ -30,13 +30,24 @@
         const response = await fetch("/api/decisions", {
           method: "POST",
           headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-          body: JSON.stringify({ term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer.value.trim() }),
+          // The definition the row shows: refused (409) if a re-extraction changed it meanwhile.
+          body: JSON.stringify({
+            term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer.value.trim(),
+            seen_definition: rows[at].dataset.definition,
+          }),
         });
         if (response.ok) {
           const badge = rows[at].querySelector(".state");
           badge.className = "state approved"; badge.textContent = "approved";
           select(at + 1);
-        } else { alert((await response.json()).detail); }
+        } else {
+          let message = `${response.status} ${response.statusText}`;
+          try {
+            const detail = (await response.json()).detail;
+            message = typeof detail === "string" ? detail : JSON.stringify(detail);
+          } catch (_) { /* not JSON: the status says it */ }
+          alert(message);
+        }
       }
     });
   }
