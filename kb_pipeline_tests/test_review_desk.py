@@ -257,6 +257,8 @@ def test_a_decision_on_a_definition_that_changed_since_it_was_shown_is_refused(d
     assert shown.status_code == 200  # layout aside, what was shown
     page = client.get(f"/entries/{terms['Qty'].term_id}").text
     assert f'name="seen_definition" value="{terms["Qty"].definition}"' in page  # the pages always send it
+    missing = client.get("/no/such/page")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
 
 
 def test_a_definition_with_markup_is_shown_as_text(desk):

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, Field, model_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ..knowledge.diff import same_definition
@@ -273,8 +274,9 @@ def create_app(
         except UnknownTerm as e:
             raise unknown(body.term_id) from e
 
-    @app.exception_handler(HTTPException)
-    async def errors(request: Request, exc: HTTPException) -> Response:
+    # Starlette's exception, which FastAPI's extends: an unknown route's 404 gets a page too.
+    @app.exception_handler(StarletteHTTPException)
+    async def errors(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
         return render(request, "error.html", status_code=exc.status_code, message=exc.detail)
