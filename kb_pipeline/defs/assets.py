@@ -327,17 +327,30 @@ REFRESH_AFTER_ANY_DOCUMENT = (
 )
 
 
-@dg.asset(
-    deps=[quality_warnings],
-    description="Every document's quality warnings in one parquet table, data/tables/quality_warnings.parquet.",
-    kinds={"pandas", "parquet"},
-    owners=OWNERS,
-    group_name=GROUP,
-    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+def corpus_table_asset(
+    table: str, follows: str | dg.AssetsDefinition, columns: dict[str, str], count_by: str, label: str, group: str
+) -> dg.AssetsDefinition:
+    """`<table>_table`: every document's part of `table` gathered into one parquet file
+    (`tables.gather`), rebuilt after any document's part changed."""
+
+    @dg.asset(
+        name=f"{table}_table",
+        deps=[follows],
+        description=f"Every document's {table.replace('_', ' ')} in one parquet table, data/tables/{table}.parquet.",
+        kinds={"pandas", "parquet"},
+        owners=OWNERS,
+        group_name=group,
+        automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+    )
+    def gathered(kb: KnowledgeBase) -> dg.MaterializeResult:
+        return dg.MaterializeResult(metadata=tables.gather(kb.layout, table, columns, count_by, label))
+
+    return gathered
+
+
+quality_warnings_table = corpus_table_asset(
+    "quality_warnings", quality_warnings, WARNING_COLUMNS, "jenis", "by_code", GROUP
 )
-def quality_warnings_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    frame, metadata = tables.gather(kb.layout, "quality_warnings", WARNING_COLUMNS, "jenis", "by_code")
-    return dg.MaterializeResult(metadata={**metadata, "documents_with_warnings": int(frame["doc_id"].nunique())})
 
 
 @dg.asset(

@@ -30,7 +30,7 @@ from ..knowledge.spans import locate
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION
 from . import tables
-from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT, parsed_document
+from .assets import OWNERS, corpus_table_asset, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
 from .resources import KnowledgeBase
@@ -271,27 +271,9 @@ def knowledge_payloads_asset(code_version: str) -> dg.AssetsDefinition:
     )(_extract)
 
 
-@dg.asset(
-    deps=[KNOWLEDGE_PAYLOADS],
-    description="Every document's glossary entries in one parquet table, data/tables/glossary.parquet.",
-    kinds={"pandas", "parquet"},
-    owners=OWNERS,
-    group_name=GROUP,
-    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+glossary_table = corpus_table_asset(
+    "glossary", KNOWLEDGE_PAYLOADS, GLOSSARY_COLUMNS, "extraction_status", "by_status", GROUP
 )
-def glossary_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    _frame, metadata = tables.gather(kb.layout, "glossary", GLOSSARY_COLUMNS, "extraction_status", "by_status")
-    return dg.MaterializeResult(metadata=metadata)
-
-
-@dg.asset(
-    deps=[KNOWLEDGE_PAYLOADS],
-    description="Every document's review queue in one parquet table, data/tables/review_queue.parquet.",
-    kinds={"pandas", "parquet"},
-    owners=OWNERS,
-    group_name=GROUP,
-    automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
+review_queue_table = corpus_table_asset(
+    "review_queue", KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_COLUMNS, "review_reason", "by_reason", GROUP
 )
-def review_queue_table(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    _frame, metadata = tables.gather(kb.layout, "review_queue", REVIEW_QUEUE_COLUMNS, "review_reason", "by_reason")
-    return dg.MaterializeResult(metadata=metadata)

@@ -37,21 +37,21 @@ def write_parquet(data: pd.DataFrame, path: Path) -> None:
         data.to_parquet(tmp, index=False)
 
 
-def gather(
-    layout: DataLayout, table: str, columns: dict[str, str], count_by: str, label: str
-) -> tuple[pd.DataFrame, dict]:
-    """Every document's part of `table` in one parquet file, and the metadata the UI shows: rows,
-    schema, documents seen, and the row count per value of the column `count_by` (as `label`)."""
+def gather(layout: DataLayout, table: str, columns: dict[str, str], count_by: str, label: str) -> dict:
+    """Every document's part of `table` in one parquet file; returns the metadata the UI shows:
+    rows, schema, documents seen and those with rows, and the row count per value of the column
+    `count_by` (as `label`)."""
     folder = layout.tables / table
     parts = [pd.read_parquet(p) for p in sorted(folder.glob("*.parquet"))] if folder.is_dir() else []
     data = pd.concat(parts, ignore_index=True) if parts else frame([], columns)
     path = layout.tables / f"{table}.parquet"
     write_parquet(data, path)
     counts = data.groupby(count_by).size().to_dict() if len(data) else {}
-    return data, {
+    return {
         "dagster/row_count": len(data),
         "dagster/column_schema": dg.MetadataValue.table_schema(schema(columns)),
         "documents": len(parts),
+        "documents_with_rows": int(data["doc_id"].nunique()),
         label: dg.MetadataValue.json({k: int(v) for k, v in counts.items()}),
         "path": dg.MetadataValue.path(str(path)),
     }
