@@ -46,8 +46,7 @@ def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
             orphaned=d.term_id not in current,
             source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
-        for d in sorted(store.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id))
-        if d.approved
+        for d in store.approved()
     ]
 
 

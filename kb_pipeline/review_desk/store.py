@@ -89,8 +89,11 @@ class DecisionStore:
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.url = url
         self.engine = sa.create_engine(url, pool_pre_ping=True)
+        # Once there, the table stays: known, it costs no query per request.
+        self._table_known = False
         if create:
             self._create_table()
+            self._table_known = True
 
     def _create_table(self) -> None:
         try:
@@ -101,9 +104,12 @@ class DecisionStore:
                 raise
 
     def has_table(self) -> bool:
+        if self._table_known:
+            return True
         if self.url.startswith("sqlite:///") and not Path(self.url.removeprefix("sqlite:///")).is_file():
             return False  # connecting would create the file
-        return sa.inspect(self.engine).has_table(decisions_table.name)
+        self._table_known = sa.inspect(self.engine).has_table(decisions_table.name)
+        return self._table_known
 
     @classmethod
     def open(cls, database_url: str | None, layout: DataLayout, create: bool = True) -> DecisionStore:
@@ -164,8 +170,13 @@ class DecisionStore:
             count, newest = connection.execute(query).one()
         return f"{count}.{newest}"
 
+    def approved(self) -> list[Decision]:
+        """Every current decision that approves its entry (an edit approves the edited
+        definition), by document and term: the active glossary version."""
+        return [d for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id)) if d.approved]
+
     def active_glossary(self) -> list[ApprovedDefinition]:
-        """The active glossary version: every entry whose current decision approves it, with its edit."""
+        """The active glossary as the diff stage compares with it."""
         return [
             ApprovedDefinition(
                 term_id=d.term_id,
@@ -174,6 +185,5 @@ class DecisionStore:
                 definition=d.definition,
                 extracted_definition=d.extracted_definition,
             )
-            for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id))
-            if d.approved
+            for d in self.approved()
         ]
