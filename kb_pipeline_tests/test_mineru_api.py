@@ -110,6 +110,11 @@ def instance(tmp_path):
         yield instance
 
 
+def _service_kb(drop: Path, layout, api_url: str, **options) -> KnowledgeBase:
+    """The drop folder and data root through MinerU's API service at `api_url`."""
+    return KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url, **options)
+
+
 def _entries(cache_root: Path) -> dict[str, Path]:
     return {p.name: p for p in cache_root.iterdir() if p.is_dir()}
 
@@ -126,7 +131,7 @@ def test_three_documents_through_the_api_are_byte_for_byte_the_in_process_output
     api = services["a"]
     before = api.parse_requests()
     api_url = api.url
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url)
+    kb = _service_kb(drop, layout, api_url)
     outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3, [o.reason for o in outcomes]
     assert api.parse_requests() - before == 3
@@ -154,8 +159,7 @@ def test_a_router_spreads_six_documents_over_both_upstreams(services, drop, layo
         shutil.copy(FIXTURE_PDFS / f"{name}.pdf", drop)
     counts = {name: services[name].parse_requests() for name in ("a", "b")}
     api_url = services["router"].url
-    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url)
-    outcomes = ingest_folder(kb, instance)
+    outcomes = ingest_folder(_service_kb(drop, layout, api_url), instance)
     assert [o.status for o in outcomes] == ["ingested"] * 6, [o.reason for o in outcomes]
     used = {name: services[name].parse_requests() - counts[name] for name in ("a", "b")}
     assert used["a"] >= 1 and used["b"] >= 1, used
@@ -168,14 +172,7 @@ def test_an_unreachable_service_fails_the_document_naming_the_url_after_retries(
     api_url = url
     for extra in list(drop.iterdir())[1:]:
         extra.unlink()
-    kb = KnowledgeBase(
-        drop_folder=str(drop),
-        data_dir=str(layout.root),
-        mineru_api_url=api_url,
-        parse_retries=1,
-        parse_retry_seconds=0.2,
-    )
-    [outcome] = ingest_folder(kb, instance)
+    [outcome] = ingest_folder(_service_kb(drop, layout, api_url, parse_retries=1, parse_retry_seconds=0.2), instance)
     assert outcome.status == "failed"
     assert url in outcome.reason and "ParseServiceError" in outcome.reason and "after 1 retries" in outcome.reason
     assert not layout.parse_cache.exists() or list(layout.parse_cache.iterdir()) == []
@@ -229,13 +226,7 @@ def test_the_service_killed_mid_parse_retries_that_document_and_the_others_finis
     killer = threading.Thread(target=kill_then_restart, daemon=True)
     killer.start()
     try:
-        kb = KnowledgeBase(
-            drop_folder=str(drop),
-            data_dir=str(layout.root),
-            mineru_api_url=api_url,
-            parse_retries=4,
-            parse_retry_seconds=3,
-        )
+        kb = _service_kb(drop, layout, api_url, parse_retries=4, parse_retry_seconds=3)
         outcomes = {o.name: o for o in ingest_folder(kb, instance)}
     finally:
         killer.join(timeout=120)
