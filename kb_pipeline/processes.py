@@ -1,9 +1,9 @@
 """Warm worker processes: the one way kb-pipeline keeps work in long-lived child processes.
 
-Every pool of the project is built from these pieces — the daemon's warm run workers
-(runs/warm_runs.py), `kb-pipeline ingest`'s document workers (cli/ingest.py), the warm MinerU
-workers of `kb-pipeline run` (parsing/backends.py) and the page-window processes (windows.py) —
-so they share
+Every pool of the project is built from these pieces — the warm run workers (runs/warm_runs.py:
+the daemon's, and `kb-pipeline ingest`'s), the warm MinerU workers of `kb-pipeline run`
+(parsing/backends.py), the page-window processes (windows.py) and the embedded model server
+(knowledge/local_server.py) — so they share
 one start handshake, one dead-worker policy and one memory give-back:
 
 - A worker is a spawned process (MinerU's render workers need spawn; not a daemon process, since

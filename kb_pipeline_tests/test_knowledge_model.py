@@ -284,7 +284,7 @@ def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
 
     starter = (
         "from kb_pipeline.knowledge.local_server import LocalServer, default_gguf\n"
-        "server = LocalServer(default_gguf()); server.ensure_started(); print(server._process.pid, flush=True)\n"
+        "server = LocalServer(default_gguf()); server.ensure_started(); print(server._worker.pid, flush=True)\n"
         "import time; time.sleep(60)\n"
     )
     parent = subprocess.Popen([sys.executable, "-c", starter], stdout=subprocess.PIPE, text=True)
@@ -299,7 +299,7 @@ def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
         except ProcessLookupError:
             return
         time.sleep(0.1)
-    os.killpg(server_pid, signal.SIGKILL)
+    os.kill(server_pid, signal.SIGKILL)
     pytest.fail("the embedded server outlived the process that started it")
 
 

