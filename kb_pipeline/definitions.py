@@ -1,6 +1,6 @@
 """The code location: every definition in `kb_pipeline/defs/`, found by Dagster's own loader
 (`load_from_defs_folder`, configured by `[tool.dg]` in pyproject.toml), plus the `kb` resource
-they all use. `dg check defs`, `dg dev`, `dagster dev` and workspace.yaml load `defs`."""
+they all use and `review_db`, the review desk's database. `dg check defs`, `dg dev`, `dagster dev` and workspace.yaml load `defs`."""
 
 from pathlib import Path
 
@@ -8,7 +8,7 @@ import dagster as dg
 
 from .defs.assets import mineru_raw_output_asset
 from .defs.knowledge import knowledge_code_version, knowledge_payloads_asset
-from .defs.resources import KnowledgeBase
+from .defs.resources import KnowledgeBase, ReviewDatabase
 from .defs.sensors import build_sensors
 from .parsing.mineru_adapter import mineru_version
 from .settings import Settings
@@ -32,7 +32,7 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
                 knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint)),
             ],
             sensors=build_sensors(settings),
-            resources={"kb": kb},
+            resources={"kb": kb, "review_db": ReviewDatabase(settings.review_database_url)},
             executor=dg.in_process_executor,
         ),
     )

@@ -22,7 +22,7 @@ from kb_pipeline.defs.knowledge import (
     span_problems,
 )
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
-from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
 from kb_pipeline.knowledge.contracts import Payloads
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
@@ -59,6 +59,11 @@ def kb(tmp_path, layout, parse_cache):
     (folder / f"{STANDARD}.pdf").write_bytes((SAMPLE_DOCS / f"{STANDARD}.pdf").read_bytes())
     shutil.copytree(parse_cache, layout.parse_cache)
     return KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
+
+
+def _resources(kb: KnowledgeBase) -> dict:
+    """The resources the definitions give the knowledge and review assets (SQLite decisions)."""
+    return {"kb": kb, "review_db": ReviewDatabase(None)}
 
 
 def _latest(instance, asset: str, partition: str | None = None):
@@ -132,7 +137,7 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
     write_artifact(kb.layout.parsed_dir("blank") / ARTIFACT_NAME, blank)
     instance.add_dynamic_partitions("documents", ["blank"])
     asset = knowledge_payloads_asset(KNOWLEDGE_VERSION)
-    result = dg.materialize([asset], partition_key="blank", instance=instance, resources={"kb": kb})
+    result = dg.materialize([asset], partition_key="blank", instance=instance, resources=_resources(kb))
     assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
     meta = _latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
     assert (meta["entries"].value, meta["formulas"].value, meta["rules"].value) == (0, 0, 0)
@@ -178,7 +183,7 @@ def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, in
     partition = _open_partition(kb, instance)
     asset = knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint))
     for calls, cached in ((1, 0), (0, 1)):
-        result = dg.materialize([asset], partition_key=partition, instance=instance, resources={"kb": kb})
+        result = dg.materialize([asset], partition_key=partition, instance=instance, resources=_resources(kb))
         assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
         meta = _latest(instance, KNOWLEDGE_PAYLOADS, partition).metadata
         assert (meta["model_calls"].value, meta["cached_answers"].value) == (calls, cached)
@@ -203,7 +208,7 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_writes_nothing(k
     )
     asset = knowledge_payloads_asset(knowledge_code_version(down.model_endpoint))
     result = dg.materialize(
-        [asset], partition_key=partition, instance=instance, resources={"kb": down}, raise_on_error=False
+        [asset], partition_key=partition, instance=instance, resources=_resources(down), raise_on_error=False
     )
     assert not result.success
     (failure,) = [e for e in result.all_events if e.is_step_failure]

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
 from kb_pipeline.defs.review import active_glossary, review_decisions_sensor
 from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
 from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
@@ -77,6 +77,11 @@ def desk(layout, parsed):
     yield layout, store, client, terms
     client.close()
     store.close()
+
+
+def _resources(kb: KnowledgeBase) -> dict:
+    """The resources the definitions give the knowledge and review assets (SQLite decisions)."""
+    return {"kb": kb, "review_db": ReviewDatabase(None)}
 
 
 def _decide(client: TestClient, term_id: str, decision: str, **fields) -> dict:
@@ -323,15 +328,15 @@ def test_export_and_the_active_glossary_asset(desk, tmp_path):
 
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
     with dg.instance_for_test() as instance:
-        context = dg.build_sensor_context(instance=instance, resources={"kb": kb})
+        context = dg.build_sensor_context(instance=instance, resources=_resources(kb))
         result = review_decisions_sensor(context)
         assert isinstance(result, dg.SensorResult) and result.cursor == store.revision() == "3.3"
         assert len(result.run_requests or []) == 1
         quiet = review_decisions_sensor(
-            dg.build_sensor_context(instance=instance, cursor=result.cursor, resources={"kb": kb})
+            dg.build_sensor_context(instance=instance, cursor=result.cursor, resources=_resources(kb))
         )
         assert isinstance(quiet, dg.SkipReason)
-        done = dg.materialize([active_glossary], instance=instance, resources={"kb": kb})
+        done = dg.materialize([active_glossary], instance=instance, resources=_resources(kb))
         assert done.success
         metadata = done.asset_materializations_for_node("active_glossary")[0].metadata
         assert metadata["entries"].value == 2 and metadata["edited"].value == 1
@@ -473,10 +478,10 @@ def test_the_sensor_and_the_asset_read_no_database_as_no_decisions_and_create_no
     layout = DataLayout(tmp_path / "data")
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
     with dg.instance_for_test() as instance:
-        result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources={"kb": kb}))
+        result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
         assert isinstance(result, dg.SkipReason)
-        assert dg.materialize([active_glossary], instance=instance, resources={"kb": kb}).success
-        again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources={"kb": kb}))
+        assert dg.materialize([active_glossary], instance=instance, resources=_resources(kb)).success
+        again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
         assert isinstance(again, dg.SkipReason)  # with the review folder there now
     assert not (layout.root / "review" / "decisions.sqlite3").exists()
     assert json.loads((layout.root / "review" / "active_glossary.json").read_text(encoding="utf-8")) == []

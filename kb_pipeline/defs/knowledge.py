@@ -33,8 +33,7 @@ from . import tables
 from .assets import OWNERS, corpus_table_asset, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
-from .resources import KnowledgeBase
-from .review import approved_definitions
+from .resources import KnowledgeBase, ReviewDatabase
 
 GROUP = "knowledge"
 # The Dagster pool of extraction steps, which may ask the language model: bounds the model calls
@@ -183,7 +182,9 @@ def knowledge_code_version(endpoint: ModelEndpoint | None) -> str:
     return f"{KNOWLEDGE_VERSION}-{model}"
 
 
-def _extract(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+def _extract(
+    context: dg.AssetExecutionContext, kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]
+) -> dg.MaterializeResult:
     doc_id = context.partition_key
     layout = kb.layout
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
@@ -198,7 +199,7 @@ def _extract(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.Materia
     except ModelFailed as exc:
         # The endpoint, not the document: nothing is written, the artifact and other documents are untouched.
         raise dg.Failure(f"{doc_id}: knowledge extraction needs the language model — {exc}") from exc
-    payloads = apply_diff(payloads, approved_definitions(kb))  # diff_status against the approved entries
+    payloads = apply_diff(payloads, review_db.approved(layout))  # diff_status against the approved entries
     seconds = time.perf_counter() - started
     folder = layout.within(layout.knowledge / doc_id)
     payloads.write(folder)

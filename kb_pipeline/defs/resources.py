@@ -4,11 +4,13 @@ ingest` agree without repeating configuration."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 from pydantic import ConfigDict, Field, create_model
 
+from ..knowledge.diff import ApprovedDefinition
 from ..knowledge.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
@@ -16,6 +18,7 @@ from ..parsing.mineru_adapter import mineru_version
 from ..parsing.mineru_api import MineruApi
 from ..paths import DataLayout
 from ..pipeline import Parsing
+from ..review_desk.store import DecisionStore, read_active_glossary
 from ..settings import Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
@@ -150,3 +153,19 @@ def _llm_fields(endpoint: ModelEndpoint | None) -> dict:
         "llm_timeout_seconds": endpoint.timeout_seconds,
         "llm_retries": endpoint.retries,
     }
+
+
+@dataclass(frozen=True)
+class ReviewDatabase:
+    """The review desk's decisions database (`Settings.review_database_url`; None: SQLite under the
+    data root), the `review_db` resource. A plain object, not config: on Postgres its URL holds the
+    password, and a resource's config is shown in the UI. Read only: the desk creates the table."""
+
+    url: str | None
+
+    def store(self, layout: DataLayout) -> DecisionStore:
+        return DecisionStore.open(self.url, layout, create=False)
+
+    def approved(self, layout: DataLayout) -> list[ApprovedDefinition]:
+        """The active glossary version the diff stage compares a (re-)extraction with."""
+        return read_active_glossary(self.url, layout)

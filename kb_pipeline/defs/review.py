@@ -8,20 +8,17 @@ looks at the database's newest decision id every 30 s; when it moved, it records
 of `review_decisions` and materialises `active_glossary`, the approved entries as JSON and CSV
 under <data root>/review/. A re-extraction refreshes it too (its orphaned flags).
 
-The database URL is read from the settings of the process the code runs in, never put in
-Dagster config: on Postgres it holds the password (settings.py, KB_PG_*).
+The database is the `review_db` resource (`ReviewDatabase`: the settings' URL, read when the
+code location loads), never Dagster config: on Postgres its URL holds the password.
 """
 
 import dagster as dg
 
-from ..knowledge.diff import ApprovedDefinition
 from ..review_desk.corpus import Corpus
 from ..review_desk.export import active_entries, write_active_glossary
-from ..review_desk.store import DecisionStore, read_active_glossary
-from ..settings import Settings
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_GLOSSARY, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
-from .resources import KnowledgeBase
+from .resources import KnowledgeBase, ReviewDatabase
 
 _PREVIEW_ENTRIES = 10
 
@@ -35,16 +32,6 @@ review_decisions = dg.AssetSpec(
 )
 
 
-def decision_store(kb: KnowledgeBase) -> DecisionStore:
-    """The desk's database, read only: the sensor and the asset never create it."""
-    return DecisionStore.open(Settings.from_env().review_database_url, kb.layout, create=False)
-
-
-def approved_definitions(kb: KnowledgeBase) -> list[ApprovedDefinition]:
-    """The active glossary version the diff stage compares a (re-)extraction with."""
-    return read_active_glossary(Settings.from_env().review_database_url, kb.layout)
-
-
 @dg.asset(
     name=ACTIVE_GLOSSARY,
     deps=[review_decisions, KNOWLEDGE_PAYLOADS],
@@ -55,8 +42,8 @@ def approved_definitions(kb: KnowledgeBase) -> list[ApprovedDefinition]:
     group_name="review",
     automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
-def active_glossary(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
-    store = decision_store(kb)
+def active_glossary(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]) -> dg.MaterializeResult:
+    store = review_db.store(kb.layout)
     try:
         entries = active_entries(store, Corpus(kb.layout))
         revision = store.revision()
@@ -93,8 +80,10 @@ def active_glossary(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Materialises active_glossary when a reviewer made a decision (the newest decision id moved).",
 )
-def review_decisions_sensor(context: dg.SensorEvaluationContext, kb: KnowledgeBase) -> dg.SensorResult | dg.SkipReason:
-    store = decision_store(kb)
+def review_decisions_sensor(
+    context: dg.SensorEvaluationContext, kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]
+) -> dg.SensorResult | dg.SkipReason:
+    store = review_db.store(kb.layout)
     try:
         revision = store.revision()
     finally:
