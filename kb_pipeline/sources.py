@@ -30,11 +30,21 @@ def doc_id_for(path: Path) -> str:
     share an id, and which one gets the bare stem must not depend on which arrived first.
     """
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    if path.suffix == PDF_SUFFIX and _SAFE_ID.match(stem) and len(stem) <= MAX_DOC_ID_LENGTH:
+    return _doc_id(stem, path.name, bare_stem=path.suffix == PDF_SUFFIX)
+
+
+def doc_id_for_name(name: str) -> str:
+    """The id of a document known by a name rather than a file (a MinerU output folder's, or one
+    given on the command line): the same rule, the id its PDF `<name>.pdf` would have."""
+    return _doc_id(name, name + PDF_SUFFIX, bare_stem=True)
+
+
+def _doc_id(stem: str, name: str, *, bare_stem: bool) -> str:
+    if bare_stem and _SAFE_ID.match(stem) and len(stem) <= MAX_DOC_ID_LENGTH:
         return stem
     ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
     slug = _UNSAFE_RUN.sub("_", ascii_stem).strip("_-")[: MAX_DOC_ID_LENGTH - 9] or "doc"
-    digest = hashlib.sha256(path.name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
     return f"{slug}_{digest}"
 
 

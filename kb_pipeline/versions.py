@@ -33,7 +33,7 @@ NORMALISER_VERSION = source_fingerprint(
     ]
 )
 # The RAG packager: `kb_package`'s code version.
-PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "packaging").glob("*.py")])
+PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
 # The knowledge extraction (readers, span check, link stage, contracts): `knowledge_payloads`'
 # code version, and part of its data version.
 KNOWLEDGE_VERSION = source_fingerprint([*(_PACKAGE / "knowledge").glob("*.py")])

@@ -1,4 +1,4 @@
-"""Tests of the RAG knowledge-base packager (kb_pipeline.packaging).
+"""Tests of the RAG knowledge-base packager (kb_pipeline.rag).
 
 Two groups:
 - the spec's validation checklist, item by item, on every real MinerU 4.0.12 fixture
@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 
 from kb_pipeline.cli.package import main as cli_main
-from kb_pipeline.packaging import (
+from kb_pipeline.rag import (
     NoContentListError,
     format_metrics,
     package_document,
 )
-from kb_pipeline.packaging.html_table import parse_html_table
-from kb_pipeline.packaging.token_estimate import HARD_CAP_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
+from kb_pipeline.rag.html_table import parse_html_table
+from kb_pipeline.rag.token_estimate import HARD_CAP_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
+from kb_pipeline.sources import doc_id_for
 
 from .conftest import FIXTURE_NAMES, MINERU_FIXTURES
 
@@ -729,6 +730,18 @@ def test_discovery_records_all_roles_under_legacy_names(tmp_path: Path) -> None:
     assert run.result.doc_id == "report" and run.chunks[0]["chunk_id"] == "report:p1:text:1"
     # layout.json is not MinerU 4's middle JSON: page order is used, with a warning.
     assert run.errors["warnings"] and "middle_json" not in run.manifest["input_files_used"]
+
+
+def test_package_doc_ids_follow_the_one_doc_id_rule(tmp_path: Path) -> None:
+    """The package's doc id is the one a source PDF of that name gets (sources.doc_id_for): a safe
+    name is kept, an unsafe one (spaces, accents) becomes the same slug and digest."""
+    for name, expected in (("plan-2026_v2", "plan-2026_v2"), ("Rapport été", doc_id_for(Path("Rapport été.pdf")))):
+        input_dir = tmp_path / "mineru" / f"{name}.pdf-63805328-1b7e-4c2a-9f3d-0123456789ab"
+        input_dir.mkdir(parents=True)
+        (input_dir / "content_list_v2.json").write_text(json.dumps([[para("Text.")]]))
+        run = Packaged(input_dir, tmp_path / "kb" / name, tmp_path)
+        assert run.result.doc_id == expected and run.chunks[0]["chunk_id"] == f"{expected}:p1:text:1"
+    assert doc_id_for(Path("Rapport été.pdf")).startswith("Rapport_ete_")
 
 
 def test_directory_without_content_list_raises(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from kb_pipeline.packaging import package_document, structure_from_artifact
+from kb_pipeline.rag import package_document, structure_from_artifact
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import load_raw_output

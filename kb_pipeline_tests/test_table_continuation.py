@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from kb_pipeline.packaging import package_document, structure_for_raw_output
+from kb_pipeline.rag import package_document, structure_for_raw_output
 
 
 def _package(run, layout, out):

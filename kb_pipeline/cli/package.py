@@ -21,12 +21,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..packaging.content_list import ContentListError
-from ..packaging.discovery import NoContentListError
-from ..packaging.metrics import format_metrics
-from ..packaging.packager import default_doc_name, doc_id_for, package_document
-from ..packaging.structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output
 from ..parsing.raw_output import RawOutputMismatchError
+from ..rag.content_list import ContentListError
+from ..rag.discovery import NoContentListError
+from ..rag.metrics import format_metrics
+from ..rag.packager import default_doc_name, package_document
+from ..rag.structure import DocumentStructure, is_our_cache_entry, structure_for_raw_output
+from ..sources import doc_id_for_name
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         doc_name = doc_name or our_doc_id
     doc_name = doc_name or default_doc_name(args.mineru_output_dir)
-    output_dir = args.output_dir or cwd / "kb_output" / doc_id_for(doc_name)
+    output_dir = args.output_dir or cwd / "kb_output" / doc_id_for_name(doc_name)
     try:
         result = package_document(
             args.mineru_output_dir,

@@ -22,7 +22,6 @@ import dagster as dg
 
 from ..contracts import QualityWarning
 from ..files import write_text_atomically
-from ..packaging import package_document, structure_for_raw_output
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.cached_parse import RawOutputRef
 from ..parsing.errors import DocumentError, ParseServiceError
@@ -37,6 +36,7 @@ from ..pipeline import (
     write_artifact,
 )
 from ..quality.artifact_checks import ARTIFACT_CHECKS
+from ..rag import package_document, structure_for_raw_output
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
 from . import tables
 from .history import latest_materialization, metadata_values

@@ -1,7 +1,7 @@
 """The one reader of MinerU's table HTML: rows of cells with their text as written (character
 references decoded, a `<br>` or a nested table's cell boundary read as a space) and their
 spans. The normaliser keeps cell text verbatim for `Chunk.text`; the packager cleans it and
-expands the spans into a grid (`packaging.html_table`)."""
+expands the spans into a grid (`rag.html_table`)."""
 
 from __future__ import annotations
 

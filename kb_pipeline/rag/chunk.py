@@ -1,4 +1,5 @@
-"""The knowledge-base chunk and its minimal six-field JSONL record."""
+"""The RAG package's chunk (`RagChunk`; the artifact's is `contracts.Chunk`) and its minimal
+six-field JSONL record."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ JSONL_FIELDS = ("chunk_id", "page_no", "content_type", "section_title", "chunk_t
 
 
 @dataclass
-class Chunk:
+class RagChunk:
     page_no: int
     content_type: str
     section_title: str
@@ -23,7 +24,7 @@ class Chunk:
     split_info: dict[str, Any] | None = None
     chunk_id: str = ""
     # A table continued from the previous page: that table's (last) chunk. Manifest only.
-    continues: Chunk | None = None
+    continues: RagChunk | None = None
 
     def record(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in JSONL_FIELDS}
@@ -36,7 +37,7 @@ def location_line(page_no: int, image_path: str) -> str:
     return f"Located on page {page_no}."
 
 
-def order_and_number(chunks: list[Chunk], doc_id: str) -> list[Chunk]:
+def order_and_number(chunks: list[RagChunk], doc_id: str) -> list[RagChunk]:
     """Sort into reading order and give ids ``{doc_id}:p{page}:{type}:{seq}``, seq per page and type.
 
     The ids depend only on the input, so re-packaging the same output gives the same ids.

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_text_atomically
-from .chunk import JSONL_FIELDS, Chunk
+from .chunk import JSONL_FIELDS, RagChunk
 from .token_estimate import ESTIMATE_DESCRIPTION, HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS
 
 CHUNKS_FILE = "kb_chunks.jsonl"
@@ -16,7 +16,7 @@ ERROR_REPORT_FILE = "error_report.json"
 README_FILE = "README_kb.md"
 
 
-def write_chunks(path: Path, chunks: list[Chunk]) -> None:
+def write_chunks(path: Path, chunks: list[RagChunk]) -> None:
     write_text_atomically(path, "".join(json.dumps(chunk.record(), ensure_ascii=False) + "\n" for chunk in chunks))
 
 

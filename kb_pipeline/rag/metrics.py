@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .chunk import CONTENT_TYPES, Chunk
+from .chunk import CONTENT_TYPES, RagChunk
 
 NOISE_KINDS = ("page_header", "page_footer", "page_number", "page_aside_text")
 
@@ -29,7 +29,7 @@ class PackagingStats:
 
     def metrics(
         self,
-        chunks: list[Chunk],
+        chunks: list[RagChunk],
         *,
         oversized_table_chunks: int,
         missing_images: int,

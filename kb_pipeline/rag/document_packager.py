@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chunk import Chunk, location_line
+from .chunk import RagChunk, location_line
 from .content_list import Block
 from .error_report import ErrorReport
 from .figure_classification import FigureTier, classify_figure, figure_chunk_text, figure_number
@@ -74,7 +74,7 @@ class _LastTable:
     columns: list[str]  # the header as the package writes it ("Columns: …")
     header_row: list[str]  # the header as printed, to recognise a continuation page that repeats it
     title: str  # without any "(continued)"
-    chunk: Chunk  # its last chunk
+    chunk: RagChunk  # its last chunk
 
 
 @dataclass
@@ -96,7 +96,7 @@ class DocumentPackager:
         self.report = report
         self.structure = structure or DocumentStructure()
         self.stats = PackagingStats()
-        self.chunks: list[Chunk] = []
+        self.chunks: list[RagChunk] = []
         self.document_title = ""
         self.section_title = ""
         self._pages: list[list[Block]] = []
@@ -105,7 +105,7 @@ class DocumentPackager:
         self._last_table: _LastTable | None = None  # the table a table on the next page may continue
         self._page_figures: list[_FigureCandidate] = []  # emitted when the page ends
 
-    def package(self, pages: list[list[Block]]) -> list[Chunk]:
+    def package(self, pages: list[list[Block]]) -> list[RagChunk]:
         self._pages = pages
         for page_position, page in enumerate(pages):
             for position in range(len(page)):
@@ -162,9 +162,9 @@ class DocumentPackager:
         image_path: str = "",
         split_info: dict[str, object] | None = None,
         section_title: str | None = None,
-    ) -> Chunk:
+    ) -> RagChunk:
         section = self.section_title if section_title is None else section_title
-        self.chunks.append(Chunk(block.page_no, content_type, section, text, order, image_path, split_info))
+        self.chunks.append(RagChunk(block.page_no, content_type, section, text, order, image_path, split_info))
         return self.chunks[-1]
 
     def _follow_known_section(self, block: Block) -> None:
@@ -201,7 +201,7 @@ class DocumentPackager:
 
     def _flush_section_text(self) -> None:
         for draft in pack_text_blocks(self._section_text):
-            self.chunks.append(Chunk(draft.page_no, "text", self.section_title, draft.text, (*draft.order, 0)))
+            self.chunks.append(RagChunk(draft.page_no, "text", self.section_title, draft.text, (*draft.order, 0)))
         self._section_text = []
 
     # ------------------------------------------------------------ tables
@@ -232,7 +232,7 @@ class DocumentPackager:
             return previous if _CONTINUED.search(block.caption) else None
         return previous if table.width and table.width == previous.width else None
 
-    def _emit_table(self, at: _BlockAt, caption: str, table: ParsedTable, image: ResolvedImage) -> list[Chunk]:
+    def _emit_table(self, at: _BlockAt, caption: str, table: ParsedTable, image: ResolvedImage) -> list[RagChunk]:
         block = at.block
         if table.has_content:
             return [

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..files import copy_atomically, write_text_atomically
-from .chunk import Chunk, order_and_number
+from ..sources import doc_id_for_name
+from .chunk import RagChunk, order_and_number
 from .content_list import ContentListError, LoadedContent, load_content_list_v1, load_content_list_v2, read_page_indexes
 from .discovery import DiscoveredInputs, discover_inputs
 from .document_packager import DocumentPackager
@@ -47,11 +48,6 @@ def default_doc_name(mineru_output_dir: Path) -> str:
     """Directory name without a MinerU ``-<uuid>`` suffix and ``.pdf`` ("report.pdf-<uuid>" → "report")."""
     name = _UUID_SUFFIX.sub("", mineru_output_dir.resolve().name)
     return re.sub(r"\.pdf$", "", name, flags=re.IGNORECASE) or "document"
-
-
-def doc_id_for(doc_name: str) -> str:
-    """Doc name made safe for chunk ids and file names."""
-    return re.sub(r"[^\w.-]+", "_", doc_name).strip("._") or "document"
 
 
 def _load_content(inputs: DiscoveredInputs, report: ErrorReport) -> tuple[LoadedContent, dict[str, Path]]:
@@ -92,7 +88,7 @@ def _manifest(
     doc_title: str,
     inputs: DiscoveredInputs,
     used: dict[str, Path],
-    chunks: list[Chunk],
+    chunks: list[RagChunk],
     metrics: dict[str, Any],
     project_root: Path,
     source_format: str,
@@ -148,7 +144,7 @@ def package_document(
     """
     inputs = discover_inputs(mineru_output_dir)
     doc_name = doc_name or default_doc_name(mineru_output_dir)
-    doc_id = doc_id_for(doc_name)
+    doc_id = doc_id_for_name(doc_name)
     report = ErrorReport()
     content, used = _load_content(inputs, report)
     report.parse_errors.extend(content.parse_errors)
