@@ -60,7 +60,7 @@ def main() -> None:
             folder, work / "runs", ParserConfig(), layout, workers=args.workers, progress=open(os.devnull, "w")
         )
         parallel = time.perf_counter() - started
-        assert manifest["totals"]["ok"] == len(args.pdfs), manifest["totals"]
+        assert manifest.totals.ok == len(args.pdfs), manifest.totals
 
         (work / "dagster").mkdir()
         kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(work / "ingest-data"))

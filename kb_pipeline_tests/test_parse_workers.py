@@ -15,6 +15,7 @@ from kb_pipeline.batch import run_batch
 from kb_pipeline.parsing import cache
 from kb_pipeline.parsing.backends import WarmWorkers
 from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.run_manifest import FailedEntry
 
 from .conftest import CORPUS_PDFS
 
@@ -44,18 +45,18 @@ def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):
         pool.close()
     killer.join(timeout=10)
     assert killed
-    status = {d["source_path"].rsplit("/", 1)[-1]: d for d in manifest["documents"]}
-    assert status[long_pdf.name]["status"] == "failed"
-    assert status[long_pdf.name]["error_type"] == "ParseServiceError"
-    assert str(killed[0]) in status[long_pdf.name]["message"]
-    assert status[long_pdf.name]["expected"] is False
-    assert sorted(n for n, d in status.items() if d["status"] == "ok") == sorted(
+    status = {d.source_path.rsplit("/", 1)[-1]: d for d in manifest.documents}
+    failed = status[long_pdf.name]
+    assert isinstance(failed, FailedEntry) and failed.error_type == "ParseServiceError"
+    assert str(killed[0]) in failed.message
+    assert failed.expected is False
+    assert sorted(n for n, d in status.items() if d.status == "ok") == sorted(
         p.name for p in drop.iterdir() if p != long_pdf
     )
     failures = [
-        json.loads(line) for line in (layout.runs / manifest["run_id"] / "failures.jsonl").read_text().splitlines()
+        json.loads(line) for line in (layout.runs / manifest.run_id / "failures.jsonl").read_text().splitlines()
     ]
-    assert [f["doc_id"] for f in failures] == [status[long_pdf.name]["doc_id"]]
+    assert [f["doc_id"] for f in failures] == [failed.doc_id]
     for entry in layout.parse_cache.iterdir():
         assert not entry.name.startswith(".tmp-"), entry.name
         assert cache.complete_dir(layout.parse_cache, entry.name) is not None, entry.name
@@ -63,4 +64,4 @@ def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):
 
     # Run again: the document parses (the cache entries of the others are reused).
     again = run_batch(drop, layout.runs, ParserConfig(), layout, workers=2)
-    assert again["totals"]["ok"] == 4
+    assert again.totals.ok == 4

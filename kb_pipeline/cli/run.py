@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     config = config_from_args(args, settings.parser)
     manifest = run_batch(args.input, args.out or layout.runs, config, layout, settings=settings)
     print(format_summary(manifest))
-    return 1 if manifest["totals"]["failed"] else 0
+    return 1 if manifest.totals.failed else 0
 
 
 if __name__ == "__main__":  # required: MinerU starts "spawn" worker processes
