@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.extract import main as extract_main
@@ -29,8 +31,9 @@ from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
-from kb_pipeline.review_desk.app import CSRF_HEADER, create_app
+from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.corpus import Corpus
+from kb_pipeline.review_desk.dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS
 from kb_pipeline.review_desk.export import active_entries
 from kb_pipeline.review_desk.page_image import render_page
 from kb_pipeline.review_desk.store import DecisionStore, default_url
@@ -250,6 +253,37 @@ def test_api_entries_decisions_and_refusals(desk):
     assert store.active_glossary() == []
     # Another site's name for this machine (DNS rebinding) is refused.
     assert client.get("/api/queue", headers={"host": "evil.example"}).status_code == 400
+
+
+def test_every_state_changing_route_refuses_a_request_without_the_token(desk):
+    """Every route of the app with a method other than GET/HEAD/OPTIONS — those there are now and
+    any added later — is refused without the CSRF token, or with a wrong one, before it reads
+    its input: nothing is recorded."""
+    layout, store, client, terms = desk
+    app = client.app
+    # Included routers' routes too (FastAPI keeps them nested under `app.routes`).
+    writes = sorted(
+        (method, route.path)
+        for route in iter_route_contexts(app.routes)
+        for method in route.methods or ()
+        if method not in SAFE_METHODS
+    )
+    assert {("POST", "/reviewer"), ("POST", "/decisions"), ("POST", "/api/decisions")} <= set(writes)
+    term_id = terms["PA"].term_id
+    form = {"term_id": term_id, "decision": "approve", "name": "Rina"}
+    with TestClient(app, base_url="http://127.0.0.1", cookies={"kb_reviewer": "Rina"}) as stranger:
+        for method, path in writes:
+            url = re.sub(r"\{[^}]+\}", term_id, path)
+            for attempt in (
+                {},
+                {"data": form},
+                {"data": {**form, CSRF_FIELD: "forged"}},
+                {"json": {"term_id": term_id, "decision": "approve", "reviewer": "Rina"}},
+                {"json": {}, "headers": {CSRF_HEADER: "forged"}},
+            ):
+                response = stranger.request(method, url, follow_redirects=False, **attempt)
+                assert response.status_code == 403, (method, path, attempt, response.text)
+    assert store.latest() == {}
 
 
 def test_a_decision_on_a_definition_that_changed_since_it_was_shown_is_refused(desk):

@@ -139,6 +139,17 @@ def facet_counts(rows: list[QueueRow]) -> dict[str, Counter[str]]:
     }
 
 
+def filter_queue(rows: list[QueueRow], doc: str, reason: str, state: str) -> list[QueueRow]:
+    """The rows of one document, review reason and state; an empty filter keeps every row."""
+    return [
+        r
+        for r in rows
+        if (not doc or r.doc_id == doc)
+        and (not reason or (r.row is not None and r.row.review_reason == reason))
+        and (not state or r.state == state)
+    ]
+
+
 def next_pending(rows: list[QueueRow], after: str) -> str | None:
     """The first pending row after `after` in queue order (wrapping), for "decide, then next"."""
     at = next((i for i, r in enumerate(rows) if r.term_id == after), -1)

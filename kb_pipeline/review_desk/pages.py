@@ -1,0 +1,138 @@
+"""The review desk's pages: the queue, an entry beside its source page, and the two forms (the
+reviewer's name, a decision). Server-rendered Jinja2; every value autoescaped."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pypdfium2 as pdfium
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from .corpus import CONFLICT, STATES, Corpus, facet_counts, filter_queue, next_pending
+from .decisions import DecisionIn, record_decision, unknown_term
+from .dependencies import CorpusDep, StoreDep, current_desk
+from .page_image import PageImage, render_page
+
+REVIEWER_COOKIE = "kb_reviewer"
+
+router = APIRouter()
+
+
+def render(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
+    """A page, with what every page needs: the CSRF token for its forms and the reviewer's name."""
+    desk = current_desk(request)
+    return desk.templates.TemplateResponse(
+        request,
+        name,
+        {"csrf_token": desk.csrf_token, "reviewer": request.cookies.get(REVIEWER_COOKIE, ""), **context},
+        status_code=status_code,
+    )
+
+
+@lru_cache(maxsize=64)
+def _page_image(pdf: Path, mtime: float, page: int, span: str | None) -> PageImage:
+    # Keyed by the file's mtime too: a re-parse that rewrote the PDF is rendered again.
+    return render_page(pdf, page, span)
+
+
+def page_image(corpus: Corpus, doc_id: str, page: int | None, span: str | None) -> PageImage | None:
+    pdf = corpus.source_pdf(doc_id)
+    if pdf is None or page is None:
+        return None
+    try:
+        return _page_image(pdf, pdf.stat().st_mtime, page, span)
+    except (IndexError, OSError, pdfium.PdfiumError):
+        # A page past the end, or a cache copy gone or broken: the entry is still decidable.
+        return None
+
+
+@router.get("/", response_class=HTMLResponse)
+def queue_page(
+    request: Request, corpus: CorpusDep, store: StoreDep, doc: str = "", reason: str = "", state: str = ""
+) -> HTMLResponse:
+    rows = corpus.queue(store.latest())
+    return render(
+        request,
+        "queue.html",
+        rows=filter_queue(rows, doc, reason, state),
+        total=len(rows),
+        counts=facet_counts(rows),
+        states=STATES,
+        conflict=CONFLICT,
+        filters={"doc": doc, "reason": reason, "state": state},
+    )
+
+
+@router.get("/entries/{term_id}", response_class=HTMLResponse)
+def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
+    found = corpus.entry(term_id)
+    history = store.history(term_id)
+    if found is None and not history:
+        raise unknown_term(corpus, term_id)
+    rows = corpus.queue(store.latest())
+    image = (
+        page_image(corpus, found.doc_id, found.entry.provenance.page, found.entry.provenance.span) if found else None
+    )
+    return render(
+        request,
+        "entry.html",
+        term_id=term_id,
+        found=found,
+        history=history,
+        image=image,
+        next_term=next_pending(rows, term_id),
+    )
+
+
+@router.get("/entries/{term_id}/page.png")
+def entry_page_image(term_id: str, corpus: CorpusDep) -> Response:
+    found = corpus.entry(term_id)
+    if found is None:
+        raise unknown_term(corpus, term_id)
+    image = page_image(corpus, found.doc_id, found.entry.provenance.page, found.entry.provenance.span)
+    if image is None:
+        raise HTTPException(404, f"no source page for {term_id}: the parse cache's PDF or the page is gone")
+    return Response(image.png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+
+@router.post("/reviewer")
+def set_reviewer(name: Annotated[str, Form()], back: Annotated[str, Form()] = "/") -> Response:
+    # Back to a page of this desk only: "//host" and "/\\host" are other sites to a browser.
+    local = back.startswith("/") and not back.startswith(("//", "/\\"))
+    response = RedirectResponse(back if local else "/", status_code=303)
+    # No max-age: a browser-session cookie, the name typed once per session.
+    response.set_cookie(REVIEWER_COOKIE, name.strip()[:200], httponly=True, samesite="strict")
+    return response
+
+
+@router.post("/decisions")
+def decide_form(
+    request: Request,
+    corpus: CorpusDep,
+    store: StoreDep,
+    term_id: Annotated[str, Form()],
+    decision: Annotated[Literal["approve", "reject", "edit"], Form()],
+    definition: Annotated[str | None, Form()] = None,
+    reason: Annotated[str | None, Form()] = None,
+    seen_definition: Annotated[str | None, Form()] = None,
+) -> Response:
+    reviewer = request.cookies.get(REVIEWER_COOKIE, "")
+    if not reviewer:
+        raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
+    try:
+        body = DecisionIn(
+            term_id=term_id,
+            decision=decision,
+            definition=definition,
+            reason=reason,
+            reviewer=reviewer,
+            seen_definition=seen_definition,
+        )
+        record_decision(corpus, store, body)
+    except ValueError as e:
+        raise HTTPException(422, str(e)) from e
+    following = next_pending(corpus.queue(store.latest()), term_id)
+    return RedirectResponse(f"/entries/{following}" if following else "/", status_code=303)
