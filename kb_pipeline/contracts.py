@@ -1,7 +1,7 @@
 """The seam between parsing and extraction: `ParsedDocument` and its `Chunk`s (schema 0.3.3).
 
 This module is the single source of truth for the artifact `chunks.json`; `docs/contract.md`
-describes it. Field names, types, defaults and declaration order match the parser contract
+describes it, its field tables generated from these models' descriptions (`contract_docs.py`). Field names, types, defaults and declaration order match the parser contract
 (`contracts.py`, schema 0.3.3) exactly, because pydantic serialises in declaration order and
 consumers of 0.3.x read these files as they are.
 
@@ -43,65 +43,104 @@ def make_chunk_id(doc_id: str, seq: int) -> str:
 class Chunk(BaseModel):
     """One unit of a parsed document, ready for the extraction stage."""
 
-    chunk_id: str
-    doc_id: str
-    kind: ChunkKind
-    # VERBATIM pieces of the source items; excludes the heading line (that is `heading`).
-    text: str
-    # 0-based, exactly as MinerU reports it; `page_no` is the 1-based number a human reads.
-    page_idx: int
-    page_idxs: list[int] = Field(default_factory=list)
+    chunk_id: str = Field(description="`<doc_id>::<seq:04d>`, in reading order")
+    doc_id: str = Field(description="the document's `doc_id`")
+    kind: ChunkKind = Field(
+        description="this producer emits `text`, `table`, `image` (flash calls figures images); `chart` from "
+        "tiers that detect charts; never `equation`"
+    )
+    text: str = Field(
+        description="VERBATIM pieces of the source items, joined by blank lines (table cells by ` | `, rows by "
+        "newlines). Excludes the heading line (that is `heading`), except in the one chunk of a section with no "
+        "body, whose text is its heading line. A paragraph cut at a run-in heading gives its tail to the chunk "
+        "after the heading. A formula's characters, a cell-less table's and a contents page's come from the "
+        "PDF's text layer inside their boxes. A chunk with no `source_items` holds text-layer lines MinerU lost "
+        "(a table's rows, a page that lost most of its lines), one a line, verbatim, in the text layer's order"
+    )
+    page_idx: int = Field(description="0-based first page, exactly as MinerU reports it")
+    page_idxs: list[int] = Field(default_factory=list, description="every page spanned")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def page_no(self) -> int:
-        """1-based page number, derived so it can never drift from `page_idx`."""
+        """`page_idx + 1`, the 1-based number a human reads; derived so it can never drift from `page_idx`."""
         return self.page_idx + 1
 
-    section_no: str | None = None
-    # This chunk's own section title, verbatim as the document writes it.
-    heading: str | None = None
-    # Running header of every page the chunk spans, in page order.
-    chapters: list[str] = Field(default_factory=list)
-    # Enclosing headings, outermost first, each verbatim (e.g. "2.1. Production Parameter").
-    heading_path: list[str] = Field(default_factory=list)
-    has_formula: bool = False
-    is_tabular: bool = False
-    # Indices into MinerU's content_list.json: the trace back to the raw output.
-    source_items: list[int] = Field(default_factory=list)
-    # [x0, y0, x1, y1] of the first source item, MinerU's 0–1000 page-normalised integers.
-    bbox: list[int] | None = None
-    # Relative to `ParsedDocument.raw_output_dir`.
-    images: list[str] = Field(default_factory=list)
-    # Source markup as MinerU gave it, never cleaned. Empty when MinerU gave none (flash tier).
-    latex: list[str] = Field(default_factory=list)
-    table_html: str | None = None
-    # MODEL-WRITTEN, NOT FROM THE DOCUMENT. Never span-checkable; never part of `text`.
-    generated_description: str | None = None
+    section_no: str | None = Field(
+        default=None, description='`"2.1.3"`, `"III"`, `"A"` as printed, without the trailing dot'
+    )
+    heading: str | None = Field(default=None, description="this chunk's own section title after its number, verbatim")
+    chapters: list[str] = Field(
+        default_factory=list, description="running header of every page the chunk spans, in page order"
+    )
+    heading_path: list[str] = Field(
+        default_factory=list,
+        description="enclosing heading lines, whole and verbatim, outermost first, own heading last, e.g. "
+        '`["2. PENJELASAN PARAMETER", "2.1. Production Parameter", "2.1.1. Production"]`',
+    )
+    has_formula: bool = Field(default=False, description="the chunk contains a display formula")
+    is_tabular: bool = Field(default=False, description='`kind == "table"`')
+    source_items: list[int] = Field(
+        default_factory=list,
+        description="indices into the raw output's `content_list.json`, the trace back to MinerU's output; "
+        "empty for lines recovered from the text layer (no MinerU item holds them)",
+    )
+    bbox: list[int] | None = Field(
+        default=None,
+        description="`[x0, y0, x1, y1]` of the first source item, MinerU's 0–1000 page-normalised integers",
+    )
+    images: list[str] = Field(
+        default_factory=list, description="relative to `raw_output_dir`: formula images, table crops, figures"
+    )
+    latex: list[str] = Field(
+        default_factory=list,
+        description="formula markup exactly as MinerU gave it, never cleaned; empty when MinerU gave none "
+        "(the flash tier)",
+    )
+    table_html: str | None = Field(default=None, description="the table's HTML as MinerU gave it")
+    generated_description: str | None = Field(
+        default=None,
+        description="MODEL-WRITTEN, NOT FROM THE DOCUMENT (advanced tier image analysis): never span-checkable, "
+        "never part of `text`, never evidence",
+    )
 
 
 class ParsedDocument(BaseModel):
     """The artifact: one parsed document, self-describing. Metadata first, `chunks` last,
     so a person opening the file sees what produced it without scrolling past the payload."""
 
-    doc_id: str
-    # The document's name as a human reads it (the original file stem); `doc_id` may be a
-    # sanitised key when the file name is not safe as one.
-    source_title: str | None = None
-    source_path: str
-    content_hash: str  # sha256 of the source file's bytes
-    n_pages: int
+    doc_id: str = Field(description="the partition key: the file stem, or a safe slug + digest for unsafe names")
+    source_title: str | None = Field(
+        default=None,
+        description="the document's own title: the PDF metadata Title when meaningful (not empty, not a tool "
+        'default such as "Microsoft Word - x.doc" or "Untitled", not a file name or path, not an id such as a '
+        "number or a DOI), else MinerU's first title item verbatim, else the file stem "
+        "(`kb_pipeline/source_title.py`); `doc_id` may be a sanitised key",
+    )
+    source_path: str = Field(description="where the PDF was when it was ingested")
+    content_hash: str = Field(description="sha256 of the source file's bytes")
+    n_pages: int = Field(description="pages MinerU returned")
     parser_name: str = "mineru"
-    parser_version: str | None = None
-    # What MinerU reports it ran, e.g. "flash/txt" (tier/parse mode), never what was requested.
-    parser_backend: str | None = None
-    parser_config: str | None = None  # ParserConfig.fingerprint
-    normaliser_version: str | None = None
-    version: int = 1
-    schema_version: str = SCHEMA_VERSION
-    created_at: str | None = None
-    raw_output_dir: str | None = None
-    chunks: list[Chunk]
+    parser_version: str | None = Field(default=None, description='MinerU\'s own record, e.g. `"4.0.12"`')
+    parser_backend: str | None = Field(
+        default=None,
+        description='`"<tier>/<parse_mode>"` as MinerU recorded what ran, e.g. `"flash/txt"`, never what was requested',
+    )
+    parser_config: str | None = Field(
+        default=None, description="`ParserConfig.fingerprint`: 12 hex of the output-affecting parser settings"
+    )
+    normaliser_version: str | None = Field(
+        default=None, description="12 hex fingerprint of the code that turned MinerU's output into chunks"
+    )
+    version: int = Field(
+        default=1,
+        description="this document's artifact version; +1 whenever its content, the config, MinerU or the "
+        "normaliser changed",
+    )
+    schema_version: str = Field(default=SCHEMA_VERSION, description="this contract's version")
+    created_at: str | None = Field(default=None, description="ISO 8601, seconds, UTC")
+    raw_output_dir: str | None = Field(default=None, description="the untouched MinerU output (its cache entry)")
+    chunks: list[Chunk] = Field(description="in reading order")
 
 
 # Warning codes. The contract's three keep their names (`jenis` is read downstream); ours
@@ -127,10 +166,10 @@ class QualityWarning(BaseModel):
     """Something worth a look in a document that did parse. Never fails the document."""
 
     doc_id: str
-    jenis: WarningCode
-    page_idx: int | None = None
-    chunk_id: str | None = None
-    detail: str
+    jenis: WarningCode = Field(description="the warning's code (docs/contract.md explains each)")
+    page_idx: int | None = Field(default=None, description="0-based, the page it is about")
+    chunk_id: str | None = Field(default=None, description="the chunk it is about, when it is about one")
+    detail: str = Field(description="what was found, for a person")
 
 
 class ParseFailure(BaseModel):
@@ -138,6 +177,10 @@ class ParseFailure(BaseModel):
 
     doc_id: str
     source_path: str
-    error_type: str
-    message: str
-    traceback: str | None = None
+    error_type: str = Field(
+        description="e.g. `EmptyFileError`, `NotAPdfError`, `CorruptPdfError`, `EncryptedPdfError`, "
+        "`TooManyPagesError`, `MissingModelWeightsError`, `SourceChangedError`, `SourceMissingError`, "
+        "`ParserError`"
+    )
+    message: str = Field(description="what happened and what to do")
+    traceback: str | None = Field(default=None, description="where in the code it was raised")

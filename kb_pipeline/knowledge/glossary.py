@@ -88,7 +88,7 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
         mention_count=cluster.mention_count,
         provenance=provenance(document, span, quote),
         extraction_status=status,
-        # No glossary version is stored yet, so every entry is new against an empty one.
+        # New until the diff stage (diff.py) compares the entry with the active glossary.
         diff_status="new",
         definition_conflict=conflict,
         # Competing definitions side by side; the pipeline never picks a winner.
