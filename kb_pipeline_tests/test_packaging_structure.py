@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-from kb_pipeline.rag import package_document, structure_from_artifact
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pdf_text import PdfTextLayer
 from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline.rag import package_document, structure_from_artifact
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
 
