@@ -93,9 +93,7 @@ class Chunk(BaseModel):
         default_factory=list, description="relative to `raw_output_dir`: formula images, table crops, figures"
     )
     latex: list[str] = Field(
-        default_factory=list,
-        description="formula markup exactly as MinerU gave it, never cleaned; empty when MinerU gave none "
-        "(the flash tier)",
+        default_factory=list, description="formula markup exactly as MinerU gave it, never cleaned; none on flash"
     )
     table_html: str | None = Field(default=None, description="the table's HTML as MinerU gave it")
     generated_description: str | None = Field(

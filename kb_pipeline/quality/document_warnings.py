@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 
 from ..contracts import Chunk
+from ..parsing.raw_output import RawOutput
 from .flags import WHITESPACE, Flag, WarnedDocument, first_ten, preview
 from .layout import interleaved_items
 
@@ -26,14 +27,21 @@ def interleaved_columns(document: WarnedDocument) -> Iterator[Flag]:
         )
 
 
-# One warning per page, not per item: a scanned page holds dozens of image strips.
-def formulas_without_markup(document: WarnedDocument) -> Iterator[Flag]:
-    raw = document.raw
+def _items_by_page(raw: RawOutput, wanted: Callable[[dict], bool]) -> dict[int, list[int]]:
+    """The indices of the wanted content_list items, by page: one warning per page, not per item
+    (a scanned page holds dozens of image strips)."""
     pages: dict[int, list[int]] = defaultdict(list)
     for index, item in enumerate(raw.items):
-        if item["type"] == "equation" and not item.get("text"):
+        if wanted(item):
             pages[item["page_idx"]].append(index)
-    for page_idx, indices in pages.items():
+    return pages
+
+
+def formulas_without_markup(document: WarnedDocument) -> Iterator[Flag]:
+    raw = document.raw
+    for page_idx, indices in _items_by_page(
+        raw, lambda item: item["type"] == "equation" and not item.get("text")
+    ).items():
         yield Flag(
             "formula_tanpa_latex",
             f"{len(indices)} formula(s) with no markup from the parser (tier "
@@ -43,14 +51,14 @@ def formulas_without_markup(document: WarnedDocument) -> Iterator[Flag]:
         )
 
 
+def _bare_figure(item: dict) -> bool:
+    return item["type"] in ("image", "chart") and not (
+        item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()
+    )
+
+
 def figures_without_context(document: WarnedDocument) -> Iterator[Flag]:
-    pages: dict[int, list[int]] = defaultdict(list)
-    for index, item in enumerate(document.raw.items):
-        if item["type"] in ("image", "chart") and not (
-            item.get(f"{item['type']}_caption") or (item.get("content") or "").strip()
-        ):
-            pages[item["page_idx"]].append(index)
-    for page_idx, indices in pages.items():
+    for page_idx, indices in _items_by_page(document.raw, _bare_figure).items():
         yield Flag(
             "chart_tanpa_konteks",
             f"{len(indices)} figure(s) with neither content nor caption (content_list items {first_ten(indices)})",
