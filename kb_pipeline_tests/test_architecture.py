@@ -118,3 +118,14 @@ def test_settings_read_every_kb_variable(module):
             continue
         text = path.read_text(encoding="utf-8")
         assert 'environ.get("KB_' not in text and 'getenv("KB_' not in text, path
+
+
+def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature():
+    """llm/ (client, cache, endpoint, embedded server) is infrastructure the knowledge readers use,
+    never the other way round; the settings module depends on no feature package."""
+    graph = _imports()
+    for module, targets in graph.items():
+        if module.startswith("kb_pipeline.llm"):
+            assert not {t for t in targets if t.startswith("kb_pipeline.knowledge")}, module
+    features = ("kb_pipeline.knowledge", "kb_pipeline.packaging", "kb_pipeline.review_desk", "kb_pipeline.quality")
+    assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}

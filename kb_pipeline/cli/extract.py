@@ -21,7 +21,7 @@ from ..files import write_text_atomically
 from ..knowledge.contracts import Payloads
 from ..knowledge.diff import ApprovedDefinition, apply_diff
 from ..knowledge.extract import extract_document
-from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
+from ..llm.model import LanguageModel, ModelFailed, ResponseCache
 from ..paths import DataLayout
 from ..review_desk.store import read_active_glossary
 from ..settings import Settings

@@ -23,10 +23,10 @@ import dagster as dg
 from ..contracts import ParsedDocument
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
 from ..knowledge.diff import apply_diff
-from ..knowledge.endpoint import ModelEndpoint
 from ..knowledge.extract import extract_document
-from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
 from ..knowledge.spans import locate
+from ..llm.endpoint import ModelEndpoint
+from ..llm.model import LanguageModel, ModelFailed, ResponseCache
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION
 from . import tables

@@ -11,7 +11,7 @@ import dagster as dg
 from pydantic import ConfigDict, Field, create_model
 
 from ..knowledge.diff import ApprovedDefinition
-from ..knowledge.endpoint import ModelEndpoint
+from ..llm.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
 from ..parsing.mineru_adapter import mineru_version

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..files import write_text_atomically
+from ..llm.usage import CallUsage  # usage.json's record, built by the model client; in the contract all the same
 
 SubdomainTag = Literal[
     "production",
@@ -128,21 +129,6 @@ class RejectedField(BaseModel):
     offending_value: str
     reason: str
     branch: RejectedBranch
-
-
-class CallUsage(BaseModel):
-    """One model call's accounting; `cached_tokens` is read from the API, never estimated."""
-
-    branch: str
-    deployment: str
-    tier: str
-    prompt_tokens: int
-    cached_tokens: int
-    completion_tokens: int
-    latency_s: float
-    retries: int
-    structured_output_mode: str
-    simulated: bool
 
 
 class Payloads(BaseModel):
