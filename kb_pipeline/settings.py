@@ -40,6 +40,7 @@ from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
 
 DATA_DIR_ENV = "KB_DATA_DIR"
+MINERU_API_KEY_ENV = "KB_MINERU_API_KEY"
 DEFAULT_NEVER_STARTED_SECONDS = 30.0
 
 
@@ -119,7 +120,7 @@ class Settings(BaseModel):
         if api_url:
             api = MineruApi(
                 url=api_url,
-                key=env.get("KB_MINERU_API_KEY", ""),
+                key=env.get(MINERU_API_KEY_ENV, ""),
                 **({"timeout_seconds": env["KB_MINERU_API_TIMEOUT"]} if env.get("KB_MINERU_API_TIMEOUT") else {}),
             )
         return cls(
