@@ -1,6 +1,8 @@
 """Every setting kb-pipeline takes from the environment, read in one place into one frozen,
-typed object. Entry points read it once (`Settings.from_env()`: the CLI, the Dagster code
-location when it loads, the run launcher) and hand it down; nothing else reads `KB_*`.
+typed object. Each entry point reads it once (`Settings.from_env()`: the command line, every
+command included; the Dagster code location when it loads; the run launcher; a warm run worker
+of `ingest`, for the secrets its runs are not sent) and hands it down; nothing else reads `KB_*`.
+The `kb` resource is the same object as Dagster config (defs/resources.py).
 
 | variable | setting | default |
 |---|---|---|
@@ -38,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .llm.endpoint import ModelEndpoint
 from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
+from .paths import DataLayout
 
 DATA_DIR_ENV = "KB_DATA_DIR"
 MINERU_API_KEY_ENV = "KB_MINERU_API_KEY"
@@ -127,7 +130,7 @@ class Settings(BaseModel):
             data_dir=data_dir,
             review_database_url=review_database_url(env),
             llm=model_endpoint(env),
-            drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
+            drop_folder=Path(env.get("KB_DROP_FOLDER") or DataLayout(data_dir).knowledge_docs).resolve(),
             parser=parser,
             mineru_api=api,
             **numbers,

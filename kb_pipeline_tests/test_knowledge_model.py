@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from kb_pipeline.cli.extract import main as extract_main
-from kb_pipeline.knowledge.payload_folder import FAILURE_NAME
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.payload_folder import FAILURE_NAME
 from kb_pipeline.knowledge.spans import locate
 from kb_pipeline.llm.endpoint import ModelEndpoint
 from kb_pipeline.llm.local_server import default_gguf

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..paths import DataLayout
 from ..settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def set_dagster_environment(settings: Settings) -> None:
     (DAGSTER_HOME, where dagster.yaml is) and its storage under the data root."""
     root = REPO_ROOT if (REPO_ROOT / "dagster.yaml").is_file() else Path.cwd()
     os.environ.setdefault("DAGSTER_HOME", str(root))
-    os.environ.setdefault("KB_DAGSTER_DIR", str(settings.data_dir / "dagster"))
+    os.environ.setdefault("KB_DAGSTER_DIR", str(DataLayout(settings.data_dir).dagster))
 
 
 def _knowledge_base(args: argparse.Namespace, settings: Settings):

@@ -83,12 +83,14 @@ def _config_value(value: Any) -> Any:
 ParserOptions = config_class(ParserConfig)
 MineruApiOptions = config_class(MineruApi)
 ModelOptions = config_class(ModelEndpoint)
-# A misspelt or flat field (`KnowledgeBase(tier=...)`) is an error, not silently dropped.
-_SettingsConfig = config_class(
-    Settings,
-    type("_Resource", (dg.ConfigurableResource,), {"model_config": ConfigDict(extra="forbid")}),
-    frozenset(_NOT_CONFIG),
-)
+
+
+class _StrictResource(dg.ConfigurableResource):
+    # A misspelt or flat field (`KnowledgeBase(tier=...)`) is an error, not silently dropped.
+    model_config = ConfigDict(extra="forbid")
+
+
+_SettingsConfig = config_class(Settings, _StrictResource, frozenset(_NOT_CONFIG))
 
 
 class KnowledgeBase(_SettingsConfig):  # type: ignore[misc, valid-type]
@@ -117,7 +119,7 @@ class KnowledgeBase(_SettingsConfig):  # type: ignore[misc, valid-type]
 
     def config_json(self) -> str:
         """The fields without the secrets: what may travel in a run's origin."""
-        return self.model_dump_json(exclude=SECRETS)  # type: ignore[arg-type]
+        return self.model_dump_json(exclude=SECRETS)
 
     @classmethod
     def from_config_json(cls, fields: str, settings: Settings) -> KnowledgeBase:
