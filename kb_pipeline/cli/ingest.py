@@ -16,16 +16,14 @@ import dagster as dg
 
 from ..defs.dead_runs import WORKER_DIED, end_dead_runs, worker_tags
 from ..defs.history import (
-    KNOWLEDGE,
-    PARSED,
     crash_reason,
     failure_reason,
     is_current,
     is_parsed,
     knowledge_failure,
-    latest_materialization,
-    metadata_values,
+    knowledge_of,
     observe_source,
+    parsed_metadata,
     step_failure_reason,
 )
 from ..defs.names import CONTENT_TAG, INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB
@@ -59,11 +57,6 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return self.status == "failed" or bool(self.knowledge_failure)
-
-
-def knowledge_of(instance: dg.DagsterInstance, doc_id: str) -> str:
-    """What the document's latest knowledge payloads hold (terms, rules, formulas, model calls)."""
-    return str(metadata_values(latest_materialization(instance, KNOWLEDGE, doc_id)).get("summary", ""))
 
 
 def release_abandoned_runs(instance: dg.DagsterInstance, never_started_seconds: float) -> list[str]:
@@ -102,7 +95,7 @@ def _ingested(instance: dg.DagsterInstance, item: Ready, seconds: float, knowled
         item.source.path.name,
         "ingested",
         seconds,
-        metadata_values(latest_materialization(instance, PARSED, doc_id)),
+        parsed_metadata(instance, doc_id),
         knowledge="" if knowledge_failure else knowledge_of(instance, doc_id),
         knowledge_failure=knowledge_failure,
     )
@@ -260,7 +253,7 @@ def ingest_folder(
         started = time.perf_counter()
         doc_id = item.source.doc_id
         if is_current(instance, kb, doc_id, item.content_hash):
-            meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
+            meta = parsed_metadata(instance, doc_id)
             knowledge = knowledge_of(instance, doc_id)
             done(
                 item,

@@ -19,18 +19,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..defs import history
 from ..defs.dead_runs import check_worker
-from ..defs.history import (
-    KNOWLEDGE,
-    PARSED,
-    crash_reason,
-    failure_reason,
-    is_current,
-    is_parsed,
-    knowledge_failure,
-    latest_materialization,
-    metadata_values,
-)
 from ..defs.names import CONTENT_TAG
 from ..defs.resources import KnowledgeBase
 from ..pipeline import content_hash_of
@@ -70,11 +60,11 @@ def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) ->
 
 def _knowledge(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> tuple[str, bool]:
     """What an ingested document's knowledge is, and whether its extraction failed."""
-    if is_current(instance, kb, doc_id, content_hash):
-        summary = metadata_values(latest_materialization(instance, KNOWLEDGE, doc_id)).get("summary")
+    if history.is_current(instance, kb, doc_id, content_hash):
+        summary = history.knowledge_of(instance, doc_id)
         return f"knowledge: {summary}" if summary else "knowledge extracted", False
     run = _latest_run(instance, doc_id, content_hash)
-    failure = knowledge_failure(instance, run) if run is not None and run.is_finished else None
+    failure = history.knowledge_failure(instance, run) if run is not None and run.is_finished else None
     if failure:
         return failure.splitlines()[0], True
     return "knowledge pending", False
@@ -94,8 +84,8 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
         except Exception as e:  # noqa: BLE001 — vanished or unreadable: say so, do not crash the listing
             statuses.append(FileStatus(name, doc_id, "failed", f"cannot read: {e}"))
             continue
-        if is_parsed(instance, kb, doc_id, content_hash):
-            meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
+        if history.is_parsed(instance, kb, doc_id, content_hash):
+            meta = history.parsed_metadata(instance, doc_id)
             ocr = f", {meta['ocr']}" if meta.get("ocr") else ""
             knowledge, knowledge_failed = _knowledge(instance, kb, doc_id, content_hash)
             statuses.append(
@@ -111,9 +101,9 @@ def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | 
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
-            crash = crash_reason(instance, run)
+            crash = history.crash_reason(instance, run)
             if crash is None:
-                statuses.append(FileStatus(name, doc_id, "failed", failure_reason(instance, run)))
+                statuses.append(FileStatus(name, doc_id, "failed", history.failure_reason(instance, run)))
             elif run.tags.get(_WILL_RETRY) == "true":
                 statuses.append(FileStatus(name, doc_id, "retrying", f"{crash}; the daemon retries it"))
             else:

@@ -30,6 +30,16 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
     return {k: v.value for k, v in record.asset_materialization.metadata.items()}
 
 
+def parsed_metadata(instance: dg.DagsterInstance, doc_id: str) -> dict:
+    """The latest artifact's metadata: version, pages, chunks, warnings, …"""
+    return metadata_values(latest_materialization(instance, PARSED, doc_id))
+
+
+def knowledge_of(instance: dg.DagsterInstance, doc_id: str) -> str:
+    """What the document's latest knowledge payloads hold (terms, rules, formulas, model calls)."""
+    return str(metadata_values(latest_materialization(instance, KNOWLEDGE, doc_id)).get("summary", ""))
+
+
 def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
     """Record the file's content hash as source_pdf's data version, as the sensor does."""
     instance.report_runless_asset_event(
