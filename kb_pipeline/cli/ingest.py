@@ -123,9 +123,9 @@ def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) 
 @functools.cache
 def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
     """A job of the definitions bound to this knowledge base: what a warm run worker reconstructs
-    a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. The MinerU API
-    key never travels in a run's origin: the worker reads it from the environment it inherited,
-    as the code location does."""
+    a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. No secret
+    travels in a run's origin (`KnowledgeBase.config_json`): the worker reads the keys' variables
+    and the review database's URL from the environment it inherited, as the code location does."""
     from ..definitions import build_definitions
 
     settings = Settings.from_env()  # the worker's one read: the environment it inherited
