@@ -38,4 +38,5 @@ PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "packaging").glob("*.py")])
 # record in usage.json): `knowledge_payloads`' code version, and part of its data version. Not
 # the rest of llm/ (client, retries, cache, server): which model answers is the code version's
 # other half (`knowledge_code_version`), and how it is reached decides no payload.
-KNOWLEDGE_VERSION = source_fingerprint([*(_PACKAGE / "knowledge").glob("*.py"), _PACKAGE / "llm" / "usage.py"])
+KNOWLEDGE_SOURCES = [*(_PACKAGE / "knowledge").glob("*.py"), _PACKAGE / "llm" / "usage.py"]
+KNOWLEDGE_VERSION = source_fingerprint(KNOWLEDGE_SOURCES)

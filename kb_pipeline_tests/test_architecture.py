@@ -129,3 +129,13 @@ def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature()
             assert not {t for t in targets if t.startswith("kb_pipeline.knowledge")}, module
     features = ("kb_pipeline.knowledge", "kb_pipeline.packaging", "kb_pipeline.review_desk", "kb_pipeline.quality")
     assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}
+
+
+def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
+    """A change to the client's retries, cache or server must not show every knowledge partition
+    unsynced: which model answers is the code version's other half (its identity)."""
+    from kb_pipeline.versions import KNOWLEDGE_SOURCES
+
+    sources = {p.relative_to(PACKAGE).as_posix() for p in KNOWLEDGE_SOURCES}
+    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").glob("*.py")} <= sources
+    assert {s for s in sources if s.startswith("llm/")} == {"llm/usage.py"}
