@@ -28,7 +28,6 @@ $(STAMP): pyproject.toml constraints.txt
 
 run: $(STAMP) setup-ocr
 	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
-	$(BIN)/kb-pipeline extract data/parsed
 
 test: $(STAMP) setup-ocr test-services
 	$(BIN)/python -m pytest kb_pipeline_tests

@@ -88,13 +88,11 @@ def worker(assignment_file: Path) -> int:
     import dagster as dg
 
     from kb_pipeline.cli.ingest import QUIET
-    from kb_pipeline.definitions import build_definitions
+    from kb_pipeline.definitions import definitions_for
     from kb_pipeline.defs.names import INGEST_JOB
-    from kb_pipeline.defs.resources import KnowledgeBase
     from kb_pipeline.settings import Settings
 
-    settings = Settings.from_env()
-    job = build_definitions(KnowledgeBase.from_settings(settings), settings).resolve_job_def(INGEST_JOB)
+    job = definitions_for(Settings.from_env()).resolve_job_def(INGEST_JOB)
     failed = 0
     with dg.DagsterInstance.get() as instance:
         for item in json.loads(assignment_file.read_text()):

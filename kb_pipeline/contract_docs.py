@@ -26,9 +26,11 @@ from pydantic import BaseModel
 
 from . import contracts
 from .knowledge import contracts as knowledge_contracts
+from .llm import usage
 
 REPO = Path(__file__).resolve().parent.parent
-CONTRACT_MODULES: tuple[ModuleType, ...] = (contracts, knowledge_contracts)
+# usage.json's record is defined beside the model client that builds it (llm/usage.py).
+CONTRACT_MODULES: tuple[ModuleType, ...] = (contracts, knowledge_contracts, usage)
 DOCS = ("docs/contract.md", "docs/knowledge.md")
 SCHEMA_DIR = "docs/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {

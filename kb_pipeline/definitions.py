@@ -14,13 +14,14 @@ from .parsing.mineru_adapter import mineru_version
 from .settings import Settings
 
 
-def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg.Definitions:
-    """The project's definitions bound to one knowledge base (the CLI and tests pass their own).
-    The parse step's code version is MinerU's version plus this knowledge base's parser
-    fingerprint, the extraction's its code's fingerprint plus its model's, so the UI shows
-    partitions unsynced when any of them changes."""
-    settings = settings or Settings.from_env()
-    parse_version = f"mineru-{mineru_version()}-{kb.parser_config.fingerprint}"
+def build_definitions(kb: KnowledgeBase, review_db: ReviewDatabase | None = None) -> dg.Definitions:
+    """The project's definitions bound to one knowledge base — its settings, the sensors'
+    intervals included — and one review database (default: SQLite under its data root). The
+    parse step's code version is MinerU's version plus the parser fingerprint, the extraction's
+    its code's fingerprint plus its model's, so the UI shows partitions unsynced when any of
+    them changes."""
+    settings = kb.settings
+    parse_version = f"mineru-{mineru_version()}-{settings.parser.fingerprint}"
     return dg.Definitions.merge(
         dg.load_from_defs_folder(path_within_project=Path(__file__).parent),
         # Every job runs its steps in the run's own process unless it says otherwise — the
@@ -29,16 +30,21 @@ def build_definitions(kb: KnowledgeBase, settings: Settings | None = None) -> dg
         dg.Definitions(
             assets=[
                 mineru_raw_output_asset(parse_version),
-                knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint)),
+                knowledge_payloads_asset(knowledge_code_version(settings.llm)),
             ],
             sensors=build_sensors(settings),
-            resources={"kb": kb, "review_db": ReviewDatabase(settings.review_database_url)},
+            resources={"kb": kb, "review_db": review_db or ReviewDatabase(None)},
             executor=dg.in_process_executor,
         ),
     )
 
 
+def definitions_for(settings: Settings) -> dg.Definitions:
+    """The definitions of one deployment's settings."""
+    return build_definitions(KnowledgeBase.from_settings(settings), ReviewDatabase(settings.review_database_url))
+
+
 @dg.definitions
 def defs() -> dg.Definitions:
-    settings = Settings.from_env()
-    return build_definitions(KnowledgeBase.from_settings(settings), settings)
+    # The code location's one read of the environment.
+    return definitions_for(Settings.from_env())

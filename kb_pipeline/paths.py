@@ -1,8 +1,8 @@
 """Where everything lives under the data root (`Settings.data_dir`: `data/` by default,
 `KB_DATA_DIR` to move it).
 
-One place for the layout in DESIGN.md, so no module builds a path under `data/` on its own and
-nothing derived from a file name can point outside the data root.
+The one place the layout is written down, so no module builds a path under `data/` on its own
+and nothing derived from a file name can point outside the data root.
 """
 
 from __future__ import annotations
@@ -16,12 +16,22 @@ class DataLayout:
     root: Path
 
     @property
+    def knowledge_docs(self) -> Path:
+        """The drop folder unless `KB_DROP_FOLDER` moves it."""
+        return self.root / "knowledge_docs"
+
+    @property
+    def dagster(self) -> Path:
+        """The Dagster instance's storage (`KB_DAGSTER_DIR`, which dagster.yaml reads) by default."""
+        return self.root / "dagster"
+
+    @property
     def parse_cache(self) -> Path:
         return self.root / "knowledge_cache" / "parse"
 
     @property
     def model_answers(self) -> Path:
-        """The language model's answers, keyed by question and model (knowledge/model.py)."""
+        """The language model's answers, keyed by question and model (llm/model.py)."""
         return self.root / "knowledge_cache" / "llm"
 
     @property
@@ -41,6 +51,11 @@ class DataLayout:
     def knowledge(self) -> Path:
         """Extraction payloads, `<doc_id>/glossary.json` and its six siblings."""
         return self.root / "knowledge"
+
+    @property
+    def review(self) -> Path:
+        """The review desk's SQLite decisions (the default database) and the active glossary."""
+        return self.root / "review"
 
     @property
     def kb(self) -> Path:

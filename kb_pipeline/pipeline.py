@@ -1,6 +1,6 @@
 """One document through the core: source PDF → MinerU raw output → ParsedDocument + warnings.
 
-Both producers call this — the batch producer (`run.py`) and the Dagster assets — so neither
+Both producers call this — the batch producer (`batch.py`, `kb-pipeline run`) and the Dagster assets — so neither
 reimplements a step. Each stage is its own function so Dagster can run them as separate assets.
 """
 

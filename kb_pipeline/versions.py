@@ -34,6 +34,9 @@ NORMALISER_VERSION = source_fingerprint(
 )
 # The RAG packager: `kb_package`'s code version.
 PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
-# The knowledge extraction (readers, span check, link stage, contracts): `knowledge_payloads`'
-# code version, and part of its data version.
-KNOWLEDGE_VERSION = source_fingerprint([*(_PACKAGE / "knowledge").glob("*.py")])
+# The knowledge extraction (readers, span check, link stage, contracts, and the model call's
+# record in usage.json): `knowledge_payloads`' code version, and part of its data version. Not
+# the rest of llm/ (client, retries, cache, server): which model answers is the code version's
+# other half (`knowledge_code_version`), and how it is reached decides no payload.
+KNOWLEDGE_SOURCES = [*(_PACKAGE / "knowledge").glob("*.py"), _PACKAGE / "llm" / "usage.py"]
+KNOWLEDGE_VERSION = source_fingerprint(KNOWLEDGE_SOURCES)

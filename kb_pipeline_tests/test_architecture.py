@@ -118,3 +118,24 @@ def test_settings_read_every_kb_variable(module):
             continue
         text = path.read_text(encoding="utf-8")
         assert 'environ.get("KB_' not in text and 'getenv("KB_' not in text, path
+
+
+def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature():
+    """llm/ (client, cache, endpoint, embedded server) is infrastructure the knowledge readers use,
+    never the other way round; the settings module depends on no feature package."""
+    graph = _imports()
+    for module, targets in graph.items():
+        if module.startswith("kb_pipeline.llm"):
+            assert not {t for t in targets if t.startswith("kb_pipeline.knowledge")}, module
+    features = ("kb_pipeline.knowledge", "kb_pipeline.rag", "kb_pipeline.review_desk", "kb_pipeline.quality")
+    assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}
+
+
+def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
+    """A change to the client's retries, cache or server must not show every knowledge partition
+    unsynced: which model answers is the code version's other half (its identity)."""
+    from kb_pipeline.versions import KNOWLEDGE_SOURCES
+
+    sources = {p.relative_to(PACKAGE).as_posix() for p in KNOWLEDGE_SOURCES}
+    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").glob("*.py")} <= sources
+    assert {s for s in sources if s.startswith("llm/")} == {"llm/usage.py"}

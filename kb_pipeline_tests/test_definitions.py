@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from kb_pipeline.definitions import build_definitions
+from kb_pipeline.definitions import definitions_for
 from kb_pipeline.defs import names
 from kb_pipeline.defs.knowledge import NO_DANGLING_LINKS, SPANS_VERBATIM
-from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.quality.artifact_checks import ARTIFACT_CHECKS
 from kb_pipeline.settings import Settings
 
 
 def test_names_and_checks_match_the_loaded_definitions():
-    defs = build_definitions(KnowledgeBase.from_settings(Settings.from_env()))
+    defs = definitions_for(Settings.from_env())
     keys = {key.to_user_string() for key in defs.resolve_all_asset_keys()}
     assert keys == {
         names.SOURCE_PDF,
@@ -26,7 +25,7 @@ def test_names_and_checks_match_the_loaded_definitions():
         names.REVIEW_DECISIONS,
         names.ACTIVE_GLOSSARY,
     }
-    assert defs.resolve_job_def(names.INGEST_JOB) and defs.resolve_job_def(names.TABLES_JOB)
+    assert all(defs.resolve_job_def(job) for job in (names.INGEST_JOB, names.KNOWLEDGE_JOB, names.TABLES_JOB))
     checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}
     assert checks == {check.name for check in ARTIFACT_CHECKS} | {SPANS_VERBATIM, NO_DANGLING_LINKS}
     assert {s.name for s in defs.sensors} == {

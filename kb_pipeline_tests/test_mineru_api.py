@@ -18,7 +18,7 @@ import dagster as dg
 import pytest
 
 from kb_pipeline.cli.ingest import ingest_folder
-from kb_pipeline.defs.resources import KnowledgeBase
+from kb_pipeline.defs.resources import KnowledgeBase, MineruApiOptions
 from kb_pipeline.parsing import cache, mineru_api
 from kb_pipeline.parsing.backends import InProcess
 from kb_pipeline.parsing.cached_parse import parse_to_cache
@@ -112,7 +112,9 @@ def instance(tmp_path):
 
 def _service_kb(drop: Path, layout, api_url: str, **options) -> KnowledgeBase:
     """The drop folder and data root through MinerU's API service at `api_url`."""
-    return KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root), mineru_api_url=api_url, **options)
+    return KnowledgeBase(
+        drop_folder=str(drop), data_dir=str(layout.root), mineru_api=MineruApiOptions(url=api_url), **options
+    )
 
 
 def _entries(cache_root: Path) -> dict[str, Path]:

@@ -39,12 +39,11 @@ APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -
 # k8s or Celery executors in docs/SCALING.md).
 MULTIPROCESS_DEFS = """
 import dagster as dg
-from kb_pipeline.definitions import build_definitions
+from kb_pipeline.definitions import definitions_for
 from kb_pipeline.defs.jobs import ingest_job
-from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.settings import Settings
 
-shipped = build_definitions(KnowledgeBase.from_settings(Settings.from_env()))
+shipped = definitions_for(Settings.from_env())
 defs = dg.Definitions(
     assets=shipped.assets, resources=shipped.resources,
     jobs=[dg.define_asset_job(ingest_job.name, selection=ingest_job.selection,

@@ -1,5 +1,6 @@
 """One settings source: every parser setting is defined once (`ParserConfig`) and reaches the
-environment (`KB_<FIELD>`), the command line (`--<field>`) and the `kb` resource unchanged."""
+environment (`KB_<FIELD>`), the command line (`--<field>`) and the `kb` resource unchanged; the
+resource is the settings themselves, secrets as the names of their variables."""
 
 from __future__ import annotations
 
@@ -66,9 +67,48 @@ def test_the_parse_backend_is_chosen_once_from_the_settings(tmp_path):
     assert isinstance(pool, WarmWorkers) and pool.busy == {}, "no worker starts before a parse"
     pool.close()
     kb = KnowledgeBase.from_settings(Settings.from_env({"KB_MINERU_API_URL": "http://127.0.0.1:9"}))
-    assert isinstance(kb.parse_backend, MineruService) and kb.mineru_api_key == ""
+    assert isinstance(kb.parse_backend, MineruService) and kb.mineru_api is not None and kb.mineru_api.key == ""
 
 
 def test_run_workers_default_to_parse_workers():
     assert Settings.from_env({"KB_PARSE_WORKERS": "3"}).run_workers == 3
     assert Settings.from_env({"KB_PARSE_WORKERS": "3", "KB_RUN_WORKERS": "0"}).run_workers == 0
+
+
+SECRET_ENV = {
+    "KB_DATA_DIR": "/srv/kb",
+    "KB_SENSOR_INTERVAL": "7",
+    "KB_PARSE_RETRIES": "5",
+    "KB_MINERU_API_URL": "http://127.0.0.1:9",
+    "KB_MINERU_API_KEY": "mineru-secret",
+    "KB_LLM_BASE_URL": "http://127.0.0.1:8/v1",
+    "KB_LLM_MODEL": "m",
+    "OPENAI_API_KEY": "llm-secret",
+    "KB_LLM_RETRIES": "0",
+    "KB_REVIEW_DATABASE_URL": "postgresql+psycopg2://u:pw-secret@db/kb",
+}
+
+
+def test_the_resource_is_every_setting_but_the_review_database_and_names_its_secrets():
+    import dagster as dg
+
+    settings = Settings.from_env(SECRET_ENV)
+    kb = KnowledgeBase.from_settings(settings)
+    assert set(KnowledgeBase.model_fields) == set(Settings.model_fields) - {"review_database_url"}
+    assert isinstance(kb.mineru_api.key, dg.EnvVar) and kb.mineru_api.key.env_var_name == "KB_MINERU_API_KEY"
+    assert isinstance(kb.llm.api_key, dg.EnvVar) and kb.llm.api_key.env_var_name == "OPENAI_API_KEY"
+    portable = kb.config_json()
+    assert not any(secret in portable for secret in ("mineru-secret", "llm-secret", "pw-secret"))
+    assert "KB_MINERU_API_KEY" not in portable  # the key's field travels not at all
+    back = KnowledgeBase.from_config_json(portable, settings)
+    assert isinstance(back.mineru_api.key, dg.EnvVar) and isinstance(back.llm.api_key, dg.EnvVar)
+    public = {"mineru_api": {"key"}, "llm": {"api_key"}, "review_database_url": True}
+    assert kb.settings.model_dump(exclude=public) == settings.model_dump(exclude=public)
+
+
+def test_the_definitions_take_the_sensors_intervals_from_the_resource(tmp_path):
+    from kb_pipeline.definitions import build_definitions
+
+    kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(tmp_path), sensor_interval_seconds=7)
+    sensor = build_definitions(kb).resolve_sensor_def("drop_folder_sensor")
+    assert sensor.minimum_interval_seconds == 7

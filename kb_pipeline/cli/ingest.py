@@ -16,18 +16,19 @@ import dagster as dg
 
 from ..defs.dead_runs import WORKER_DIED, end_dead_runs, worker_tags
 from ..defs.history import (
-    PARSED,
     crash_reason,
     failure_reason,
     is_current,
-    latest_materialization,
-    metadata_values,
+    is_parsed,
+    knowledge_failure,
+    knowledge_of,
     observe_source,
+    parsed_metadata,
     step_failure_reason,
 )
-from ..defs.names import CONTENT_TAG, INGEST_JOB, TABLES_JOB
+from ..defs.names import CONTENT_TAG, INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB
 from ..defs.partitions import DOCUMENTS
-from ..defs.resources import KnowledgeBase
+from ..defs.resources import KnowledgeBase, ReviewDatabase
 from ..drop_folder import FolderState, Ready, largest_first, scan
 from ..settings import Settings
 
@@ -40,12 +41,22 @@ _POLL_SECONDS = 0.1
 
 @dataclass
 class Outcome:
+    """One document's run: the parse's outcome (`status`, `metadata`, `reason`) and, apart, its
+    knowledge's — what it got (`knowledge`), or why its extraction failed (`knowledge_failure`),
+    which leaves the parse's "ingested" standing."""
+
     doc_id: str
     name: str
     status: str  # "ingested" | "unchanged" | "failed"
     seconds: float
     metadata: dict
     reason: str = ""
+    knowledge: str = ""
+    knowledge_failure: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed" or bool(self.knowledge_failure)
 
 
 def release_abandoned_runs(instance: dg.DagsterInstance, never_started_seconds: float) -> list[str]:
@@ -70,11 +81,24 @@ def _run_tags(item: Ready) -> dict[str, str]:
 def _outcome(instance: dg.DagsterInstance, item: Ready, run: dg.DagsterRun, seconds: float) -> Outcome:
     doc_id, name = item.source.doc_id, item.source.path.name
     if run.status == dg.DagsterRunStatus.SUCCESS:
-        return Outcome(
-            doc_id, name, "ingested", seconds, metadata_values(latest_materialization(instance, PARSED, doc_id))
-        )
+        return _ingested(instance, item, seconds)
+    if knowledge := knowledge_failure(instance, run):
+        return _ingested(instance, item, seconds, knowledge)
     reason = crash_reason(instance, run) or failure_reason(instance, run, whole=True)
     return Outcome(doc_id, name, "failed", seconds, {}, reason)
+
+
+def _ingested(instance: dg.DagsterInstance, item: Ready, seconds: float, knowledge_failure: str = "") -> Outcome:
+    doc_id = item.source.doc_id
+    return Outcome(
+        doc_id,
+        item.source.path.name,
+        "ingested",
+        seconds,
+        parsed_metadata(instance, doc_id),
+        knowledge="" if knowledge_failure else knowledge_of(instance, doc_id),
+        knowledge_failure=knowledge_failure,
+    )
 
 
 def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) -> Outcome:
@@ -89,7 +113,7 @@ def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) 
         tags=_run_tags(item),
     )
     seconds = time.perf_counter() - started
-    if result.success:
+    if result.success or knowledge_failure(instance, result.dagster_run):
         return _outcome(instance, item, result.dagster_run, seconds)
     reasons = (step_failure_reason(event) for event in result.all_events if event.is_step_failure)
     reason = next((reason for reason in reasons if reason), "run failed")
@@ -99,16 +123,14 @@ def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) 
 @functools.cache
 def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
     """A job of the definitions bound to this knowledge base: what a warm run worker reconstructs
-    a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. The MinerU API
-    key never travels in a run's origin: the worker reads it from the environment it inherited,
-    as the code location does."""
+    a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. No secret
+    travels in a run's origin (`KnowledgeBase.config_json`): the worker reads the keys' variables
+    and the review database's URL from the environment it inherited, as the code location does."""
     from ..definitions import build_definitions
 
-    settings = Settings.from_env()
-    kb = KnowledgeBase.model_validate_json(kb_fields_json).model_copy(
-        update={"mineru_api_key": KnowledgeBase.from_settings(settings).mineru_api_key}
-    )
-    return build_definitions(kb, settings).resolve_job_def(job_name)
+    settings = Settings.from_env()  # the worker's one read: the environment it inherited
+    kb = KnowledgeBase.from_config_json(kb_fields_json, settings)
+    return build_definitions(kb, ReviewDatabase(settings.review_database_url)).resolve_job_def(job_name)
 
 
 class _WarmRuns:
@@ -118,10 +140,10 @@ class _WarmRuns:
         from ..runs.warm_runs import WarmRunPool
 
         self.instance = instance
-        fields = kb.model_dump_json(exclude={"mineru_api_key"})
+        fields = kb.config_json()
         self._jobs = {
             name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
-            for name in (INGEST_JOB, TABLES_JOB)
+            for name in (INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB)
         }
         self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
 
@@ -154,7 +176,9 @@ class _WarmRuns:
         self._pool.close()
 
 
-def _run_in_workers(kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], workers: int, done) -> None:
+def _run_in_workers(
+    kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], jobs: dict[str, str], workers: int, done
+) -> None:
     """`items` as runs of warm run workers, largest file first (so the last one to finish is a
     short one); `done(item, outcome)` as each ends, then the corpus tables are refreshed if a
     document was ingested. A run whose worker died runs once more."""
@@ -164,7 +188,7 @@ def _run_in_workers(kb: KnowledgeBase, instance: dg.DagsterInstance, items: list
 
         def submit(item: Ready, again: bool) -> str:
             observe_source(instance, item.source.doc_id, item.content_hash)
-            run_id = runs.submit(INGEST_JOB, _run_tags(item), item.source.doc_id)
+            run_id = runs.submit(jobs[item.source.doc_id], _run_tags(item), item.source.doc_id)
             submitted[run_id] = (item, again)
             return run_id
 
@@ -193,17 +217,17 @@ def ingest_folder(
     kb: KnowledgeBase,
     instance: dg.DagsterInstance,
     progress=None,
-    settings: Settings | None = None,
     workers: int = 1,
+    review_db: ReviewDatabase | None = None,
 ) -> list[Outcome]:
-    """Every new or changed PDF of the folder through `ingest_documents`, one run per document;
-    `workers` > 1 runs them in as many warm run workers (a persistent instance only: an
-    ephemeral one lives in this process). One outcome per PDF, in folder order."""
+    """Every new or changed PDF of the folder through `ingest_documents`, one run per document —
+    or, when only its knowledge is not current (its extraction failed), through
+    `extract_knowledge`; `workers` > 1 runs them in as many warm run workers (a persistent
+    instance only: an ephemeral one lives in this process). One outcome per PDF, in folder order."""
     from ..definitions import build_definitions
 
     progress = progress or sys.stderr
-    settings = settings or Settings.from_env()
-    for run_id in release_abandoned_runs(instance, settings.never_started_seconds):
+    for run_id in release_abandoned_runs(instance, kb.settings.never_started_seconds):
         print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
     for path, reason in changes.newly_skipped:
@@ -219,37 +243,46 @@ def ingest_folder(
         outcomes[item.source.doc_id] = outcome
         label, meta = labels[item.source.doc_id], outcome.metadata
         if outcome.status == "ingested":
-            line = f"ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {outcome.seconds:.1f} s"
+            line = f"ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {_knowledge_note(outcome)}, {outcome.seconds:.1f} s"
         else:
             line = outcome.status if outcome.status == "unchanged" else f"FAILED {outcome.reason}"
         print(f"{label} {line}", file=progress, flush=True)
 
-    to_run = []
+    to_run, jobs = [], {}
     for item in ready:
         started = time.perf_counter()
-        if is_current(instance, kb, item.source.doc_id, item.content_hash):
-            meta = metadata_values(latest_materialization(instance, PARSED, item.source.doc_id))
+        doc_id = item.source.doc_id
+        if is_current(instance, kb, doc_id, item.content_hash):
+            meta = parsed_metadata(instance, doc_id)
+            knowledge = knowledge_of(instance, doc_id)
             done(
                 item,
-                Outcome(item.source.doc_id, item.source.path.name, "unchanged", time.perf_counter() - started, meta),
+                Outcome(
+                    doc_id, item.source.path.name, "unchanged", time.perf_counter() - started, meta, knowledge=knowledge
+                ),
             )
         else:
             to_run.append(item)
+            # A current artifact whose knowledge failed: only the knowledge step runs again.
+            jobs[doc_id] = KNOWLEDGE_JOB if is_parsed(instance, kb, doc_id, item.content_hash) else INGEST_JOB
     workers = min(workers, len(to_run)) if instance.is_persistent else 1
     if workers > 1:
         print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
-        _run_in_workers(kb, instance, to_run, workers, done)
+        _run_in_workers(kb, instance, to_run, jobs, workers, done)
     elif to_run:
-        defs = build_definitions(kb, settings)
-        job = defs.resolve_job_def(INGEST_JOB)
+        defs = build_definitions(kb, review_db)
         for item in to_run:
             print(f"{labels[item.source.doc_id]} …", file=progress, flush=True)
-            done(item, _run_here(job, instance, item))
+            done(item, _run_here(defs.resolve_job_def(jobs[item.source.doc_id]), instance, item))
         if any(o.status == "ingested" for o in outcomes.values()):
             defs.resolve_job_def(TABLES_JOB).execute_in_process(
                 run_config=QUIET, instance=instance, raise_on_error=False
             )
     return [outcomes[item.source.doc_id] for item in ready]
+
+
+def _knowledge_note(outcome: Outcome) -> str:
+    return outcome.knowledge_failure or outcome.knowledge or "no knowledge payloads"
 
 
 def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
@@ -263,10 +296,13 @@ def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
         else:
             lines.append(
                 f"{o.doc_id[:40]:40} {o.status:9} {m.get('version', ''):>7} {m.get('pages', ''):>5} "
-                f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}"
+                f"{m.get('chunks', ''):>6} {m.get('warnings', ''):>4} {o.seconds:>6.1f}  {_knowledge_note(o)[:110]}"
             )
     counts = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
+    knowledge_failed = sum(bool(o.knowledge_failure) for o in outcomes)
     lines.append(
-        f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed in {seconds:.1f} s"
+        f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed"
+        + (f", {knowledge_failed} knowledge failed" if knowledge_failed else "")
+        + f" in {seconds:.1f} s"
     )
     return "\n".join(lines)

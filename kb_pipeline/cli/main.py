@@ -1,7 +1,7 @@
 """`kb-pipeline`: the command line.
 
     kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (no daemon needed)
-    kb-pipeline status  [--input DIR]   every file in the drop folder: ingested, failed, waiting, …
+    kb-pipeline status  [--input DIR]   every file in the drop folder: ingested (and its knowledge), failed, waiting, …
     kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor), runs in warm run workers
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..paths import DataLayout
 from ..settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def set_dagster_environment(settings: Settings) -> None:
     (DAGSTER_HOME, where dagster.yaml is) and its storage under the data root."""
     root = REPO_ROOT if (REPO_ROOT / "dagster.yaml").is_file() else Path.cwd()
     os.environ.setdefault("DAGSTER_HOME", str(root))
-    os.environ.setdefault("KB_DAGSTER_DIR", str(settings.data_dir / "dagster"))
+    os.environ.setdefault("KB_DAGSTER_DIR", str(DataLayout(settings.data_dir).dagster))
 
 
 def _knowledge_base(args: argparse.Namespace, settings: Settings):
@@ -55,24 +56,28 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
     from .status import folder_status, format_status
 
     with dg.DagsterInstance.get() as instance:
-        statuses = folder_status(kb, instance, settings=settings)
+        statuses = folder_status(kb, instance)
     width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
     print(format_status(statuses, kb.folder, width=width))
-    return 1 if any(s.state == "failed" for s in statuses) else 0
+    return 1 if any(s.failed for s in statuses) else 0
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     import dagster as dg
 
+    from ..defs.resources import ReviewDatabase
     from .ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
-        outcomes = ingest_folder(kb, instance, settings=settings, workers=settings.parse_workers)
+        outcomes = ingest_folder(
+            kb, instance, workers=settings.parse_workers, review_db=ReviewDatabase(settings.review_database_url)
+        )
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
-    return 1 if any(o.status == "failed" for o in outcomes) else 0
+    # A document whose knowledge failed is ingested, and still something to alert on.
+    return 1 if any(o.failed for o in outcomes) else 0
 
 
 def _ui(args: argparse.Namespace, settings: Settings) -> int:
@@ -97,13 +102,14 @@ def _ui(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The command line's one read of the environment: every command gets these settings.
     settings = Settings.from_env()
     set_dagster_environment(settings)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
         from .run import main as run_main
 
-        return run_main(argv[1:])
+        return run_main(argv[1:], settings)
     if argv[:1] == ["package"]:
         from .package import main as package_main
 
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["extract"]:
         from .extract import main as extract_main
 
-        return extract_main(argv[1:])
+        return extract_main(argv[1:], settings)
     if argv[:1] in (["review"], ["glossary"]):
         from .review import glossary_main, review_main
 

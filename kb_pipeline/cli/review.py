@@ -77,7 +77,7 @@ def glossary_main(argv: list[str], settings: Settings) -> int:
         entries = active_entries(store, Corpus(layout))
     finally:
         store.close()
-    paths = write_active_glossary(entries, args.out or layout.root / "review")
+    paths = write_active_glossary(entries, args.out or layout.review)
     orphaned = sum(e.orphaned for e in entries)
     print(f"{len(entries)} approved entries ({orphaned} orphaned) → {', '.join(map(str, paths))}")
     return 0

@@ -1,7 +1,9 @@
 """`kb-pipeline status`: every file in the drop folder in exactly one state, read from the
 Dagster instance — the same truth the UI shows.
 
-    ingested  its artifact is current for the file's present bytes (version, chunks)
+    ingested  its artifact is current for the file's present bytes (version, chunks), and what
+              knowledge it got — or "knowledge failed: <reason>" (a model outage is not the
+              parse's failure: the exit status says it, and `kb-pipeline ingest` retries only it)
     failed    the latest run for its present bytes failed (the reason; "failed (run worker died)"
               when its worker process died and no retry is left)
     retrying  its run's worker died and the daemon retries it (or the retry is under way)
@@ -17,12 +19,11 @@ from pathlib import Path
 
 import dagster as dg
 
+from ..defs import history
 from ..defs.dead_runs import check_worker
-from ..defs.history import PARSED, crash_reason, failure_reason, is_current, latest_materialization, metadata_values
-from ..defs.names import CONTENT_TAG, INGEST_JOB
+from ..defs.names import CONTENT_TAG
 from ..defs.resources import KnowledgeBase
 from ..pipeline import content_hash_of
-from ..settings import Settings
 from ..sources import list_pdfs
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
@@ -36,6 +37,12 @@ class FileStatus:
     doc_id: str
     state: str
     detail: str
+    # An ingested document whose knowledge extraction failed: something failed all the same.
+    knowledge_failed: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.state == "failed" or self.knowledge_failed
 
 
 def _retries_left(run: dg.DagsterRun) -> bool:
@@ -46,19 +53,28 @@ def _retries_left(run: dg.DagsterRun) -> bool:
 
 
 def _latest_run(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> dg.DagsterRun | None:
-    runs = instance.get_runs(
-        dg.RunsFilter(job_name=INGEST_JOB, tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1
-    )
+    # `ingest_documents`, or `extract_knowledge` re-run alone: the runs tagged with the content.
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": doc_id, CONTENT_TAG: content_hash[:16]}), limit=1)
     return runs[0] if runs else None
 
 
-def folder_status(
-    kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None, settings: Settings | None = None
-) -> list[FileStatus]:
-    """Every file of the drop folder in one state. `settings` gives the sensor's interval (a file
-    younger than one tick is `waiting`) and the dead-worker limit; default: the environment's."""
+def _knowledge(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> tuple[str, bool]:
+    """What an ingested document's knowledge is, and whether its extraction failed."""
+    if history.is_current(instance, kb, doc_id, content_hash):
+        summary = history.knowledge_of(instance, doc_id)
+        return f"knowledge: {summary}" if summary else "knowledge extracted", False
+    run = _latest_run(instance, doc_id, content_hash)
+    failure = history.knowledge_failure(instance, run) if run is not None and run.is_finished else None
+    if failure:
+        return failure.splitlines()[0], True
+    return "knowledge pending", False
+
+
+def folder_status(kb: KnowledgeBase, instance: dg.DagsterInstance, now: float | None = None) -> list[FileStatus]:
+    """Every file of the drop folder in one state. The knowledge base's settings give the
+    sensor's interval (a file younger than one tick is `waiting`) and the dead-worker limit."""
     now = time.time() if now is None else now
-    settings = settings or Settings.from_env()
+    settings = kb.settings
     sources, skipped = list_pdfs(kb.folder)
     statuses = [FileStatus(path.name, "", "skipped", reason) for path, reason in skipped]
     for source in sources:
@@ -68,23 +84,26 @@ def folder_status(
         except Exception as e:  # noqa: BLE001 — vanished or unreadable: say so, do not crash the listing
             statuses.append(FileStatus(name, doc_id, "failed", f"cannot read: {e}"))
             continue
-        if is_current(instance, kb, doc_id, content_hash):
-            meta = metadata_values(latest_materialization(instance, PARSED, doc_id))
+        if history.is_parsed(instance, kb, doc_id, content_hash):
+            meta = history.parsed_metadata(instance, doc_id)
             ocr = f", {meta['ocr']}" if meta.get("ocr") else ""
+            knowledge, knowledge_failed = _knowledge(instance, kb, doc_id, content_hash)
             statuses.append(
                 FileStatus(
                     name,
                     doc_id,
                     "ingested",
-                    f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings{ocr}",
+                    f"version {meta.get('version')}, {meta.get('chunks')} chunks, {meta.get('warnings')} warnings{ocr}; "
+                    + knowledge,
+                    knowledge_failed,
                 )
             )
             continue
         run = _latest_run(instance, doc_id, content_hash)
         if run is not None and run.status in (dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED):
-            crash = crash_reason(instance, run)
+            crash = history.crash_reason(instance, run)
             if crash is None:
-                statuses.append(FileStatus(name, doc_id, "failed", failure_reason(instance, run)))
+                statuses.append(FileStatus(name, doc_id, "failed", history.failure_reason(instance, run)))
             elif run.tags.get(_WILL_RETRY) == "true":
                 statuses.append(FileStatus(name, doc_id, "retrying", f"{crash}; the daemon retries it"))
             else:
@@ -151,5 +170,10 @@ def format_status(statuses: list[FileStatus], folder: Path, *, width: int | None
                 break_on_hyphens=False,
             ) or [head.rstrip()]
     counts = {state: sum(s.state == state for s in statuses) for state in STATES}
-    lines.append(f"{len(statuses)} files: " + ", ".join(f"{n} {state}" for state, n in counts.items()))
+    knowledge_failed = sum(s.knowledge_failed for s in statuses)
+    lines.append(
+        f"{len(statuses)} files: "
+        + ", ".join(f"{n} {state}" for state, n in counts.items())
+        + (f" ({knowledge_failed} ingested without knowledge: its extraction failed)" if knowledge_failed else "")
+    )
     return "\n".join(lines)

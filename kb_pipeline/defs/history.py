@@ -1,5 +1,6 @@
-"""What the instance knows about a document: its latest materialisations, and whether its
-artifact is current for given content under the present config and code."""
+"""What the instance knows about a document: its latest materialisations, whether its artifact
+(and, apart, its knowledge) is current for given content under the present config and code, and
+why a run failed."""
 
 import dagster as dg
 
@@ -12,7 +13,8 @@ from .resources import KnowledgeBase
 # The tag under which Dagster records an observation's or materialisation's data version.
 DATA_VERSION_TAG = "dagster/data_version"
 PARSED = dg.AssetKey(PARSED_DOCUMENT)
-_FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE), dg.AssetKey(KNOWLEDGE_PAYLOADS))
+KNOWLEDGE = dg.AssetKey(KNOWLEDGE_PAYLOADS)
+_PARSE_FOLLOWERS = (dg.AssetKey(QUALITY_WARNINGS), dg.AssetKey(KB_PACKAGE))
 
 
 def latest_materialization(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str) -> dg.EventLogRecord | None:
@@ -28,6 +30,16 @@ def metadata_values(record: dg.EventLogRecord | None) -> dict:
     return {k: v.value for k, v in record.asset_materialization.metadata.items()}
 
 
+def parsed_metadata(instance: dg.DagsterInstance, doc_id: str) -> dict:
+    """The latest artifact's metadata: version, pages, chunks, warnings, …"""
+    return metadata_values(latest_materialization(instance, PARSED, doc_id))
+
+
+def knowledge_of(instance: dg.DagsterInstance, doc_id: str) -> str:
+    """What the document's latest knowledge payloads hold (terms, rules, formulas, model calls)."""
+    return str(metadata_values(latest_materialization(instance, KNOWLEDGE, doc_id)).get("summary", ""))
+
+
 def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str) -> None:
     """Record the file's content hash as source_pdf's data version, as the sensor does."""
     instance.report_runless_asset_event(
@@ -35,20 +47,44 @@ def observe_source(instance: dg.DagsterInstance, doc_id: str, content_hash: str)
     )
 
 
+def is_parsed(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:
+    """Whether this document's artifact, warnings and package are up to date for this content
+    under the present config and code — in the instance's history and on disk (a wiped or moved
+    data root must not pass for current)."""
+    parsed = _current_parse(instance, kb, doc_id, content_hash)
+    return parsed is not None and all(_newer(instance, key, doc_id, parsed) for key in _PARSE_FOLLOWERS)
+
+
 def is_current(instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str) -> bool:
-    """Whether this document's artifact, warnings, package and knowledge payloads are already up to date for this
-    content under the present config and code — in the instance's history and on disk (a wiped
-    or moved data root must not pass for current)."""
+    """`is_parsed`, and its knowledge payloads extracted from that artifact too."""
+    parsed = _current_parse(instance, kb, doc_id, content_hash)
+    return parsed is not None and all(_newer(instance, key, doc_id, parsed) for key in (*_PARSE_FOLLOWERS, KNOWLEDGE))
+
+
+def _current_parse(
+    instance: dg.DagsterInstance, kb: KnowledgeBase, doc_id: str, content_hash: str
+) -> dg.EventLogRecord | None:
     if not (kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME).is_file():
-        return False
+        return None
     parsed = latest_materialization(instance, PARSED, doc_id)
     expected = artifact_key(content_hash, kb.parser_config.fingerprint, mineru_version())
     if parsed is None or parsed.asset_materialization is None:
-        return False
-    if (parsed.asset_materialization.tags or {}).get(DATA_VERSION_TAG) != expected:
-        return False
-    followers = [latest_materialization(instance, key, doc_id) for key in _FOLLOWERS]
-    return all(f is not None and f.storage_id > parsed.storage_id for f in followers)
+        return None
+    return parsed if (parsed.asset_materialization.tags or {}).get(DATA_VERSION_TAG) == expected else None
+
+
+def _newer(instance: dg.DagsterInstance, key: dg.AssetKey, doc_id: str, parsed: dg.EventLogRecord) -> bool:
+    follower = latest_materialization(instance, key, doc_id)
+    return follower is not None and follower.storage_id > parsed.storage_id
+
+
+def knowledge_failure(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str | None:
+    """Why the knowledge step failed when it is the only step of the run that did (its parse
+    succeeded, or was current already), else None: the model's outage is not the parse's."""
+    failed = [r.dagster_event for r in instance.all_logs(run.run_id, of_type=dg.DagsterEventType.STEP_FAILURE)]
+    if not failed or any(event is None or event.step_key != KNOWLEDGE_PAYLOADS for event in failed):
+        return None
+    return step_failure_reason(failed[0]) or f"{KNOWLEDGE_PAYLOADS} failed"
 
 
 def step_failure_reason(event: dg.DagsterEvent | None) -> str | None:

@@ -1,5 +1,5 @@
-"""Jobs: one document through the graph (what the sensor and `kb-pipeline ingest` run), and the
-corpus-wide tables (quality warnings, glossary, review queue)."""
+"""Jobs: one document through the graph (what the sensor and `kb-pipeline ingest` run), its
+knowledge step alone, and the corpus-wide tables (quality warnings, glossary, review queue)."""
 
 import dagster as dg
 
@@ -7,6 +7,7 @@ from .names import (
     GLOSSARY_TABLE,
     INGEST_JOB,
     KB_PACKAGE,
+    KNOWLEDGE_JOB,
     KNOWLEDGE_PAYLOADS,
     MINERU_RAW_OUTPUT,
     PARSED_DOCUMENT,
@@ -30,6 +31,14 @@ ingest_job = dg.define_asset_job(
     # the daemon (`run_retries` in dagster.yaml), from the step that did not finish; a step that
     # failed — a bad document's DocumentError — is not (`retry_on_asset_or_op_failure: false`).
     tags={"dagster/max_retries": "2"},
+)
+
+knowledge_job = dg.define_asset_job(
+    KNOWLEDGE_JOB,
+    selection=dg.AssetSelection.assets(KNOWLEDGE_PAYLOADS),
+    description="Extract the knowledge of one document whose artifact is current (one partition): a model "
+    "outage fails this step, not the parse, and a re-run retries only it.",
+    executor_def=dg.in_process_executor,
 )
 
 tables_job = dg.define_asset_job(

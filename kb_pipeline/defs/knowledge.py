@@ -3,9 +3,10 @@
     parsed_document → knowledge_payloads → glossary_table
                                        └─→ review_queue_table
 
-`knowledge_payloads` runs the extraction (`knowledge.extract.extract_document`: the
-deterministic readers, then the language model on the terms they left open) on the document's
-latest artifact and writes the seven payloads to data/knowledge/<doc_id>/; its checks re-read
+`knowledge_payloads` runs the extraction (`knowledge.payload_folder.write_knowledge`, as
+`kb-pipeline extract` does: the deterministic readers, then the language model on the terms they
+left open) on the document's latest artifact and writes the seven payloads to
+data/knowledge/<doc_id>/, or records its failure there; its checks (knowledge/checks.py) re-read
 what was written. Its code version is the extraction code's fingerprint plus the model's
 identity, and its data version adds the artifact's identity, so an unchanged document under
 unchanged code and model keeps its version (and its model answers come from the cache: 0 calls).
@@ -13,20 +14,13 @@ The two tables gather every document's rows, as quality_warnings_table does.
 """
 
 import hashlib
-import json
-import time
-from contextlib import nullcontext
-from pathlib import Path
 
 import dagster as dg
 
-from ..contracts import ParsedDocument
+from ..knowledge.checks import link_problems, span_problems
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
-from ..knowledge.diff import apply_diff
-from ..knowledge.endpoint import ModelEndpoint
-from ..knowledge.extract import extract_document
-from ..knowledge.model import LanguageModel, ModelFailed, ResponseCache
-from ..knowledge.spans import locate
+from ..knowledge.payload_folder import knowledge_summary, language_model, read_payloads, write_knowledge
+from ..llm.endpoint import ModelEndpoint
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION
 from . import tables
@@ -42,6 +36,8 @@ LLM_POOL = "llm"
 SPANS_VERBATIM = "spans_verbatim"
 NO_DANGLING_LINKS = "no_dangling_links"
 _PREVIEW_ENTRIES = 8
+# How a failed extraction's reason begins (`kb-pipeline status` and `ingest` show it after the parse's outcome).
+KNOWLEDGE_FAILED = "knowledge failed"
 
 
 # The tables' columns: a glossary entry flattened (its provenance's page, section and span
@@ -77,74 +73,6 @@ def glossary_rows(doc_id: str, payloads: Payloads) -> list[dict]:
 
 def review_queue_rows(doc_id: str, payloads: Payloads) -> list[dict]:
     return [{"doc_id": doc_id, **row.model_dump()} for row in payloads.review_queue]
-
-
-def read_payloads(folder: Path) -> Payloads:
-    """The seven payload files of a folder, as written."""
-    return Payloads.model_validate(
-        {name: json.loads((folder / f"{name}.json").read_text(encoding="utf-8")) for name in Payloads.model_fields}
-    )
-
-
-def span_problems(document: ParsedDocument, payloads: Payloads) -> list[str]:
-    """Every quoted value that is not found in the chunk its provenance names (the span check's
-    own `locate`, so the same layout differences are allowed); a full name, whose own chunk is
-    not recorded, in any chunk of the document."""
-    chunks = {chunk.chunk_id: chunk for chunk in document.chunks}
-    quoted: list[tuple[str, str, Provenance, str | None]] = []
-    for e in payloads.glossary:
-        quoted += [
-            (e.term_id, field, e.provenance, value)
-            for field, value in (
-                ("provenance.span", e.provenance.span),
-                ("definition", e.definition),
-                ("full_name", e.full_name),
-            )
-        ]
-    quoted += [(r.rule_id, "provenance.span", r.provenance, r.provenance.span) for r in payloads.interpretation_pack]
-    quoted += [(f.formula_id, "provenance.span", f.provenance, f.provenance.span) for f in payloads.formulas]
-    brief = payloads.brief_context
-    quoted += [(brief.brief_id, "provenance.span", brief.provenance, brief.provenance.span or None)]
-    quoted += [(brief.brief_id, "purpose", brief.provenance, brief.purpose)]
-    problems = []
-    for owner, field, origin, value in quoted:
-        if value is None:
-            continue
-        chunk = chunks.get(origin.chunk_id or "")
-        if chunk is None:
-            problems.append(f"{owner}.{field}: its chunk {origin.chunk_id!r} is not in the document")
-        elif locate(value, chunk) is not None:
-            continue
-        # An entry records one chunk, its span's; a full name read from an abbreviation list
-        # elsewhere (WHO HCV guideline, NIST HPC standard) was span-checked in its own chunk,
-        # which the contract does not record: it must be verbatim in some chunk of the document.
-        elif not (field == "full_name" and any(locate(value, c) is not None for c in document.chunks)):
-            problems.append(f"{owner}.{field}: not found in {chunk.chunk_id}: {value[:80]!r}")
-    return problems
-
-
-def link_problems(payloads: Payloads) -> list[str]:
-    """Every id a payload refers to that no payload defines."""
-    terms = {e.term_id for e in payloads.glossary}
-    formulas = {f.formula_id for f in payloads.formulas}
-    problems = [
-        f"{e.term_id}.defining_formula_id → {e.defining_formula_id}"
-        for e in payloads.glossary
-        if e.defining_formula_id and e.defining_formula_id not in formulas
-    ]
-    problems += [
-        f"{f.formula_id}.variables[{v.symbol}].term_id → {v.term_id}"
-        for f in payloads.formulas
-        for v in f.variables
-        if v.term_id and v.term_id not in terms
-    ]
-    for r in payloads.interpretation_pack:
-        problems += [f"{r.rule_id}.term_ids → {t}" for t in r.term_ids if t not in terms]
-        problems += [f"{r.rule_id}.formula_ids → {f}" for f in r.formula_ids if f not in formulas]
-    problems += [
-        f"review_queue[{row.rank}].term_id → {row.term_id}" for row in payloads.review_queue if row.term_id not in terms
-    ]
-    return problems
 
 
 def _check(name: str, problems: list[str], what: str) -> dg.AssetCheckResult:
@@ -190,24 +118,19 @@ def _extract(
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
-    endpoint = kb.model_endpoint
-    started = time.perf_counter()
-    model = LanguageModel(endpoint, ResponseCache(layout.model_answers)) if endpoint else nullcontext(None)
-    try:
-        with model as asking:
-            payloads = extract_document(document, model=asking)  # a document without text gives empty payloads
-    except ModelFailed as exc:
-        # The endpoint, not the document: nothing is written, the artifact and other documents are untouched.
-        raise dg.Failure(f"{doc_id}: knowledge extraction needs the language model — {exc}") from exc
-    payloads = apply_diff(payloads, review_db.approved(layout))  # diff_status against the approved entries
-    seconds = time.perf_counter() - started
+    endpoint = kb.settings.llm
     folder = layout.within(layout.knowledge / doc_id)
-    payloads.write(folder)
+    with language_model(endpoint, layout.model_answers) as model:
+        outcome = write_knowledge(document, folder, model, review_db.approved(layout))
+    if outcome.payloads is None:
+        # Recorded in the folder; the artifact and the other documents are untouched.
+        raise dg.Failure(f"{KNOWLEDGE_FAILED}: {outcome.reason}")
+    payloads = outcome.payloads
     for table, rows, columns in (
         ("glossary", glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS),
         ("review_queue", review_queue_rows(doc_id, payloads), REVIEW_QUEUE_COLUMNS),
     ):
-        tables.write_parquet(tables.frame(rows, columns), kb.layout.within(tables.part_path(kb.layout, table, doc_id)))
+        tables.write_parquet(tables.frame(rows, columns), layout.within(tables.part_path(layout, table, doc_id)))
     written = read_payloads(folder)
     code_version = context.assets_def.code_versions_by_key[context.asset_key]
     version = hashlib.sha256(f"{identity(document)}-{code_version}".encode()).hexdigest()[:16]
@@ -215,6 +138,7 @@ def _extract(
     return dg.MaterializeResult(
         data_version=dg.DataVersion(version),
         metadata={
+            "summary": knowledge_summary(payloads),
             "entries": len(payloads.glossary),
             "formulas": len(payloads.formulas),
             "rules": len(payloads.interpretation_pack),
@@ -227,7 +151,7 @@ def _extract(
             "cached_prompt_tokens": sum(u.cached_tokens for u in calls),
             "completion_tokens": sum(u.completion_tokens for u in calls),
             "model_seconds": dg.MetadataValue.float(round(float(sum(u.latency_s for u in calls)), 3)),
-            "seconds": dg.MetadataValue.float(round(seconds, 4)),
+            "seconds": dg.MetadataValue.float(round(outcome.seconds, 4)),
             "knowledge_version": KNOWLEDGE_VERSION,
             "folder": dg.MetadataValue.path(str(folder)),
             "preview": dg.MetadataValue.md(_preview(payloads)),

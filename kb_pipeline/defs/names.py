@@ -15,6 +15,8 @@ REVIEW_DECISIONS = "review_decisions"
 ACTIVE_GLOSSARY = "active_glossary"
 
 INGEST_JOB = "ingest_documents"
+# One document's knowledge step alone: what `kb-pipeline ingest` re-runs when only it failed.
+KNOWLEDGE_JOB = "extract_knowledge"
 # The corpus-wide tables: quality warnings, glossary, review queue.
 TABLES_JOB = "refresh_tables"
 

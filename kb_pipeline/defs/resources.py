@@ -1,17 +1,21 @@
 """`KnowledgeBase`: the resource every asset and sensor gets — the `Settings` of one deployment
 (kb_pipeline/settings.py) as Dagster config, so `dagster dev`, the sensor and `kb-pipeline
-ingest` agree without repeating configuration."""
+ingest` agree without repeating configuration. Its fields are the settings' own (`config_class`
+derives them), so a new setting needs no code here; `settings` gives them back, validated."""
 
 from __future__ import annotations
 
+import json
+import types
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Union, get_args, get_origin
 
 import dagster as dg
-from pydantic import ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..knowledge.diff import ApprovedDefinition
-from ..knowledge.endpoint import ModelEndpoint
+from ..llm.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
 from ..parsing.mineru_adapter import mineru_version
@@ -19,94 +23,121 @@ from ..parsing.mineru_api import MineruApi
 from ..paths import DataLayout
 from ..pipeline import Parsing
 from ..review_desk.store import DecisionStore, read_active_glossary
-from ..settings import Settings
+from ..settings import MINERU_API_KEY_ENV, Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
 
-# `ParserConfig`'s fields as Dagster config (shown and editable in the UI's launchpad), derived
-# from the model so a new parser setting needs no code here; `parser_config` validates them.
-ParserOptions = create_model(
-    "ParserOptions",
-    __base__=dg.Config,
-    **{
-        name: (field.annotation, Field(default=field.default, description=field.description))
-        for name, field in ParserConfig.model_fields.items()
-    },  # type: ignore[call-overload]
-)
+# Where the settings keep a secret. Dagster config holds its environment variable's name
+# (`dg.EnvVar`), so the UI shows the name, never the value; the review database's URL, which may
+# hold a password too, is no config at all (`ReviewDatabase`).
+SECRETS = {"mineru_api": {"key"}, "llm": {"api_key"}}
+_SECTIONS: dict[str, type[BaseModel]] = {"mineru_api": MineruApi, "llm": ModelEndpoint}
+_NOT_CONFIG = {"review_database_url"}
+_CONFIG_CLASSES: dict[type[BaseModel], Any] = {}
 
 
-class KnowledgeBase(dg.ConfigurableResource):
-    """Where documents come from, where data lives, and how MinerU parses. Built from the
-    `Settings` when the code location loads (`from_settings`); tests and the CLI pass their own."""
+def config_class(
+    model: type[BaseModel], base: type[BaseModel] = dg.Config, exclude: frozenset[str] = frozenset()
+) -> Any:
+    """`model`'s fields as Dagster config (shown and editable in the UI's launchpad): a path as
+    its string, a nested model as its config class; defaults and descriptions kept. Values are
+    validated when they become the model again."""
+    fields = {}
+    for name, field in model.model_fields.items():
+        if name in exclude:
+            continue
+        if field.is_required():
+            default = Field(description=field.description)
+        elif field.default_factory is not None or isinstance(field.default, BaseModel):
+            # A nested config's default must come from a factory (Dagster's rule).
+            default = Field(
+                default_factory=lambda f=field: _config_value(f.get_default(call_default_factory=True)),
+                description=field.description,
+            )
+        else:
+            default = Field(default=_config_value(field.default), description=field.description)
+        fields[name] = (_config_type(field.annotation), default)
+    config = create_model(f"{model.__name__}Options", __base__=base, **fields)  # type: ignore[call-overload]
+    _CONFIG_CLASSES[model] = config
+    return config
 
-    # A misspelt or flat parser field (`KnowledgeBase(tier=...)`) is an error, not silently dropped.
+
+def _config_type(annotation: Any) -> Any:
+    if annotation is Path:
+        return str
+    if annotation in _CONFIG_CLASSES:
+        return _CONFIG_CLASSES[annotation]
+    if get_origin(annotation) in (Union, types.UnionType):
+        return Union[tuple(_config_type(a) for a in get_args(annotation))]  # noqa: UP007 — built from a tuple
+    return annotation
+
+
+def _config_value(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, BaseModel):
+        return _CONFIG_CLASSES[type(value)](**{name: _config_value(v) for name, v in value})
+    return value
+
+
+ParserOptions = config_class(ParserConfig)
+MineruApiOptions = config_class(MineruApi)
+ModelOptions = config_class(ModelEndpoint)
+
+
+class _StrictResource(dg.ConfigurableResource):
+    # A misspelt or flat field (`KnowledgeBase(tier=...)`) is an error, not silently dropped.
     model_config = ConfigDict(extra="forbid")
 
-    drop_folder: str
-    data_dir: str
-    parser: ParserOptions = ParserOptions()
-    # A parse backend that failed (MinerU's API service unreachable, a warm worker killed) is
-    # not the document's fault: the parse step is tried again, this many times, this far apart.
-    parse_retries: int = 2
-    parse_retry_seconds: float = 10.0
-    windows_per_worker: int = Settings.model_fields["windows_per_worker"].default
-    # MinerU's API service parses instead of this process when set (`KB_MINERU_API_URL`); its key
-    # is passed as Dagster's EnvVar, so the UI shows the variable's name, never the key.
-    mineru_api_url: str = ""
-    mineru_api_key: str = ""
-    mineru_api_timeout_seconds: float = MineruApi.model_fields["timeout_seconds"].default
-    # The language model extraction asks (`KB_LLM_*`, settings.py): an OpenAI-compatible endpoint
-    # (URL and model), else the embedded server on `llm_gguf` (empty: SmolLM2-135M); `llm_enabled`
-    # false is `KB_LLM=off`. The key, like MinerU's, is an EnvVar: the UI shows its name only.
-    llm_enabled: bool = True
-    llm_base_url: str = ""
-    llm_model: str = ""
-    llm_api_key: str = ""
-    llm_gguf: str = ""
-    llm_timeout_seconds: float = ModelEndpoint.model_fields["timeout_seconds"].default
-    llm_retries: int = ModelEndpoint.model_fields["retries"].default
+
+_SettingsConfig = config_class(Settings, _StrictResource, frozenset(_NOT_CONFIG))
+
+
+class KnowledgeBase(_SettingsConfig):  # type: ignore[misc, valid-type]
+    """Where documents come from, where data lives, how MinerU parses and which model extraction
+    asks: every setting but the review database's URL. Built from the `Settings` when the code
+    location loads (`from_settings`); tests pass their own fields."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
-        api = settings.mineru_api
-        return cls(
-            drop_folder=str(settings.drop_folder),
-            data_dir=str(settings.data_dir),
-            parser=ParserOptions(**settings.parser.model_dump()),
-            parse_retries=settings.parse_retries,
-            parse_retry_seconds=settings.parse_retry_seconds,
-            windows_per_worker=settings.windows_per_worker,
-            mineru_api_url=api.url if api else "",
-            mineru_api_key=dg.EnvVar("KB_MINERU_API_KEY") if api and api.key else "",
-            mineru_api_timeout_seconds=api.timeout_seconds
-            if api
-            else MineruApi.model_fields["timeout_seconds"].default,
-            **_llm_fields(settings.llm),
-        )
+        fields = {name: _config_value(value) for name, value in settings if name not in _NOT_CONFIG}
+        api, endpoint = settings.mineru_api, settings.llm
+        if api is not None:
+            fields["mineru_api"] = fields["mineru_api"].model_copy(
+                update={"key": dg.EnvVar(MINERU_API_KEY_ENV) if api.key else ""}
+            )
+        if endpoint is not None:
+            variable = endpoint.api_key_variable
+            fields["llm"] = fields["llm"].model_copy(update={"api_key": dg.EnvVar(variable) if variable else ""})
+        return cls(**fields)
 
     @property
-    def model_endpoint(self) -> ModelEndpoint | None:
-        if not self.llm_enabled:
-            return None
-        return ModelEndpoint(
-            base_url=self.llm_base_url or None,
-            model=self.llm_model or None,
-            api_key=self.llm_api_key,
-            gguf=Path(self.llm_gguf) if self.llm_gguf else None,
-            timeout_seconds=self.llm_timeout_seconds,
-            retries=self.llm_retries,
-        )
+    def settings(self) -> Settings:
+        """The fields as the settings they are, validated (the review database's URL aside: None).
+        In a run, a secret is its value; outside one, its variable's name."""
+        return Settings.model_validate(self.model_dump())
+
+    def config_json(self) -> str:
+        """The fields without the secrets: what may travel in a run's origin."""
+        return self.model_dump_json(exclude=SECRETS)
+
+    @classmethod
+    def from_config_json(cls, fields: str, settings: Settings) -> KnowledgeBase:
+        """`config_json`'s fields with the secrets named as `from_settings` names them."""
+        named = cls.from_settings(settings)
+        config = json.loads(fields)
+        for section, names in SECRETS.items():
+            if config[section] is not None:
+                source = getattr(named, section)
+                secrets = {name: getattr(source, name) if source is not None else "" for name in names}
+                config[section] = _CONFIG_CLASSES[_SECTIONS[section]](**config[section]).model_copy(update=secrets)
+        return cls(**config)
 
     @property
     def parse_backend(self) -> ParseBackend:
         """MinerU's API service when configured, else MinerU in this process (a warm run worker's)."""
-        if self.mineru_api_url:
-            return MineruService(
-                MineruApi(
-                    url=self.mineru_api_url, key=self.mineru_api_key, timeout_seconds=self.mineru_api_timeout_seconds
-                )
-            )
-        return InProcess()
+        api = self.settings.mineru_api
+        return MineruService(api) if api else InProcess()
 
     @property
     def parsing(self) -> Parsing:
@@ -140,19 +171,6 @@ class KnowledgeBase(dg.ConfigurableResource):
             "Its earlier artifacts are kept; drop the file again to re-ingest it.",
             allow_retries=False,
         )
-
-
-def _llm_fields(endpoint: ModelEndpoint | None) -> dict:
-    if endpoint is None:
-        return {"llm_enabled": False}
-    return {
-        "llm_base_url": endpoint.base_url or "",
-        "llm_model": endpoint.model or "",
-        "llm_api_key": dg.EnvVar(endpoint.api_key_variable) if endpoint.api_key_variable else "",
-        "llm_gguf": str(endpoint.gguf or ""),
-        "llm_timeout_seconds": endpoint.timeout_seconds,
-        "llm_retries": endpoint.retries,
-    }
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def active_glossary(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabas
         revision = store.revision()
     finally:
         store.close()
-    paths = write_active_glossary(entries, kb.layout.within(kb.layout.root / "review"))
+    paths = write_active_glossary(entries, kb.layout.within(kb.layout.review))
     lines = ["| term | definition | edited | reviewer |", "|---|---|---|---|"]
     lines += [
         "| "

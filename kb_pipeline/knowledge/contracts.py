@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..files import write_text_atomically
+from ..llm.usage import CallUsage  # usage.json's record, built by the model client; in the contract all the same
 
 SubdomainTag = Literal[
     "production",
@@ -168,21 +169,6 @@ class RejectedField(BaseModel):
     offending_value: str
     reason: str
     branch: RejectedBranch
-
-
-class CallUsage(BaseModel):
-    """One model call's accounting; `cached_tokens` is read from the API, never estimated."""
-
-    branch: str
-    deployment: str = Field(description="the model's name")
-    tier: str = Field(description="`embedded` or `endpoint`")
-    prompt_tokens: int
-    cached_tokens: int = Field(description="as the API reports them; 0 when it reports none")
-    completion_tokens: int
-    latency_s: float
-    retries: int
-    structured_output_mode: str
-    simulated: bool = Field(description="an answer replayed from the cache, with its original call's accounting")
 
 
 class Payloads(BaseModel):

@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..llm.model import BadAnswer, LanguageModel
 from .contracts import CallUsage, RejectedField
 from .findings import PROPOSERS, Finding, Quote
 from .injection import addresses_a_model
 from .mining import Cluster
-from .model import BadAnswer, LanguageModel
 from .text import squash
 
 BRANCH = "glossary"

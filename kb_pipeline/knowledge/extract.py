@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..contracts import ParsedDocument
+from ..llm.model import LanguageModel
 from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
 from .brief import build_brief
 from .contracts import Payloads
@@ -21,7 +22,6 @@ from .formulas import read_formulas
 from .glossary import glossary_entry
 from .link import link
 from .mining import cluster
-from .model import LanguageModel
 from .review import review_queue
 from .rules import read_rules
 from .spans import SpanCheck

@@ -38,7 +38,7 @@ decisions_table = sa.Table(
 
 
 def default_path(layout: DataLayout) -> Path:
-    return layout.root / "review" / "decisions.sqlite3"
+    return layout.review / "decisions.sqlite3"
 
 
 def default_url(layout: DataLayout) -> str:

@@ -20,7 +20,8 @@ from typing import Any
 from ..processes import Worker, WorkerDied
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# The whole prompt and answer of one call (a term, up to ~16 candidate sentences, the chosen one).
+# The whole prompt and answer of one call: a term, its candidate sentences (definition_picker.py
+# bounds how many), the chosen one.
 CONTEXT_TOKENS = 4096
 _ADDRESS = "address"
 

@@ -25,9 +25,9 @@ from typing import Any
 import openai
 
 from ..files import write_text_atomically
-from .contracts import CallUsage
 from .endpoint import ModelEndpoint
 from .local_server import LocalServer, ModelUnavailable
+from .usage import CallUsage
 
 STRUCTURED_OUTPUT_MODE = "json_schema"
 # A Retry-After longer than this is not waited for: the call fails and the run can be retried.
