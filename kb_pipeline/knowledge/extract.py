@@ -46,11 +46,11 @@ def extract_document(
     clusters = cluster(document, findings)
     usage = []
     if model is not None:
-        picked = pick_definitions(clusters, model)
-        check.rejected += picked.rejected
-        usage = picked.usage
-        if picked.findings:
-            clusters = cluster(document, findings + picked.findings)
+        picked, choices = pick_definitions(clusters, model)
+        check.rejected += choices.rejected
+        usage = choices.usage
+        if picked:
+            clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
     formulas = read_formulas(document, check)
     rules = read_rules(document, check)
