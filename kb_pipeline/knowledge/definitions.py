@@ -309,20 +309,86 @@ def _iso_terms(chunk: Chunk) -> list[Finding]:
         if not body or len(name.split()) > _MAX_TERM_WORDS or ends_a_sentence(name):
             continue
         start = term.start + len(term.of(text)) - len(term.of(text).lstrip())
-        said = sentences(text, Span(body[0].start, body[-1].end))
-        findings += _proposals(chunk, Span(start, start + len(name)), said[0] if said else None)
+        findings += _proposals(chunk, Span(start, start + len(name)), _entry_definition(text, body[0], body[-1]))
     return findings
 
 
+# What follows a terminology entry's definition (ISO 704 / ISO 10241): its notes, examples and
+# source, in the languages of the corpus. The definition itself carries no final stop, so the
+# sentence splitter would run it into them.
+_ENTRY_NOTE = re.compile(
+    r"\s(?:Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE|Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"
+    r"|Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE|CATATAN\b|CONTOH\b|\[SUMBER|NOTA\b|EJEMPLO\b)"
+)
+
+
+def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
+    """The first sentence of an entry's body, up to its first note."""
+    said = sentences(text, Span(first.start, last.end))
+    if not said:
+        return None
+    note = _ENTRY_NOTE.search(said[0].of(text))
+    if note is None:
+        return said[0]
+    return Span(said[0].start, said[0].start + note.start()) if note.start() else None
+
+
+_BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
+_CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
+# How a definition opens: lower case (ISO writes none with a capital or an article), or an
+# article; not a sub-section's prose ("For the purposes of …", "This clause …").
+_OPENS_WITH_ARTICLE = re.compile(
+    r"^(?:(?:An?|Any|One|The|Un|Une|Le|La|Les|Der|Die|Das|Ein|Eine|El|Los|Las|Suatu|Sebuah)\s(?!following\b)|L['’])"
+)
+
+
+def _opens_entry(definition: str) -> bool:
+    return definition[:1].islower() or bool(_OPENS_WITH_ARTICLE.match(definition))
+
+
+
+def _clause(chunk: Chunk) -> list[Finding]:
+    """A numbered clause of a definitions section, titled by its term ("3.3 cycle time" as the
+    heading, the definition the text's first sentence), or by its number alone ("3.3" as the
+    heading, the term the text's first line, the definition the next one's)."""
+    text, heading = chunk.text, (chunk.heading or "").strip()
+    paras = paragraphs(text)
+    if not paras or not _CLAUSE_NUMBER.match(chunk.heading_path[-1]) or GLOSSARY_HEADING.search(heading):
+        return []
+    if _BARE_NUMBER.match(heading):
+        term, definition = paras[0].of(text), _entry_definition(text, paras[1], paras[-1]) if len(paras) > 1 else None
+        if not definition or len(term.split()) > _MAX_TERM_WORDS or ends_a_sentence(term) or "\n" in term:
+            return []
+        return _proposals(chunk, paras[0], definition) if _opens_entry(definition.of(text)) else []
+    if len(heading.split()) > _MAX_TERM_WORDS or ends_a_sentence(heading) or "\n" in heading:
+        return []
+    definition = _entry_definition(text, paras[0], paras[-1])
+    if definition is None or not _opens_entry(definition.of(text)):
+        return []
+    m = _TRAILING_ABBREVIATION.search(heading)
+    abbreviation = m.group(1) if m and is_abbreviation(m.group(1)) else None
+    name = " ".join((heading[: m.start()] if m and abbreviation else heading).split())
+    said = Quote(definition.of(text), chunk)
+    found = [Finding(name, Quote(name, chunk), "definition_list", definition=said)]
+    if abbreviation and aligns(abbreviation, name):
+        found.append(
+            Finding(abbreviation, Quote(abbreviation, chunk), "definition_list", full_name=Quote(name, chunk), definition=said)
+        )
+    return found
+
+
 def read_definition_lists(document: ParsedDocument) -> list[Finding]:
-    findings = []
+    findings, clauses = [], set()
     for chunk in document.chunks:
         if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
             continue
         read = _iso_terms(chunk) or _term_lines(chunk)
+        if chunk.kind == "text" and not read and chunk.heading_path and chunk.heading_path[-1] not in clauses:
+            clauses.add(chunk.heading_path[-1])
+            read = _clause(chunk)
         if chunk.kind == "text" and not read:
             read = _pair(chunk, _layout(chunk.text))
-        findings += read
+        findings += [f for f in read if "\n" not in f.term]
     return findings
 
 
