@@ -26,11 +26,13 @@ from .definition_words import (
     COPULA,
     DEFINING_VERB,
     DETERMINER,
+    FINITE_VERB,
     FUNCTION_WORD,
     NOT_A_DEFINING_VERB,
     can_name_a_term,
     drop_article,
     generic,
+    holds,
     word_key,
 )
 from .findings import Finding, Quote, Reader
@@ -52,7 +54,10 @@ _INVERTED = re.compile(
     r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
 )
 _RESTATEMENT = re.compile(r"\s\((?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
-_LEADING = re.compile(r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?", re.I)
+_LEADING = re.compile(
+    r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
+    re.I,
+)
 _CITATION = re.compile(r"(?:\s*\[[\d,–\- ]{1,12}\])+$")
 _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()\s]{2,12})\)$")
 _QUOTES = "“”\"‘’'«» "
@@ -114,7 +119,13 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
         rest = re.match(r"[^()]*[^()\s]\)", said[m.end() :])
         before = words(text, Span(sentence.start, sentence.start + m.start()))[-4:]
         # A symbol before it ("the number rv (i.e. …)") is the formula readers'.
-        if not rest or not before or len(rest.group().split()) < 3 or len(before[-1].of(text)) <= 2:
+        if (
+            not rest
+            or not before
+            or len(rest.group().split()) < 3
+            or len(before[-1].of(text)) <= 2
+            or FINITE_VERB.search(rest.group())
+        ):
             continue
         for n in range(len(before), 0, -1):
             phrase = Span(before[-n].start, before[-1].end)
@@ -142,7 +153,9 @@ def read_running_definitions(document: ParsedDocument) -> list[Finding]:
         m = _EXPLICIT.match(said) or _INDEFINITE.match(said) or _FOOTNOTE.match(said)
         if m and not re.match(r"means? that\b", said[m.end("subject") :].strip(), re.IGNORECASE):
             subject = Span(at + m.start("subject"), at + m.end("subject"))
-            findings += _subject_findings(chunk, subject, Span(at + m.start("rest"), sentence.end), "running_definition")
+            findings += _subject_findings(
+                chunk, subject, Span(at + m.start("rest"), sentence.end), "running_definition"
+            )
         elif inverted := _INVERTED.match(said):
             group = next(g for g in ("subject", "de", "id") if inverted.group(g))
             rest = {"subject": "rest", "de": "de_rest", "id": "id_rest"}[group]
@@ -159,17 +172,18 @@ _DETERMINER = re.compile(rf"^(?:{DETERMINER})$", re.IGNORECASE)
 _BARE_COPULA = re.compile(r"^(?:adalah|merupakan|ialah|yaitu)$", re.IGNORECASE)
 _NEGATION = re.compile(r"^(?:not|pas|ne|nicht|kein|keine|no|tidak|bukan)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
-_LATER_VERB = re.compile(rf"\b(?:{COPULA}|was|were|has|have|can|may|must|will|should|would|could)\b", re.IGNORECASE)
+# Verbs of what a thing does for someone, not what it is: "Separation of duties helps …".
+_BENEFIT = re.compile(
+    r"^(?:help|allow|enable|improve|reduce|ensure|protect|increase|decrease|make|play|affect|impact|support"
+    r"|facilitate|prevent|cause|lead|pose|benefit|simplif(?:y|ie)|mitigate|give|offer|provide|serve|work)s?$",
+    re.IGNORECASE,
+)
 
 
 def _heading_words(heading: str) -> tuple[list[str], list[str]]:
     """The heading's words, and the same without a leading verb ("Securing Containers")."""
     keys = word_key(_TRAILING_ABBREVIATION.sub("", _NUMBER.sub("", heading)))
     return keys, keys[1:] if len(keys) > 1 and keys[0].endswith("ing") else keys
-
-
-def _contains(whole: list[str], part: list[str]) -> bool:
-    return any(whole[k : k + len(part)] == part for k in range(len(whole) - len(part) + 1))
 
 
 def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
@@ -188,7 +202,7 @@ def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
         subject = Span(tokens[skip].start, tokens[skip + n - 1].end)
         keys = word_key(subject.of(text))
         exact = keys in (whole, named)
-        if not (exact or (len(keys) >= 2 and _contains(whole, keys))):
+        if not (exact or (len(keys) >= 2 and holds(whole, keys))):
             continue
         verb, after = tokens[skip + n].of(text), tokens[skip + n + 1].of(text) if skip + n + 1 < len(tokens) else ""
         if _COPULA.match(verb) and not _NEGATION.match(after) and not NOT_A_DEFINING_VERB.match(after):
@@ -196,11 +210,15 @@ def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
             if _DETERMINER.match(after) or participle or (_BARE_COPULA.match(verb) and exact and after):
                 definition = Span(tokens[skip + n + 1].start, sentence.end)
                 return _subject_findings(chunk, subject, definition, "section_definition")
-        elif exact and re.fullmatch(r"[a-z]+", verb) and not NOT_A_DEFINING_VERB.match(verb):
+        elif (
+            exact and re.fullmatch(r"[a-z]+", verb) and not NOT_A_DEFINING_VERB.match(verb) and not _BENEFIT.match(verb)
+        ):
             # "Output capabilities of MuPDF … are limited": a verb later makes this one a noun.
             clause = text[tokens[n].end : sentence.end].split(",")[0]
-            if not FUNCTION_WORD.match(verb) and not _COPULA.match(verb) and not _LATER_VERB.search(clause):
-                return _subject_findings(chunk, subject, Span(tokens[skip + n].start, sentence.end), "section_definition")
+            if not FUNCTION_WORD.match(verb) and not _COPULA.match(verb) and not FINITE_VERB.search(clause):
+                return _subject_findings(
+                    chunk, subject, Span(tokens[skip + n].start, sentence.end), "section_definition"
+                )
         return []
     return []
 

@@ -49,9 +49,7 @@ def _table_definitions(chunk: Chunk) -> list[Finding]:
     if column is None or _NOT_TERMS.search(header[0]):
         return []
     body = [r for r in rows[1:] if len(r) == len(header)]
-    terms_ok = all(
-        len(r[0].of(text).split()) <= MAX_TERM_WORDS and not ends_a_sentence(r[0].of(text)) for r in body
-    )
+    terms_ok = all(len(r[0].of(text).split()) <= MAX_TERM_WORDS and not ends_a_sentence(r[0].of(text)) for r in body)
     if not body or not terms_ok or sum(_prose(r[column].of(text)) for r in body) * 2 < len(body):
         return []
     findings = []

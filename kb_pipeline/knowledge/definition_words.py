@@ -43,10 +43,14 @@ _NOT_A_TERM = re.compile(
 NOT_A_DEFINING_VERB = re.compile(
     r"^(?:can|could|may|might|must|shall|should|will|would|need|needs|has|have|had|was|were|do|does|did|is|are"
     r"|also|often|typically|usually|generally|always|never|still|only|not|require|requires|depend|depends"
-    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly)$",
+    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly"
+    r"|doit|doivent|peut|peuvent|sera|seront|était|ont|muss|müssen|kann|können|soll|sollte|sollen|wird|werden"
+    r"|hat|haben|war|debe|deben|puede|pueden|tiene|tienen|harus|dapat|bisa|akan|perlu|wajib|boleh|sudah|telah)$",
     re.IGNORECASE,
 )
 MAX_TERM_WORDS = 6
+# A pointer at the document's own parts anywhere in a subject ("A notable feature of Fig. 1").
+_POINTER = re.compile(r"\b(?:fig|figure|table|tableau|tabelle|tabla|tabel|gambar|section|equation|eq|chapter)\b", re.I)
 
 
 def drop_article(subject: str) -> int:
@@ -55,16 +59,25 @@ def drop_article(subject: str) -> int:
     return m.end() if m else 0
 
 
-_VERB_INSIDE = re.compile(rf"\b(?:{COPULA}|was|were|has|have|can|may|must|will|should|would|could)\b", re.I)
+# A finite verb: a phrase holding one is a clause, not a name.
+FINITE_VERB = re.compile(
+    rf"\b(?:{COPULA}|was|were|has|have|can|may|must|will|should|would|could|doit|peut|muss|kann|soll|wird|debe"
+    r"|puede|harus|dapat|akan)\b",
+    re.IGNORECASE,
+)
 
 
 def can_name_a_term(subject: str) -> bool:
-    """A few words, at least one letter, no clause punctuation or verb, not a pronoun or a pointer."""
+    """A few words, at least one letter, no clause punctuation or verb, not a pronoun or a pointer,
+    no capitalised word twice ("Constitutional Feedback Constitutional AI": a run-in label and
+    the term after it)."""
     words = subject.split()
     return (
         0 < len(words) <= MAX_TERM_WORDS
-        and not _VERB_INSIDE.search(subject)
-        and not re.search(r"[=<>{}#%$@|\\]|\w\.\w|\(\)", subject)
+        and not FINITE_VERB.search(subject)
+        and not re.search(r"[=<>{}#%$@|\\]|\w\.\w|\(\)|\.\s", subject)
+        and not _POINTER.search(subject)
+        and len({w for w in words if w[:1].isupper()}) == sum(w[:1].isupper() for w in words)
         and any(c.isalpha() for c in subject)
         and not re.search(r"[,;:!?()\[\]“”\"]", subject)
         and not _NOT_A_TERM.match(subject)
@@ -75,21 +88,28 @@ def can_name_a_term(subject: str) -> bool:
 def word_key(text: str) -> list[str]:
     """Casefolded words, a plural's final s dropped: how a subject is matched to a heading."""
     return [w.removesuffix("s") for w in re.findall(r"[^\W_]+(?:[-'’][^\W_]+)*", text.casefold())]
+
+
 # Words a term never starts with: articles, prepositions, conjunctions, auxiliaries.
 FUNCTION_WORD = re.compile(
     r"^(?:the|an?|of|to|in|on|at|for|with|by|from|into|and|or|nor|but|not|no|as|is|are|was|were|be|been|does|do"
     r"|did|has|have|had|can|may|must|should|will|its|their|our|this|that|these|those|such|any|some|each|every"
     r"|le|la|les|des|du|de|un|une|et|ou|en|par|pour|sur|der|die|das|den|dem|und|oder|von|zu|mit|el|los|las|y|o"
-    r"|yang|dan|atau|di|ke|dari|untuk|dengan)$",
+    r"|für|dieses|diese|dieser|des|ces|cet|cette|ce|para|yang|dan|atau|di|ke|dari|untuk|dengan|bagi)$",
     re.IGNORECASE,
 )
 # Heads of a noun phrase that names no term: "A typical example is …", "One way is …".
 _GENERIC_HEAD = re.compile(
     r"(?:example|way|problem|result|reason|question|issue|point|step|advantage|drawback|consequence|solution"
-    r"|alternative|option|difference|case|part|thing)s?$",
+    r"|alternative|option|difference|case|part|thing|feature|aspect|aim|goal|purpose|objective)s?$",
     re.IGNORECASE,
 )
 
 
 def generic(subject: str) -> bool:
     return bool(_GENERIC_HEAD.search(subject))
+
+
+def holds(whole: list[str], part: list[str]) -> bool:
+    """`part` is a run of `whole`'s words."""
+    return any(whole[k : k + len(part)] == part for k in range(len(whole) - len(part) + 1))

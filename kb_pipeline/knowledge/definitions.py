@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
+from .definition_words import FUNCTION_WORD
 from .findings import Finding, Quote
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
@@ -76,6 +77,9 @@ def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
     words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
     ws = words(text, para)
     tokens = [w.of(text) for w in ws]
+    if tokens and FUNCTION_WORD.match(tokens[0]):
+        # "Für die Anwendung dieses Dokuments …": a sentence, capitalised nouns and all.
+        return None
     starts = []
     for k in range(1, min(len(ws) - 2, _MAX_TERM_WORDS + 1)):
         if tokens[k - 1][-1:] in ",.;:)(":
@@ -262,6 +266,8 @@ _TERM_LINE = re.compile(
     r"^[ \t]*(?:[•*·-][ \t]+)?(?P<term>[^\s:–—|][^:\n–—|]{0,79}?)[ \t]*(?::|[ \t][–—-])[ \t]+(?P<definition>\S[^\n]*)$",
     re.MULTILINE,
 )
+# "Note 1 to entry:", "EXAMPLE:": a line about the entry above it.
+_NOTE_LABEL = re.compile(r"(?:note|example|exemple|anmerkung|beispiel|catatan|contoh|nota|ejemplo)\b", re.IGNORECASE)
 _TABLE_ROW = re.compile(r"^(?P<term>[^|\n]+?) \| (?P<definition>[^|\n]+?)[ \t]*$", re.MULTILINE)
 # ISO 704 style: "3.1.2" (alone or before the term), the term, then its definition.
 _ISO_NUMBER = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?(?:[ \t]+(?P<term>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
@@ -277,6 +283,7 @@ def _term_lines(chunk: Chunk) -> list[Finding]:
         for m in (_TABLE_ROW if chunk.kind == "table" else _TERM_LINE).finditer(text)
         if len(m.group("term").split()) <= _MAX_TERM_WORDS
         and not ends_a_sentence(m.group("term"))
+        and not _NOTE_LABEL.match(m.group("term"))
         and any(c.isalpha() for c in m.group("definition"))
     ]
     if not found or len(found) * 2 < len(lines):
@@ -330,7 +337,8 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
     note = _ENTRY_NOTE.search(said[0].of(text))
     if note is None:
         return said[0]
-    return Span(said[0].start, said[0].start + note.start()) if note.start() else None
+    kept = said[0].of(text)[: note.start()].rstrip()
+    return Span(said[0].start, said[0].start + len(kept)) if kept else None
 
 
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
@@ -344,7 +352,6 @@ _OPENS_WITH_ARTICLE = re.compile(
 
 def _opens_entry(definition: str) -> bool:
     return definition[:1].islower() or bool(_OPENS_WITH_ARTICLE.match(definition))
-
 
 
 def _clause(chunk: Chunk) -> list[Finding]:
@@ -372,7 +379,13 @@ def _clause(chunk: Chunk) -> list[Finding]:
     found = [Finding(name, Quote(name, chunk), "definition_list", definition=said)]
     if abbreviation and aligns(abbreviation, name):
         found.append(
-            Finding(abbreviation, Quote(abbreviation, chunk), "definition_list", full_name=Quote(name, chunk), definition=said)
+            Finding(
+                abbreviation,
+                Quote(abbreviation, chunk),
+                "definition_list",
+                full_name=Quote(name, chunk),
+                definition=said,
+            )
         )
     return found
 
@@ -382,10 +395,11 @@ def read_definition_lists(document: ParsedDocument) -> list[Finding]:
     for chunk in document.chunks:
         if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
             continue
-        read = _iso_terms(chunk) or _term_lines(chunk)
+        read = _iso_terms(chunk)
         if chunk.kind == "text" and not read and chunk.heading_path and chunk.heading_path[-1] not in clauses:
             clauses.add(chunk.heading_path[-1])
             read = _clause(chunk)
+        read = read or _term_lines(chunk)
         if chunk.kind == "text" and not read:
             read = _pair(chunk, _layout(chunk.text))
         findings += [f for f in read if "\n" not in f.term]

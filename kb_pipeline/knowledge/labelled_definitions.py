@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ..contracts import Chunk, ParsedDocument
-from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, word_key
+from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
 from .findings import Finding, Quote
 from .text import Span, paragraphs, sentences, words
 
@@ -27,7 +27,9 @@ _NUMBERED = re.compile(
 # Labels that head a note or a pointer, not a term.
 _NOT_A_LABEL = re.compile(
     r"^(?:notes?|examples?|source|sources|warning|caution|tip|important|remarque|hinweis|achtung|beispiel|nota"
-    r"|ejemplo|fuente|catatan|contoh|sumber|perhatian|step|etape|schritt|paso|langkah)\b",
+    r"|ejemplo|fuente|catatan|contoh|sumber|perhatian|step|etape|schritt|paso|langkah"
+    # An API reference's fields.
+    r"|returns?|param(?:eter)?s?|arguments?|args|type|rtype|raises|default|usage|syntax)\b",
     re.IGNORECASE,
 )
 _COPULA = re.compile(rf"^(?:{COPULA})$", re.IGNORECASE)
@@ -66,13 +68,15 @@ def _definition(text: str, label: str, body: Span, *, listed: bool) -> Span | No
         if verb.islower() and not NOT_A_DEFINING_VERB.match(verb):
             return Span(tokens[n].start, first.end)
         return None
-    if not listed or _INDEFINITE.match(said.split()[0]):
+    # "A high age of consent can …" under "Age of consent" describes it; "An assay to …" defines.
+    if not listed or (_INDEFINITE.match(said.split()[0]) and not holds(word_key(said), keys)):
         return first
     return None
 
 
 def _finding(chunk: Chunk, label: Span, body: Span, *, listed: bool) -> list[Finding]:
     text = chunk.text
+    label = Span(label.start + drop_article(label.of(text)), label.end)
     name = label.of(text)
     if not can_name_a_term(name) or _NOT_A_LABEL.match(name) or name[-1:].isdigit() or not name[:1].isupper():
         return []
@@ -82,9 +86,7 @@ def _finding(chunk: Chunk, label: Span, body: Span, *, listed: bool) -> list[Fin
     definition = _definition(text, name, body, listed=listed)
     if definition is None:
         return []
-    return [
-        Finding(name, Quote(name, chunk), "labelled_definition", definition=Quote(definition.of(text), chunk))
-    ]
+    return [Finding(name, Quote(name, chunk), "labelled_definition", definition=Quote(definition.of(text), chunk))]
 
 
 def read_labelled_definitions(document: ParsedDocument) -> list[Finding]:
