@@ -50,6 +50,10 @@ ENGLISH = [
     ("BodyText", "Note 1 to entry: Cycle time is read from the dispatch records."),
     ("Heading2", "2.3 queue time"),
     ("BodyText", "time a truck waits at the loading point before it is loaded"),
+    ("Heading2", "2.4 Payload"),
+    ("BodyText", "Mass of material that a truck carries in one trip."),
+    ("Heading2", "2.5 General"),
+    ("BodyText", "This clause lists the terms used in the annexes only."),
     ("Heading1", "3 Fasteners"),
     ("Heading2", "3.1 Elastic stop nut"),
     ("BodyText", "The elastic stop nut is a standard nut with the height increased to hold a fiber collar."),
@@ -59,7 +63,10 @@ ENGLISH = [
     ("BodyText", "The torque wrench is important for every maintenance task on the truck."),
     ("Heading1", "4 Networks"),
     ("BodyText", "The site runs two networks that keep the dispatch system apart from the office:"),
-    ("BodyText", "• Management network: The management network is a dedicated network that lets staff control the trucks."),
+    (
+        "BodyText",
+        "• Management network: The management network is a dedicated network that lets staff control the trucks.",
+    ),
     ("BodyText", "• Radio network: Radio networks carry the voice channels between the trucks and the control room."),
     ("BodyText", "• Staff training: We recommend a course for every operator before the first shift."),
     ("Heading1", "5 Registers"),
@@ -168,6 +175,8 @@ def test_numbered_definition_clauses_titled_by_their_term(english, french, germa
     assert english["haul road"] == "road built for trucks that carry ore or waste from the pit to the dump"
     assert english["cycle time"] == "time a truck takes to travel from the loading point to the dump and back"
     assert english["queue time"] == "time a truck waits at the loading point before it is loaded"
+    assert english["Payload"] == "Mass of material that a truck carries in one trip."
+    assert "General" not in english
     assert french["bande transporteuse"] == "convoyeur continu qui porte le minerai du concasseur au stock"
     assert french["benne"] == "caisse basculante du camion qui reçoit la charge"
     assert german["Förderband"] == "stetig laufendes Band, das das Erz vom Brecher zur Halde trägt"
@@ -248,3 +257,17 @@ def test_inverted_and_indonesian_definitions():
         "Pompa sentrifugal": "pompa yang memindahkan air dengan gaya sentrifugal.",
         "Haul truck": "a dump truck built for the pit.",
     }
+
+
+def test_a_clause_numbered_alone_takes_its_term_from_the_first_line():
+    document = ParsedDocument(
+        doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1,
+        chunks=[
+            Chunk(chunk_id="d::0000", doc_id="d", kind="text", text="x", page_idx=0, heading="Terms and definitions",
+                  heading_path=["3 Terms and definitions"]),
+            Chunk(chunk_id="d::0001", doc_id="d", kind="text", page_idx=0, heading="3.1",
+                  heading_path=["3 Terms and definitions", "3.1"],
+                  text="haul road\n\nroad built for trucks\n\nNote 1 to entry: It is graded daily."),
+        ],
+    )  # fmt: skip
+    assert _definitions(document) == {"haul road": "road built for trucks"}

@@ -94,7 +94,7 @@ def _subject_findings(chunk: Chunk, subject: Span, definition: Span, reader: Rea
     return [Finding(name, Quote(name, chunk), reader, definition=said)]
 
 
-def prose_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span]]:
+def _prose_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span]]:
     """Sentences of text chunks, and of a table's lines that are no row (its notes, footnotes)."""
     for chunk in document.chunks:
         text = chunk.text
@@ -148,7 +148,7 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
 def read_running_definitions(document: ParsedDocument) -> list[Finding]:
     findings: list[Finding] = []
     counts: dict[str, int] = {}
-    for chunk, sentence in prose_sentences(document):
+    for chunk, sentence in _prose_sentences(document):
         said, at = sentence.of(chunk.text), sentence.start
         m = _EXPLICIT.match(said) or _INDEFINITE.match(said) or _FOOTNOTE.match(said)
         if m and not re.match(r"means? that\b", said[m.end("subject") :].strip(), re.IGNORECASE):
@@ -194,31 +194,34 @@ def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
     if not chunk.heading:
         return []
     tokens = words(text, Span(sentence.start + drop_article(sentence.of(text)), sentence.end))
-    skip = 0
     whole, named = _heading_words(chunk.heading)
     # The longest subject first: "Boots self-locking" is part of the heading, but the subject
     # goes on to "nut".
     for n in range(min(len(tokens) - 1, 6), 0, -1):
-        subject = Span(tokens[skip].start, tokens[skip + n - 1].end)
+        subject = Span(tokens[0].start, tokens[n - 1].end)
         keys = word_key(subject.of(text))
         exact = keys in (whole, named)
         if not (exact or (len(keys) >= 2 and holds(whole, keys))):
             continue
-        verb, after = tokens[skip + n].of(text), tokens[skip + n + 1].of(text) if skip + n + 1 < len(tokens) else ""
-        if _COPULA.match(verb) and not _NEGATION.match(after) and not NOT_A_DEFINING_VERB.match(after):
+        verb, after = tokens[n].of(text), tokens[n + 1].of(text) if n + 1 < len(tokens) else ""
+        if _COPULA.match(verb):
+            if not after or _NEGATION.match(after) or NOT_A_DEFINING_VERB.match(after):
+                return []
             participle = exact and re.fullmatch(r"[a-z]+(?:ed|en)", after) is not None
-            if _DETERMINER.match(after) or participle or (_BARE_COPULA.match(verb) and exact and after):
-                definition = Span(tokens[skip + n + 1].start, sentence.end)
-                return _subject_findings(chunk, subject, definition, "section_definition")
-        elif (
-            exact and re.fullmatch(r"[a-z]+", verb) and not NOT_A_DEFINING_VERB.match(verb) and not _BENEFIT.match(verb)
+            if _DETERMINER.match(after) or participle or (_BARE_COPULA.match(verb) and exact):
+                return _subject_findings(chunk, subject, Span(tokens[n + 1].start, sentence.end), "section_definition")
+            return []
+        # "Containers bundle …": another verb, for the heading's whole name only; not a modal, an
+        # adverb or a benefit, and no later verb ("Output capabilities of MuPDF … are limited":
+        # "capabilities" was a noun).
+        clause = text[tokens[n].end : sentence.end].split(",")[0]
+        if (
+            exact
+            and re.fullmatch(r"[a-z]+", verb)
+            and not (NOT_A_DEFINING_VERB.match(verb) or _BENEFIT.match(verb) or FUNCTION_WORD.match(verb))
+            and not FINITE_VERB.search(clause)
         ):
-            # "Output capabilities of MuPDF … are limited": a verb later makes this one a noun.
-            clause = text[tokens[n].end : sentence.end].split(",")[0]
-            if not FUNCTION_WORD.match(verb) and not _COPULA.match(verb) and not FINITE_VERB.search(clause):
-                return _subject_findings(
-                    chunk, subject, Span(tokens[skip + n].start, sentence.end), "section_definition"
-                )
+            return _subject_findings(chunk, subject, Span(tokens[n].start, sentence.end), "section_definition")
         return []
     return []
 

@@ -85,6 +85,11 @@ def can_name_a_term(subject: str) -> bool:
     )
 
 
+def opens_with_a_pointer(sentence: str) -> bool:
+    """ "This clause …", "It …", "Note …": a sentence about something already named."""
+    return bool(_NOT_A_TERM.match(sentence))
+
+
 def word_key(text: str) -> list[str]:
     """Casefolded words, a plural's final s dropped: how a subject is matched to a heading."""
     return [w.removesuffix("s") for w in re.findall(r"[^\W_]+(?:[-'’][^\W_]+)*", text.casefold())]

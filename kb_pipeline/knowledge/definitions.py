@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
-from .definition_words import FUNCTION_WORD
+from .definition_words import FUNCTION_WORD, opens_with_a_pointer
 from .findings import Finding, Quote
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
@@ -343,15 +343,18 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
 
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 _CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
-# How a definition opens: lower case (ISO writes none with a capital or an article), or an
-# article; not a sub-section's prose ("For the purposes of …", "This clause …").
-_OPENS_WITH_ARTICLE = re.compile(
-    r"^(?:(?:An?|Any|One|The|Un|Une|Le|La|Les|Der|Die|Das|Ein|Eine|El|Los|Las|Suatu|Sebuah)\s(?!following\b)|L['’])"
-)
+# Words a definition may open with although they are function words.
+_ARTICLE = re.compile(r"^(?:an?|any|one|the|un|une|le|la|les|l['’]\w*|der|die|das|ein|eine|el|los|las)$", re.I)
 
 
 def _opens_entry(definition: str) -> bool:
-    return definition[:1].islower() or bool(_OPENS_WITH_ARTICLE.match(definition))
+    """A definition opens with its genus ("road built for …", "Mass of material …") or an
+    article; a sub-section's prose opens with a preposition or a pointer ("For the purposes of
+    …", "This clause …", "The following …")."""
+    first = definition.split()[0] if definition.split() else ""
+    if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
+        return False
+    return bool(first) and (_ARTICLE.match(first) is not None or not FUNCTION_WORD.match(first))
 
 
 def _clause(chunk: Chunk) -> list[Finding]:
