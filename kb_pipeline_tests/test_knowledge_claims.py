@@ -271,3 +271,7 @@ def test_a_clause_numbered_alone_takes_its_term_from_the_first_line():
         ],
     )  # fmt: skip
     assert _definitions(document) == {"haul road": "road built for trucks"}
+    # A clause titled by its term, with the next clauses run into its text.
+    document.chunks[1].heading, document.chunks[1].heading_path[-1] = "haul road", "3.1 haul road"
+    document.chunks[1].text = "road built for trucks\n\n3.2\n\npayload\n\nmass a truck carries"
+    assert _definitions(document) == {"haul road": "road built for trucks", "payload": "mass a truck carries"}

@@ -361,8 +361,10 @@ def _clause(chunk: Chunk) -> list[Finding]:
     """A numbered clause of a definitions section, titled by its term ("3.3 cycle time" as the
     heading, the definition the text's first sentence), or by its number alone ("3.3" as the
     heading, the term the text's first line, the definition the next one's)."""
-    text, heading = chunk.text, (chunk.heading or "").strip()
-    paras = paragraphs(text)
+    text, heading = chunk.text, _NUMBERED.sub("", chunk.heading or "").strip()
+    # Its body ends where the text's own numbered entries start (headings MinerU did not see).
+    numbered = _ISO_NUMBER.search(text)
+    paras = [p for p in paragraphs(text) if numbered is None or p.end <= numbered.start()]
     if not paras or not _CLAUSE_NUMBER.match(chunk.heading_path[-1]) or GLOSSARY_HEADING.search(heading):
         return []
     if _BARE_NUMBER.match(heading):
@@ -398,11 +400,14 @@ def read_definition_lists(document: ParsedDocument) -> list[Finding]:
     for chunk in document.chunks:
         if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
             continue
-        read = _iso_terms(chunk)
-        if chunk.kind == "text" and not read and chunk.heading_path and chunk.heading_path[-1] not in clauses:
+        iso = _iso_terms(chunk)
+        # A text of "Term: definition" lines is a list under its heading, not the heading's definition.
+        lines = [] if iso else _term_lines(chunk)
+        read = iso or lines
+        if chunk.kind == "text" and chunk.heading_path and chunk.heading_path[-1] not in clauses:
             clauses.add(chunk.heading_path[-1])
-            read = _clause(chunk)
-        read = read or _term_lines(chunk)
+            if not lines:
+                read = _clause(chunk) + iso
         if chunk.kind == "text" and not read:
             read = _pair(chunk, _layout(chunk.text))
         findings += [f for f in read if "\n" not in f.term]
