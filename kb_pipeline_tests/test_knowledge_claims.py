@@ -275,3 +275,12 @@ def test_a_clause_numbered_alone_takes_its_term_from_the_first_line():
     document.chunks[1].heading, document.chunks[1].heading_path[-1] = "haul road", "3.1 haul road"
     document.chunks[1].text = "road built for trucks\n\n3.2\n\npayload\n\nmass a truck carries"
     assert _definitions(document) == {"haul road": "road built for trucks", "payload": "mass a truck carries"}
+
+
+def test_a_restatement_after_a_comma_names_a_phrase_the_document_uses_again():
+    document = _chunks(
+        ("Flows", "The gauge reports the median flow, i.e. the 50th percentile of daily flows, each month."),
+        ("Reports", "The median flow is read from the gauge. A document can be opened from memory data, i.e. "
+                    "without using a file. Memory data is faster."),
+    )  # fmt: skip
+    assert _definitions(document) == {"median flow": "the 50th percentile of daily flows"}

@@ -53,7 +53,8 @@ _INVERTED = re.compile(
     r"|^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<de>[^,\n]{2,80}?)\s+versteht man\s+(?P<de_rest>\S)"
     r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
 )
-_RESTATEMENT = re.compile(r"\s\((?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
+_RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
+_OPENING_ARTICLE = re.compile(r"^(?:the|an?|le|la|les|l['’]\w*|un|une|der|die|das|ein|eine|el|los|las)$", re.I)
 _LEADING = re.compile(
     r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
     re.I,
@@ -110,14 +111,17 @@ def _prose_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span]]:
 
 
 def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: dict[str, int]) -> list[Finding]:
-    """ "granular access (i.e., segmenting …)": the longest phrase before "(i.e." (up to four
-    words, two at least or an abbreviation) that the document uses again names what the
-    parenthesis says. ", i.e." is left alone: it restates a clause as often as a term."""
+    """ "granular access (i.e., segmenting …)", "the median flow, i.e. the 50th percentile":
+    the longest phrase before "i.e." (up to four words, two at least or an abbreviation) that
+    the document uses again names what follows, up to the parenthesis' end or the next comma.
+    A restatement holding a verb ("i.e. Q50 is …", "i.e. the picture will be mirrored") or
+    opening with a preposition ("i.e. without using a file") restates a clause, not a term."""
     text, found = chunk.text, []
     said = sentence.of(text)
     for m in _RESTATEMENT.finditer(said):
-        rest = re.match(r"[^()]*[^()\s]\)", said[m.end() :])
+        rest = re.match(r"[^()]*[^()\s](?=\))" if m.group("paren") else r"[^,;()]*[^,;()\s.]", said[m.end() :])
         before = words(text, Span(sentence.start, sentence.start + m.start()))[-4:]
+        opening = rest.group().split()[0] if rest else ""
         # A symbol before it ("the number rv (i.e. …)") is the formula readers'.
         if (
             not rest
@@ -125,6 +129,7 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
             or len(rest.group().split()) < 3
             or len(before[-1].of(text)) <= 2
             or FINITE_VERB.search(rest.group())
+            or (FUNCTION_WORD.match(opening) and not _OPENING_ARTICLE.match(opening))
         ):
             continue
         for n in range(len(before), 0, -1):
@@ -139,7 +144,7 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
             ):
                 continue
             if counts.setdefault(name, mention_counts([name], [c.text for c in document.chunks])[name]) >= 2:
-                definition = Span(sentence.start + m.end(), sentence.start + m.end() + rest.end() - 1)
+                definition = Span(sentence.start + m.end(), sentence.start + m.end() + rest.end())
                 found += _subject_findings(chunk, phrase, definition, "running_definition")
                 break
     return found

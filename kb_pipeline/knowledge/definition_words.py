@@ -97,7 +97,8 @@ def word_key(text: str) -> list[str]:
 
 # Words a term never starts with: articles, prepositions, conjunctions, auxiliaries.
 FUNCTION_WORD = re.compile(
-    r"^(?:the|an?|of|to|in|on|at|for|with|by|from|into|and|or|nor|but|not|no|as|is|are|was|were|be|been|does|do"
+    r"^(?:the|an?|of|to|in|on|at|for|with|without|within|through|via|between|among|after|before|during|under|over"
+    r"|about|by|from|into|and|or|nor|but|not|no|as|is|are|was|were|be|been|does|do|sans|avec|ohne|sin|con|tanpa"
     r"|did|has|have|had|can|may|must|should|will|its|their|our|this|that|these|those|such|any|some|each|every"
     r"|le|la|les|des|du|de|un|une|et|ou|en|par|pour|sur|der|die|das|den|dem|und|oder|von|zu|mit|el|los|las|y|o"
     r"|für|dieses|diese|dieser|des|ces|cet|cette|ce|para|yang|dan|atau|di|ke|dari|untuk|dengan|bagi)$",
