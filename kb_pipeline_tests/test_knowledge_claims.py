@@ -238,6 +238,8 @@ def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
         ("Security", "Cryptographic mechanisms are an effective means of providing integrity."),
         ("Separation of duties", "Separation of duties helps businesses comply with regulations."),
         ("Geometry", "A rectangle is called finite if its corners are ordered."),
+        ("Results", "Results are shown in Table 2 for every site."),
+        ("Challenges", "A key challenge is the cost of the sensors."),
         ("Hydrology", "where Q is the flow (i.e. Q50 is the median flow) of the stream."),
     ],
 )
@@ -251,8 +253,12 @@ def test_inverted_and_indonesian_definitions():
         ("Pompa sentrifugal", "Pompa sentrifugal adalah pompa yang memindahkan air dengan gaya sentrifugal."),
         ("Pompa dosis", "Pompa dosis harus diperiksa setiap hari."),
         ("Definitions", "Definition 2 (Haul truck). A haul truck is a dump truck built for the pit."),
+        ("Términos", "Se entiende por camión minero, el vehículo que lleva el mineral al botadero."),
+        ("Carga", "La carga útil se define como la masa que lleva un camión en un viaje."),
     )
     assert _definitions(document) == {
+        "camión minero": "el vehículo que lleva el mineral al botadero.",
+        "carga útil": "la masa que lleva un camión en un viaje.",
         "jalan angkut": "jalan yang dilalui truk bermuatan.",
         "Pompa sentrifugal": "pompa yang memindahkan air dengan gaya sentrifugal.",
         "Haul truck": "a dump truck built for the pit.",

@@ -177,6 +177,12 @@ _DETERMINER = re.compile(rf"^(?:{DETERMINER})$", re.IGNORECASE)
 _BARE_COPULA = re.compile(r"^(?:adalah|merupakan|ialah|yaitu)$", re.IGNORECASE)
 _NEGATION = re.compile(r"^(?:not|pas|ne|nicht|kein|keine|no|tidak|bukan)$", re.IGNORECASE)
 _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+# "Results are shown in Table 2": where the document puts a thing, not what it is.
+_REPORTED = re.compile(
+    r"^(?:shown|given|listed|presented|summari[sz]ed|described|discussed|illustrated|displayed|reported|depicted"
+    r"|located|found|based|included|detailed|outlined|explained|covered|mentioned|expected|needed|required)$",
+    re.IGNORECASE,
+)
 # Verbs of what a thing does for someone, not what it is: "Separation of duties helps …".
 _BENEFIT = re.compile(
     r"^(?:help|allow|enable|improve|reduce|ensure|protect|increase|decrease|make|play|affect|impact|support"
@@ -212,7 +218,7 @@ def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
         if _COPULA.match(verb):
             if not after or _NEGATION.match(after) or NOT_A_DEFINING_VERB.match(after):
                 return []
-            participle = exact and re.fullmatch(r"[a-z]+(?:ed|en)", after) is not None
+            participle = exact and re.fullmatch(r"[a-z]+(?:ed|en)", after) is not None and not _REPORTED.match(after)
             if _DETERMINER.match(after) or participle or (_BARE_COPULA.match(verb) and exact):
                 return _subject_findings(chunk, subject, Span(tokens[n + 1].start, sentence.end), "section_definition")
             return []

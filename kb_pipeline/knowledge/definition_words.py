@@ -107,7 +107,8 @@ FUNCTION_WORD = re.compile(
 # Heads of a noun phrase that names no term: "A typical example is …", "One way is …".
 _GENERIC_HEAD = re.compile(
     r"(?:example|way|problem|result|reason|question|issue|point|step|advantage|drawback|consequence|solution"
-    r"|alternative|option|difference|case|part|thing|feature|aspect|aim|goal|purpose|objective)s?$",
+    r"|alternative|option|difference|case|part|thing|feature|aspect|aim|goal|purpose|objective|challenge|limitation"
+    r"|benefit|strength|weakness|concern|factor|finding|contribution|task|idea)s?$",
     re.IGNORECASE,
 )
 
