@@ -290,3 +290,16 @@ def test_a_restatement_after_a_comma_names_a_phrase_the_document_uses_again():
                     "without using a file. Memory data is faster."),
     )  # fmt: skip
     assert _definitions(document) == {"median flow": "the 50th percentile of daily flows"}
+
+
+def test_lower_case_numbered_clauses_are_terms_without_a_definitions_heading():
+    """ISO's lower-case term titles, three siblings: a definitions section whose own heading
+    MinerU left out of the path; a capitalised sibling run is ordinary sections."""
+    entries = [("3.1 haul road", "road built for trucks"), ("3.2 payload", "mass a truck carries in one trip"),
+               ("3.3 queue time", "time a truck waits before it is loaded")]  # fmt: skip
+    assert _definitions(_chunks(*entries)) == {
+        "haul road": "road built for trucks",
+        "payload": "mass a truck carries in one trip",
+        "queue time": "time a truck waits before it is loaded",
+    }
+    assert _definitions(_chunks(*[(h.title(), t) for h, t in entries])) == {}

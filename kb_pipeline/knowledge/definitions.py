@@ -395,10 +395,30 @@ def _clause(chunk: Chunk) -> list[Finding]:
     return found
 
 
+def _term_titled_clauses(document: ParsedDocument) -> set[str]:
+    """Numbered clauses titled in lower case ("3.2 cycle time"), three siblings at least: a
+    definitions section as ISO writes its terms, even where its own heading is not in the
+    path (MinerU gave it another level, or it is named in no language known here)."""
+    siblings: dict[str, set[str]] = {}
+    for chunk in document.chunks:
+        printed = chunk.heading_path[-1] if chunk.heading_path else ""
+        name = _NUMBERED.sub("", chunk.heading or "")
+        if chunk.kind == "text" and _CLAUSE_NUMBER.match(printed) and name[:1].islower():
+            if len(name.split()) <= _MAX_TERM_WORDS and not ends_a_sentence(name):
+                siblings.setdefault(printed.split()[0].rstrip(".").rsplit(".", 1)[0], set()).add(printed)
+    return {printed for group in siblings.values() if len(group) >= 3 for printed in group}
+
+
 def read_definition_lists(document: ParsedDocument) -> list[Finding]:
     findings, clauses = [], set()
+    titled = _term_titled_clauses(document)
     for chunk in document.chunks:
-        if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
+        if chunk.kind not in ("text", "table"):
+            continue
+        if not _in_glossary(chunk):
+            if chunk.heading_path and chunk.heading_path[-1] in titled - clauses:
+                clauses.add(chunk.heading_path[-1])
+                findings += _clause(chunk)
             continue
         iso = _iso_terms(chunk)
         # A text of "Term: definition" lines is a list under its heading, not the heading's definition.
