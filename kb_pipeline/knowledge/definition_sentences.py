@@ -10,9 +10,9 @@
 - a section's opening sentence whose subject is what the heading names: "The X is a …" under
   "X", "Containers bundle …" under "Securing Containers".
 
-The definition is the slice after the term and its verb or copula, so it reads as the gold's
-does; the term is the subject as printed, an article dropped, "(ABBR)" making ABBR the term
-and the words before it its full name.
+The definition is the slice after the term and its verb or copula; the term is the subject
+as printed, an article dropped, or the ABBR of a subject "Name (ABBR)" (whose expansion the
+inline abbreviation reader gives).
 """
 
 from __future__ import annotations
@@ -87,11 +87,10 @@ def _subject_findings(chunk: Chunk, subject: Span, definition: Span, reader: Rea
         # "the dimensionless number rv": a symbol named in words, the formula readers'.
         return []
     said = Quote(definition.of(text), chunk)
-    if abbreviation and aligns(abbreviation.of(text), name):
-        short = abbreviation.of(text)
-        return [Finding(short, Quote(short, chunk), reader, full_name=Quote(name, chunk), definition=said)]
     if abbreviation:
-        return []
+        # The expansion itself is the inline abbreviation reader's; the definition is the ABBR's.
+        short = abbreviation.of(text)
+        return [Finding(short, Quote(short, chunk), reader, definition=said)] if aligns(short, name) else []
     return [Finding(name, Quote(name, chunk), reader, definition=said)]
 
 
