@@ -1,5 +1,7 @@
 """Definitions a document states plainly: its glossary (a two-column term/definition list, as
-MinerU lays it out), a numbered heading naming a term, and "X means …" sentences.
+MinerU lays it out; ISO-style numbered clauses, "3.1" and the term as a heading or as lines,
+then the definition up to its "Note 1 to entry"), a numbered heading naming a term, and
+"ABBR means …" sentences.
 
 A definition is always one sentence sliced from the chunk, so it can be verified verbatim. Where
 the layout does not say which sentence belongs to a term, the term is proposed without one and
