@@ -412,7 +412,8 @@ def _term_titled_clauses(document: ParsedDocument) -> set[str]:
 
 
 def read_definition_lists(document: ParsedDocument) -> list[Finding]:
-    findings, clauses = [], set()
+    findings: list[Finding] = []
+    clauses: set[str] = set()
     titled = _term_titled_clauses(document)
     for chunk in document.chunks:
         if chunk.kind not in ("text", "table"):
