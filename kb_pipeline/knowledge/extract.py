@@ -15,10 +15,13 @@ from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
 from .brief import build_brief
 from .contracts import Payloads
 from .definition_picker import pick_definitions
+from .definition_sentences import read_running_definitions, read_section_definitions
+from .definition_tables import read_definition_tables
 from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
 from .findings import Finding
 from .formulas import read_formulas
 from .glossary import glossary_entry
+from .labelled_definitions import read_labelled_definitions
 from .link import link
 from .mining import cluster
 from .model import LanguageModel
@@ -32,6 +35,10 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_abbreviation_lists,
     read_numbered_headings,
     read_definition_lists,
+    read_definition_tables,
+    read_labelled_definitions,
+    read_section_definitions,
+    read_running_definitions,
     read_defining_sentences,
     read_inline_abbreviations,
 )
