@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
@@ -169,8 +169,14 @@ def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
     from the chunk; [] when it is not so laid out."""
     if layout is None or chunk.kind != "text":
         return []
+    rows = list_rows(chunk, layout, _is_term)
+    if not rows:
+        # One column, a separator on each line ("ABC – long form"), which MinerU may have run
+        # together into one line: the text layer's lines.
+        lines = [m for s in layout.chunk_segments(chunk) if (m := _SEPARATED_LINE.fullmatch(s.text))]
+        rows = [(m.group("abbreviation"), m.group("expansion")) for m in lines if _is_term(m.group("abbreviation"))]
     findings = []
-    for term, expansion in list_rows(chunk, layout, _is_term):
+    for term, expansion in rows if len(rows) >= 2 else []:
         name, full_name = find_squashed(term, chunk.text), find_squashed(expansion, chunk.text)
         if name and full_name and any(c.isalpha() for c in full_name):
             findings.append(Finding(name, Quote(name, chunk), "abbreviation_list", full_name=Quote(full_name, chunk)))
@@ -267,7 +273,7 @@ def spells(abbreviation: str, phrase: str) -> bool:
 
 
 def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> bool:
-    @lru_cache(maxsize=None)
+    @cache
     def rest(i: int, w: int, skipped: bool) -> bool:
         if w == len(words):
             return i == len(letters)

@@ -18,8 +18,8 @@ from .injection import addresses_a_model
 from .layout import document_layout
 from .mining import mentions
 from .spans import SpanCheck
-from .title import read_title
 from .text import SENTENCE_STOPS, paragraphs, sentences, word_count
+from .title import read_title
 
 PURPOSE_HEADING = re.compile(
     r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary|pendahuluan|tujuan|maksud|ruang lingkup"

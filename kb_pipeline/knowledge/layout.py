@@ -10,8 +10,8 @@ content list), else the source PDF; a document whose files are gone has no layou
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..contracts import Chunk, ParsedDocument
