@@ -93,3 +93,17 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_f
 )
 def test_letter_alignment(abbreviation, phrase, spelled):
     assert spells(abbreviation, phrase) is spelled
+
+
+def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
+    """A manual whose section headings share the title's type: the title is its one unnumbered line."""
+    from kb_pipeline.knowledge.title import title_lines
+    from kb_pipeline.pdf_text import TextSegment
+
+    page = [
+        TextSegment("Pump Maintenance Manual", 21.4, (306, 93, 694, 119)),
+        TextSegment("I. SCOPE", 21.4, (131, 127, 262, 152)),
+        TextSegment("This manual covers routine maintenance of the pumps.", 11.7, (131, 160, 858, 174)),
+        TextSegment("2. PROCEDURES", 21.4, (131, 300, 330, 325)),
+    ]
+    assert [line.text for line in title_lines(page, 11.7)] == ["Pump Maintenance Manual"]

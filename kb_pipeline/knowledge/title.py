@@ -27,6 +27,8 @@ _TOP_HALF = 500
 # larger type size) above or below; further away is a subtitle, an author or a date.
 _TIGHT_GAP = 0.35
 _MAX_LINES = 6
+# A numbered section heading ("1. Introduction", "II. SCOPE") set in the title's type is no title line.
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.|[IVXLC]+\.)\s")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 # Pages read for the body text's size.
 _BODY_PAGES = 6
@@ -48,8 +50,8 @@ def _horizontal(segment: TextSegment) -> bool:
 
 
 def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
-    # A line with a word in it (not a figure's axis label "wn"), set along the page.
-    lines = [s for s in first_page if _WORD.search(s.text) and _horizontal(s)]
+    # A line with a word in it (not a figure's axis label "wn"), set along the page, not numbered.
+    lines = [s for s in first_page if _WORD.search(s.text) and _horizontal(s) and not _SECTION_NUMBER.match(s.text)]
     if not lines:
         return []
     # The title starts in the top half; a larger word further down is a logo or a label.
