@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from ..contracts import ParsedDocument
 from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
-from .brief import build_brief
+from .brief import build_brief, propose_brief
 from .contracts import Payloads
 from .definition_picker import pick_definitions
 from .definition_sentences import read_running_definitions, read_section_definitions
@@ -66,7 +66,7 @@ def extract_document(
         glossary=glossary,
         interpretation_pack=rules,
         formulas=formulas,
-        brief_context=build_brief(document, glossary, check),
+        brief_context=build_brief(document, propose_brief(document), glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
         usage=usage,

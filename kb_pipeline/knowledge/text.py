@@ -130,3 +130,20 @@ def text_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span, str]
         for para in paragraphs(chunk.text):
             for sentence in sentences(chunk.text, para):
                 yield chunk, sentence, sentence.of(chunk.text)
+
+
+def find_squashed(value: str, source: str) -> str | None:
+    """The slice of `source` that reads as `value` once both are squashed (layout aside: the
+    text layer and MinerU may space or hyphenate a line differently), or None."""
+    wanted = squash(value)
+    if not wanted:
+        return None
+    pieces, origin = [], []
+    for index, ch in enumerate(source):
+        for out in squash(ch):
+            pieces.append(out)
+            origin.append(index)
+    at = "".join(pieces).find(wanted)
+    if at < 0:
+        return None
+    return source[origin[at] : origin[at + len(wanted) - 1] + 1]
