@@ -1,0 +1,149 @@
+"""A document's statements as a rule reader sees them: sentences, list items and clause lists,
+each a slice of one chunk's text.
+
+Layout decides the unit: a table's cells are read one by one; a sentence cut by a page or column
+break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
+with a colon and the items that complete it ("the operator shall check: • the oil level; • the
+seal") are one statement; items that are sentences of their own are one statement each, and
+remember their lead-in ("the rules to enforce include the following ones: – …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..contracts import Chunk, ParsedDocument
+from .text import SENTENCE_STOPS, Span, paragraphs, sentences
+
+_BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
+_DASHES = "–—-"
+# A list item's marker: a bullet or dash glyph, "1." / "1)" / "a)" / "(iv)".
+_MARKER = re.compile(
+    rf"[^\S\n]*(?:[{_BULLETS}{_DASHES}](?=\s)|[{_BULLETS}]|\(?\d{{1,2}}[.)](?=\s)|\(?[a-z]\)(?=\s)|\([ivx]{{1,4}}\)(?=\s))\s*"
+)
+# An item that starts on a line of its own inside a paragraph.
+_LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
+# An item run into the text after a colon, semicolon or stop ("where: • there are …; or • …").
+_JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
+_INLINE_ITEM = re.compile(
+    "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
+)
+_JOINER = re.compile(r"(?:[;,]|\b(?:or|and|ou|et|oder|und|atau|dan|y|o))$")
+_TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
+
+
+@dataclass(frozen=True)
+class Statement:
+    chunk: Chunk
+    # The statement's own words in `chunk.text`: after its list marker, to its last character.
+    span: Span
+    # A list item (or a clause list: a lead-in and its items).
+    item: bool = False
+    # The lead-in that introduced this item, when the item is a sentence of its own.
+    lead_in: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.span.of(self.chunk.text)
+
+
+@dataclass
+class _Piece:
+    span: Span
+    item: bool
+    segment: int
+
+
+def _segments(chunk: Chunk) -> list[Span]:
+    """A table's cells (rows are lines, cells joined by " | "); any other chunk's paragraphs."""
+    text = chunk.text
+    if chunk.kind != "table":
+        return paragraphs(text)
+    cells = []
+    offset = 0
+    for line in text.split("\n"):
+        for cell in line.split(" | "):
+            lead = len(cell) - len(cell.lstrip())
+            if cell.strip():
+                cells.append(Span(offset + lead, offset + len(cell.rstrip())))
+            offset += len(cell) + 3
+        offset += 1 - 3
+    return cells
+
+
+def _blocks(text: str, segment: Span) -> list[Span]:
+    """A paragraph split where a list item starts on a new line."""
+    cuts = [segment.start] + [segment.start + m.end() for m in _LINE_ITEM.finditer(segment.of(text))]
+    ends = [c - 1 for c in cuts[1:]] + [segment.end]
+    return [Span(a, b) for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
+
+
+def _pieces(chunk: Chunk) -> list[_Piece]:
+    text, out = chunk.text, []
+    paragraph_segments = chunk.kind != "table"
+    for number, segment in enumerate(_segments(chunk)):
+        for block in _blocks(text, segment):
+            item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
+            for k, sentence in enumerate(sentences(text, block)):
+                piece = sentence.of(text)
+                cuts = [sentence.start] + [sentence.start + m.end() for m in _INLINE_ITEM.finditer(piece)]
+                ends = [c for c in cuts[1:]] + [sentence.end]
+                for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
+                    if text[a:b].strip():
+                        span = Span(a, a + len(text[a:b].rstrip()))
+                        out.append(_Piece(span, (item and k == 0 and j == 0) or j > 0, 0 if paragraph_segments else number))
+    return out
+
+
+def _body(text: str, span: Span) -> Span:
+    m = _MARKER.match(text, span.start)
+    return Span(m.end(), span.end) if m and m.end() < span.end else span
+
+
+def _fragment(text: str) -> bool:
+    """An item that completes its lead-in rather than standing alone: lower-case, or no stop."""
+    words = text.strip()
+    return not words[:1].isupper() or not _TRAILING_MARKS.sub("", words).endswith(SENTENCE_STOPS)
+
+
+def _open_end(text: str) -> bool:
+    """A lead-in's colon, or an item that ends with a joiner (";", ", or") wanting another."""
+    end = text.rstrip()
+    return end.endswith(":") or bool(_JOINER.search(end))
+
+
+def chunk_statements(chunk: Chunk) -> Iterator[Statement]:
+    text = chunk.text
+    units: list[tuple[Span, bool, str | None, int]] = []  # span, item, lead-in, segment
+    lead_in: str | None = None
+    for piece in _pieces(chunk):
+        body = _body(text, piece.span)
+        words = body.of(text)
+        if units and units[-1][3] == piece.segment:
+            span, item, lead, segment = units[-1]
+            previous = span.of(text)
+            # A lead-in or an unfinished item, completed by this item.
+            if piece.item and (_open_end(previous) or item and _fragment(previous)) and _fragment(words):
+                units[-1] = (Span(span.start, piece.span.end), True, lead, segment)
+                continue
+            # A sentence a page or column break cut: no stop, then lower case.
+            ends = _TRAILING_MARKS.sub("", previous).endswith((*SENTENCE_STOPS, ":", ";"))
+            if not piece.item and not ends and words[:1].islower():
+                units[-1] = (Span(span.start, piece.span.end), item, lead, segment)
+                continue
+            if piece.item and previous.rstrip().endswith(":"):
+                lead_in = previous
+        if not piece.item:
+            lead_in = None
+        units.append((body, piece.item, lead_in if piece.item else None, piece.segment))
+    for span, item, lead, _ in units:
+        yield Statement(chunk, span, item, lead)
+
+
+def statements(document: ParsedDocument) -> Iterator[Statement]:
+    """Every statement of the document's text, table and figure chunks, in reading order."""
+    for chunk in document.chunks:
+        if chunk.kind in ("text", "table", "image"):
+            yield from chunk_statements(chunk)
