@@ -31,10 +31,10 @@ _ENGLISH_VERBS = frozenset(
     """.split()
 )
 # What cannot follow an imperative verb but follows a noun that looks like one ("Test results
-# are …", "Use of …", "Record keeping is …").
+# are …", "Use of …", "Change in …", "Record keeping is …").
 _NOUN_READING = re.compile(
     r"^(?:\S+\s+){0,2}?(?:is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall)\b"
-    r"|^(?:of|'s|’s|and\s+\w+s\b)",
+    r"|^(?:of|in|'s|’s|and\s+\w+s\b)",
     _I,
 )
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
@@ -69,7 +69,8 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     lowered = word.casefold()
     if lowered in ("never", "always", "don't", "do"):
         return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
-    if lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()):
+    # Not "RETURN CASE": a line of code or a label in capitals.
+    if lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
         return bool(rest) and not _NOUN_READING.match(rest)
     capitalised = head[:1].upper() + head[1:]
     if (m := _FRENCH.match(capitalised)) and word.casefold() not in _FRENCH_NOT_VERBS:

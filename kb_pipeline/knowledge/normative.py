@@ -42,7 +42,7 @@ _DECIDED = re.compile(
             r"\bought\s+to\b",
             rf"\b(?:is|are|be)\s+{_ADVERB}(?:not\s+)?{_ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
             r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
-            rf"\b(?:we|i)\s+{_ADVERB}recommend\b",
+            rf"(?<![^\W\d_])(?:we|i)\s+{_ADVERB}recommend\b",  # "1We recommend": a footnote mark glued on
             r"\brecommends?\s+that\b",
             r"\bneeds?\s+to\b",
             r"\b(?:has|have)\s+to\s+be\b",
@@ -114,8 +114,8 @@ _CALCULATION = re.compile(
     "|".join(
         (
             rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{_ADVERB}(?:then\s+|first\s+)?"
-            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|at|according|via|through|into|for"
-            r"|if|when|that)\b",
+            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if|when"
+            r"|that)\b",
             r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
             r"\b(?:it\s+is|we|to|one\s+can|it\s+can\s+be)\s+(?:\w+\s+)?(?:assumed?|assuming)\s+that\b",
             r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:neglected|ignored|disregarded)\b",
@@ -123,8 +123,8 @@ _CALCULATION = re.compile(
             r"\b(?:is|are)\s+(?:only\s+)?valid\s+(?:only\s+)?(?:if|when|for|as\s+long\s+as|provided)\b",
             # French
             rf"\b(?:est|sont)\s+{_ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
-            rf"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à|au|aux|en|par|selon|comme|sur|de|d{_APOSTROPHE}|pour"
-            r"|avec)\b",
+            r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
+            r"|en\s+fonction)\b",
             r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
             # German
             r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
@@ -156,15 +156,19 @@ _REPORTING = re.compile(
 # use for their own reasoning or expectation ("our calculations should then remain valid").
 _POINTER = re.compile(
     r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
-    r"|recalled|kept\s+in\s+mind)\b|\b(?:should|must)\s+(?:not\s+)?have\b"
-    r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally)\b"
+    r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
+    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|\w+ed|\w+en)\b"
+    r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally|generally)\b"
     r"|\bshould\s+(?:also\s+)?be\s+(?:able|possible|similar|comparable|sufficient|expected|higher|lower|larger"
-    r"|smaller|close)\b",
+    r"|smaller|greater|close|more|less|\w+est)\b",
     _I,
 )
 _AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
+# "I shall", "we shall not report …": the future, not an obligation.
+_FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
 # "such a distance apart that … a bolt … must push": a modal in a result clause is mechanics.
 _RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
+_IF_CLAUSE = re.compile(r"\b(?:if|whether|unless|why|how|si|wenn|ob|falls|jika|apabila)\b[^,;:]*$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
 _RECOMMEND = re.compile(r"recommend|recomm|empf|recomi|rekomend|anjur|saran", _I)
 
@@ -179,6 +183,10 @@ def _descriptive(text: str, cue: re.Match[str]) -> bool:
         return True
     if word in ("should", "must") and _AUTHORS.search(head[-60:]):
         return True
+    if word == "shall" and _FUTURE_SHALL.search(head):
+        return True
+    if _IF_CLAUSE.search(head):
+        return True  # "… if homogeneity is required", "reasons why it should be": supposed, not required
     if word == "must" and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
         return True
     return False

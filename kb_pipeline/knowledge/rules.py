@@ -47,6 +47,7 @@ _PUBLISHING_TERMS = re.compile(
 )
 # A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
 # scope without a modal is a description).
+_PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
 _END = " \n,;:.!?"
 _CONDITIONAL_WORD = re.compile(r"(?:If|When|Whenever|Unless|Provided|Si|Lorsque|Wenn|Falls|Cuando|Jika|Apabila|Bila)\b")
 
@@ -87,10 +88,12 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
         return None
     if lead and cue and reader == "normative" and lead.end > cue.start:
         lead = None  # the modal is inside the opening clause: it is no condition of it
-    trail = None if lead else trailing_condition(text, cue_end)
+    trail = None if lead else trailing_condition(text, cue.start if cue and reader == "normative" else cue_end)
     condition = lead or trail
     if not decided and condition and normative_condition(condition.of(text)):
         decided = True  # "If necessary, a proxy can be installed": an option given to the reader
+    if _PREFORMATTED.search(text):
+        decided = False  # a flowchart's or code listing's lines: what reads as a sentence may not be one
     if lead:
         consequence = Span(clause_start(text, lead.end), len(text.rstrip(_END)))
     elif trail:
@@ -109,8 +112,13 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     )
 
 
+def _states_a_rule(lead_in: str) -> bool:
+    cue = normative_cue(lead_in)
+    return bool(cue and cue.strength == "decided")
+
+
 def propose_rules(document: ParsedDocument) -> list[RuleCandidate]:
-    return [c for statement in statements(document) if (c := _candidate(statement))]
+    return [c for statement in statements(document, _states_a_rule) if (c := _candidate(statement))]
 
 
 def rule_entries(document: ParsedDocument, candidates: list[RuleCandidate], check: SpanCheck) -> list[RuleEntry]:

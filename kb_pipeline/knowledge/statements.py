@@ -11,7 +11,7 @@ remember their lead-in ("the rules to enforce include the following ones: – �
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
@@ -29,6 +29,14 @@ _LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|
 _JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
 _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
+)
+# A full stop a text layer glued to the next sentence ("… radiation impedance zL.A simple …").
+# A full stop a text layer glued to the next sentence ("… radiation impedance zL.A simple …").
+_GLUED_STOP = re.compile(r"(?:(?<=[^\W\d_]{2})|(?<=[)\]∞]))\.(?=[A-Z][a-z\s])")
+_BIBLIOGRAPHY = re.compile(
+    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
+    r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
+    re.IGNORECASE,
 )
 _JOINER = re.compile(r"(?:[;,]|\b(?:or|and|ou|et|oder|und|atau|dan|y|o))$")
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
@@ -88,7 +96,9 @@ def _pieces(chunk: Chunk) -> list[_Piece]:
             item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
             for k, sentence in enumerate(sentences(text, block)):
                 piece = sentence.of(text)
-                cuts = [sentence.start] + [sentence.start + m.end() for m in _INLINE_ITEM.finditer(piece)]
+                cuts = [sentence.start] + sorted(
+                    sentence.start + m.end() for m in (*_INLINE_ITEM.finditer(piece), *_GLUED_STOP.finditer(piece))
+                )
                 ends = [c for c in cuts[1:]] + [sentence.end]
                 for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
                     if text[a:b].strip():
@@ -114,36 +124,53 @@ def _open_end(text: str) -> bool:
     return end.endswith(":") or bool(_JOINER.search(end))
 
 
-def chunk_statements(chunk: Chunk) -> Iterator[Statement]:
+@dataclass
+class _Unit:
+    span: Span
+    item: bool
+    lead_in: str | None
+    segment: int
+    # A lead-in that took its items in: later fragment items join it too.
+    joined: bool = False
+
+
+def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Statement]:
+    """`joins(lead_in)`: whether a lead-in and the fragment items completing it are one
+    statement (a rule stated once for its list); otherwise each item is its own."""
     text = chunk.text
-    units: list[tuple[Span, bool, str | None, int]] = []  # span, item, lead-in, segment
+    units: list[_Unit] = []
     lead_in: str | None = None
     for piece in _pieces(chunk):
         body = _body(text, piece.span)
         words = body.of(text)
-        if units and units[-1][3] == piece.segment:
-            span, item, lead, segment = units[-1]
-            previous = span.of(text)
-            # A lead-in or an unfinished item, completed by this item.
-            if piece.item and (_open_end(previous) or item and _fragment(previous)) and _fragment(words):
-                units[-1] = (Span(span.start, piece.span.end), True, lead, segment)
-                continue
-            # A sentence a page or column break cut: no stop, then lower case.
+        last = units[-1] if units and units[-1].segment == piece.segment else None
+        if last:
+            previous = last.span.of(text)
+            if piece.item and _fragment(words):
+                if last.joined and (_open_end(previous) or _fragment(previous)) or (
+                    not last.item and previous.rstrip().endswith(":") and joins(previous)
+                ):
+                    last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
+                    continue
+            # A sentence a page or column break cut: no stop, then lower case (or a number).
             ends = _TRAILING_MARKS.sub("", previous).endswith((*SENTENCE_STOPS, ":", ";"))
-            if not piece.item and not ends and words[:1].islower():
-                units[-1] = (Span(span.start, piece.span.end), item, lead, segment)
+            if not piece.item and not ends and previous[-1:].islower() and (words[:1].islower() or words[:1].isdigit()):
+                last.span = Span(last.span.start, piece.span.end)
                 continue
             if piece.item and previous.rstrip().endswith(":"):
                 lead_in = previous
         if not piece.item:
             lead_in = None
-        units.append((body, piece.item, lead_in if piece.item else None, piece.segment))
-    for span, item, lead, _ in units:
-        yield Statement(chunk, span, item, lead)
+        units.append(_Unit(body, piece.item, lead_in if piece.item else None, piece.segment))
+    for unit in units:
+        yield Statement(chunk, unit.span, unit.item, unit.lead_in)
 
 
-def statements(document: ParsedDocument) -> Iterator[Statement]:
-    """Every statement of the document's text, table and figure chunks, in reading order."""
+def statements(document: ParsedDocument, joins: Callable[[str], bool]) -> Iterator[Statement]:
+    """Every statement of the document's text, table and figure chunks, in reading order; not
+    its bibliography (titles of other works, which state nothing to the reader)."""
     for chunk in document.chunks:
-        if chunk.kind in ("text", "table", "image"):
-            yield from chunk_statements(chunk)
+        if chunk.kind in ("text", "table", "image") and not any(
+            _BIBLIOGRAPHY.match(h) for h in (chunk.heading or "", *chunk.heading_path)
+        ):
+            yield from chunk_statements(chunk, joins)
