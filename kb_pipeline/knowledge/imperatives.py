@@ -34,7 +34,7 @@ _ENGLISH_VERBS = frozenset(
 # are …", "Use of …", "Change in …", "Record keeping is …").
 _NOUN_READING = re.compile(
     r"^(?:\S+\s+){0,2}?(?:is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall)\b"
-    r"|^(?:of|in|'s|’s|and\s+\w+s\b)",
+    r"|^(?:of|in|and\s+\w+s)\b|^['’]s\b",
     _I,
 )
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
