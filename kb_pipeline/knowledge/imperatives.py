@@ -37,6 +37,8 @@ _NOUN_READING = re.compile(
     r"|^(?:of|in|and\s+\w+s)\b|^['’]s\b",
     _I,
 )
+_LABEL = re.compile(r"^\S+:")
+_OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
 _FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
 _FRENCH_NOT_VERBS = frozenset("entre contre notre votre autre outre premier dernier hier cahier quartier chiffre".split())
@@ -71,7 +73,8 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
         return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
     # Not "RETURN CASE": a line of code or a label in capitals.
     if lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
-        return bool(rest) and not _NOUN_READING.match(rest)
+        # An object follows ("Document.save", "Return type: bool" are names and labels).
+        return bool(_OBJECT.match(rest)) and not _NOUN_READING.match(rest) and not _LABEL.match(rest)
     capitalised = head[:1].upper() + head[1:]
     if (m := _FRENCH.match(capitalised)) and word.casefold() not in _FRENCH_NOT_VERBS:
         return bool(m)

@@ -108,7 +108,7 @@ _OPEN = re.compile(
 _CALCULATED = (
     r"calculated|computed|derived|estimated|evaluated|averaged|summed|rounded(?:\s+(?:up|down|off))?|truncated"
     r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
-    r"|discarded|sourced|determined"
+    r"|discarded|sourced"
 )
 _CALCULATION = re.compile(
     "|".join(
@@ -117,6 +117,7 @@ _CALCULATION = re.compile(
             rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if|when"
             r"|that)\b",
             r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
+            r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
             r"\b(?:it\s+is|we|to|one\s+can|it\s+can\s+be)\s+(?:\w+\s+)?(?:assumed?|assuming)\s+that\b",
             r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:neglected|ignored|disregarded)\b",
             r"\bwe\s+(?:first\s+|then\s+)?(?:calculate|compute|estimate|approximate|neglect)\b",
@@ -141,7 +142,9 @@ _CALCULATION = re.compile(
     _I,
 )
 _CALCULATION_WORDS = re.compile(
-    r"calculat|comput|dihitung|perhitungan|rumus|formula|berechn|calcul|cálculo|rounded|arrondi|gerundet", _I
+    r"\b(?:calculated|computed|formula|dihitung|perhitungan|rumus|berechnet|calculée?s?|calculad[oa]s?|rounded|arrondie?s?"
+    r"|gerundet)\b",
+    _I,
 )
 
 # Reported speech and related work: a modal there describes what others found or advised.
@@ -168,7 +171,13 @@ _AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
 _FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
 # "such a distance apart that … a bolt … must push": a modal in a result clause is mechanics.
 _RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
-_IF_CLAUSE = re.compile(r"\b(?:if|whether|unless|why|how|si|wenn|ob|falls|jika|apabila)\b[^,;:]*$", _I)
+_IF_CLAUSE = re.compile(
+    r"\b(?:if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
+    r"|si|wenn|ob|falls|jika|apabila)\b[^,;:]*$",
+    _I,
+)
+# "whose use may be required": a possibility, not a requirement.
+_POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
 _RECOMMEND = re.compile(r"recommend|recomm|empf|recomi|rekomend|anjur|saran", _I)
 
@@ -185,7 +194,7 @@ def _descriptive(text: str, cue: re.Match[str]) -> bool:
         return True
     if word == "shall" and _FUTURE_SHALL.search(head):
         return True
-    if _IF_CLAUSE.search(head):
+    if _IF_CLAUSE.search(head) or _POSSIBLY.search(head):
         return True  # "… if homogeneity is required", "reasons why it should be": supposed, not required
     if word == "must" and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
         return True

@@ -42,11 +42,14 @@ from .text import Span, squash
 RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
 
 _PUBLISHING_TERMS = re.compile(
-    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|lisensi|hak cipta|droits? d'auteur|urheberrecht",
+    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|\bthis work\b|disclaimer|\bendors|lisensi|hak cipta"
+    r"|droits? d'auteur|urheberrecht",
     re.IGNORECASE,
 )
 # A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
 # scope without a modal is a description).
+# Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
+_MIN_WORDS = 4
 _PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
 _END = " \n,;:.!?"
 _CONDITIONAL_WORD = re.compile(r"(?:If|When|Whenever|Unless|Provided|Si|Lorsque|Wenn|Falls|Cuando|Jika|Apabila|Bila)\b")
@@ -67,7 +70,7 @@ class RuleCandidate:
 
 def _candidate(statement: Statement) -> RuleCandidate | None:
     text = statement.text
-    if addresses_a_model(text):
+    if addresses_a_model(text) or len(text.split()) < _MIN_WORDS:
         return None
     opening = discourse_end(text)
     lead = leading_condition(text)

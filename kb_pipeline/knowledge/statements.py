@@ -146,12 +146,20 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
         last = units[-1] if units and units[-1].segment == piece.segment else None
         if last:
             previous = last.span.of(text)
-            if piece.item and _fragment(words):
-                if last.joined and (_open_end(previous) or _fragment(previous)) or (
-                    not last.item and previous.rstrip().endswith(":") and joins(previous)
-                ):
-                    last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
-                    continue
+            # The items of a lead-in that states the rule itself, or fragments completing it.
+            if piece.item and (
+                last.joined
+                or not last.item
+                and previous.rstrip().endswith(":")
+                and joins(previous)
+                or last.item
+                and _fragment(words)
+                and (_open_end(previous) or _fragment(previous))
+                and last.lead_in is not None
+                and joins(last.lead_in)
+            ):
+                last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
+                continue
             # A sentence a page or column break cut: no stop, then lower case (or a number).
             ends = _TRAILING_MARKS.sub("", previous).endswith((*SENTENCE_STOPS, ":", ";"))
             if not piece.item and not ends and previous[-1:].islower() and (words[:1].islower() or words[:1].isdigit()):
