@@ -27,8 +27,8 @@ DISCOURSE = re.compile(
 # A clause up to its comma; a full stop inside a number ("14.75 mm") does not end it.
 _CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
 _LEADING = re.compile(
-    r"(?:(?:Directly|Immediately|Only|Even|Especially|Just)\s+)?"
-    r"(?:If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
+    r"(?:(?:Directly|Immediately|Only|Even|Especially|Just)\s+(?:if|when|after|before|following|upon|for|in|at|once)"
+    r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
     r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
     r"|At|In|On|Under|With|Without|Within|Depending\s+on|To|Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
     r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d|Wenn|Falls|Sofern"
@@ -61,6 +61,7 @@ _NORMATIVE_CONDITION = re.compile(
     r"|^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)|^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)",
     _I,
 )
+_LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
 _CLAUSE_END = re.compile(r"[\s.;:!?]+$")
 
 
@@ -72,10 +73,14 @@ def discourse_end(text: str, start: int = 0) -> int:
 
 def leading_condition(text: str, start: int = 0) -> Span | None:
     """The clause before the first comma when it opens with a conditional word, after any
-    connectives ("However, when carefully implemented, …")."""
-    at = discourse_end(text, start)
-    m = _LEADING.match(text, at)
-    return Span(m.start(), m.end()) if m else None
+    connectives ("However, when carefully implemented, …") or a label ("Laboratory testing:
+    Directly following a positive result, …", as recommendation tables and notes write them)."""
+    label = _LABEL.match(text, start)
+    for at in (start, *([label.end()] if label else [])):
+        m = _LEADING.match(text, discourse_end(text, at))
+        if m:
+            return Span(m.start(), m.end())
+    return None
 
 
 def trailing_condition(text: str, after: int) -> Span | None:

@@ -35,7 +35,7 @@ from .injection import addresses_a_model
 from .normative import announces_rules, is_calculation, normative_cue
 from .spans import SpanCheck
 from .statements import Statement, statements
-from .text import Span, squash
+from .text import SENTENCE_STOPS, Span, squash
 
 # What made a statement a rule: a modal or normative phrase, an instruction, an item under a
 # lead-in that announces rules, or an explicit "If …, then …".
@@ -77,7 +77,10 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     after_lead = clause_start(text, lead.end) if lead else opening
     cue = normative_cue(text)
     reader: RuleReader
-    if imperative_at(text, after_lead, item=statement.item):
+    # An instruction ends like a sentence or stands in a list: "Save table of contents as a
+    # text file" alone on its line is a title.
+    instruction = statement.item or text.rstrip().endswith((*SENTENCE_STOPS, ":", ";"))
+    if instruction and imperative_at(text, after_lead, item=statement.item):
         reader, decided, cue_end = "imperative", True, after_lead
     elif cue and cue.strength == "decided":
         reader, decided, cue_end = "normative", True, cue.end
