@@ -51,7 +51,7 @@ _TRAILING = re.compile(
 )
 _WHETHER = re.compile(
     r"\b(?:check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
-    r"|time|times|moment|day|period|point)\s*$",
+    r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point)\s*$",
     _I,
 )
 # Conditions that make a "can"/"may" a permission the reader is given, not a capability.
