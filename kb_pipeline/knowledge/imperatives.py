@@ -41,10 +41,10 @@ _LABEL = re.compile(r"^\S+:")
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
 _FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
-_FRENCH_NOT_VERBS = frozenset("entre contre notre votre autre outre premier dernier hier cahier quartier chiffre".split())
-_SPANISH = re.compile(
-    r"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:el|la|los|las|un|una|su|sus|todos?|todas?|cada|al)\s"
+_FRENCH_NOT_VERBS = frozenset(
+    "entre contre notre votre autre outre premier dernier hier cahier quartier chiffre".split()
 )
+_SPANISH = re.compile(r"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:el|la|los|las|un|una|su|sus|todos?|todas?|cada|al)\s")
 _GERMAN = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:en|ern|eln)\s+Sie\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.

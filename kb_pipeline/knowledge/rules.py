@@ -29,8 +29,8 @@ from .conditions import (
 from .contracts import RuleEntry, RuleType
 from .findings import Quote
 from .glossary import provenance
-from .imperatives import imperative_at
 from .ids import rule_id
+from .imperatives import imperative_at
 from .injection import addresses_a_model
 from .normative import announces_rules, is_calculation, normative_cue
 from .spans import SpanCheck

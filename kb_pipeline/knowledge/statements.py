@@ -103,7 +103,9 @@ def _pieces(chunk: Chunk) -> list[_Piece]:
                 for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
                     if text[a:b].strip():
                         span = Span(a, a + len(text[a:b].rstrip()))
-                        out.append(_Piece(span, (item and k == 0 and j == 0) or j > 0, 0 if paragraph_segments else number))
+                        out.append(
+                            _Piece(span, (item and k == 0 and j == 0) or j > 0, 0 if paragraph_segments else number)
+                        )
     return out
 
 
