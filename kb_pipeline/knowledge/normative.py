@@ -24,7 +24,6 @@ class Cue:
     start: int
     end: int
     strength: Strength
-    calculation: bool = False
 
 
 _I = re.IGNORECASE
@@ -179,14 +178,13 @@ _IF_CLAUSE = re.compile(
 # "whose use may be required": a possibility, not a requirement.
 _POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
-_RECOMMEND = re.compile(r"recommend|recomm|empf|recomi|rekomend|anjur|saran", _I)
 
 
 def _descriptive(text: str, cue: re.Match[str]) -> bool:
     """Whether a modal in `text` describes rather than prescribes."""
     head = text[: cue.start()]
     word = cue.group(0).casefold()
-    if _CITATION.search(text) and _REPORTING.search(text):
+    if _reported(text):
         return True
     if _POINTER.match(text, cue.start()) or text.rstrip().endswith("?"):
         return True
@@ -201,29 +199,26 @@ def _descriptive(text: str, cue: re.Match[str]) -> bool:
     return False
 
 
+def _reported(text: str) -> bool:
+    return bool(_CITATION.search(text) and _REPORTING.search(text))
+
+
 def normative_cue(text: str) -> Cue | None:
     """The first wording in `text` that makes it a rule: decided when it settles it, open when
     only a model could tell (a capability or option, a modal in a description)."""
-    calculation = _CALCULATION.search(text)
     for cue in _DECIDED.finditer(text):
-        if _descriptive(text, cue):
-            continue
-        return Cue(cue.start(), cue.end(), "decided", calculation=bool(calculation or _calculation_word(text)))
-    if calculation and not (_CITATION.search(text) and _REPORTING.search(text)):
-        return Cue(calculation.start(), calculation.end(), "decided", calculation=True)
+        if not _descriptive(text, cue):
+            return Cue(cue.start(), cue.end(), "decided")
+    calculation = _CALCULATION.search(text)
+    if calculation and not _reported(text):
+        return Cue(calculation.start(), calculation.end(), "decided")
     weak = next(iter([*_DECIDED.finditer(text), *_OPEN.finditer(text)]), None)
-    if weak:
-        return Cue(weak.start(), weak.end(), "open", calculation=bool(calculation))
-    return None
-
-
-def _calculation_word(text: str) -> bool:
-    return bool(_CALCULATION_WORDS.search(text))
+    return Cue(weak.start(), weak.end(), "open") if weak else None
 
 
 def is_calculation(text: str) -> bool:
     """How a value is computed, sourced or expressed, rather than how to act or read one."""
-    return bool(_CALCULATION.search(text) or _calculation_word(text))
+    return bool(_CALCULATION.search(text) or _CALCULATION_WORDS.search(text))
 
 
 # A lead-in that announces rules, requirements or steps: the items it introduces are rules even
@@ -238,8 +233,5 @@ _RULES_LEAD_IN = re.compile(
 
 
 def announces_rules(lead_in: str) -> bool:
-    return bool(_RULES_LEAD_IN.search(lead_in) or normative_cue(lead_in) and _DECIDED.search(lead_in))
-
-
-def recommends(text: str) -> bool:
-    return bool(_RECOMMEND.search(text))
+    cue = normative_cue(lead_in)
+    return bool(_RULES_LEAD_IN.search(lead_in) or cue and cue.strength == "decided")

@@ -110,7 +110,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     return RuleCandidate(
         statement=Quote(text, chunk),
         start=statement.span.start,
-        rule_type="calculation" if (cue and cue.calculation) or is_calculation(text) else "interpretation",
+        rule_type="calculation" if is_calculation(text) else "interpretation",
         reader=reader,
         condition=Quote(condition.of(text), chunk) if condition else None,
         consequence=Quote(consequence.of(text), chunk) if consequence.end > consequence.start else None,
