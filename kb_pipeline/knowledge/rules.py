@@ -46,12 +46,13 @@ _PUBLISHING_TERMS = re.compile(
     r"|droits? d'auteur|urheberrecht",
     re.IGNORECASE,
 )
-# A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
-# scope without a modal is a description).
 # Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
 _MIN_WORDS = 4
+# Lines indented far in: a flowchart's or code listing's, where what reads as a sentence may not be one.
 _PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
 _END = " \n,;:.!?"
+# A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
+# scope without a modal is a description).
 _CONDITIONAL_WORD = re.compile(r"(?:If|When|Whenever|Unless|Provided|Si|Lorsque|Wenn|Falls|Cuando|Jika|Apabila|Bila)\b")
 
 
@@ -68,38 +69,47 @@ class RuleCandidate:
     decided: bool = True
 
 
+def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleReader, bool, int] | None:
+    """What makes the statement a rule, whether that settles it, and where a trailing condition
+    may start (after the modal or the instruction's verb, never inside the subject)."""
+    text = statement.text
+    cue = normative_cue(text)
+    # An instruction ends like a sentence or stands in a list: "Save table of contents as a
+    # text file" alone on its line is a title.
+    instruction = statement.item or text.rstrip().endswith((*SENTENCE_STOPS, ":", ";"))
+    if instruction and imperative_at(text, main, item=statement.item):
+        return "imperative", True, main
+    if cue and cue.strength == "decided":
+        return "normative", True, cue.start
+    if statement.lead_in and announces_rules(statement.lead_in):
+        return "rule_list", True, main
+    if explicit_conditional(text):
+        return "conditional", True, main
+    if cue:
+        return "normative", False, cue.start
+    if lead and _CONDITIONAL_WORD.match(text, lead.start):
+        return "conditional", False, main
+    return None
+
+
 def _candidate(statement: Statement) -> RuleCandidate | None:
     text = statement.text
     if addresses_a_model(text) or len(text.split()) < _MIN_WORDS:
         return None
-    opening = discourse_end(text)
     lead = leading_condition(text)
-    after_lead = clause_start(text, lead.end) if lead else opening
-    cue = normative_cue(text)
-    reader: RuleReader
-    # An instruction ends like a sentence or stands in a list: "Save table of contents as a
-    # text file" alone on its line is a title.
-    instruction = statement.item or text.rstrip().endswith((*SENTENCE_STOPS, ":", ";"))
-    if instruction and imperative_at(text, after_lead, item=statement.item):
-        reader, decided, cue_end = "imperative", True, after_lead
-    elif cue and cue.strength == "decided":
-        reader, decided, cue_end = "normative", True, cue.end
-    elif statement.lead_in and announces_rules(statement.lead_in):
-        reader, decided, cue_end = "rule_list", True, after_lead
-    elif explicit_conditional(text):
-        reader, decided, cue_end = "conditional", True, after_lead
-    elif cue or (lead and _CONDITIONAL_WORD.match(text, lead.start)):
-        reader, decided, cue_end = ("normative" if cue else "conditional"), False, cue.end if cue else after_lead
-    else:
+    main = clause_start(text, lead.end) if lead else discourse_end(text)
+    reading = _reading(statement, lead, main)
+    if reading is None:
         return None
-    if lead and cue and reader == "normative" and lead.end > cue.start:
+    reader, decided, after = reading
+    if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
-    trail = None if lead else trailing_condition(text, cue.start if cue and reader == "normative" else cue_end)
+    trail = None if lead else trailing_condition(text, after)
     condition = lead or trail
     if not decided and condition and normative_condition(condition.of(text)):
         decided = True  # "If necessary, a proxy can be installed": an option given to the reader
     if _PREFORMATTED.search(text):
-        decided = False  # a flowchart's or code listing's lines: what reads as a sentence may not be one
+        decided = False
     if lead:
         consequence = Span(clause_start(text, lead.end), len(text.rstrip(_END)))
     elif trail:
