@@ -216,6 +216,22 @@ def normative_cue(text: str) -> Cue | None:
     return Cue(weak.start(), weak.end(), "open") if weak else None
 
 
+# What a value comes to under a condition: "If a value is in the list, the function returns 1",
+# "In the limit kh ≪ 1, the expression reduces to …". Without the condition it is a description
+# ("The function returns a list").
+_OUTCOME = re.compile(
+    r"\b(?:returns?|yields?|evaluates\s+to|has\s+the\s+(?:same\s+)?value|is\s+set\s+to|takes\s+the\s+value"
+    r"|reduces?\s+to|simplif(?:y|ies)\s+to|leads?\s+to\s+the\s+(?:\w+\s+)?(?:formula|expression|approximation)"
+    r"|renvoie|retourne|vaut|se\s+réduit\s+à|liefert|ergibt|devuelve|se\s+reduce\s+a|menghasilkan|bernilai)\b",
+    _I,
+)
+
+
+def states_an_outcome(text: str, start: int) -> bool:
+    """Whether the clause from `start` says what a value comes to."""
+    return bool(_OUTCOME.search(text, start))
+
+
 def is_calculation(text: str) -> bool:
     """How a value is computed, sourced or expressed, rather than how to act or read one."""
     return bool(_CALCULATION.search(text) or _CALCULATION_WORDS.search(text))

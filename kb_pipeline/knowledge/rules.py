@@ -32,7 +32,7 @@ from .glossary import provenance
 from .ids import rule_id
 from .imperatives import imperative_at
 from .injection import addresses_a_model
-from .normative import announces_rules, is_calculation, normative_cue
+from .normative import announces_rules, is_calculation, normative_cue, states_an_outcome
 from .spans import SpanCheck
 from .statements import Statement, statements
 from .text import SENTENCE_STOPS, Span, squash
@@ -53,7 +53,9 @@ _PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
 _END = " \n,;:.!?"
 # A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
 # scope without a modal is a description).
-_CONDITIONAL_WORD = re.compile(r"(?:If|When|Whenever|Unless|Provided|Si|Lorsque|Wenn|Falls|Cuando|Jika|Apabila|Bila)\b")
+_CONDITIONAL_WORD = re.compile(
+    r"(?:If|When|Whenever|Unless|Provided|Otherwise|Si|Lorsque|Sinon|Wenn|Falls|Sonst|Cuando|Jika|Apabila|Bila)\b"
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,7 +85,7 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "normative", True, cue.start
     if statement.lead_in and announces_rules(statement.lead_in):
         return "rule_list", True, main
-    if explicit_conditional(text):
+    if explicit_conditional(text) or lead and states_an_outcome(text, main):
         return "conditional", True, main
     if cue:
         return "normative", False, cue.start
@@ -120,7 +122,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     return RuleCandidate(
         statement=Quote(text, chunk),
         start=statement.span.start,
-        rule_type="calculation" if is_calculation(text) else "interpretation",
+        rule_type="calculation" if is_calculation(text) or reader == "conditional" and decided else "interpretation",
         reader=reader,
         condition=Quote(condition.of(text), chunk) if condition else None,
         consequence=Quote(consequence.of(text), chunk) if consequence.end > consequence.start else None,

@@ -38,6 +38,9 @@ _BIBLIOGRAPHY = re.compile(
     r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
     re.IGNORECASE,
 )
+# A sentence ending in a number ("… returns a value of 1. Otherwise, …"), which the shared
+# splitter keeps together in case the number is a label ("Fig. 1. The …"): after a lower-case word.
+_NUMBER_STOP = re.compile(r"(?<=[a-z]{2}\s\d)\.\s+(?=[A-Z][a-z])|(?<=[a-z]{2}\s\d\d)\.\s+(?=[A-Z][a-z])")
 _JOINER = re.compile(r"(?:[;,]|\b(?:or|and|ou|et|oder|und|atau|dan|y|o))$")
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
 
@@ -97,7 +100,12 @@ def _pieces(chunk: Chunk) -> list[_Piece]:
             for k, sentence in enumerate(sentences(text, block)):
                 piece = sentence.of(text)
                 cuts = [sentence.start] + sorted(
-                    sentence.start + m.end() for m in (*_INLINE_ITEM.finditer(piece), *_GLUED_STOP.finditer(piece))
+                    sentence.start + m.end()
+                    for m in (
+                        *_INLINE_ITEM.finditer(piece),
+                        *_GLUED_STOP.finditer(piece),
+                        *_NUMBER_STOP.finditer(piece),
+                    )
                 )
                 ends = [c for c in cuts[1:]] + [sentence.end]
                 for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
