@@ -3,9 +3,9 @@ each a slice of one chunk's text.
 
 Layout decides the unit: a table's cells are read one by one; a sentence cut by a page or column
 break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
-with a colon and the items that complete it ("the operator shall check: • the oil level; • the
-seal") are one statement; items that are sentences of their own are one statement each, and
-remember their lead-in ("the rules to enforce include the following ones: – …").
+with a colon that states the rule itself and its items ("the operator shall check: • the oil
+level; • the seal") are one statement; under any other lead-in each item is one statement and
+remembers its lead-in ("the rules to enforce include the following ones: – …").
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
 )
 # A full stop a text layer glued to the next sentence ("… radiation impedance zL.A simple …").
-# A full stop a text layer glued to the next sentence ("… radiation impedance zL.A simple …").
 _GLUED_STOP = re.compile(r"(?:(?<=[^\W\d_]{2})|(?<=[)\]∞]))\.(?=[A-Z][a-z\s])")
 _BIBLIOGRAPHY = re.compile(
     r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
@@ -41,7 +40,6 @@ _BIBLIOGRAPHY = re.compile(
 # A sentence ending in a number ("… returns a value of 1. Otherwise, …"), which the shared
 # splitter keeps together in case the number is a label ("Fig. 1. The …"): after a lower-case word.
 _NUMBER_STOP = re.compile(r"(?<=[a-z]{2}\s\d)\.\s+(?=[A-Z][a-z])|(?<=[a-z]{2}\s\d\d)\.\s+(?=[A-Z][a-z])")
-_JOINER = re.compile(r"(?:[;,]|\b(?:or|and|ou|et|oder|und|atau|dan|y|o))$")
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
 
 
@@ -107,13 +105,14 @@ def _pieces(chunk: Chunk) -> list[_Piece]:
                         *_NUMBER_STOP.finditer(piece),
                     )
                 )
-                ends = [c for c in cuts[1:]] + [sentence.end]
+                ends = [*cuts[1:], sentence.end]
                 for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
                     if text[a:b].strip():
                         span = Span(a, a + len(text[a:b].rstrip()))
-                        out.append(
-                            _Piece(span, (item and k == 0 and j == 0) or j > 0, 0 if paragraph_segments else number)
-                        )
+                        # An item: the block's first sentence when the block opens with a marker, or
+                        # what follows an inline marker.
+                        starts_item = (item and k == 0 and j == 0) or j > 0
+                        out.append(_Piece(span, starts_item, 0 if paragraph_segments else number))
     return out
 
 
@@ -122,60 +121,38 @@ def _body(text: str, span: Span) -> Span:
     return Span(m.end(), span.end) if m and m.end() < span.end else span
 
 
-def _fragment(text: str) -> bool:
-    """An item that completes its lead-in rather than standing alone: lower-case, or no stop."""
-    words = text.strip()
-    return not words[:1].isupper() or not _TRAILING_MARKS.sub("", words).endswith(SENTENCE_STOPS)
-
-
-def _open_end(text: str) -> bool:
-    """A lead-in's colon, or an item that ends with a joiner (";", ", or") wanting another."""
-    end = text.rstrip()
-    return end.endswith(":") or bool(_JOINER.search(end))
-
-
 @dataclass
 class _Unit:
     span: Span
     item: bool
     lead_in: str | None
     segment: int
-    # A lead-in that took its items in: later fragment items join it too.
+    # A lead-in that took its items in: the items after them join it too.
     joined: bool = False
 
 
 def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Statement]:
-    """`joins(lead_in)`: whether a lead-in and the fragment items completing it are one
-    statement (a rule stated once for its list); otherwise each item is its own."""
+    """`joins(lead_in)`: whether a lead-in and its items are one statement (a rule stated once
+    for its list); otherwise each item is its own."""
     text = chunk.text
     units: list[_Unit] = []
     lead_in: str | None = None
     for piece in _pieces(chunk):
         body = _body(text, piece.span)
-        words = body.of(text)
+        said = body.of(text)
         last = units[-1] if units and units[-1].segment == piece.segment else None
         if last:
             previous = last.span.of(text)
-            # The items of a lead-in that states the rule itself, or fragments completing it.
-            if piece.item and (
-                last.joined
-                or not last.item
-                and previous.rstrip().endswith(":")
-                and joins(previous)
-                or last.item
-                and _fragment(words)
-                and (_open_end(previous) or _fragment(previous))
-                and last.lead_in is not None
-                and joins(last.lead_in)
-            ):
+            introduces = not last.item and previous.endswith(":")
+            if piece.item and (last.joined or introduces and joins(previous)):
                 last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
                 continue
             # A sentence a page or column break cut: no stop, then lower case (or a number).
             ends = _TRAILING_MARKS.sub("", previous).endswith((*SENTENCE_STOPS, ":", ";"))
-            if not piece.item and not ends and previous[-1:].islower() and (words[:1].islower() or words[:1].isdigit()):
+            if not piece.item and not ends and previous[-1:].islower() and (said[:1].islower() or said[:1].isdigit()):
                 last.span = Span(last.span.start, piece.span.end)
                 continue
-            if piece.item and previous.rstrip().endswith(":"):
+            if piece.item and previous.endswith(":"):
                 lead_in = previous
         if not piece.item:
             lead_in = None
