@@ -147,3 +147,46 @@ def test_the_pump_manual_s_instructions_are_rules_with_stable_ids(pump_manual):
         _verbatim(pump_manual, rule)
     again = extract_document(pump_manual).interpretation_pack
     assert [r.rule_id for r in again] == [r.rule_id for r in first] and len({r.rule_id for r in first}) == len(first)
+
+
+def _chunks(*texts: str) -> ParsedDocument:
+    from kb_pipeline.contracts import Chunk
+
+    chunks = [
+        Chunk(
+            chunk_id=f"d::{k:04d}",
+            doc_id="d",
+            kind="text",
+            text=text,
+            page_idx=k,
+            heading="Notes",
+            heading_path=["Notes"],
+        )
+        for k, text in enumerate(texts)
+    ]
+    return ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=len(chunks), chunks=chunks)
+
+
+def test_what_only_looks_like_a_rule_is_none():
+    document = _chunks(
+        "Adalah jumlah unit yang digunakan untuk menghasilkan produksi dalam suatu periode.",  # copula, not a verb
+        "Return type: bool\n\nDocument.metadata",  # API reference labels
+        "Holders of patent claims whose use may be required for compliance are asked to disclose them.",
+        "There are many reasons why the process should be sensitive to the growth of demand.",
+        "We shall not report the results from previous studies here.",
+        "Save table of contents as a text file",  # a title, no sentence
+    )
+    assert extract_document(document).interpretation_pack == []
+
+
+def test_a_condition_with_its_outcome_and_an_option_the_reader_is_given():
+    document = _chunks(
+        "If a value is in the list, the function returns 1. Otherwise, it returns 0.",
+        "If necessary, a proxy can be installed to reach the internet.\n\nA proxy can also be a security risk.",
+    )
+    rules = extract_document(document).interpretation_pack
+    assert [(r.statement, r.condition, r.rule_type) for r in rules] == [
+        ("If a value is in the list, the function returns 1.", "If a value is in the list", "calculation"),
+        ("Otherwise, it returns 0.", "Otherwise", "calculation"),
+        ("If necessary, a proxy can be installed to reach the internet.", "If necessary", "interpretation"),
+    ]

@@ -52,9 +52,10 @@ _GERMAN_INFINITIVE_LAST = re.compile(r"\s[a-zäöüß]+(?:en|ern|eln)[.!]?$")
 _GERMAN_WORDS = re.compile(r"\b(?:der|die|das|den|dem|des|und|mit|auf|für|bei|nach|vor|alle)\b")
 _INDONESIAN_VERBS = frozenset(
     "periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek lepas pastikan"
-    " perhatikan bersihkan".split()
+    " perhatikan bersihkan tekan".split()
 )
-_INDONESIAN_KAN = re.compile(r"^[A-Z][a-z]+(?:kan|lah)$")
+# "Pastikan", "Gunakan": a -kan verb of six letters or more ("Akan", "Bukan" are no verbs).
+_INDONESIAN_KAN = re.compile(r"^[A-Z][a-z]{2,}kan$")
 _INDONESIAN_NOT_VERBS = re.compile(r"^(?:Ber|Di|Ter|Me|Pe|Ke|Se)[a-z]+$|^(?:Berdasarkan|Dikarenakan)$")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
