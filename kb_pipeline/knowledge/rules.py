@@ -104,6 +104,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     if reading is None:
         return None
     reader, decided, after = reading
+    outcome = bool(lead) and states_an_outcome(text, main)
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
     trail = None if lead else trailing_condition(text, after)
@@ -122,7 +123,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     return RuleCandidate(
         statement=Quote(text, chunk),
         start=statement.span.start,
-        rule_type="calculation" if is_calculation(text) or reader == "conditional" and decided else "interpretation",
+        rule_type="calculation" if is_calculation(text) or outcome else "interpretation",
         reader=reader,
         condition=Quote(condition.of(text), chunk) if condition else None,
         consequence=Quote(consequence.of(text), chunk) if consequence.end > consequence.start else None,
