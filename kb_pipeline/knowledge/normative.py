@@ -159,7 +159,7 @@ _REPORTING = re.compile(
 _POINTER = re.compile(
     r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
     r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
-    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|\w+ed|\w+en)\b"
+    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|become|\w+ed|\w+en)\b"
     r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally|generally)\b"
     r"|\bshould\s+(?:also\s+)?be\s+(?:able|possible|similar|comparable|sufficient|expected|higher|lower|larger"
     r"|smaller|greater|close|more|less|\w+est)\b",
