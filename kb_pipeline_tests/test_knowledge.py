@@ -486,7 +486,9 @@ def test_a_licence_condition_is_no_rule_and_a_repeated_rule_is_one():
 def test_purpose_and_rules_on_a_real_parse(tmp_path, layout):
     """The brief's and the rules' guards on what MinerU makes of a real PDF: no purpose-like
     heading, so the sentence about the document is the purpose (not page one's first sentence,
-    nor the sentence addressing a model); the licence condition is no rule, the repeated rule one."""
+    nor the sentence addressing a model); the requirement is a rule, the sentence addressing a
+    model is none (though it reads as an instruction), the licence condition is none, the repeated
+    rule one."""
     from kb_pipeline.parsing.config import ParserConfig
     from kb_pipeline.pipeline import Parsing, process_document
     from kb_pipeline_tests.samples import text_pdf
@@ -501,4 +503,4 @@ def test_purpose_and_rules_on_a_real_parse(tmp_path, layout):
     document = process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
     payloads = extract_document(document)
     assert payloads.brief_context.purpose == about
-    assert [r.statement for r in payloads.interpretation_pack] == [rule]
+    assert [r.statement for r in payloads.interpretation_pack] == [opening, rule]

@@ -26,7 +26,7 @@ from .link import link
 from .mining import cluster
 from .model import LanguageModel
 from .review import review_queue
-from .rules import read_rules
+from .rules import propose_rules, rule_entries
 from .spans import SpanCheck
 
 Reader = Callable[[ParsedDocument], list[Finding]]
@@ -60,7 +60,7 @@ def extract_document(
             clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
     formulas = read_formulas(document, check)
-    rules = read_rules(document, check)
+    rules = rule_entries(document, propose_rules(document), check)
     link(glossary, formulas, rules)
     return Payloads(
         glossary=glossary,
