@@ -17,8 +17,9 @@ from .contracts import Payloads
 from .definition_picker import pick_definitions
 from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
 from .findings import Finding
-from .formulas import read_formulas
+from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
+from .legend import read_symbol_legends
 from .link import link
 from .mining import cluster
 from .model import LanguageModel
@@ -32,6 +33,7 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_abbreviation_lists,
     read_numbered_headings,
     read_definition_lists,
+    read_symbol_legends,
     read_defining_sentences,
     read_inline_abbreviations,
 )
@@ -52,7 +54,7 @@ def extract_document(
         if picked.findings:
             clusters = cluster(document, findings + picked.findings)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formulas = read_formulas(document, check)
+    formulas = formula_entries(document, propose_formulas(document), check)
     rules = read_rules(document, check)
     link(glossary, formulas, rules)
     return Payloads(

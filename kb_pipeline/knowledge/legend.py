@@ -1,0 +1,262 @@
+"""What a document says its symbols mean, in words: one parser, read by the formulas (their
+variables' meanings) and by the glossary (a symbol explained is a claim about a term).
+
+- a legend clause after a formula: "where ρ is the mass density of the gas, c the speed of sound
+  and a the radius of the tube" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
+- a defining statement: "k denotes the wavenumber ω/c", "rv is defined as the ratio …";
+- a symbol list line: "Zh : Input impedance of tone hole";
+- an apposition: "the characteristic impedance Zc", "the acoustic masses ma and ms" (the words
+  name the symbol: its full name as well as its definition).
+
+Only a symbol that the document's own formulas use is read (math_text.py finds them): a short
+capitalised word after a noun is not a symbol in a document without mathematics.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..contracts import Chunk, ParsedDocument
+from .findings import Finding, Quote
+from .lead_in import lead_in_name
+from .math_text import FormulaSpan, formula_spans, is_symbol
+from .text import Span
+
+_SYM = r"[^\W\d_][^\W_]{0,4}['′]*"
+_VERB = (
+    r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
+    r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
+)
+_ARTICLE = r"(?:the|a|an|le|la|les|un|une|der|die|das|den|dem|des|ein|eine|einer|eines|el|los|las|una|uno)"
+_ITEM = re.compile(rf"\s*(?P<sym>{_SYM})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+_NEXT_ITEM = re.compile(
+    rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
+    rf"(?={_SYM}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|$")
+_TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
+# Right after a formula, "with" opens its legend too ("with ρ the density").
+_AFTER_FORMULA = re.compile(r"[\s,.;:\x00-\x1f]*(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I)
+_DEFINES = re.compile(
+    rf"(?<![\w/])(?P<sym>{_SYM})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
+    r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
+    r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
+)
+_DEFINITION_END = re.compile(r"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|$")
+_LIST_LINE = re.compile(rf"^[ \t]*(?P<sym>{_SYM})[ \t]*(?::|–|—|[ \t]-[ \t])[ \t]*(?=[^\W\d_])")
+_VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
+_WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
+# Function words of the languages read here: an apposition's noun phrase stops at one, and
+# none of them is a symbol.
+_STOPWORDS = frozenset(
+    """a an the of in on at to for from by with as and or but nor if is are was were be been being it its this that
+    these those we our they their he she his her which who whom whose what when where while since because than then
+    so such not no all any each both per via into onto over under up out about after before between through during
+    without within also can may must shall should will would do does did has have had there here only
+    le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que qui dont ce
+    cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme
+    der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach von vom zu zum
+    zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch bis
+    el los las lo unos unas y o u e del al con por para sin sobre son está están ser su sus donde cuando
+    yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai""".split()
+)
+_MAX_NAME_WORDS = 4
+_MAX_MEANING_WORDS = 25
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A symbol and the words the document explains it with, both offsets into one chunk."""
+
+    chunk: Chunk
+    symbol: Span
+    meaning: Span
+    # An apposition: the words are the symbol's name (a full name), not only a description.
+    named: bool = False
+
+    @property
+    def term(self) -> str:
+        return self.symbol.of(self.chunk.text)
+
+    def quote(self) -> Quote:
+        return Quote(self.meaning.of(self.chunk.text), self.chunk)
+
+
+class MathText:
+    """The document's formulas, to ask whether a token is one of their symbols."""
+
+    def __init__(self, document: ParsedDocument):
+        self.formulas: list[tuple[Chunk, FormulaSpan]] = [
+            (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
+        ]
+        self._text = "\n".join(found.span.of(chunk.text) for chunk, found in self.formulas)
+
+    def holds(self, symbol: str) -> bool:
+        return symbol_in(symbol, self._text)
+
+
+def symbol_in(symbol: str, formula: str) -> bool:
+    """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma", not
+    the "ma" of "jωma"… unless alone), a one-letter one outside function names ("a", not the
+    "a" of "tan(")."""
+    bare = re.sub(r"[^\W\d_]{3,}(?=\s?\()", " ", formula)
+    if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
+        return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
+    return symbol in bare
+
+
+def _is_legend_symbol(token: str, math: MathText) -> bool:
+    return is_symbol(token) and token.casefold() not in _STOPWORDS and math.holds(token)
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    piece = text[start:end]
+    body = piece.strip().rstrip(" ,.;:")
+    body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
+    if not body or not re.search(r"[^\W\d_]{2,}", body) or len(body.split()) > _MAX_MEANING_WORDS:
+        return None
+    at = start + len(piece) - len(piece.lstrip())
+    return Span(at, at + len(body))
+
+
+def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
+    """The items of a legend clause starting at `start` (just after "where")."""
+    text, out, at = chunk.text, [], start
+    while (item := _ITEM.match(text, at)) and _is_legend_symbol(item.group("sym"), math):
+        nxt = _NEXT_ITEM.search(text, item.end())
+        end = _CLAUSE_END.search(text, item.end())
+        stop = end.start() if end else len(text)
+        go_on = nxt is not None and nxt.start() < stop
+        if go_on and nxt is not None:
+            stop = nxt.start()
+        meaning = _trimmed(text, item.end(), stop)
+        if meaning is None:
+            break
+        out.append(Explanation(chunk, Span(item.start("sym"), item.end("sym")), meaning))
+        if not go_on or nxt is None:
+            break
+        at = nxt.end()
+    return out
+
+
+def legend_after(chunk: Chunk, end: int, math: MathText) -> list[Explanation]:
+    """The legend clause right after a formula that ends at `end`, if one follows."""
+    text = chunk.text
+    after = _AFTER_FORMULA.match(text, end)
+    if after is None:
+        return []
+    if after.group("with"):
+        return _clause(chunk, after.end(), math)
+    trigger = _TRIGGER.match(text, after.end())
+    return _clause(chunk, trigger.end(), math) if trigger else []
+
+
+def _legend_clauses(chunk: Chunk, math: MathText) -> list[Explanation]:
+    return [e for m in _TRIGGER.finditer(chunk.text) for e in _clause(chunk, m.end(), math)]
+
+
+def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
+    out = []
+    for m in _DEFINES.finditer(chunk.text):
+        if not _is_legend_symbol(m.group("sym"), math):
+            continue
+        end = _DEFINITION_END.search(chunk.text, m.end())
+        meaning = _trimmed(chunk.text, m.end(), end.start() if end else len(chunk.text))
+        if meaning:
+            out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), meaning))
+    return out
+
+
+def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
+    """Lines "Zh : Input impedance", the words going on over lines that start in lower case."""
+    out, text, at = [], chunk.text, 0
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        m = _LIST_LINE.match(line)
+        if m and _is_legend_symbol(m.group("sym"), math):
+            end = at + len(line)
+            for more in lines[k + 1 :]:
+                if not more[:1].islower():
+                    break
+                end += 1 + len(more)
+            meaning = _trimmed(text, at + m.end(), end)
+            if meaning:
+                out.append(Explanation(chunk, Span(at + m.start("sym"), at + m.end("sym")), meaning))
+        at += len(line) + 1
+    return out
+
+
+def _noun_phrase(text: str, end: int) -> Span | None:
+    """The words right before `end` (a symbol's start) that name it: up to four, back to a
+    function word, none of them one."""
+    start, words = end, 0
+    while words < _MAX_NAME_WORDS + 1:
+        m = _WORDS_BEFORE.search(text, 0, start)
+        if m is None or m.end() != start:
+            break
+        if m.group(1).casefold() in _STOPWORDS:
+            break
+        start, words = m.start(), words + 1
+        if text[start - 1 : start] in ("'", "’"):
+            break  # "l'impédance": the elided article ends the phrase
+    if not words or words > _MAX_NAME_WORDS:
+        return None
+    head = text[start:end].split()[-1]
+    return Span(start, end - 1) if len(head) >= 3 else None
+
+
+_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){_SYM}(?=[\s,.;:)=]|$)")
+_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{_SYM})(?=[\s,.;:)]|$)")
+
+
+def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
+    out, text = [], chunk.text
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if m.start() in defined or token in ("a", "A") or not _is_legend_symbol(token, math):
+            continue
+        if re.match(r"\s*[\d+\-−*/<>≪≫]", text[m.end() :]):
+            continue  # "kh ≪ 1" with the relation lost: an expression, not a name
+        name = _noun_phrase(text, m.start())
+        if name is None:
+            continue
+        out.append(Explanation(chunk, Span(m.start(), m.end()), name, named=True))
+        if more := _AND_SYMBOL.match(text, m.end()):
+            if _is_legend_symbol(more.group("sym"), math):
+                out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, named=True))
+    return out
+
+
+def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
+    """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
+    if chunk.kind not in ("text", "image"):
+        return []
+    stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
+    defined = {e.symbol.start for e in stated}
+    found = [*stated, *_appositions(chunk, math, defined)]
+    return sorted(found, key=lambda e: (e.symbol.start, e.named))
+
+
+def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
+    """Glossary reader: each symbol explained in words, and each formula's left-hand symbol
+    with the name its lead-in gives it ("The transfer matrix … is given by H = …")."""
+    math = MathText(document)
+    if not math.formulas:
+        return []
+    findings = []
+    for chunk in document.chunks:
+        for e in explanations(chunk, math):
+            anchor = Quote(chunk.text[e.symbol.start : e.meaning.end], chunk) if e.meaning.start > e.symbol.start else e.quote()
+            meaning = e.quote()
+            findings.append(
+                Finding(e.term, anchor, "symbol_legend", full_name=meaning if e.named else None, definition=meaning)
+            )
+    for chunk, found in math.formulas:
+        if found.lhs is None or found.layout == "named_line" or not is_symbol(found.lhs.of(chunk.text)):
+            continue
+        name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
+        if name is not None:
+            findings.append(Finding(found.lhs.of(chunk.text), name, "symbol_legend", definition=name))
+    return findings
