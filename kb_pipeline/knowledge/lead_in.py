@@ -47,7 +47,7 @@ _ARTICLE_TAIL = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|den|dem|el|lo
 _PRONOUN = re.compile(
     r"^(?:this|that|it|these|they|which|ce(?:ci|la)?|il|elle|dies|es|er|sie|esto|esta|ello|ini|itu)$", re.IGNORECASE
 )
-_MAX_NAME_WORDS = 15
+_MAX_NAME_WORDS = 20
 _MAX_TAIL_WORDS = 6
 
 

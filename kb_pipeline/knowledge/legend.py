@@ -15,6 +15,7 @@ capitalised word after a noun is not a symbol in a document without mathematics.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
@@ -35,7 +36,9 @@ _NEXT_ITEM = re.compile(
     rf"(?={_SYM}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
-_CLAUSE_END = re.compile(r"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|$")
+# A legend's words end with its sentence, its paragraph, or a line that is not words.
+_LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
+_CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with ρ the density").
 _AFTER_FORMULA = re.compile(r"[\s,.;:\x00-\x1f]*(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I)
@@ -44,9 +47,10 @@ _DEFINES = re.compile(
     r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
     r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
 )
-_DEFINITION_END = re.compile(r"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|$")
+_DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
 _LIST_LINE = re.compile(rf"^[ \t]*(?P<sym>{_SYM})[ \t]*(?::|–|—|[ \t]-[ \t])[ \t]*(?=[^\W\d_])")
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
+_WORD = re.compile(r"[^\W\d_]+")
 _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
 # Function words of the languages read here: an apposition's noun phrase stops at one, and
 # none of them is a symbol.
@@ -91,7 +95,8 @@ class MathText:
         self.formulas: list[tuple[Chunk, FormulaSpan]] = [
             (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
         ]
-        self._text = "\n".join(found.span.of(chunk.text) for chunk, found in self.formulas)
+        self._text = "\n".join(found.span.of(chunk.text) for chunk, found in self.formulas if found.decided)
+        self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
     def holds(self, symbol: str) -> bool:
         return symbol_in(symbol, self._text)
@@ -107,8 +112,14 @@ def symbol_in(symbol: str, formula: str) -> bool:
     return symbol in bare
 
 
-def _is_legend_symbol(token: str, math: MathText) -> bool:
-    return is_symbol(token) and token.casefold() not in _STOPWORDS and math.holds(token)
+def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
+    """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
+    legend clause any letter ("… and a the radius of the tube")."""
+    if len(token) > 1:
+        stop = token.casefold() in _STOPWORDS
+    else:  # case tells the letter "L" from the French "l"
+        stop = not in_clause and token in _STOPWORDS
+    return is_symbol(token) and not stop and math.holds(token)
 
 
 def _trimmed(text: str, start: int, end: int) -> Span | None:
@@ -124,7 +135,7 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
     """The items of a legend clause starting at `start` (just after "where")."""
     text, out, at = chunk.text, [], start
-    while (item := _ITEM.match(text, at)) and _is_legend_symbol(item.group("sym"), math):
+    while (item := _ITEM.match(text, at)) and _is_legend_symbol(item.group("sym"), math, in_clause=True):
         nxt = _NEXT_ITEM.search(text, item.end())
         end = _CLAUSE_END.search(text, item.end())
         stop = end.start() if end else len(text)
@@ -188,22 +199,49 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
     return out
 
 
-def _noun_phrase(text: str, end: int) -> Span | None:
+def _glued(word: str, words: Counter[str]) -> int | None:
+    """Where the word proper starts in a run the text layer glued to a short word before it
+    ("aradiation", "Forthe": a space lost), or None. The run occurs only here; what follows the
+    short word is a word the document uses."""
+    folded = word.casefold()
+    if words[folded] > 1:
+        return None
+    for cut in (1, 2, 3):
+        rest = folded[cut:]
+        if len(rest) >= 3 and words[rest] and (folded[:cut] in _STOPWORDS or cut == 1):
+            return cut
+    return None
+
+
+def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     """The words right before `end` (a symbol's start) that name it: up to four, back to a
-    function word, none of them one."""
-    start, words = end, 0
-    while words < _MAX_NAME_WORDS + 1:
+    function word, none of them one. A first word glued to a function word starts after it; a
+    glued word inside the phrase spoils it."""
+    start, count = end, 0
+    while count < _MAX_NAME_WORDS + 1:
         m = _WORDS_BEFORE.search(text, 0, start)
-        if m is None or m.end() != start:
+        if m is None or m.end() != start or m.group(1).casefold() in _STOPWORDS:
             break
-        if m.group(1).casefold() in _STOPWORDS:
-            break
-        start, words = m.start(), words + 1
+        start, count = m.start(), count + 1
         if text[start - 1 : start] in ("'", "’"):
             break  # "l'impédance": the elided article ends the phrase
-    if not words or words > _MAX_NAME_WORDS:
+    if not count or count > _MAX_NAME_WORDS:
         return None
-    head = text[start:end].split()[-1]
+    phrase = text[start : end - 1].split(" ")
+    for k, word in enumerate(phrase):
+        cut = _glued(word, words)
+        if cut is None:
+            continue
+        if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in _STOPWORDS and len(phrase) == 1:
+            return None
+        if word[cut:].casefold() in _STOPWORDS:  # "Forthe": two function words
+            start += len(word) + 1
+        else:
+            start += cut
+        break
+    if start >= end - 1:
+        return None
+    head = text[start : end - 1].split()[-1]
     return Span(start, end - 1) if len(head) >= 3 else None
 
 
@@ -219,7 +257,7 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
             continue
         if re.match(r"\s*[\d+\-−*/<>≪≫]", text[m.end() :]):
             continue  # "kh ≪ 1" with the relation lost: an expression, not a name
-        name = _noun_phrase(text, m.start())
+        name = _noun_phrase(text, m.start(), math.words)
         if name is None:
             continue
         out.append(Explanation(chunk, Span(m.start(), m.end()), name, named=True))
