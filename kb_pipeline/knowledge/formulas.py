@@ -81,6 +81,13 @@ def _operands(expression: str) -> list[str]:
     return symbols
 
 
+def _is_operand_symbol(formula: str, token: re.Match[str]) -> bool:
+    """Shaped like a symbol, and neither a function ("cos(") nor a bare "x" for times."""
+    if re.match(r"\s?\(", formula[token.end() :]) and len(token.group()) > 2:
+        return False
+    return is_symbol(token.group()) and token.group() not in ("x", "X")
+
+
 def _symbols(formula: str, lhs: str | None, layout: FormulaLayout, legend: list[str]) -> list[str]:
     """The formula's symbols: its left-hand side, those its legend explains, and, on one line,
     each operand shaped like a symbol."""
@@ -88,7 +95,7 @@ def _symbols(formula: str, lhs: str | None, layout: FormulaLayout, legend: list[
     if layout == "named_line":
         found += _operands(formula.split("=", 1)[1])
     elif "\n" not in formula:
-        found += [t for t in _TOKEN.findall(formula) if is_symbol(t) and t not in ("x", "X")]
+        found += [m.group() for m in _TOKEN.finditer(formula) if _is_operand_symbol(formula, m)]
     found += [s for s in legend if symbol_in(s, formula)]
     return list(dict.fromkeys(found))
 

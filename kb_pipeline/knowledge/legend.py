@@ -57,7 +57,7 @@ _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
 _STOPWORDS = frozenset(
     """a an the of in on at to for from by with as and or but nor if is are was were be been being it its this that
     these those we our they their he she his her which who whom whose what when where while since because than then
-    so such not no all any each both per via into onto over under up out about after before between through during
+    so such not no all any each both per via see let use into onto over under up out about after before between through during
     without within also can may must shall should will would do does did has have had there here only
     le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que qui dont ce
     cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme
@@ -126,7 +126,7 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     piece = text[start:end]
     body = piece.strip().rstrip(" ,.;:")
     body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
-    if not body or not re.search(r"[^\W\d_]{2,}", body) or len(body.split()) > _MAX_MEANING_WORDS:
+    if not body[:1].isalpha() or not re.search(r"[^\W\d_]{2,}", body) or len(body.split()) > _MAX_MEANING_WORDS:
         return None
     at = start + len(piece) - len(piece.lstrip())
     return Span(at, at + len(body))
@@ -217,14 +217,18 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     """The words right before `end` (a symbol's start) that name it: up to four, back to a
     function word, none of them one. A first word glued to a function word starts after it; a
     glued word inside the phrase spoils it."""
-    start, count = end, 0
+    start, count, stopped = end, 0, False
     while count < _MAX_NAME_WORDS + 1:
         m = _WORDS_BEFORE.search(text, 0, start)
-        if m is None or m.end() != start or m.group(1).casefold() in _STOPWORDS:
+        if m is None or m.end() != start:
+            break
+        if m.group(1).casefold() in _STOPWORDS:
+            stopped = True
             break
         start, count = m.start(), count + 1
         if text[start - 1 : start] in ("'", "’"):
-            break  # "l'impédance": the elided article ends the phrase
+            stopped = True  # "l'impédance": the elided article ends the phrase
+            break
     if not count or count > _MAX_NAME_WORDS:
         return None
     phrase = text[start : end - 1].split(" ")
@@ -238,14 +242,18 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
             start += len(word) + 1
         else:
             start += cut
+        stopped = True
         break
-    if start >= end - 1:
+    # Not after a function word (a sentence's first words, "See attribute c"): not a name.
+    if not stopped or start >= end - 1:
         return None
     head = text[start : end - 1].split()[-1]
     return Span(start, end - 1) if len(head) >= 3 else None
 
 
-_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){_SYM}(?=[\s,.;:)=]|$)")
+# A symbol named in apposition is followed by punctuation, a relation or a function word
+# ("Zc is", "ma and ms,", "Zh of"): before another word ("deg degrees") it is not a symbol.
+_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){_SYM}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
 _AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{_SYM})(?=[\s,.;:)]|$)")
 
 
@@ -255,8 +263,9 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
         token = m.group()
         if m.start() in defined or token in ("a", "A") or not _is_legend_symbol(token, math):
             continue
-        if re.match(r"\s*[\d+\-−*/<>≪≫]", text[m.end() :]):
-            continue  # "kh ≪ 1" with the relation lost: an expression, not a name
+        following = m.group("next")
+        if following and following not in "=(" and following.casefold() not in _STOPWORDS:
+            continue  # "kh 1" (a "≪" lost) or "deg degrees": not a symbol named
         name = _noun_phrase(text, m.start(), math.words)
         if name is None:
             continue
