@@ -22,7 +22,7 @@ from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
 from .lead_in import lead_in_name
 from .math_text import FormulaSpan, formula_spans, is_symbol
-from .text import Span
+from .text import FUNCTION_WORDS, Span
 
 _SYM = r"[^\W\d_][^\W_]{0,4}['′]*"
 _VERB = (
@@ -41,7 +41,9 @@ _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with ρ the density").
-_AFTER_FORMULA = re.compile(r"[\s,.;:\x00-\x1f]*(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I)
+_AFTER_FORMULA = re.compile(
+    r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I
+)
 _DEFINES = re.compile(
     rf"(?<![\w/])(?P<sym>{_SYM})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
     r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
@@ -52,20 +54,6 @@ _LIST_LINE = re.compile(rf"^[ \t]*(?P<sym>{_SYM})[ \t]*(?::|–|—|[ \t]-[ \t])
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
 _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
-# Function words of the languages read here: an apposition's noun phrase stops at one, and
-# none of them is a symbol.
-_STOPWORDS = frozenset(
-    """a an the of in on at to for from by with as and or but nor if is are was were be been being it its this that
-    these those we our they their he she his her which who whom whose what when where while since because than then
-    so such not no all any each both per via see let use into onto over under up out about after before between through during
-    without within also can may must shall should will would do does did has have had there here only
-    le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que qui dont ce
-    cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme
-    der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach von vom zu zum
-    zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch bis
-    el los las lo unos unas y o u e del al con por para sin sobre son está están ser su sus donde cuando
-    yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai""".split()
-)
 _MAX_NAME_WORDS = 4
 _MAX_MEANING_WORDS = 25
 
@@ -95,7 +83,10 @@ class MathText:
         self.formulas: list[tuple[Chunk, FormulaSpan]] = [
             (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
         ]
-        self._text = "\n".join(found.span.of(chunk.text) for chunk, found in self.formulas if found.decided)
+        # A "Name = MOHH x Qty" line's operands are words and abbreviations, not symbols.
+        self._text = "\n".join(
+            found.span.of(chunk.text) for chunk, found in self.formulas if found.decided and found.layout != "named_line"
+        )
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
     def holds(self, symbol: str) -> bool:
@@ -103,12 +94,14 @@ class MathText:
 
 
 def symbol_in(symbol: str, formula: str) -> bool:
-    """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma", not
-    the "ma" of "jωma"… unless alone), a one-letter one outside function names ("a", not the
-    "a" of "tan(")."""
+    """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma" of
+    "ma ρta", not of "jωma"), a capital letter not subscripted ("Q", not the Q of "Qv"), any
+    one letter outside function names ("a", not the "a" of "tan(")."""
     bare = re.sub(r"[^\W\d_]{3,}(?=\s?\()", " ", formula)
     if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
         return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
+    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qv", a symbol of its own
+        return bool(re.search(rf"{symbol}(?![a-z])", bare))
     return symbol in bare
 
 
@@ -116,9 +109,9 @@ def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) ->
     """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
     legend clause any letter ("… and a the radius of the tube")."""
     if len(token) > 1:
-        stop = token.casefold() in _STOPWORDS
+        stop = token.casefold() in FUNCTION_WORDS
     else:  # case tells the letter "L" from the French "l"
-        stop = not in_clause and token in _STOPWORDS
+        stop = not in_clause and token in FUNCTION_WORDS
     return is_symbol(token) and not stop and math.holds(token)
 
 
@@ -208,7 +201,7 @@ def _glued(word: str, words: Counter[str]) -> int | None:
         return None
     for cut in (1, 2, 3):
         rest = folded[cut:]
-        if len(rest) >= 3 and words[rest] and (folded[:cut] in _STOPWORDS or cut == 1):
+        if len(rest) >= 3 and words[rest] and (folded[:cut] in FUNCTION_WORDS or cut == 1):
             return cut
     return None
 
@@ -222,7 +215,7 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
         m = _WORDS_BEFORE.search(text, 0, start)
         if m is None or m.end() != start:
             break
-        if m.group(1).casefold() in _STOPWORDS:
+        if m.group(1).casefold() in FUNCTION_WORDS:
             stopped = True
             break
         start, count = m.start(), count + 1
@@ -236,9 +229,9 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
         cut = _glued(word, words)
         if cut is None:
             continue
-        if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in _STOPWORDS and len(phrase) == 1:
+        if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in FUNCTION_WORDS and len(phrase) == 1:
             return None
-        if word[cut:].casefold() in _STOPWORDS:  # "Forthe": two function words
+        if word[cut:].casefold() in FUNCTION_WORDS:  # "Forthe": two function words
             start += len(word) + 1
         else:
             start += cut
@@ -264,7 +257,7 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
         if m.start() in defined or token in ("a", "A") or not _is_legend_symbol(token, math):
             continue
         following = m.group("next")
-        if following and following not in "=(" and following.casefold() not in _STOPWORDS:
+        if following and following not in "=(" and following.casefold() not in FUNCTION_WORDS:
             continue  # "kh 1" (a "≪" lost) or "deg degrees": not a symbol named
         name = _noun_phrase(text, m.start(), math.words)
         if name is None:

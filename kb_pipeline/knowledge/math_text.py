@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..contracts import Chunk
-from .text import Span
+from .text import FUNCTION_WORDS, Span
 
 FormulaLayout = Literal["display", "inline", "named_line"]
 
@@ -48,15 +48,20 @@ _RELATION_LINE = re.compile(
 _NAMED_LINE = re.compile(rf"^\s*(?P<lhs>[^\W\d][\w ]{{0,40}}?)\s*=\s*(?P<rhs>[^{RELATIONS}<>!]+?)[\s,.]*$")
 _SPACED_OPERATOR = re.compile(r"\s[x×*/+\-−÷·]\s|/")
 _INLINE = re.compile(rf"(?<![\w/=<>!.?&#:~\-])(?P<lhs>[^\W\d_][^\W_]{{0,4}})\s?(?P<rel>[{RELATIONS}])(?![=>])\s?")
-# Where an inline expression stops: a clause mark, or a space before a word of three letters.
-_INLINE_END = re.compile(r"[,;:](?:\s|$)|\.(?:\s|$)|\s(?=[^\W\d_]{3,})|\s{2,}|$")
+# Where an inline expression stops: a clause mark, an equation number, or a space before a word
+# of three letters or a function word ("où").
+_INLINE_END = re.compile(
+    r"[,;:](?:\s|$)|\.(?:\s|$)|\s*\(\d{1,3}[a-z]?\)(?=\s|$)|\s(?=[^\W\d_]{3,})|\s{2,}|$"
+    rf"|\s(?=(?:{'|'.join(sorted((w for w in FUNCTION_WORDS if len(w) > 1), key=len, reverse=True))})(?!\w))"
+)
 # A value, not a formula: a number (a date, a version, a range), optionally with a unit, glued
 # ("12mm") or not ("14.75 mm", "85 °C"); "2a" is a product.
 _NUMBER = re.compile(r"[-−+]?\d[\d.,:/\-−]*(?:%|[^\W\d_]{2,}\S*)?")
 _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
-# What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator,
+# What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
+# (a bare "x" too),
 # a letter that is not Latin (ω, π), or a letter and a digit side by side (b2, 2a).
-_SHAPED = re.compile(r"[+\-−×·/÷^*√∑∏∫(]|[^\W\d_a-zA-Z]|[^\W\d_]\d|\d[^\W\d_]")
+_SHAPED = re.compile(r"[+\-−×·/÷^*√∑∏∫(]|(?<=\s)[xX](?=\s)|[^\W\d_a-zA-Z]|[^\W\d_]\d|\d[^\W\d_]")
 _CLOSING = re.compile(r"[\s,.;:\x00-\x1f]+$")
 _MAX_LHS_NAME_WORDS = 5
 _MAX_NAMED_LINE = 160
@@ -139,6 +144,9 @@ def _named_line(line: str) -> re.Match[str] | None:
     if not m or len(line) > _MAX_NAMED_LINE or _is_code(line) or m.group("lhs").isspace():
         return None
     if len(m.group("lhs").split()) > _MAX_LHS_NAME_WORDS:
+        return None
+    # A formula of words ("PA = (Total Hours - Breakdown Hours) / Total Hours"), not a sentence.
+    if any(w.casefold() in FUNCTION_WORDS for w in re.findall(r"[^\W\d_]+", m.group())):
         return None
     return m
 
