@@ -131,9 +131,18 @@ def test_numbered_display_equations_in_four_languages(paper):
         "H": "the total head",
     }
     assert french.name == "La puissance absorbée"
-    assert _meanings(french) == {"Pa": "La puissance absorbée", "U": "la tension en V", "I": "le courant en A", "c": "le facteur de puissance"}
+    assert _meanings(french) == {
+        "Pa": "La puissance absorbée",
+        "U": "la tension en V",
+        "I": "le courant en A",
+        "c": "le facteur de puissance",
+    }
     assert german.name == "Der Wirkungsgrad"
-    assert _meanings(german) == {"nu": "Der Wirkungsgrad", "Ph": "die hydraulische Leistung", "Pa": "die aufgenommene Leistung"}
+    assert _meanings(german) == {
+        "nu": "Der Wirkungsgrad",
+        "Ph": "die hydraulische Leistung",
+        "Pa": "die aufgenommene Leistung",
+    }
     assert spanish.name == "El caudal"
     assert _meanings(spanish) == {"Qv": "El caudal", "v": "la velocidad media en m/s", "A": "el área de la sección"}
     assert len(paper.formulas) == 4

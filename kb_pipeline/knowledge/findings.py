@@ -23,7 +23,13 @@ class Quote:
 # Which reader proposed a finding; for a cluster's full name, earlier wins (a document's own
 # abbreviation list beats an expansion met in running text).
 Reader = Literal[
-    "abbreviation_list", "numbered_heading", "definition_list", "symbol_legend", "definition_sentence", "inline", "model"
+    "abbreviation_list",
+    "numbered_heading",
+    "definition_list",
+    "symbol_legend",
+    "definition_sentence",
+    "inline",
+    "model",
 ]
 READERS: tuple[Reader, ...] = get_args(Reader)
 # Readers that only propose wording: their findings join the clusters code formed (the term_id

@@ -178,7 +178,9 @@ def propose_formulas(document: ParsedDocument) -> list[FormulaCandidate]:
     return out
 
 
-def formula_entries(document: ParsedDocument, candidates: list[FormulaCandidate], check: SpanCheck) -> list[FormulaEntry]:
+def formula_entries(
+    document: ParsedDocument, candidates: list[FormulaCandidate], check: SpanCheck
+) -> list[FormulaEntry]:
     """One entry per decided formula; a formula the document states again is the same entry.
     A name stated again with a different formula keys the second on its formula instead."""
     entries: dict[str, FormulaEntry] = {}

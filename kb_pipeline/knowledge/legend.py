@@ -85,7 +85,9 @@ class MathText:
         ]
         # A "Name = MOHH x Qty" line's operands are words and abbreviations, not symbols.
         self._text = "\n".join(
-            found.span.of(chunk.text) for chunk, found in self.formulas if found.decided and found.layout != "named_line"
+            found.span.of(chunk.text)
+            for chunk, found in self.formulas
+            if found.decided and found.layout != "named_line"
         )
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
@@ -288,7 +290,11 @@ def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
     findings = []
     for chunk in document.chunks:
         for e in explanations(chunk, math):
-            anchor = Quote(chunk.text[e.symbol.start : e.meaning.end], chunk) if e.meaning.start > e.symbol.start else e.quote()
+            anchor = (
+                Quote(chunk.text[e.symbol.start : e.meaning.end], chunk)
+                if e.meaning.start > e.symbol.start
+                else e.quote()
+            )
             meaning = e.quote()
             findings.append(
                 Finding(e.term, anchor, "symbol_legend", full_name=meaning if e.named else None, definition=meaning)

@@ -128,7 +128,9 @@ def is_value(expression: str) -> bool:
     tokens = expression.strip().rstrip(",.;").split()
     if not _LETTERS.search(expression):
         return True
-    return bool(_NUMBER.fullmatch(tokens[0])) and (len(tokens) == 1 or len(tokens) == 2 and bool(_UNIT.fullmatch(tokens[1])))
+    return bool(_NUMBER.fullmatch(tokens[0])) and (
+        len(tokens) == 1 or len(tokens) == 2 and bool(_UNIT.fullmatch(tokens[1]))
+    )
 
 
 def _relation_start(line: str) -> re.Match[str] | None:
