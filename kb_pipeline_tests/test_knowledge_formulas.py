@@ -213,3 +213,30 @@ def test_no_symbol_claims_without_formulas():
     """A short capitalised word after a noun is a symbol only where formulas use it."""
     payloads = extract_document(_doc("The gated network G routes each token. The model M is fast."))
     assert payloads.glossary == [] and payloads.formulas == []
+
+
+def test_a_symbol_list_after_the_formula_and_a_nomenclature_table():
+    document = _doc(
+        "The formula for the load factor is:\n\nLF = RPK / ASK × 100\n\nwhere:\n"
+        "RPK = revenue passenger kilometres\nASK – available seat kilometres",
+        "Symbol | Meaning | Unit\nLF | load factor | %",
+    )
+    document.chunks[1].kind = "table"
+    payloads = extract_document(document)
+    (formula,) = payloads.formulas
+    assert formula.name == "the load factor"
+    assert _meanings(formula) == {
+        "LF": "the load factor",
+        "RPK": "revenue passenger kilometres",
+        "ASK": "available seat kilometres",
+    }
+    definitions = {e.term: e.definition for e in payloads.glossary}
+    assert definitions["ASK"] == "available seat kilometres"
+    assert definitions["LF"] == "the load factor"  # "load factor" in the table is the same words
+
+
+@pytest.mark.parametrize("text", ["The learning rate lr = 3e-4 was kept.", "See pp. 881-892 and 17-18."])
+def test_numbers_in_a_formula_chunk_are_not_formulas(text):
+    document = _doc(text)
+    document.chunks[0].has_formula = True
+    assert formula_spans(document.chunks[0]) == []

@@ -25,6 +25,8 @@ _VERB_PHRASE = re.compile(
     r"(?:\s+|(?<=,))(?:"
     rf"(?:is|are|was|were|can be|may be|will be|is then|are then)\s+(?:{_PARTICIPLES})(?:\s+(?:by|as|from|with|using|through|via))?"
     r"|(?:is|are)\s+(?:the following|as follows)|reads|becomes|equals"
+    # "The formula for the load factor is:": a bare copula ending the lead-in.
+    r"|(?:is|are|est|sont|ist|sind|es|son|adalah)(?=\s*:?\s*$)"
     r"|(?:est|sont)\s+(?:donn|calcul|défini|exprim|obtenu|détermin)\w*(?:\s+(?:par|comme|selon|avec|à partir de))?"
     r"|se\s+(?:calcule|définit|détermine|exprime|obtient)(?:\s+(?:par|comme|selon|avec|à partir de))?|s'écrit"
     r"|(?:wird|werden|ist|sind|kann|können)\s+(?:wie folgt\s+)?(?:gegeben|berechnet|definiert|bestimmt|ermittelt)"
@@ -46,6 +48,12 @@ _GENERIC_TAIL = re.compile(
 _ARTICLE_TAIL = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|den|dem|el|los|las)\s+\S", re.IGNORECASE)
 _PRONOUN = re.compile(
     r"^(?:this|that|it|these|they|which|ce(?:ci|la)?|il|elle|dies|es|er|sie|esto|esta|ello|ini|itu)$", re.IGNORECASE
+)
+# "The formula for the load factor is:" names the load factor.
+_FORMULA_FOR = re.compile(
+    r"^(?:the\s+|la\s+|die\s+|el\s+)?(?:formula|equation|expression|formule|équation|Formel|Gleichung|fórmula"
+    r"|ecuación|rumus|persamaan)\s+(?:for|of|de|du|des|für|der|del|para|untuk)\s+",
+    re.IGNORECASE,
 )
 _MAX_NAME_WORDS = 20
 _MAX_TAIL_WORDS = 6
@@ -81,6 +89,8 @@ def _name_in(text: str, sentence: Span, inline: bool) -> Span | None:
                 at = body.index(tail, m.end())
                 return Span(sentence.start + at, sentence.start + at + len(tail))
         name = head[head_start:].strip()
+        if generic := _FORMULA_FOR.match(name):
+            name = name[generic.end() :]
         if not name or _PRONOUN.match(name) or is_symbol(name) or len(name.split()) > _MAX_NAME_WORDS:
             return None
         at = head.index(name, head_start)

@@ -50,9 +50,15 @@ _DEFINES = re.compile(
     r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
 )
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
-_LIST_LINE = re.compile(rf"^[ \t]*(?P<sym>{_SYM})[ \t]*(?::|–|—|[ \t]-[ \t])[ \t]*(?=[^\W\d_])")
+# A symbol list's line: "Zh : Input impedance", "Q = flow rate (m3/h)", "• H – total head", or a
+# nomenclature table's row "Q | Flow rate | m3/h".
+_LIST_LINE = re.compile(
+    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{_SYM})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
+)
+_CELL_END = re.compile(r"[ \t]*\|")
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
+_LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
 _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
 _MAX_NAME_WORDS = 4
 _MAX_MEANING_WORDS = 25
@@ -91,6 +97,9 @@ class MathText:
         )
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
+    def spans_in(self, chunk: Chunk) -> list[Span]:
+        return [found.span for c, found in self.formulas if c.chunk_id == chunk.chunk_id]
+
     def holds(self, symbol: str) -> bool:
         return symbol_in(symbol, self._text)
 
@@ -121,7 +130,8 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     piece = text[start:end]
     body = piece.strip().rstrip(" ,.;:")
     body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
-    if not body[:1].isalpha() or not re.search(r"[^\W\d_]{2,}", body) or len(body.split()) > _MAX_MEANING_WORDS:
+    # Words, not another formula ("LF = RPK / ASK"): a lower-case word of three letters at least.
+    if not body[:1].isalpha() or not _LOWER_WORD.search(body) or len(body.split()) > _MAX_MEANING_WORDS:
         return None
     at = start + len(piece) - len(piece.lstrip())
     return Span(at, at + len(body))
@@ -176,17 +186,26 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
 
 
 def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
-    """Lines "Zh : Input impedance", the words going on over lines that start in lower case."""
+    """Lines "Zh : Input impedance", the words going on over lines that start in lower case; in a
+    table, a row's first cell a symbol, the next its meaning."""
     out, text, at = [], chunk.text, 0
+    formulas = math.spans_in(chunk)
     lines = text.split("\n")
     for k, line in enumerate(lines):
         m = _LIST_LINE.match(line)
-        if m and _is_legend_symbol(m.group("sym"), math):
+        # "Za = jωma" is a formula, not a line of a symbol list.
+        inside = m is not None and any(f.start <= at + m.start("sym") < f.end for f in formulas)
+        if m and not inside and _is_legend_symbol(m.group("sym"), math):
             end = at + len(line)
-            for more in lines[k + 1 :]:
-                if not more[:1].islower():
-                    break
-                end += 1 + len(more)
+            if cell := _CELL_END.search(line, m.end()):
+                end = at + cell.start()
+            elif chunk.kind == "table":
+                pass
+            else:
+                for more in lines[k + 1 :]:
+                    if not more[:1].islower():
+                        break
+                    end += 1 + len(more)
             meaning = _trimmed(text, at + m.end(), end)
             if meaning:
                 out.append(Explanation(chunk, Span(at + m.start("sym"), at + m.end("sym")), meaning))
@@ -273,6 +292,8 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
 
 def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
+    if chunk.kind == "table":
+        return _symbol_lists(chunk, math)
     if chunk.kind not in ("text", "image"):
         return []
     stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]

@@ -54,9 +54,9 @@ _INLINE_END = re.compile(
     r"[,;:](?:\s|$)|\.(?:\s|$)|\s*\(\d{1,3}[a-z]?\)(?=\s|$)|\s(?=[^\W\d_]{3,})|\s{2,}|$"
     rf"|\s(?=(?:{'|'.join(sorted((w for w in FUNCTION_WORDS if len(w) > 1), key=len, reverse=True))})(?!\w))"
 )
-# A value, not a formula: a number (a date, a version, a range), optionally with a unit, glued
+# A value, not a formula: a number (a date, a version, a range, 3e-4), optionally with a unit, glued
 # ("12mm") or not ("14.75 mm", "85 °C"); "2a" is a product.
-_NUMBER = re.compile(r"[-−+]?\d[\d.,:/\-−]*(?:%|[^\W\d_]{2,}\S*)?")
+_NUMBER = re.compile(r"[-−+]?\d[\d.,:/\-−]*(?:[eE][-−+]?\d+)?(?:%|[^\W\d_]{2,}\S*)?")
 _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
 # What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
 # (a bare "x" too),
@@ -99,9 +99,17 @@ def _is_word(run: str) -> bool:
     return not (len(pieces) > 1 and all(len(p) <= 2 for p in pieces))
 
 
+# Function words that mark a line as a sentence, never a symbol set side by side ("an" may be
+# a and n, so short ones are left out unless they are plainly words).
+_SENTENCE_WORDS = frozenset(w for w in FUNCTION_WORDS if len(w) > 2) | {"is", "of", "to", "by", "as", "or", "if", "it"}
+_SHORT_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,3}(?![^\W_])")
+
+
 def _prose_words(line: str) -> list[str]:
     calls = {m.start() for m in _FUNCTION_CALL.finditer(line)}
-    return [m.group() for m in _WORD.finditer(line) if m.start() not in calls and _is_word(m.group())]
+    words = [m for m in _WORD.finditer(line) if _is_word(m.group())]
+    words += [m for m in _SHORT_WORD.finditer(line) if m.group().casefold() in _SENTENCE_WORDS]
+    return [m.group() for m in words if m.start() not in calls]  # "sin(" is a function, not Spanish
 
 
 def _is_code(line: str) -> bool:
@@ -201,7 +209,10 @@ def _display(chunk: Chunk, lines: list[_Line], standalone: bool) -> list[Formula
         numbered = bool(_EQUATION_NUMBER.search(members[-1].text))
         if standalone or not (chunk.has_formula or numbered):
             continue
-        if _OPERATOR.search(body) and any(is_symbol(t) for t in re.findall(r"[^\W\d_][^\W_]*", body)):
+        # A range of numbers ("881-892") is no operator.
+        if _OPERATOR.search(re.sub(r"\d\s?[-−]\s?\d", " ", body)) and any(
+            is_symbol(t) for t in re.findall(r"[^\W\d_][^\W_]*", body)
+        ):
             out.append(FormulaSpan(span, None, "display"))
     return out
 
