@@ -240,3 +240,14 @@ def test_numbers_in_a_formula_chunk_are_not_formulas(text):
     document = _doc(text)
     document.chunks[0].has_formula = True
     assert formula_spans(document.chunks[0]) == []
+
+
+def test_a_sum_limit_does_not_start_a_formula():
+    document = _doc(
+        "The loss is defined as\n\nL(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)\n\nwhere N is the number of samples."
+    )
+    document.chunks[0].has_formula = True
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)"
+    assert formula.name == "The loss"
+    assert _meanings(formula)["N"] == "the number of samples"

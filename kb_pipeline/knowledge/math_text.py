@@ -191,6 +191,8 @@ def _display(chunk: Chunk, lines: list[_Line], standalone: bool) -> list[Formula
     groups: list[tuple[re.Match[str] | None, list[_Line]]] = []
     for line in lines:
         start = _relation_start(line.text)
+        if start and groups and not standalone and start.group("rhs").strip() and is_value(start.group("rhs")):
+            start = None  # "i=1" under a sum: the formula above goes on
         if start or not groups or _EQUATION_NUMBER.search(groups[-1][1][-1].text) or standalone:
             groups.append((start, [line]))
         else:
