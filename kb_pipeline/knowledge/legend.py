@@ -311,17 +311,17 @@ def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
     findings = []
     for chunk in document.chunks:
         for e in explanations(chunk, math):
-            anchor = (
-                Quote(chunk.text[e.symbol.start : e.meaning.end], chunk)
-                if e.meaning.start > e.symbol.start
-                else e.quote()
-            )
+            # Where the symbol and its words stand together: "the characteristic impedance Zc".
+            start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
+            anchor = Quote(chunk.text[start:end], chunk)
             meaning = e.quote()
             findings.append(
                 Finding(e.term, anchor, "symbol_legend", full_name=meaning if e.named else None, definition=meaning)
             )
     for chunk, found in math.formulas:
-        if found.lhs is None or found.layout == "named_line" or not is_symbol(found.lhs.of(chunk.text)):
+        if not found.decided or found.lhs is None or found.layout == "named_line":
+            continue
+        if not is_symbol(found.lhs.of(chunk.text)):
             continue
         name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
         if name is not None:

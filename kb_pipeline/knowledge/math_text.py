@@ -30,8 +30,8 @@ from .text import FUNCTION_WORDS, Span
 FormulaLayout = Literal["display", "inline", "named_line"]
 
 RELATIONS = "=≈≤≥∝≡"
-# A symbol as a text layer prints one: a letter, then up to three letters or digits (Zc, Z0, rv,
-# Zst, ω, eta, x2), primes allowed; at most three letters (four would be a word).
+# A symbol as a text layer prints one: a letter, then up to four letters or digits (Zc, Z0, rv,
+# Zst, ω, eta, x12), primes allowed; at most three letters (four would be a word).
 _SYMBOL = re.compile(r"[^\W\d_][^\W_]{0,4}['′]*")
 _LETTERS = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_]{4,}")
@@ -50,17 +50,17 @@ _SPACED_OPERATOR = re.compile(r"\s[x×*/+\-−÷·]\s|/")
 _INLINE = re.compile(rf"(?<![\w/=<>!.?&#:~\-])(?P<lhs>[^\W\d_][^\W_]{{0,4}})\s?(?P<rel>[{RELATIONS}])(?![=>])\s?")
 # Where an inline expression stops: a clause mark, an equation number, or a space before a word
 # of three letters or a function word ("où").
+_FUNCTION_WORD = "|".join(sorted((w for w in FUNCTION_WORDS if len(w) > 1), key=len, reverse=True))
 _INLINE_END = re.compile(
     r"[,;:](?:\s|$)|\.(?:\s|$)|\s*\(\d{1,3}[a-z]?\)(?=\s|$)|\s(?=[^\W\d_]{3,})|\s{2,}|$"
-    rf"|\s(?=(?:{'|'.join(sorted((w for w in FUNCTION_WORDS if len(w) > 1), key=len, reverse=True))})(?!\w))"
+    rf"|\s(?=(?:{_FUNCTION_WORD})(?!\w))"
 )
 # A value, not a formula: a number (a date, a version, a range, 3e-4), optionally with a unit, glued
 # ("12mm") or not ("14.75 mm", "85 °C"); "2a" is a product.
 _NUMBER = re.compile(r"[-−+]?\d[\d.,:/\-−]*(?:[eE][-−+]?\d+)?(?:%|[^\W\d_]{2,}\S*)?")
 _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
 # What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
-# (a bare "x" too),
-# a letter that is not Latin (ω, π), or a letter and a digit side by side (b2, 2a).
+# (a bare "x" too), a letter that is not Latin (ω, π), or a letter and a digit side by side (b2).
 _SHAPED = re.compile(r"[+\-−×·/÷^*√∑∏∫(]|(?<=\s)[xX](?=\s)|[^\W\d_a-zA-Z]|[^\W\d_]\d|\d[^\W\d_]")
 _CLOSING = re.compile(r"[\s,.;:\x00-\x1f]+$")
 _MAX_LHS_NAME_WORDS = 5
