@@ -251,3 +251,10 @@ def test_a_sum_limit_does_not_start_a_formula():
     assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)"
     assert formula.name == "The loss"
     assert _meanings(formula)["N"] == "the number of samples"
+
+
+def test_a_product_written_side_by_side_and_its_with_legend():
+    document = _doc("The force is F = m a, with m the mass of the body and a the acceleration.")
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "F = m a" and formula.name == "The force"
+    assert _meanings(formula) == {"F": "The force", "m": "the mass of the body", "a": "the acceleration"}

@@ -219,6 +219,12 @@ def _display(chunk: Chunk, lines: list[_Line], standalone: bool) -> list[Formula
     return out
 
 
+def _juxtaposed(expression: str) -> bool:
+    """Symbols side by side, a product ("m a"), not one word ("no") or one symbol ("x = y")."""
+    tokens = expression.split()
+    return len(tokens) > 1 and all(is_symbol(t) and (len(t) == 1 or t.casefold() not in FUNCTION_WORDS) for t in tokens)
+
+
 def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
     out = []
     for m in _INLINE.finditer(line.text):
@@ -229,7 +235,7 @@ def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
         expression = line.text[m.end() : stop]
         if not expression.strip() or is_value(expression) or not _balanced(expression) or _is_code(expression):
             continue
-        if _prose_words(expression) or not _SHAPED.search(expression):
+        if _prose_words(expression) or not (_SHAPED.search(expression) or _juxtaposed(expression)):
             continue
         out.append(
             FormulaSpan(
