@@ -112,13 +112,15 @@ class _Legend:
                 self.by_symbol.setdefault(e.term, []).append(e)
 
     def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
-        """The explanation nearest the formula: in its chunk first, else the closest chunk
-        before it, else the first after."""
+        """The explanation nearest the formula in its chunk, the last before it (a symbol is
+        introduced before it is used) or else the first after; else the closest chunk before,
+        else the first after."""
         found = self.by_symbol.get(symbol, [])
         here = self.position[chunk.chunk_id]
         same = [e for e in found if e.chunk.chunk_id == chunk.chunk_id]
         if same:
-            return min(same, key=lambda e: abs(e.symbol.start - at)).quote()
+            before = [e for e in same if e.symbol.start < at]
+            return (before[-1] if before else same[0]).quote()
         before = [e for e in found if self.position[e.chunk.chunk_id] < here]
         chosen = before[-1] if before else (found[0] if found else None)
         return chosen.quote() if chosen else None

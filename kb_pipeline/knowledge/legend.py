@@ -106,13 +106,15 @@ class MathText:
 
 def symbol_in(symbol: str, formula: str) -> bool:
     """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma" of
-    "ma ρta", not of "jωma"), a capital letter not subscripted ("Q", not the Q of "Qv"), any
-    one letter outside function names ("a", not the "a" of "tan(")."""
+    "ma ρta", not of "jωma"); one letter outside function names ("a", not the "a" of "tan(")
+    and not a subscript of another case ("Q" not in "Qv", "c" not in "Zc", "L" not in "zL")."""
     bare = re.sub(r"[^\W\d_]{3,}(?=\s?\()", " ", formula)
     if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
         return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
     if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qv", a symbol of its own
-        return bool(re.search(rf"{symbol}(?![a-z])", bare))
+        return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
+    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Zc"
+        return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
     return symbol in bare
 
 
