@@ -19,9 +19,10 @@ from .definition_sentences import read_running_definitions, read_section_definit
 from .definition_tables import read_definition_tables
 from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
 from .findings import Finding
-from .formulas import read_formulas
+from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
 from .labelled_definitions import read_labelled_definitions
+from .legend import read_symbol_legends
 from .link import link
 from .mining import cluster
 from .model import LanguageModel
@@ -39,6 +40,7 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_labelled_definitions,
     read_section_definitions,
     read_running_definitions,
+    read_symbol_legends,
     read_defining_sentences,
     read_inline_abbreviations,
 )
@@ -59,7 +61,7 @@ def extract_document(
         if picked:
             clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formulas = read_formulas(document, check)
+    formulas = formula_entries(document, propose_formulas(document), check)
     rules = rule_entries(document, propose_rules(document), check)
     link(glossary, formulas, rules)
     return Payloads(

@@ -30,6 +30,7 @@ Reader = Literal[
     "labelled_definition",
     "section_definition",
     "running_definition",
+    "symbol_legend",
     "definition_sentence",
     "inline",
     "model",
