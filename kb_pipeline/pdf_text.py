@@ -41,6 +41,17 @@ class TextLine:
     font: str
 
 
+@dataclass(frozen=True)
+class TextSegment:
+    """A run of one line of the text layer, split off at a wide gap (a column gutter): its text,
+    its type size (the height of its characters' font boxes, in points) and its box in MinerU's
+    0–1000 page coordinates, as displayed."""
+
+    text: str
+    size: float
+    box: tuple[float, float, float, float]
+
+
 class PdfTextLayer:
     """Read-only access to one PDF's text layer. Each page and its text page are loaded once and
     kept until `close()`: a page full of formulas is read box by box, and reloading the page for
@@ -133,6 +144,41 @@ class PdfTextLayer:
         flush()
         return lines
 
+    def segments(self, page_idx: int) -> list[TextSegment]:
+        """The page's text as segments, in the text layer's order."""
+        import pypdfium2.raw as pdfium_c
+
+        page, textpage = self._page(page_idx)
+        width, height = page.get_size()
+        rotation = page.get_rotation()
+        segments: list[TextSegment] = []
+        run: list[tuple[str, tuple[float, float, float, float]]] = []
+
+        def flush() -> None:
+            inked = [box for char, box in run if not char.isspace()]
+            text = "".join(char for char, _ in run).strip()
+            if text and inked:
+                size = Counter(round(y1 - y0, 1) for _, y0, _, y1 in inked).most_common(1)[0][0]
+                x0, y0 = min(b[0] for b in inked), min(b[1] for b in inked)
+                x1, y1 = max(b[2] for b in inked), max(b[3] for b in inked)
+                box = (x0 / width * 1000, y0 / height * 1000, x1 / width * 1000, y1 / height * 1000)
+                segments.append(TextSegment(text, size, box))
+            run.clear()
+
+        for i in range(textpage.count_chars()):
+            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i))
+            if char in "\r\n":
+                flush()
+                continue
+            box = _displayed(textpage.get_charbox(i, loose=True), rotation, width, height)
+            inked = [b for c, b in run if not c.isspace()]
+            # A gap wider than the type size is a gutter between columns, not a word space.
+            if inked and not char.isspace() and box[0] - inked[-1][2] > inked[-1][3] - inked[-1][1]:
+                flush()
+            run.append((char, box))
+        flush()
+        return segments
+
     def _page_space(self, page_idx: int, bbox: list[int]) -> tuple[float, float, float, float]:
         """A MinerU bbox (0–1000 of the page as displayed, origin top left) as (left, bottom,
         right, top) in the page's own unrotated space, where the text layer's characters are,
@@ -157,3 +203,18 @@ class PdfTextLayer:
         """Text inside a MinerU bbox (0–1000 of page width/height, origin top left)."""
         left, bottom, right, top = self._page_space(page_idx, bbox)
         return self._page(page_idx)[1].get_text_bounded(left=left, bottom=bottom, right=right, top=top)
+
+
+def _displayed(
+    box: tuple[float, float, float, float], rotation: int, width: float, height: float
+) -> tuple[float, float, float, float]:
+    """A character box (left, bottom, right, top) of the page's own space as (x0, y0, x1, y1)
+    of the page as displayed, origin top left: `_page_space` the other way round."""
+    left, bottom, right, top = box
+    if rotation == 90:
+        return bottom, left, top, right
+    if rotation == 180:
+        return width - right, bottom, width - left, top
+    if rotation == 270:
+        return width - top, height - right, width - bottom, height - left
+    return left, height - top, right, height - bottom

@@ -8,10 +8,14 @@ in order and right to left, in the expansion, its first character at a word star
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import cache
 
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
-from .text import Span, key, paragraphs, words
+from .layout import DocumentLayout, document_layout
+from .list_layout import list_rows
+from .text import Span, find_squashed, key, paragraphs, words
 
 # Headings of an abbreviation list, in the languages of the corpus and its neighbours.
 LIST_HEADING = re.compile(
@@ -82,6 +86,9 @@ def _segment(text: str, tokens: list[tuple[Span, int]]) -> list[tuple[list[int],
         for size in (1, 2):
             if i + size > n or not all(abbr[i : i + size]):
                 continue
+            # A term never holds a line break: two tokens on two lines are two rows.
+            if size == 2 and "\n" in text[tokens[i][0].end : tokens[i + 1][0].start]:
+                continue
             a = list(range(i, i + size))
             name = " ".join(word[k] for k in a)
             first = i + size + (i + size < n and word[i + size] in _SEPARATORS)
@@ -151,66 +158,185 @@ def _list_tokens(text: str, taken: list[Span]) -> list[tuple[Span, int]]:
     return tokens
 
 
-def read_abbreviation_lists(document: ParsedDocument) -> list[Finding]:
+def _is_term(text: str) -> bool:
+    """A list's term: one or two abbreviations ("ALT", "TA Luft" is not one)."""
+    parts = text.split()
+    return 0 < len(parts) <= 2 and all(is_abbreviation(p) for p in parts)
+
+
+def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
+    """The list's rows as the page lays them out in two columns (list_layout.py), each quoted
+    from the chunk; [] when it is not so laid out."""
+    if layout is None or chunk.kind != "text":
+        return []
+    rows = list_rows(chunk, layout, _is_term)
+    if not rows:
+        # One column, a separator on each line ("ABC – long form"), which MinerU may have run
+        # together into one line: the text layer's lines.
+        lines = [m for s in layout.chunk_segments(chunk) if (m := _SEPARATED_LINE.fullmatch(s.text))]
+        rows = [(m.group("abbreviation"), m.group("expansion")) for m in lines if _is_term(m.group("abbreviation"))]
     findings = []
-    for chunk in _list_chunks(document):
-        text = chunk.text
-        separated, taken = _separated(chunk)
-        findings += separated
-        if chunk.kind == "table":
-            continue
-        tokens = _list_tokens(text, taken)
-        pairs: list[tuple[str, str | None]] = []
-        orphans: list[list[int]] = []
-        for a, e in _segment(text, tokens):
-            if a:
-                pairs.append((_slice(text, tokens, a), _slice(text, tokens, e) if e else None))
-            elif orphans and orphans[-1][-1] == e[0] - 1 and tokens[e[0]][1] == tokens[orphans[-1][-1]][1]:
-                orphans[-1].append(e[0])
-            else:
-                orphans.append(e)
-        # An expansion laid out away from its abbreviation goes to the first one it spells.
-        for run in orphans:
-            phrase = _slice(text, tokens, run)
-            for k, (name, expansion) in enumerate(pairs):
-                if expansion is None and aligns(name, phrase):
-                    pairs[k] = (name, phrase)
-                    break
-        for name, expansion in pairs:
-            findings.append(
-                Finding(
-                    term=name,
-                    anchor=Quote(name, chunk),
-                    reader="abbreviation_list",
-                    full_name=Quote(expansion, chunk) if expansion else None,
-                )
-            )
+    for term, expansion in rows if len(rows) >= 2 else []:
+        name, full_name = find_squashed(term, chunk.text), find_squashed(expansion, chunk.text)
+        if name and full_name and any(c.isalpha() for c in full_name):
+            findings.append(Finding(name, Quote(name, chunk), "abbreviation_list", full_name=Quote(full_name, chunk)))
     return findings
 
 
-_PARENTHESISED = re.compile(r"\(([^()\s]{2,12})\)")
+def read_abbreviation_lists(document: ParsedDocument) -> list[Finding]:
+    chunks = _list_chunks(document)
+    if not chunks:
+        return []
+    with document_layout(document) as layout:
+        return [finding for chunk in chunks for finding in _read_list(chunk, layout)]
+
+
+def _read_list(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
+    if laid_out := _laid_out(chunk, layout):
+        return laid_out
+    findings = []
+    text = chunk.text
+    separated, taken = _separated(chunk)
+    findings += separated
+    if chunk.kind == "table":
+        return findings
+    tokens = _list_tokens(text, taken)
+    pairs: list[tuple[str, str | None]] = []
+    orphans: list[list[int]] = []
+    for a, e in _segment(text, tokens):
+        if a:
+            pairs.append((_slice(text, tokens, a), _slice(text, tokens, e) if e else None))
+        elif orphans and orphans[-1][-1] == e[0] - 1 and tokens[e[0]][1] == tokens[orphans[-1][-1]][1]:
+            orphans[-1].append(e[0])
+        else:
+            orphans.append(e)
+    # An expansion laid out away from its abbreviation goes to the first one it spells.
+    for run in orphans:
+        phrase = _slice(text, tokens, run)
+        for k, (name, expansion) in enumerate(pairs):
+            if expansion is None and aligns(name, phrase):
+                pairs[k] = (name, phrase)
+                break
+    for name, expansion in pairs:
+        findings.append(
+            Finding(
+                term=name,
+                anchor=Quote(name, chunk),
+                reader="abbreviation_list",
+                full_name=Quote(expansion, chunk) if expansion else None,
+            )
+        )
+    return findings
+
+
+# "(ABBR)", "[ABBR]", "(ABBR1 or ABBR2)"; or, after an abbreviation, "(Long Form Words)".
+_BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]\n]{2,80})\]")
+_ALTERNATIVES = re.compile(r"\s+(?:or|ou|oder|atau|o)\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
+_MAX_INLINE_WORDS = 16
+
+
+def _plain(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _spelling_words(text: str) -> list[tuple[str, frozenset[int]]]:
+    """Words as an abbreviation spells them, accents and case aside, hyphenated parts and elided
+    articles (d’, l’) apart; with where a letter may start its word's share: its initial, or a
+    capital inside it ("Preboot eXecution Environment")."""
+    return [
+        (w.casefold(), frozenset([0] + [k for k, c in enumerate(w) if c.isupper()]))
+        for w in re.findall(r"[^\W_]+", _plain(text))
+    ]
+
+
+def _subsequence(wanted: str, word: str) -> bool:
+    rest = iter(word)
+    return all(c in rest for c in wanted)
+
+
+def spells(abbreviation: str, phrase: str) -> bool:
+    """Whether the phrase's words spell the abbreviation, letter by letter: each word in turn
+    gives the next letters, starting with its initial and then others of its own, in order
+    ("Open DataBase Connectivity", "Mixture-of-Experts", "Nouvelle organisation territoriale de
+    la République" for NOTRe). The first word gives letters; a function word (of, de, und …)
+    may give none, and so may one other word after the first ("Private School Universe Survey"
+    for PSS, "electro-chemiluminescence immunoassays" for ECLs). Trailing digits may stand apart
+    ("sustained virological response" for SVR12)."""
+    words = _spelling_words(phrase)
+    letters = "".join(c for c in _plain(abbreviation).casefold() if c.isalnum())
+    # Each letter its word, and about as many words it need not spell.
+    if not words or len(words) > 2 * len(letters) + 2:
+        return False
+    options = [letters, letters.rstrip("0123456789")]
+    return any(len(o) >= 2 and _spelled(o, tuple(words)) for o in dict.fromkeys(options))
+
+
+def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> bool:
+    @cache
+    def rest(i: int, w: int, skipped: bool) -> bool:
+        if w == len(words):
+            return i == len(letters)
+        word, entries = words[w]
+        if w > 0 and (word in FUNCTION_WORDS or not skipped):
+            if rest(i, w + 1, skipped or word not in FUNCTION_WORDS):
+                return True
+        if i == len(letters):
+            return False
+        return any(
+            word[e] == letters[i] and _subsequence(letters[i + 1 : j], word[e + 1 :]) and rest(j, w + 1, skipped)
+            for e in entries
+            for j in range(len(letters), i, -1)
+        )
+
+    return rest(0, 0, False)
+
+
+# Words a long form need not spell: articles, prepositions, conjunctions of the corpus' languages.
+FUNCTION_WORDS = frozenset(
+    "of and for the a an in on to by with from at or as "
+    "de du des la le les l d et pour en sur au aux a "
+    "der die das dem den und fur zur zum von im "
+    "del las los el y e para por "
+    "dan untuk di ke dari yang atau".split()
+)
 
 
 def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
-    """The shortest run of words right before `end` (same sentence) that `abbreviation` spells;
-    for a capitalised abbreviation, the shortest such run that starts with a capital when there
-    is one ("Office of Management and Budget (OMB)", not "of Management and Budget")."""
+    """The shortest run of words right before `end` (same sentence) that spells `abbreviation`,
+    one not starting with a function word if there is one ("Office of Management and Budget
+    (OMB)", not "of Management and Budget"; but "in vitro diagnostics (IVDs)")."""
     head = text[:end].rstrip()
-    stop = max((m.end() for m in _STOP.finditer(head, max(0, len(head) - 200))), default=0)
-    candidates = list(re.finditer(r"\S+", head[stop:]))
-    letters = sum(c.isalnum() for c in abbreviation)
-    found = []
-    for count in range(1, min(len(candidates), letters + 3) + 1):
-        phrase = head[stop + candidates[-count].start() :]
-        if (
-            phrase[:1].lower() == abbreviation[:1].lower()
-            and key(phrase) != key(abbreviation)
-            and aligns(abbreviation, phrase)
-        ):
-            found.append(phrase)
-    capitalised = [p for p in found if p[:1].isupper()] if abbreviation[:1].isupper() else []
-    return next(iter(capitalised or found), None)
+    stop = max((m.end() for m in _STOP.finditer(head, max(0, len(head) - 300))), default=0)
+    # Each word's first letter or digit: where a long form may start.
+    starts = [stop + m.start(1) for m in re.finditer(r"\S*?([^\W_]\S*)", head[stop:])]
+    found = [
+        phrase
+        for start in reversed(starts[-_MAX_INLINE_WORDS:])
+        if key(phrase := head[start:]) != key(abbreviation) and spells(abbreviation, phrase)
+    ]
+    content = [p for p in found if _spelling_words(p)[0][0] not in FUNCTION_WORDS]
+    return next(iter(content or found), None)
+
+
+def _inline(chunk: Chunk, source: str) -> list[Finding]:
+    """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)"."""
+    findings = []
+    for m in _BRACKETED.finditer(source):
+        inside = m.group("round") or m.group("square")
+        names = _ALTERNATIVES.split(inside.strip())
+        # A citation key in square brackets ("[Mit97]", "[42]") is no abbreviation.
+        cited = m.group("square") and any(c.isdigit() for c in inside)
+        if not cited and all(is_abbreviation(n) and not _ROMAN.match(n) for n in names):
+            expansion = expansion_before(source, m.start(), names[0])
+            if expansion and all(spells(n, expansion) for n in names):
+                findings += [Finding(n, Quote(n, chunk), "inline", full_name=Quote(expansion, chunk)) for n in names]
+            continue
+        before = re.search(r"(?:^|\s)(\S+)\s*$", source[: m.start()])
+        name = before.group(1) if before else ""
+        if m.group("round") and is_abbreviation(name) and not _ROMAN.match(name) and spells(name, inside):
+            findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(inside.strip(), chunk)))
+    return findings
 
 
 # "FY = Financial Year", "CI = confidence interval;": a legend, anywhere (table notes, captions).
@@ -239,19 +365,11 @@ def read_legends(chunk: Chunk) -> list[Finding]:
 
 
 def read_inline_abbreviations(document: ParsedDocument) -> list[Finding]:
-    """ "Full Name (ABBR)" anywhere in running text (and headings), and "ABBR = Full Name" legends."""
+    """Inline expansions anywhere in running text (and headings), and "ABBR = Full Name" legends."""
     findings = []
     for chunk in document.chunks:
         if chunk.kind in ("text", "table"):
             findings += read_legends(chunk)
-        if chunk.kind != "text":
-            continue
-        for source in (chunk.text, chunk.heading or ""):
-            for m in _PARENTHESISED.finditer(source):
-                name = m.group(1)
-                if not is_abbreviation(name) or _ROMAN.match(name):
-                    continue
-                expansion = expansion_before(source, m.start(), name)
-                if expansion:
-                    findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(expansion, chunk)))
+        if chunk.kind == "text":
+            findings += [f for source in (chunk.text, chunk.heading or "") for f in _inline(chunk, source)]
     return findings

@@ -6,6 +6,7 @@ sentence, so it is checked like everything else."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import is_abbreviation
@@ -14,25 +15,38 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import brief_id
 from .injection import addresses_a_model
+from .layout import document_layout
 from .mining import mentions
 from .spans import SpanCheck
 from .text import SENTENCE_STOPS, paragraphs, sentences, word_count
+from .title import read_title
 
 PURPOSE_HEADING = re.compile(
     r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary|pendahuluan|tujuan|maksud|ruang lingkup"
     r"|r[ée]sum[ée]|objet|introduc|zweck|einleitung|ziel|zusammenfassung|objetivo|resumen|scopo)|개요|목적|概要|目的|摘要",
     re.IGNORECASE,
 )
-# A sentence about the document itself ("This handbook provides …", "Ce rapport présente …") or
-# its aim: a purpose statement wherever it stands, when no purpose-like heading has one.
-SELF_REFERENCE = re.compile(
-    r"\b(?:this|the present|these)\s+(?:document|report|paper|guide|guideline|guidelines|handbook|manual|book"
-    r"|publication|notice|standard|study|chapter|article|thesis|specification|note|redpaper|redbook)\b"
-    r"|\b(?:ce|cette|le présent|la présente)\s+(?:document|rapport|guide|manuel|étude|norme|article)\b"
-    r"|\b(?:dieses|diese|dieser|das vorliegende|die vorliegende)\s+(?:dokument|bericht|handbuch|leitfaden|norm|studie)\b"
-    r"|\b(?:dokumen|laporan|pedoman|standar|panduan)\s+ini\b|本(?:文|报告|文件|指南|手册)|이 (?:보고서|문서|연구)"
-    # … or stating an aim outright ("Its objective is to …", "L'objectif est de …").
-    r"|\b(?:objective|purpose|aim|goal|objectif|but|ziel|zweck|tujuan|maksud|objetivo)s?\s+(?:is|are|was|est|ist|adalah|es)\b",
+_DOCUMENT = (
+    r"(?:document|report|paper|guide|guidelines?|handbook|manual|book|publication|notice|standard|study|chapter"
+    r"|article|thesis|specification|note|redpaper|redbook|rapport|manuel|étude|norme|dokument|bericht|handbuch"
+    r"|leitfaden|norm|studie|richtlinie|arbeit|kapitel|documento|informe|guía|estudio|artículo|capítulo)s?"
+)
+# The document speaking of itself, as its sentence's subject ("This manual covers …", "These
+# guidelines aim to …", "In this paper we …", "Le présent rapport a pour objet …", "Dieses
+# Dokument beschreibt …", "Pedoman ini mengatur …", "Este informe presenta …"), or naming its
+# aim ("The purpose of this standard is …", "Its objective is to …", "L'objectif … est …"):
+# its statement of purpose. A sentence that only mentions it ("… are considered in this
+# handbook") is about the topic.
+ABOUT_ITSELF = re.compile(
+    r"^(?:(?:in|dans|en|in)\s+)?(?:this|these|the present|our|ce|cet|cette|ces|le présent|la présente"
+    r"|les présentes|dieses|diese|dieser|diesem|das vorliegende|die vorliegende|der vorliegende|este|esta|estos"
+    r"|estas|el presente|la presente)\s+(?:\w+\s+)?" + _DOCUMENT + r"\b"
+    r"|^(?:dokumen|laporan|pedoman|standar|panduan|buku|modul|prosedur)\s+ini\b"
+    r"|^(?:the|its|our|l['’]|le|son|sa|el|su|das|der|sein|ihr)\s*(?:main\s+|primary\s+|overall\s+|principal\s+)?"
+    r"(?:purpose|aim|objective|goal|scope|objet|objectif|but|propósito|objetivo|objeto|ziel|zweck|gegenstand)s?"
+    r"\s+(?:[\w’']+\s+){0,5}?(?:is|are|was|est|sont|es|son|ist|sind)\b"
+    r"|^(?:ziel|zweck|gegenstand|tujuan|maksud|ruang lingkup)\s+(?:\w+\s+){0,4}?(?:ist|sind|adalah|ialah|yaitu)\b"
+    r"|^(?:본|이)\s?(?:보고서|문서|연구|지침)|^本(?:文|报告|文件|指南|手册|标准)",
     re.IGNORECASE,
 )
 _MIN_PURPOSE_WORDS = 8
@@ -40,8 +54,17 @@ _MIN_PURPOSE_WORDS = 8
 _CONTENTS_LINE = re.compile(r"\n|\. \. |…|\.{3}")
 
 
-def _first_statement(chunk: Chunk, about_itself: bool = False) -> str | None:
-    """The chunk's first prose sentence; `about_itself`, its first one speaking of the document."""
+@dataclass(frozen=True)
+class BriefProposal:
+    """What the readers propose for the brief: the title's lines and the purpose sentence, each
+    quoted from its chunk."""
+
+    title: list[Quote]
+    purpose: Quote | None
+
+
+def _purpose_statement(chunk: Chunk) -> str | None:
+    """The chunk's first prose sentence in which the document states its own aim."""
     for para in paragraphs(chunk.text):
         for sentence in sentences(chunk.text, para):
             said = sentence.of(chunk.text)
@@ -54,32 +77,44 @@ def _first_statement(chunk: Chunk, about_itself: bool = False) -> str | None:
                 and said.endswith(SENTENCE_STOPS)
                 and not _CONTENTS_LINE.search(said)
                 and not addresses_a_model(said)
-                and (not about_itself or SELF_REFERENCE.search(said))
+                and ABOUT_ITSELF.search(said)
             ):
                 return said
     return None
 
 
-def build_brief(document: ParsedDocument, glossary: list[GlossaryEntry], check: SpanCheck) -> BriefContext:
+def read_purpose(document: ParsedDocument) -> Quote | None:
+    """Under a purpose-like heading first, then anywhere: the first sentence stating the
+    document's aim. Never the first sentence about the topic: none found, None."""
     text_chunks = [c for c in document.chunks if c.kind == "text" and c.text.strip()]
     preferred = [c for c in text_chunks if c.heading and PURPOSE_HEADING.search(c.heading)]
-    purpose, source = None, None
-    # Under a purpose-like heading, its first statement; elsewhere only a sentence about the
-    # document — the first sentence of a manual's first page is no purpose (abstain: null).
-    candidates = [(c, False) for c in preferred] + [(c, True) for c in text_chunks]
-    for chunk, about_itself in candidates:
-        said = _first_statement(chunk, about_itself)
-        if said and (purpose := check.keep(Quote(said, chunk), entry="purpose", field="purpose", branch="summary")):
-            source = chunk
-            break
+    for chunk in preferred + text_chunks:
+        if said := _purpose_statement(chunk):
+            return Quote(said, chunk)
+    return None
+
+
+def propose_brief(document: ParsedDocument) -> BriefProposal:
+    with document_layout(document) as layout:
+        title = read_title(document, layout)
+    return BriefProposal(title=title, purpose=read_purpose(document))
+
+
+def build_brief(
+    document: ParsedDocument, proposal: BriefProposal, glossary: list[GlossaryEntry], check: SpanCheck
+) -> BriefContext:
+    """The proposal span-checked: a title line or a purpose that is not verbatim is null."""
+    lines = [check.keep(q, entry="title", field="title", branch="summary") for q in proposal.title]
+    title = " ".join(line for line in lines if line) if lines and all(lines) else None
+    purpose = check.keep(proposal.purpose, entry="purpose", field="purpose", branch="summary")
     key_parameters = [e.term for e in glossary if purpose and is_abbreviation(e.term) and mentions(e.term, [purpose])]
-    if purpose and source:
-        origin = provenance(document, purpose, Quote(purpose, source))
-    else:  # no text at all: nothing to quote
+    if purpose and proposal.purpose:
+        origin = provenance(document, purpose, proposal.purpose)
+    else:  # nothing to quote
         origin = Provenance(doc_id=document.doc_id, span="")
     return BriefContext(
         brief_id=brief_id(document.doc_id),
-        title=document.source_title,
+        title=title,
         purpose=purpose,
         key_parameters=key_parameters,
         provenance=origin,

@@ -1,5 +1,7 @@
 """Definitions a document states plainly: its glossary (a two-column term/definition list, as
-MinerU lays it out), a numbered heading naming a term, and "X means …" sentences.
+MinerU lays it out; ISO-style numbered clauses, "3.1" and the term as a heading or as lines,
+then the definition up to its "Note 1 to entry"), a numbered heading naming a term, and
+"ABBR means …" sentences.
 
 A definition is always one sentence sliced from the chunk, so it can be verified verbatim. Where
 the layout does not say which sentence belongs to a term, the term is proposed without one and
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
+from .definition_words import FUNCTION_WORD, opens_with_a_pointer
 from .findings import Finding, Quote
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
@@ -76,6 +79,9 @@ def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
     words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
     ws = words(text, para)
     tokens = [w.of(text) for w in ws]
+    if tokens and FUNCTION_WORD.match(tokens[0]):
+        # "Für die Anwendung dieses Dokuments …": a sentence, capitalised nouns and all.
+        return None
     starts = []
     for k in range(1, min(len(ws) - 2, _MAX_TERM_WORDS + 1)):
         if tokens[k - 1][-1:] in ",.;:)(":
@@ -262,6 +268,8 @@ _TERM_LINE = re.compile(
     r"^[ \t]*(?:[•*·-][ \t]+)?(?P<term>[^\s:–—|][^:\n–—|]{0,79}?)[ \t]*(?::|[ \t][–—-])[ \t]+(?P<definition>\S[^\n]*)$",
     re.MULTILINE,
 )
+# "Note 1 to entry:", "EXAMPLE:": a line about the entry above it.
+_NOTE_LABEL = re.compile(r"(?:note|example|exemple|anmerkung|beispiel|catatan|contoh|nota|ejemplo)\b", re.IGNORECASE)
 _TABLE_ROW = re.compile(r"^(?P<term>[^|\n]+?) \| (?P<definition>[^|\n]+?)[ \t]*$", re.MULTILINE)
 # ISO 704 style: "3.1.2" (alone or before the term), the term, then its definition.
 _ISO_NUMBER = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?(?:[ \t]+(?P<term>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
@@ -277,6 +285,7 @@ def _term_lines(chunk: Chunk) -> list[Finding]:
         for m in (_TABLE_ROW if chunk.kind == "table" else _TERM_LINE).finditer(text)
         if len(m.group("term").split()) <= _MAX_TERM_WORDS
         and not ends_a_sentence(m.group("term"))
+        and not _NOTE_LABEL.match(m.group("term"))
         and any(c.isalpha() for c in m.group("definition"))
     ]
     if not found or len(found) * 2 < len(lines):
@@ -309,20 +318,122 @@ def _iso_terms(chunk: Chunk) -> list[Finding]:
         if not body or len(name.split()) > _MAX_TERM_WORDS or ends_a_sentence(name):
             continue
         start = term.start + len(term.of(text)) - len(term.of(text).lstrip())
-        said = sentences(text, Span(body[0].start, body[-1].end))
-        findings += _proposals(chunk, Span(start, start + len(name)), said[0] if said else None)
+        findings += _proposals(chunk, Span(start, start + len(name)), _entry_definition(text, body[0], body[-1]))
     return findings
 
 
-def read_definition_lists(document: ParsedDocument) -> list[Finding]:
-    findings = []
+# What follows a terminology entry's definition (ISO 704 / ISO 10241): its notes, examples and
+# source, in the languages of the corpus. The definition itself carries no final stop, so the
+# sentence splitter would run it into them.
+_ENTRY_NOTE = re.compile(
+    r"\s(?:Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE|Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"
+    r"|Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE|CATATAN\b|CONTOH\b|\[SUMBER|NOTA\b|EJEMPLO\b)"
+)
+
+
+def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
+    """The first sentence of an entry's body, up to its first note."""
+    said = sentences(text, Span(first.start, last.end))
+    if not said:
+        return None
+    note = _ENTRY_NOTE.search(said[0].of(text))
+    if note is None:
+        return said[0]
+    kept = said[0].of(text)[: note.start()].rstrip()
+    return Span(said[0].start, said[0].start + len(kept)) if kept else None
+
+
+_BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
+_CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
+# Words a definition may open with although they are function words.
+_ARTICLE = re.compile(r"^(?:an?|any|one|the|un|une|le|la|les|l['’]\w*|der|die|das|ein|eine|el|los|las)$", re.I)
+
+
+def _opens_entry(definition: str) -> bool:
+    """A definition opens with its genus ("road built for …", "Mass of material …") or an
+    article; a sub-section's prose opens with a preposition or a pointer ("For the purposes of
+    …", "This clause …", "The following …")."""
+    first = definition.split()[0] if definition.split() else ""
+    if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
+        return False
+    return bool(first) and (_ARTICLE.match(first) is not None or not FUNCTION_WORD.match(first))
+
+
+def _clause(chunk: Chunk) -> list[Finding]:
+    """A numbered clause of a definitions section, titled by its term ("3.3 cycle time" as the
+    heading, the definition the text's first sentence), or by its number alone ("3.3" as the
+    heading, the term the text's first line, the definition the next one's)."""
+    text, heading = chunk.text, _NUMBERED.sub("", chunk.heading or "").strip()
+    # Its body ends where the text's own numbered entries start (headings MinerU did not see).
+    numbered = _ISO_NUMBER.search(text)
+    paras = [p for p in paragraphs(text) if numbered is None or p.end <= numbered.start()]
+    if not paras or not _CLAUSE_NUMBER.match(chunk.heading_path[-1]) or GLOSSARY_HEADING.search(heading):
+        return []
+    if _BARE_NUMBER.match(heading):
+        term, definition = paras[0].of(text), _entry_definition(text, paras[1], paras[-1]) if len(paras) > 1 else None
+        if not definition or len(term.split()) > _MAX_TERM_WORDS or ends_a_sentence(term) or "\n" in term:
+            return []
+        return _proposals(chunk, paras[0], definition) if _opens_entry(definition.of(text)) else []
+    if len(heading.split()) > _MAX_TERM_WORDS or ends_a_sentence(heading) or "\n" in heading:
+        return []
+    definition = _entry_definition(text, paras[0], paras[-1])
+    if definition is None or not _opens_entry(definition.of(text)):
+        return []
+    m = _TRAILING_ABBREVIATION.search(heading)
+    abbreviation = m.group(1) if m and is_abbreviation(m.group(1)) else None
+    name = " ".join((heading[: m.start()] if m and abbreviation else heading).split())
+    said = Quote(definition.of(text), chunk)
+    found = [Finding(name, Quote(name, chunk), "definition_list", definition=said)]
+    if abbreviation and aligns(abbreviation, name):
+        found.append(
+            Finding(
+                abbreviation,
+                Quote(abbreviation, chunk),
+                "definition_list",
+                full_name=Quote(name, chunk),
+                definition=said,
+            )
+        )
+    return found
+
+
+def _term_titled_clauses(document: ParsedDocument) -> set[str]:
+    """Numbered clauses titled in lower case ("3.2 cycle time"), three siblings at least: a
+    definitions section as ISO writes its terms, even where its own heading is not in the
+    path (MinerU gave it another level, or it is named in no language known here)."""
+    siblings: dict[str, set[str]] = {}
     for chunk in document.chunks:
-        if chunk.kind not in ("text", "table") or not _in_glossary(chunk):
+        printed = chunk.heading_path[-1] if chunk.heading_path else ""
+        name = _NUMBERED.sub("", chunk.heading or "")
+        if chunk.kind == "text" and _CLAUSE_NUMBER.match(printed) and name[:1].islower():
+            if len(name.split()) <= _MAX_TERM_WORDS and not ends_a_sentence(name):
+                siblings.setdefault(printed.split()[0].rstrip(".").rsplit(".", 1)[0], set()).add(printed)
+    return {printed for group in siblings.values() if len(group) >= 3 for printed in group}
+
+
+def read_definition_lists(document: ParsedDocument) -> list[Finding]:
+    findings: list[Finding] = []
+    clauses: set[str] = set()
+    titled = _term_titled_clauses(document)
+    for chunk in document.chunks:
+        if chunk.kind not in ("text", "table"):
             continue
-        read = _iso_terms(chunk) or _term_lines(chunk)
+        if not _in_glossary(chunk):
+            if chunk.heading_path and chunk.heading_path[-1] in titled - clauses:
+                clauses.add(chunk.heading_path[-1])
+                findings += _clause(chunk)
+            continue
+        iso = _iso_terms(chunk)
+        # A text of "Term: definition" lines is a list under its heading, not the heading's definition.
+        lines = [] if iso else _term_lines(chunk)
+        read = iso or lines
+        if chunk.kind == "text" and chunk.heading_path and chunk.heading_path[-1] not in clauses:
+            clauses.add(chunk.heading_path[-1])
+            if not lines:
+                read = _clause(chunk) + iso
         if chunk.kind == "text" and not read:
             read = _pair(chunk, _layout(chunk.text))
-        findings += read
+        findings += [f for f in read if "\n" not in f.term]
     return findings
 
 

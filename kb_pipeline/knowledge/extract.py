@@ -13,17 +13,21 @@ from collections.abc import Callable, Sequence
 from ..contracts import ParsedDocument
 from ..llm.model import LanguageModel
 from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
-from .brief import build_brief
+from .brief import build_brief, propose_brief
 from .contracts import Payloads
 from .definition_picker import pick_definitions
+from .definition_sentences import read_running_definitions, read_section_definitions
+from .definition_tables import read_definition_tables
 from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
 from .findings import Finding
-from .formulas import read_formulas
+from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
+from .labelled_definitions import read_labelled_definitions
+from .legend import read_symbol_legends
 from .link import link
 from .mining import cluster
 from .review import review_queue
-from .rules import read_rules
+from .rules import propose_rules, rule_entries
 from .spans import SpanCheck
 
 Reader = Callable[[ParsedDocument], list[Finding]]
@@ -32,6 +36,11 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_abbreviation_lists,
     read_numbered_headings,
     read_definition_lists,
+    read_definition_tables,
+    read_labelled_definitions,
+    read_section_definitions,
+    read_running_definitions,
+    read_symbol_legends,
     read_defining_sentences,
     read_inline_abbreviations,
 )
@@ -46,20 +55,20 @@ def extract_document(
     clusters = cluster(document, findings)
     usage = []
     if model is not None:
-        picked = pick_definitions(clusters, model)
-        check.rejected += picked.rejected
-        usage = picked.usage
-        if picked.findings:
-            clusters = cluster(document, findings + picked.findings)
+        picked, choices = pick_definitions(clusters, model)
+        check.rejected += choices.rejected
+        usage = choices.usage
+        if picked:
+            clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formulas = read_formulas(document, check)
-    rules = read_rules(document, check)
+    formulas = formula_entries(document, propose_formulas(document), check)
+    rules = rule_entries(document, propose_rules(document), check)
     link(glossary, formulas, rules)
     return Payloads(
         glossary=glossary,
         interpretation_pack=rules,
         formulas=formulas,
-        brief_context=build_brief(document, glossary, check),
+        brief_context=build_brief(document, propose_brief(document), glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
         usage=usage,

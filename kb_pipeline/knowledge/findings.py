@@ -22,7 +22,19 @@ class Quote:
 
 # Which reader proposed a finding; for a cluster's full name, earlier wins (a document's own
 # abbreviation list beats an expansion met in running text).
-Reader = Literal["abbreviation_list", "numbered_heading", "definition_list", "definition_sentence", "inline", "model"]
+Reader = Literal[
+    "abbreviation_list",
+    "numbered_heading",
+    "definition_list",
+    "definition_table",
+    "labelled_definition",
+    "section_definition",
+    "running_definition",
+    "symbol_legend",
+    "definition_sentence",
+    "inline",
+    "model",
+]
 READERS: tuple[Reader, ...] = get_args(Reader)
 # Readers that only propose wording: their findings join the clusters code formed (the term_id
 # never moves), and code-only fields (source_wording, the escalation flag) are never taken from them.

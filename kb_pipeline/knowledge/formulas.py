@@ -1,31 +1,59 @@
-"""Formulas as the document writes them: a line "Name = expression" in a text chunk.
+"""Formulas as the document gives them: display equations (the text layer inside the parser's
+equation box), inline ones ("if Ys = 1/(Zs + Zh)"), and "Name = a x b" lines (math_text.py finds
+them); each named by its lead-in (lead_in.py), its symbols explained by the document's legend
+(legend.py), its unit where the legend states the result's ("… in kW").
 
-`formula_latex` is the line, copied, never derived. `latex_verification` says what guarantee it
-carries, decided here and nowhere else: `verified` when the parser's markup (`Chunk.latex`)
-holds the same formula (notation aside), `unverified_operator` when it multiplies with a bare
-"x" (MinerU's pipeline backend writes products so; markup would say \\times), otherwise
-`unverified_no_markup`. The flash tier gives no markup, so its formulas are never verified.
+`formula_latex` is the formula's characters, copied, never derived. `latex_verification` says
+what guarantee it carries, decided here and nowhere else: `verified` when the parser's markup
+(`Chunk.latex`) holds the same formula (notation aside), `unverified_operator` when it multiplies
+with a bare "x" (MinerU's pipeline backend writes products so; markup would say \\times),
+otherwise `unverified_no_markup`. The flash tier gives no markup, so its formulas are never
+verified.
+
+Readers propose (`propose_formulas`), the span check disposes (`formula_entries`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
 from .contracts import FormulaEntry, FormulaVariable, LatexVerification
 from .findings import Quote
 from .glossary import provenance
 from .ids import formula_id
+from .lead_in import lead_in_name
+from .legend import Explanation, MathText, explanations, legend_after, symbol_in
+from .math_text import FormulaLayout, FormulaSpan, is_symbol
 from .spans import SpanCheck
+from .text import squash
 
-_FORMULA_LINE = re.compile(r"^(?P<name>[^\W\d][\w ]{0,40}?)\s*=\s*(?P<expression>[^=<>!]+)$")
-_OPERATOR = re.compile(r"\s[x×*/+\-−÷·]\s|/")
 _BARE_X = re.compile(r"\s[xX]\s")
 _OPERAND_SPLIT = re.compile(r"[()\[\]+\-−*/÷×·=]|\s[xX]\s")
 _NUMBER = re.compile(r"^[\d.,\s]+%?$")
-_MAX_LINE = 160
-# Code, not a formula: quotes, attribute access (fitz.Document), statements ending in ; or {.
-_CODE = re.compile(r"[\"'`]|[^\W\d]\.[^\W\d]|[;{]$")
+_TOKEN = re.compile(r"[^\W\d_][^\W_]*['′]*")
+# The unit a legend gives a quantity in: "… in m3/h", "… en kW", "… (kW)", "… [kW]".
+_UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
+
+
+@dataclass(frozen=True, eq=False)
+class VariableCandidate:
+    symbol: str
+    meaning: Quote | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class FormulaCandidate:
+    """A formula as a reader proposes it: every value a quote, to be checked."""
+
+    formula: Quote
+    name: Quote | None
+    variables: tuple[VariableCandidate, ...]
+    unit: Quote | None
+    reader: FormulaLayout
+    # Open: layout alone cannot say it is a formula ("Owner = JOE"); not emitted without a model.
+    decided: bool = True
 
 
 def _canonical(formula: str) -> str:
@@ -43,42 +71,148 @@ def verification(formula: str, chunk: Chunk) -> LatexVerification:
     return "unverified_operator" if _BARE_X.search(formula) else "unverified_no_markup"
 
 
-def _variables(expression: str) -> list[FormulaVariable]:
+def _operands(expression: str) -> list[str]:
+    """A one-line formula's operands ("MOHH", "Qty"): what stands between its operators."""
     symbols: list[str] = []
     for operand in _OPERAND_SPLIT.split(expression):
         operand = operand.strip()
         if operand and not _NUMBER.match(operand) and operand not in symbols:
             symbols.append(operand)
-    return [FormulaVariable(symbol=s) for s in symbols]
+    return symbols
 
 
-def read_formulas(document: ParsedDocument, check: SpanCheck) -> list[FormulaEntry]:
-    """One entry per formula: a name stated again with the same formula is the same entry; with
-    a different one, a second entry keyed on its formula (the id falls back to the latex)."""
+def _is_operand_symbol(formula: str, token: re.Match[str]) -> bool:
+    """Shaped like a symbol, and neither a function ("cos(") nor a bare "x" for times."""
+    if re.match(r"\s?\(", formula[token.end() :]) and len(token.group()) > 2:
+        return False
+    return is_symbol(token.group()) and token.group() not in ("x", "X")
+
+
+def _symbols(formula: str, lhs: str | None, layout: FormulaLayout, legend: list[str]) -> list[str]:
+    """The formula's symbols: its left-hand side, those its legend explains, and, on one line,
+    each operand shaped like a symbol."""
+    found = [lhs] if lhs else []
+    if layout == "named_line":
+        found += _operands(formula.split("=", 1)[1])
+    elif "\n" not in formula:
+        found += [m.group() for m in _TOKEN.finditer(formula) if _is_operand_symbol(formula, m)]
+    found += [s for s in legend if symbol_in(s, formula)]
+    return list(dict.fromkeys(found))
+
+
+class _Legend:
+    """The document's explanations by symbol, to find the one meant at a formula."""
+
+    def __init__(self, document: ParsedDocument, math: MathText):
+        self.math = math
+        self.position = {chunk.chunk_id: k for k, chunk in enumerate(document.chunks)}
+        self.by_symbol: dict[str, list[Explanation]] = {}
+        for chunk in document.chunks:
+            for e in explanations(chunk, math):
+                self.by_symbol.setdefault(e.term, []).append(e)
+
+    def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
+        """The explanation nearest the formula in its chunk, the last before it (a symbol is
+        introduced before it is used) or else the first after; else the closest chunk before,
+        else the first after."""
+        found = self.by_symbol.get(symbol, [])
+        here = self.position[chunk.chunk_id]
+        same = [e for e in found if e.chunk.chunk_id == chunk.chunk_id]
+        if same:
+            before = [e for e in same if e.symbol.start < at]
+            return (before[-1] if before else same[0]).quote()
+        before = [e for e in found if self.position[e.chunk.chunk_id] < here]
+        chosen = before[-1] if before else (found[0] if found else None)
+        return chosen.quote() if chosen else None
+
+
+def _unit(meaning: Quote | None) -> Quote | None:
+    m = _UNIT.search(meaning.text) if meaning else None
+    return Quote(m.group("unit"), meaning.chunk) if m and meaning else None
+
+
+def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCandidate:
+    text = chunk.text
+    formula = found.span.of(text)
+    lhs = found.lhs.of(text) if found.lhs else None
+    if found.layout == "named_line":
+        name = Quote(lhs, chunk) if lhs else None
+        lhs_symbol = None
+    else:
+        name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
+        lhs_symbol = lhs
+    following = {e.term: e.quote() for e in legend_after(chunk, found.span.end, legend.math)}
+    symbols = _symbols(formula, lhs_symbol, found.layout, [*following, *legend.by_symbol])
+    for symbol in following:
+        if symbol not in symbols:
+            symbols.append(symbol)
+    variables = []
+    for symbol in symbols:
+        meaning = following.get(symbol)
+        if meaning is None and symbol == lhs_symbol and name is not None:
+            meaning = name
+        variables.append(VariableCandidate(symbol, meaning or legend.meaning(symbol, chunk, found.span.start)))
+    lhs_meaning = next((v.meaning for v in variables if lhs_symbol and v.symbol == lhs_symbol), None)
+    return FormulaCandidate(
+        formula=Quote(formula, chunk),
+        name=name,
+        variables=tuple(variables),
+        unit=_unit(lhs_meaning) if lhs_meaning is not name else None,
+        reader=found.layout,
+        decided=found.decided,
+    )
+
+
+def propose_formulas(document: ParsedDocument) -> list[FormulaCandidate]:
+    """Every formula of the document, in reading order. A display formula whose first line a
+    chunk repeats (the text layer read the same box twice) is proposed once."""
+    math = MathText(document)
+    legend = _Legend(document, math)
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for chunk, found in math.formulas:
+        first_line = squash(found.span.of(chunk.text).split("\n", 1)[0])
+        if found.layout == "display" and found.lhs is not None:
+            if (chunk.chunk_id, first_line) in seen:
+                continue
+            seen.add((chunk.chunk_id, first_line))
+        out.append(_candidate(chunk, found, legend))
+    return out
+
+
+def formula_entries(
+    document: ParsedDocument, candidates: list[FormulaCandidate], check: SpanCheck
+) -> list[FormulaEntry]:
+    """One entry per decided formula; a formula the document states again is the same entry.
+    A name stated again with a different formula keys the second on its formula instead."""
     entries: dict[str, FormulaEntry] = {}
-    for chunk in document.chunks:
-        if chunk.kind != "text":
+    stated: set[str] = set()
+    for candidate in candidates:
+        if not candidate.decided:
             continue
-        for line in chunk.text.splitlines():
-            line = line.strip().rstrip(",.")
-            m = _FORMULA_LINE.match(line)
-            if not m or len(line) > _MAX_LINE or _CODE.search(line) or not _OPERATOR.search(m.group("expression")):
-                continue
-            name = m.group("name").strip()
-            span = check.keep(Quote(line, chunk), entry=name, field="provenance.span", branch="formula")
-            if span is None:
-                continue
-            identity = formula_id(document.doc_id, name, line, chunk.chunk_id)
-            if identity in entries and entries[identity].formula_latex != span:
-                identity = formula_id(document.doc_id, None, span, chunk.chunk_id)
-            if identity in entries:
-                continue
-            entries[identity] = FormulaEntry(
-                formula_id=identity,
-                name=name,
-                formula_latex=span,
-                variables=_variables(m.group("expression")),
-                latex_verification=verification(span, chunk),
-                provenance=provenance(document, span, Quote(span, chunk)),
-            )
+        label = candidate.name.text if candidate.name else candidate.formula.text
+        span = check.keep(candidate.formula, entry=label, field="provenance.span", branch="formula")
+        if span is None or squash(span) in stated:
+            continue
+        stated.add(squash(span))
+        name = check.keep(candidate.name, entry=label, field="name", branch="formula")
+        chunk = candidate.formula.chunk
+        identity = formula_id(document.doc_id, name, span, chunk.chunk_id)
+        if identity in entries:
+            identity = formula_id(document.doc_id, None, span, chunk.chunk_id)
+        entries[identity] = FormulaEntry(
+            formula_id=identity,
+            name=name,
+            formula_latex=span,
+            variables=[
+                FormulaVariable(
+                    symbol=v.symbol,
+                    meaning=check.keep(v.meaning, entry=label, field="variables.meaning", branch="formula"),
+                )
+                for v in candidate.variables
+            ],
+            unit=check.keep(candidate.unit, entry=label, field="unit", branch="formula"),
+            latex_verification=verification(span, chunk),
+            provenance=provenance(document, span, candidate.formula),
+        )
     return list(entries.values())

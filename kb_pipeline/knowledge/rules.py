@@ -1,62 +1,164 @@
-"""The interpretation pack, deterministic part: only rules a sentence states outright as a
-condition and its consequence ("If …, then …", "Apabila … maka …", "Si …, alors …"). Anything
-less explicit is left for a model: an empty pack is acceptable, a wrong rule is not. A rule
-about the document's own licence or copyright is not the domain's, and a sentence the document
-repeats word for word is one rule (its first occurrence)."""
+"""The interpretation pack, deterministic part: what a document tells its reader to do, not to
+do, or may do (a requirement, recommendation, permission or target), each with its condition,
+and how a value is computed, sourced or expressed (rule_type "calculation").
+
+`propose_rules` reads statements (statements.py) and proposes a candidate for each one whose
+wording (normative.py), instruction form (imperatives.py) or list context makes it a rule; the
+condition clause and the rest are sliced from it (conditions.py). Where the wording is only
+possibly a rule (a "can"/"may", a modal in a description, a bare "If …, …"), the candidate is
+open: not emitted without a model. `rule_entries` disposes: the span check, then a rule about
+the document's own licence or copyright is dropped (not the domain's), and a statement the
+document repeats word for word is one rule (its first occurrence).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 from ..contracts import ParsedDocument
+from .conditions import (
+    clause_start,
+    discourse_end,
+    explicit_conditional,
+    leading_condition,
+    normative_condition,
+    trailing_condition,
+)
 from .contracts import RuleEntry, RuleType
 from .findings import Quote
 from .glossary import provenance
 from .ids import rule_id
+from .imperatives import imperative_at
+from .injection import addresses_a_model
+from .normative import announces_rules, is_calculation, normative_cue, states_an_outcome
 from .spans import SpanCheck
-from .text import squash, text_sentences
+from .statements import Statement, statements
+from .text import SENTENCE_STOPS, Span, squash
 
-_CONDITIONAL = re.compile(
-    r"^[•\-–·*\s]*(?P<condition>(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?)"
-    # "then" only right after the condition's comma ("If X, the Y then …" is one clause).
-    r"(?:,\s*(?P<consequence>(?:then|entonces|allora)\b.+?)|,?\s+(?P<main>(?:maka|alors|dann)\b.+?))[.!]?$",
-    re.DOTALL,
-)
+# What made a statement a rule: a modal or normative phrase, an instruction, an item under a
+# lead-in that announces rules, or an explicit "If …, then …".
+RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
+
 _PUBLISHING_TERMS = re.compile(
-    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|lisensi|hak cipta|droits? d'auteur|urheberrecht",
+    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|\bthis work\b|disclaimer|\bendors|lisensi|hak cipta"
+    r"|droits? d'auteur|urheberrecht",
     re.IGNORECASE,
 )
-_CALCULATION = re.compile(r"calculat|comput|dihitung|perhitungan|rumus|formula|berechn|calcul|cálculo", re.IGNORECASE)
+# Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
+_MIN_WORDS = 4
+# Lines indented far in: a flowchart's or code listing's, where what reads as a sentence may not be one.
+_PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
+_END = " \n,;:.!?"
+# A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
+# scope without a modal is a description).
+_CONDITIONAL_WORD = re.compile(
+    r"(?:If|When|Whenever|Unless|Provided|Otherwise|Si|Lorsque|Sinon|Wenn|Falls|Sonst|Cuando|Jika|Apabila|Bila)\b"
+)
 
 
-def rule_type(sentence: str) -> RuleType:
-    """How a value is computed or sourced, or how to read one."""
-    return "calculation" if _CALCULATION.search(sentence) else "interpretation"
+@dataclass(frozen=True, eq=False)
+class RuleCandidate:
+    statement: Quote
+    # Where the statement starts in its chunk's text (the rule id's position).
+    start: int
+    rule_type: RuleType
+    reader: RuleReader
+    condition: Quote | None = None
+    consequence: Quote | None = None
+    # False: the wording may or may not state a rule; a model decides, code alone emits nothing.
+    decided: bool = True
 
 
-def read_rules(document: ParsedDocument, check: SpanCheck) -> list[RuleEntry]:
+def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleReader, bool, int] | None:
+    """What makes the statement a rule, whether that settles it, and where a trailing condition
+    may start (after the modal or the instruction's verb, never inside the subject)."""
+    text = statement.text
+    cue = normative_cue(text)
+    # An instruction ends like a sentence or stands in a list: "Save table of contents as a
+    # text file" alone on its line is a title.
+    instruction = statement.item or text.rstrip().endswith((*SENTENCE_STOPS, ":", ";"))
+    if instruction and imperative_at(text, main, item=statement.item):
+        return "imperative", True, main
+    if cue and cue.strength == "decided":
+        return "normative", True, cue.start
+    if statement.lead_in and announces_rules(statement.lead_in):
+        return "rule_list", True, main
+    if explicit_conditional(text) or lead and states_an_outcome(text, main):
+        return "conditional", True, main
+    if cue:
+        return "normative", False, cue.start
+    if lead and _CONDITIONAL_WORD.match(text, lead.start):
+        return "conditional", False, main
+    return None
+
+
+def _candidate(statement: Statement) -> RuleCandidate | None:
+    text = statement.text
+    if addresses_a_model(text) or len(text.split()) < _MIN_WORDS:
+        return None
+    lead = leading_condition(text)
+    main = clause_start(text, lead.end) if lead else discourse_end(text)
+    reading = _reading(statement, lead, main)
+    if reading is None:
+        return None
+    reader, decided, after = reading
+    outcome = bool(lead) and states_an_outcome(text, main)
+    if lead and lead.end > after:
+        lead = None  # the modal is inside the opening clause: it is no condition of it
+    trail = None if lead else trailing_condition(text, after)
+    condition = lead or trail
+    if not decided and condition and normative_condition(condition.of(text)):
+        decided = True  # "If necessary, a proxy can be installed": an option given to the reader
+    if _PREFORMATTED.search(text):
+        decided = False
+    if lead:
+        consequence = Span(clause_start(text, lead.end), len(text.rstrip(_END)))
+    elif trail:
+        consequence = Span(0, len(text[: trail.start].rstrip(_END)))
+    else:
+        consequence = Span(0, len(text.rstrip(_END)))
+    chunk = statement.chunk
+    return RuleCandidate(
+        statement=Quote(text, chunk),
+        start=statement.span.start,
+        rule_type="calculation" if is_calculation(text) or outcome else "interpretation",
+        reader=reader,
+        condition=Quote(condition.of(text), chunk) if condition else None,
+        consequence=Quote(consequence.of(text), chunk) if consequence.end > consequence.start else None,
+        decided=decided,
+    )
+
+
+def _states_a_rule(lead_in: str) -> bool:
+    cue = normative_cue(lead_in)
+    return bool(cue and cue.strength == "decided")
+
+
+def propose_rules(document: ParsedDocument) -> list[RuleCandidate]:
+    return [c for statement in statements(document, _states_a_rule) if (c := _candidate(statement))]
+
+
+def rule_entries(document: ParsedDocument, candidates: list[RuleCandidate], check: SpanCheck) -> list[RuleEntry]:
     rules = []
     seen: set[str] = set()
-    for chunk, sentence, said in text_sentences(document):
-        text = chunk.text
-        m = _CONDITIONAL.match(said)
-        if not m or _PUBLISHING_TERMS.search(said) or squash(said) in seen:
+    for candidate in candidates:
+        said = candidate.statement.text
+        if not candidate.decided or _PUBLISHING_TERMS.search(said) or squash(said) in seen:
             continue
-        seen.add(squash(said))
-        consequence = "consequence" if m.group("consequence") else "main"
-        start = sentence.start + m.start("condition")
-        span_text = text[start : sentence.start + m.end(consequence)]
-        span = check.keep(Quote(span_text, chunk), entry=span_text[:40], field="provenance.span", branch="rule")
+        span = check.keep(candidate.statement, entry=said[:40], field="provenance.span", branch="rule")
         if span is None:
             continue
+        seen.add(squash(said))
         rules.append(
             RuleEntry(
-                rule_id=rule_id(document.doc_id, chunk.chunk_id, start),
-                rule_type=rule_type(said),
-                statement=said,
-                condition=m.group("condition"),
-                consequence=m.group(consequence),
-                provenance=provenance(document, span, Quote(span, chunk)),
+                rule_id=rule_id(document.doc_id, candidate.statement.chunk.chunk_id, candidate.start),
+                rule_type=candidate.rule_type,
+                statement=span,
+                condition=check.keep(candidate.condition, entry=said[:40], field="condition", branch="rule"),
+                consequence=check.keep(candidate.consequence, entry=said[:40], field="consequence", branch="rule"),
+                provenance=provenance(document, span, candidate.statement),
             )
         )
     return rules

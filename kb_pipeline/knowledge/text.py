@@ -130,3 +130,37 @@ def text_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span, str]
         for para in paragraphs(chunk.text):
             for sentence in sentences(chunk.text, para):
                 yield chunk, sentence, sentence.of(chunk.text)
+
+
+def find_squashed(value: str, source: str) -> str | None:
+    """The slice of `source` that reads as `value` once both are squashed (layout aside: the
+    text layer and MinerU may space or hyphenate a line differently), or None."""
+    wanted = squash(value)
+    if not wanted:
+        return None
+    pieces, origin = [], []
+    for index, ch in enumerate(source):
+        for out in squash(ch):
+            pieces.append(out)
+            origin.append(index)
+    at = "".join(pieces).find(wanted)
+    if at < 0:
+        return None
+    return source[origin[at] : origin[at + len(wanted) - 1] + 1]
+
+
+# Function words (articles, prepositions, conjunctions, pronouns, auxiliaries) of the languages
+# the formula and legend readers know: English, French, German, Spanish, Indonesian. A noun
+# phrase stops at one; none of them is a symbol; a formula's words never include one.
+FUNCTION_WORDS = frozenset(
+    """a an the of in on at to for from by with as and or but nor if is are was were be been being it its this that
+    these those we our they their he she his her which who whom whose what when where while since because than then
+    so such not no all any each both per via see let use into onto over under up out about after before between through during
+    without within also can may must shall should will would do does did has have had there here only
+    le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que qui dont ce
+    cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme
+    der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach von vom zu zum
+    zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch bis
+    el los las lo unos unas y o u e del al con por para sin sobre son está están ser su sus donde cuando
+    yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai""".split()
+)

@@ -1,0 +1,123 @@
+"""The condition clause of a rule, verbatim, and what is left of it: leading ("If the seal
+leaks, …", "For an open tone hole, …", "Pour convertir …, …") or trailing ("… unless the
+protocol authenticates users", "… when possible", "… in settings where: …"), in English,
+French, German, Spanish and Indonesian. Offsets into the statement's own text, nothing rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import Span
+
+_I = re.IGNORECASE
+
+# Connectives and discourse markers that open a sentence without making it conditional.
+DISCOURSE = re.compile(
+    r"(?:(?:For\s+example|For\s+instance|E\.g\.|In\s+general|In\s+practice|In\s+addition|In\s+particular"
+    r"|In\s+other\s+words|In\s+fact|In\s+contrast|In\s+short|In\s+summary|In\s+this\s+\w+|On\s+the\s+other\s+hand"
+    r"|At\s+the\s+same\s+time|At\s+least|After\s+all|To\s+date|To\s+do\s+(?:so|this)|To\s+this\s+end"
+    r"|For\s+this\s+(?:reason|purpose)|For\s+(?:simplicity|clarity|convenience)|Additionally|Also|Moreover"
+    r"|Furthermore|However|Nevertheless|Nonetheless|Still|Then|Next|Finally|First(?:ly)?|Second(?:ly)?"
+    r"|Third(?:ly)?|Thus|Therefore|Hence|Accordingly|Alternatively|Optionally|Likewise|Similarly|Of\s+course"
+    r"|Ainsi|Par\s+exemple|En\s+outre|De\s+plus|Cependant|Toutefois|Enfin|Ensuite|Pour\s+ce\s+faire|Pour\s+cela"
+    r"|Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann|Por\s+ejemplo|Además|Sin\s+embargo|Luego"
+    r"|Misalnya|Contohnya|Selain\s+itu|Namun|Kemudian),\s*)+"
+)
+# A clause up to its comma; a full stop inside a number ("14.75 mm") does not end it.
+_CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
+_LEADING = re.compile(
+    r"(?:(?:Directly|Immediately|Only|Even|Especially|Just)\s+(?:if|when|after|before|following|upon|for|in|at|once)"
+    r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
+    r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
+    r"|At|In|On|Under|With|Without|Within|Depending\s+on|To|Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
+    r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d|Wenn|Falls|Sofern"
+    r"|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle|Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
+    r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante|Jika|Apabila|Bila|Jikalau|Bilamana|Dalam\s+hal"
+    r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika)\b" + _CLAUSE + r"(?=,)"
+)
+# A trailing condition: "if"/"when" after a verb of asking means "whether", "where" after a noun
+# is relative, so those count only in the forms below.
+_TRAILING = re.compile(
+    r"(?:,\s*|\s+)(?P<c>(?:unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
+    r"|in\s+(?:settings|cases|situations|circumstances|areas|places)\s+where|in\s+those\s+(?:who|with)"
+    r"|for\s+(?:all|each|every|any)|as\s+applicable|where\s+(?:applicable|appropriate|possible|necessary)"
+    r"|as\s+(?:appropriate|needed|necessary|required)|when(?:ever)?|if"
+    r"|sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
+    r"|pour\s+(?:les|tous|toutes|chaque)|wenn|falls|sofern|soweit|sobald|cuando|en\s+caso\s+de|siempre\s+que"
+    r"|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)|jika|apabila|bila|kecuali|dalam\s+hal"
+    r"|untuk\s+(?:semua|setiap))\b)",
+    _I,
+)
+_WHETHER = re.compile(
+    r"\b(?:check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
+    r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point)\s*$",
+    _I,
+)
+# Conditions that make a "can"/"may" a permission the reader is given, not a capability.
+_NORMATIVE_CONDITION = re.compile(
+    r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
+    r"|^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)|^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
+    r"|^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)|^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)",
+    _I,
+)
+_LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
+_CLAUSE_END = re.compile(r"[\s.;:!?]+$")
+
+
+def discourse_end(text: str, start: int = 0) -> int:
+    """Where `text` goes on after the connectives that open it ("For example, …")."""
+    m = DISCOURSE.match(text, start)
+    return m.end() if m else start
+
+
+def leading_condition(text: str, start: int = 0) -> Span | None:
+    """The clause before the first comma when it opens with a conditional word, after any
+    connectives ("However, when carefully implemented, …") or a label ("Laboratory testing:
+    Directly following a positive result, …", as recommendation tables and notes write them)."""
+    label = _LABEL.match(text, start)
+    for at in (start, *([label.end()] if label else [])):
+        m = _LEADING.match(text, discourse_end(text, at))
+        if m:
+            return Span(m.start(), m.end())
+    return None
+
+
+def trailing_condition(text: str, after: int) -> Span | None:
+    """A condition clause after position `after`, to the end of the statement."""
+    for m in _TRAILING.finditer(text, after):
+        word = m.group("c").casefold()
+        if word in ("if", "when", "whenever") and _WHETHER.search(text[: m.start()]):
+            continue
+        end = _CLAUSE_END.search(text, m.start("c"))
+        stop = end.start() if end else len(text)
+        # A lone "if" at the very end is no clause; a set phrase ("as applicable") is one.
+        if stop > m.end("c") or " " in word:
+            return Span(m.start("c"), stop)
+    return None
+
+
+def normative_condition(condition: str) -> bool:
+    """ "If necessary", "when possible", "as applicable": a reader's option, not a fact."""
+    return bool(_NORMATIVE_CONDITION.match(" ".join(condition.split())))
+
+
+# "If …, then …", "Apabila … maka …", "Si …, alors …": a condition and its consequence stated
+# outright ("then" only right after the condition's comma: "If X, the Y then …" is one clause).
+_EXPLICIT = re.compile(
+    r"(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?"
+    r"(?:,\s*(?:then|entonces|allora)\b|,?\s+(?:maka|alors|dann)\b)",
+    re.DOTALL,
+)
+
+
+def explicit_conditional(text: str) -> bool:
+    return bool(_EXPLICIT.match(text, discourse_end(text)))
+
+
+def clause_start(text: str, comma: int) -> int:
+    """Where the main clause begins after a leading condition ending at `comma`."""
+    at = comma + 1 if text[comma : comma + 1] == "," else comma
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return discourse_end(text, at)

@@ -1,0 +1,111 @@
+"""Definitions under a label: run-in labelled bullets ("• Management network: The management
+network is a dedicated network …"), and numbered definitions ("Definition 2 (Haul road). A
+haul road is …", "Definition – Payload: the mass …").
+
+A run-in label is only read as a term in a list of them (two labelled paragraphs in one chunk at
+least), and only where its body talks about it: the body opens with an article or a determiner,
+or names the label's head noun in its first sentence ("Auxiliary networks: Additional auxiliary
+networks can be added …"), never with a pronoun ("Decentralization: We recommend …").
+The definition is the body's first sentence, after the label repeated and its copula.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..contracts import Chunk, ParsedDocument
+from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
+from .findings import Finding, Quote
+from .text import Span, paragraphs, sentences, words
+
+_BULLET = r"(?:[•▪●◦‣∙·*\-–\uf0a7\uf0b7\uf0d8\uf076]\s*)?"
+_LABELLED = re.compile(rf"^{_BULLET}(?P<label>[^\W\d_][^:\n]{{1,60}}?)\s*:\s+(?P<body>\S)")
+_NUMBERED = re.compile(
+    r"^(?:Definition|Définition|Definisi|Definición|Definizione|Definição)\s*(?:\d+(?:\.\d+)*)?\s*"
+    r"(?:[(\[](?P<term>[^()\[\]\n]{2,60})[)\]]\s*[.:]?|[–—:-]\s*(?P<dashed>[^:.\n]{2,60}?)\s*[:.])\s+(?P<body>\S)"
+)
+# Labels that head a note or a pointer, not a term.
+_NOT_A_LABEL = re.compile(
+    r"^(?:notes?|examples?|source|sources|warning|caution|tip|important|remarque|hinweis|achtung|beispiel|nota"
+    r"|ejemplo|fuente|catatan|contoh|sumber|perhatian|step|etape|schritt|paso|langkah"
+    # An API reference's fields.
+    r"|returns?|param(?:eter)?s?|arguments?|args|type|rtype|raises|default|usage|syntax)\b",
+    re.IGNORECASE,
+)
+_COPULA = re.compile(rf"^(?:{COPULA})$", re.IGNORECASE)
+_ARTICLE = re.compile(r"\s(?:the|an?|le|la|les|un|une|der|die|das|ein|eine|el|los|las)\s", re.IGNORECASE)
+_INDEFINITE = re.compile(r"^(?:an?|un|une|ein|eine|una|uno|suatu|sebuah)$", re.IGNORECASE)
+_PRONOUN = re.compile(
+    r"^(?:\d*(?:we|i|you|it|this|these|they|he|she|nous|il|elle|wir|es|sie|kami|kita|ini|itu)\b)", re.IGNORECASE
+)
+
+
+def _definition(text: str, label: str, body: Span, *, listed: bool) -> Span | None:
+    """The body's first sentence, after "(The) label (is)"; None where it does not talk about
+    the label (a list entry only: a numbered definition always does). A list entry talks about
+    its label when it opens with it (after an article or one more word: "Additional auxiliary
+    networks can …") or with an indefinite article ("HCV core antigen assay: An assay to …");
+    "The use of …", "Effective task sharing …" are a topic's prose, not a definition."""
+    first = sentences(text, body)[0]
+    said = first.of(text)
+    if _PRONOUN.match(said) or len(said.split()) < 3:
+        return None
+    article = drop_article(said)
+    tokens = words(text, Span(first.start + article, first.end))
+    keys = word_key(label)
+    n = len(keys)
+    # One word before the label only without an article: "Additional auxiliary networks …",
+    # not "A high age of consent …".
+    for lead in (0, 1) if not article else (0,):
+        if n + lead >= len(tokens) or word_key(" ".join(t.of(text) for t in tokens[lead : lead + n])) != keys:
+            continue
+        verb = tokens[n + lead].of(text)
+        if lead:
+            return first
+        if _COPULA.match(verb) and n + 1 < len(tokens):
+            after = tokens[n + 1].of(text)
+            return None if NOT_A_DEFINING_VERB.match(after) else Span(tokens[n + 1].start, first.end)
+        if verb.islower() and not NOT_A_DEFINING_VERB.match(verb):
+            return Span(tokens[n].start, first.end)
+        return None
+    # "A high age of consent can …" under "Age of consent" describes it; "An assay to …" defines.
+    if not listed or (_INDEFINITE.match(said.split()[0]) and not holds(word_key(said), keys)):
+        return first
+    return None
+
+
+def _finding(chunk: Chunk, label: Span, body: Span, *, listed: bool) -> list[Finding]:
+    text = chunk.text
+    label = Span(label.start + drop_article(label.of(text)), label.end)
+    name = label.of(text)
+    if not can_name_a_term(name) or _NOT_A_LABEL.match(name) or name[-1:].isdigit() or not name[:1].isupper():
+        return []
+    if _ARTICLE.search(name):
+        # "Causes a shearing effect: …": a phrase about something, not a term's name.
+        return []
+    definition = _definition(text, name, body, listed=listed)
+    if definition is None:
+        return []
+    return [Finding(name, Quote(name, chunk), "labelled_definition", definition=Quote(definition.of(text), chunk))]
+
+
+def read_labelled_definitions(document: ParsedDocument) -> list[Finding]:
+    findings = []
+    for chunk in document.chunks:
+        if chunk.kind != "text":
+            continue
+        text = chunk.text
+        labelled = []
+        for para in paragraphs(text):
+            piece = para.of(text)
+            if m := _NUMBERED.match(piece):
+                group = "term" if m.group("term") else "dashed"
+                label = Span(para.start + m.start(group), para.start + m.end(group))
+                findings += _finding(chunk, label, Span(para.start + m.start("body"), para.end), listed=False)
+            elif m := _LABELLED.match(piece):
+                label = Span(para.start + m.start("label"), para.start + m.end("label"))
+                labelled.append((label, Span(para.start + m.start("body"), para.end)))
+        if len(labelled) >= 2:
+            for label, body in labelled:
+                findings += _finding(chunk, label, body, listed=True)
+    return findings

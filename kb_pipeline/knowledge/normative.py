@@ -1,0 +1,253 @@
+"""The wording of a rule, in the languages the readers know (English, French, German, Spanish,
+Indonesian): what makes a sentence say what a reader must, should or may do (a modal, a passive
+requirement, recommendation vocabulary, a target), how a value is computed, and what makes a
+modal sentence a description instead (reported speech, the authors' own reasoning, mechanics).
+
+Every function reads a statement's own characters and returns offsets into it, or a verdict;
+none changes a text. Imperatives are in imperatives.py, condition clauses in conditions.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Strength = Literal["decided", "open"]
+
+
+@dataclass(frozen=True)
+class Cue:
+    """Where a statement's normative wording stands, and whether it settles the statement as a
+    rule ("decided") or only makes it one a model should be asked about ("open")."""
+
+    start: int
+    end: int
+    strength: Strength
+
+
+_I = re.IGNORECASE
+_ADVERB = r"(?:\w+ly\s+|\w+ment\s+|\w+mente\s+)?"
+_APOSTROPHE = r"['’]"
+
+# Obligations, prohibitions, recommendations and permissions that settle a sentence as a rule.
+_DECIDED = re.compile(
+    "|".join(
+        (
+            # English
+            r"\bshall\b",
+            r"\bmust\b",
+            r"\bshould\b",
+            r"\bought\s+to\b",
+            rf"\b(?:is|are|be)\s+{_ADVERB}(?:not\s+)?{_ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
+            r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
+            rf"(?<![^\W\d_])(?:we|i)\s+{_ADVERB}recommend\b",  # "1We recommend": a footnote mark glued on
+            r"\brecommends?\s+that\b",
+            r"\bneeds?\s+to\b",
+            r"\b(?:has|have)\s+to\s+be\b",
+            rf"\bit\s+is\s+{_ADVERB}(?:important|essential|necessary|critical|crucial|vital|imperative|advisable"
+            r"|inadvisable|preferable|mandatory|unreasonable|good\s+practice|best\s+practice)\b"
+            r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
+            r"\b(?:is|are)\s+(?:not\s+)?to\s+be\b",
+            r"\b(?:make|be)\s+sure\b",
+            r"\bmay\s+(?:not\s+)?(?:be\s+considered|consider)\b",
+            r"\b(?:can|may)\s+be\s+(?:used\s+as\s+)?an?\s+(?:alternative|option)\b",
+            r"\bmay\s+(?:not\s+)?be\s+(?:offered|applied|accepted|implemented|omitted|waived|substituted|performed"
+            r"|administered|repeated|extended|discontinued|continued|replaced|reused)\b",
+            # French
+            r"\bdoi(?:t|vent|vra|vront)\b",
+            r"\bil\s+faut\b",
+            rf"\bil\s+convient\s+d(?:e\b|{_APOSTROPHE})",
+            rf"\bil\s+(?:est|sera)\s+{_ADVERB}(?:recommandé|conseillé|nécessaire|indispensable|important|essentiel"
+            rf"|obligatoire|interdit|impératif|préférable|déconseillé)\s+(?:de\b|d{_APOSTROPHE}|que\b)",
+            rf"\b(?:est|sont)\s+{_ADVERB}(?:obligatoires?|interdite?s?|recommandée?s?|exigée?s?|requise?s?"
+            r"|prescrite?s?|proscrite?s?|autorisée?s?|déconseillée?s?)\b",
+            r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
+            r"\bnous\s+recommandons\b",
+            r"\b(?:est|sont)\s+tenue?s?\s+de\b",
+            # French targets set by a law, plan or treaty
+            rf"\bimpos(?:e|ent|ait)\b[^.;]{{0,80}}?\b(?:de|d{_APOSTROPHE})\s*\w+(?:er|ir|re)\b",
+            rf"\bobjectifs?\b[^.;]{{0,80}}?\b(?:est|sont)\s+(?:de\b|d{_APOSTROPHE})",
+            r"\bobjectifs?\b[^.;]{0,120}?\bvis(?:e|ent)\s+à\b",
+            r"\b(?:est|sont)\s+visée?s?\b",
+            r"\b(?:a\s+)?fix(?:e|ent|é)\s+(?:comme\s+|les\s+|des\s+|la\s+|le\s+|de\s+)?(?:\w+\s+){0,2}?"
+            r"(?:objectifs?|priorités?|règles?|seuils?|valeurs?\s+limites?)\b",
+            # German
+            r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
+            r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
+            r"\b(?:ist|sind)\b(?:\s+\S+){0,6}?\s+zu\s+\w+(?:en|ern|eln)\b",
+            r"\b(?:ist|sind)\s+(?:\w+\s+)?(?:erforderlich|vorgeschrieben|verboten|unzulässig|zulässig|notwendig"
+            r"|verpflichtend|untersagt)\b",
+            r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
+            r"|\bes\s+empfiehlt\s+sich\b",
+            # Spanish
+            r"\b(?:debe|deben|deberá|deberán|debería|deberían|hay\s+que|tiene\s+que|tienen\s+que)\b",
+            r"\bse\s+(?:recomienda|recomiendan|aconseja|aconsejan|requiere|requieren|exige|exigen|prohíbe|prohíben)\b",
+            rf"\b(?:es|son|está|están|queda|quedan)\s+{_ADVERB}(?:obligatori[oa]s?|prohibid[oa]s?|necesari[oa]"
+            r"|recomendable|aconsejable|imprescindible|permitid[oa]s?)\b",
+            r"\brecomendamos\b",
+            # Indonesian
+            r"\b(?:harus|wajib|diwajibkan|diharuskan|dianjurkan|disarankan|direkomendasikan|sebaiknya|hendaknya"
+            r"|perlu|dilarang|diperbolehkan|diizinkan)\b",
+            r"\btidak\s+(?:boleh|diperbolehkan|diizinkan)\b",
+            r"\bkami\s+(?:merekomendasikan|menyarankan|menganjurkan)\b",
+        )
+    ),
+    _I,
+)
+# Wording that may state a rule or a fact: a capability, a forecast, an option (can, may, could,
+# devrait, peut, kann, puede, dapat). A model decides; code alone does not emit these.
+_OPEN = re.compile(
+    r"\b(?:can|may|could|might|requires?|prévoit|prévoient|devrai(?:t|ent)|peu(?:t|vent)|kann|können"
+    r"|puede|pueden|dapat|bisa|diperlukan|memerlukan)\b",
+    _I,
+)
+
+# How a value is computed, sourced, rounded, modelled or expressed in a unit.
+_CALCULATED = (
+    r"calculated|computed|derived|estimated|evaluated|averaged|summed|rounded(?:\s+(?:up|down|off))?|truncated"
+    r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
+    r"|discarded|sourced"
+)
+_CALCULATION = re.compile(
+    "|".join(
+        (
+            rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{_ADVERB}(?:then\s+|first\s+)?"
+            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if|when"
+            r"|that)\b",
+            r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
+            r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
+            r"\b(?:it\s+is|we|to|one\s+can|it\s+can\s+be)\s+(?:\w+\s+)?(?:assumed?|assuming)\s+that\b",
+            r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:neglected|ignored|disregarded)\b",
+            r"\bwe\s+(?:first\s+|then\s+)?(?:calculate|compute|estimate|approximate|neglect)\b",
+            r"\b(?:is|are)\s+(?:only\s+)?valid\s+(?:only\s+)?(?:if|when|for|as\s+long\s+as|provided)\b",
+            # French
+            rf"\b(?:est|sont)\s+{_ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
+            r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
+            r"|en\s+fonction)\b",
+            r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+            # German
+            r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
+            r"|abgeschätzt|vernachlässigt)\b",
+            r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
+            # Spanish
+            r"\bse\s+(?:calcula|calculan|expresa|expresan|redondea|redondean|determina|determinan|obtiene|obtienen"
+            r"|mide|miden|estima|estiman)\b",
+            # Indonesian
+            r"\b(?:dihitung|dinyatakan\s+dalam|dibulatkan|ditentukan|diukur|dijumlahkan|diperoleh\s+dari"
+            r"|diambil\s+dari)\b",
+        )
+    ),
+    _I,
+)
+_CALCULATION_WORDS = re.compile(
+    r"\b(?:calculated|computed|formula|dihitung|perhitungan|rumus|berechnet|calculée?s?|calculad[oa]s?|rounded|arrondie?s?"
+    r"|gerundet)\b",
+    _I,
+)
+
+# Reported speech and related work: a modal there describes what others found or advised.
+_CITATION = re.compile(r"\bet\s+al\b|\[\d[\d,\s–-]*\]|\([A-Z][^()]{0,60}\d{4}[a-z]?\)")
+_REPORTING = re.compile(
+    r"\b(?:found|showed|shown|reported|suggested|suggests|argued|argues|proposed|proposes|concluded|concludes"
+    r"|demonstrated|demonstrates|observed|noted|stated|claimed|claims|indicated?|indicates|believe|believes"
+    r"|according\s+to)\b",
+    _I,
+)
+# A modal that points the reader at something ("It should be noted that") or that the authors
+# use for their own reasoning or expectation ("our calculations should then remain valid").
+_POINTER = re.compile(
+    r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
+    r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
+    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|become|\w+ed|\w+en)\b"
+    r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally|generally)\b"
+    r"|\bshould\s+(?:also\s+)?be\s+(?:able|possible|similar|comparable|sufficient|expected|higher|lower|larger"
+    r"|smaller|greater|close|more|less|\w+est)\b",
+    _I,
+)
+_AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
+# "I shall", "we shall not report …": the future, not an obligation.
+_FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
+# "such a distance apart that … a bolt … must push": a modal in a result clause is mechanics.
+_RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
+_IF_CLAUSE = re.compile(
+    r"\b(?:if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
+    r"|si|wenn|ob|falls|jika|apabila)\b[^,;:]*$",
+    _I,
+)
+# "whose use may be required": a possibility, not a requirement.
+_POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
+_PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
+
+
+def _descriptive(text: str, cue: re.Match[str]) -> bool:
+    """Whether a modal in `text` describes rather than prescribes."""
+    head = text[: cue.start()]
+    word = cue.group(0).casefold()
+    if _reported(text):
+        return True
+    if _POINTER.match(text, cue.start()) or text.rstrip().endswith("?"):
+        return True
+    if word in ("should", "must") and _AUTHORS.search(head[-60:]):
+        return True
+    if word == "shall" and _FUTURE_SHALL.search(head):
+        return True
+    if _IF_CLAUSE.search(head) or _POSSIBLY.search(head):
+        return True  # "… if homogeneity is required", "reasons why it should be": supposed, not required
+    if word == "must" and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
+        return True
+    return False
+
+
+def _reported(text: str) -> bool:
+    return bool(_CITATION.search(text) and _REPORTING.search(text))
+
+
+def normative_cue(text: str) -> Cue | None:
+    """The first wording in `text` that makes it a rule: decided when it settles it, open when
+    only a model could tell (a capability or option, a modal in a description)."""
+    for cue in _DECIDED.finditer(text):
+        if not _descriptive(text, cue):
+            return Cue(cue.start(), cue.end(), "decided")
+    calculation = _CALCULATION.search(text)
+    if calculation and not _reported(text):
+        return Cue(calculation.start(), calculation.end(), "decided")
+    weak = next(iter([*_DECIDED.finditer(text), *_OPEN.finditer(text)]), None)
+    return Cue(weak.start(), weak.end(), "open") if weak else None
+
+
+# What a value comes to under a condition: "If a value is in the list, the function returns 1",
+# "In the limit kh ≪ 1, the expression reduces to …". Without the condition it is a description
+# ("The function returns a list").
+_OUTCOME = re.compile(
+    r"\b(?:returns?|yields?|evaluates\s+to|has\s+the\s+(?:same\s+)?value|is\s+set\s+to|takes\s+the\s+value"
+    r"|reduces?\s+to|simplif(?:y|ies)\s+to|leads?\s+to\s+the\s+(?:\w+\s+)?(?:formula|expression|approximation)"
+    r"|renvoie|retourne|vaut|se\s+réduit\s+à|liefert|ergibt|devuelve|se\s+reduce\s+a|menghasilkan|bernilai)\b",
+    _I,
+)
+
+
+def states_an_outcome(text: str, start: int) -> bool:
+    """Whether the clause from `start` says what a value comes to."""
+    return bool(_OUTCOME.search(text, start))
+
+
+def is_calculation(text: str) -> bool:
+    """How a value is computed, sourced or expressed, rather than how to act or read one."""
+    return bool(_CALCULATION.search(text) or _CALCULATION_WORDS.search(text))
+
+
+# A lead-in that announces rules, requirements or steps: the items it introduces are rules even
+# when each is a plain statement ("the rules to enforce include the following ones: – …").
+_RULES_LEAD_IN = re.compile(
+    r"\b(?:rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure|règles?|exigences?"
+    r"|recommandations?|consignes?|étapes|Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte|reglas"
+    r"|requisitos|recomendaciones|instrucciones|pasos|aturan|persyaratan|ketentuan|langkah|rekomendasi"
+    r"|petunjuk)\b",
+    _I,
+)
+
+
+def announces_rules(lead_in: str) -> bool:
+    cue = normative_cue(lead_in)
+    return bool(_RULES_LEAD_IN.search(lead_in) or cue and cue.strength == "decided")

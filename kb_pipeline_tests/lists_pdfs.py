@@ -1,0 +1,109 @@
+"""Test PDFs for abbreviation lists, inline expansions and the brief: each layout a document
+prints them in (reportlab, dev-only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# (abbreviation, expansion): the list pages print these; the fifth expansion is long enough to
+# wrap onto a second line of its column.
+LISTED = [
+    ("ALT", "alanine aminotransferase"),
+    ("CrCl", "creatinine clearance"),
+    ("DAA", "direct-acting antiviral"),
+    ("eGFR", "estimated glomerular filtration rate"),
+    ("HBsAg", "hepatitis B surface antigen, measured in serum or plasma by a laboratory-based immunoassay"),
+]
+BORDERLESS = [
+    ("KPI", "key performance indicator"),
+    ("MTBF", "mean time between failures"),
+    ("OEE", "overall equipment effectiveness"),
+    ("PM", "preventive maintenance, scheduled by running hours or by calendar days whichever comes first"),
+    ("RCA", "root cause analysis"),
+]
+GLOSSARY_STYLE = [
+    ("SCADA", "supervisory control and data acquisition"),
+    ("PLC", "programmable logic controller"),
+    ("HMI", "human–machine interface"),
+]
+# Running text: an inline expansion per sentence, and parentheticals that are none.
+ENGLISH = [
+    "The plant reports its output to the Transmission System Operator (TSO) every quarter.",
+    "Each site keeps a record of its point-of-care (POC) tests and its Mixture-of-Experts (MoE) models.",
+    "Backups follow the guidance of the Office of Management and Budget (OMB) for federal systems.",
+    "The firmware stack (e.g. the Unified Extensible Firmware Interface [UEFI] [12]) is verified at boot.",
+    "Cure is confirmed by sustained virological response (SVR12 or SVR24) after treatment.",
+    "The fleet uses LNG (liquefied natural gas) for its heavy trucks.",
+    "Earlier work on flow curves (Smith 2020) found the same trend in the yearly energy use (kWh).",
+    "The layout of the crusher is shown in the drawing (Fig. 3) and in the site plan (ABX).",
+    "Operators log every stop in the new tracking system (NTS) and review the monthly safety report (QRS).",
+]
+FRENCH = [
+    "La programmation pluriannuelle de l’énergie (PPE) fixe les objectifs du pays.",
+    "Le schéma régional d’aménagement, de développement durable et d’égalité des territoires (SRADDET) les reprend.",
+]
+GERMAN = [
+    "Die Anlage meldet ihre Daten an die Bundesnetzagentur (BNetzA) und an den Übertragungsnetzbetreiber (ÜNB).",
+    "Der Betrieb folgt dem Erneuerbare-Energien-Gesetz (EEG) und der Technischen Anleitung zur Reinhaltung der Luft (TA Luft).",
+]
+SPANISH = [
+    "La planta cumple la norma de la Comisión Nacional de los Mercados y la Competencia (CNMC) desde 2019.",
+]
+TITLE_LINES = ("Pump Station Maintenance", "and Inspection Manual")
+SUBTITLE = "Second edition, revised for the 2026 season"
+AUTHOR = "Prepared by the Engineering Division"
+DATE = "12 March 2026"
+PURPOSE = "This manual covers the inspection and maintenance of the pumps at every station of the network."
+
+
+def lists_pdf(path: Path) -> None:
+    """A cover (a two-line title in large type, a subtitle, an author and a date), then one page
+    per layout: a ruled abbreviation table, a borderless two-column list, a glossary-style
+    "ABC – long form" list, and running text in English, French, German and Spanish."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.lib.units import cm
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ss = getSampleStyleSheet()
+    big = ParagraphStyle("cover", parent=ss["Title"], fontSize=30, leading=34)
+    sub = ParagraphStyle("subtitle", parent=ss["Normal"], fontSize=15, leading=20, alignment=1)
+    body = ss["BodyText"]
+
+    def rows(pairs):
+        return [[Paragraph(a, body), Paragraph(e, body)] for a, e in pairs]
+
+    story = [Spacer(1, 3 * cm), *[Paragraph(line, big) for line in TITLE_LINES], Spacer(1, 1.5 * cm)]
+    story += [Paragraph(SUBTITLE, sub), Spacer(1, 4 * cm), Paragraph(AUTHOR, sub), Paragraph(DATE, sub)]
+    story += [PageBreak(), Paragraph("Abbreviations", ss["Heading1"])]
+    ruled = Table(rows(LISTED), colWidths=[3 * cm, 8 * cm])
+    ruled.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+    story += [ruled, PageBreak(), Paragraph("Acronyms", ss["Heading1"])]
+    borderless = Table(rows(BORDERLESS), colWidths=[3 * cm, 8 * cm])
+    borderless.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP")]))
+    story += [borderless, PageBreak(), Paragraph("List of abbreviations", ss["Heading1"])]
+    story += [Paragraph(f"{a} – {e}", body) for a, e in GLOSSARY_STYLE]
+    story += [PageBreak(), Paragraph("1 Introduction", ss["Heading1"]), Paragraph(PURPOSE, body)]
+    story += [Paragraph(s, body) for s in ENGLISH]
+    story += [Paragraph("2 Contexte", ss["Heading1"]), *[Paragraph(s, body) for s in FRENCH]]
+    story += [Paragraph("3 Rechtsrahmen", ss["Heading1"]), *[Paragraph(s, body) for s in GERMAN]]
+    story += [Paragraph("4 Marco normativo", ss["Heading1"]), *[Paragraph(s, body) for s in SPANISH]]
+    SimpleDocTemplate(str(path), pagesize=A4, title="lists", invariant=True).build(story)
+
+
+def excerpt_pdf(path: Path) -> None:
+    """One page of running text, its only other line a page number: no title is printed."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    def number(canvas, doc) -> None:
+        canvas.setFont("Helvetica", 9)
+        canvas.drawRightString(A4[0] - 72, 40, "7-45")
+
+    ss = getSampleStyleSheet()
+    text = "The nut is tightened by hand until it seats, then turned a further quarter turn with a wrench. " * 6
+    SimpleDocTemplate(str(path), pagesize=A4, title="Handbook", invariant=True).build(
+        [Paragraph(text, ss["BodyText"]), Paragraph(text, ss["BodyText"])], onFirstPage=number
+    )

@@ -1,0 +1,305 @@
+"""Definitions a document states (knowledge/definitions.py, definition_sentences.py,
+labelled_definitions.py, definition_tables.py), each on a real MinerU parse of a PDF made here:
+a standard's numbered "Terms and definitions" clauses, section-opening "The X is a …"
+sentences, labelled bullets, a term | description table and "refers to / i.e." sentences, in
+English, French and German; and the descriptive sentences beside them that define nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb_pipeline.contracts import Chunk, ParsedDocument
+from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.text import key
+from kb_pipeline.paths import DataLayout
+
+
+def _pdf(path: Path, title: str, story: list[tuple[str, str | list[list[str]]]]) -> None:
+    """(style, text) paragraphs; style "table" takes rows and draws a ruled table."""
+    from reportlab.lib import colors
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ss = getSampleStyleSheet()
+    flow = []
+    for style, content in story:
+        if style == "table":
+            grid = TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
+            cells = [[Paragraph(c, ss["BodyText"]) for c in row] for row in content]
+            flow += [Table(cells, colWidths=[120, 300], style=grid), Spacer(1, 12)]
+        else:
+            assert isinstance(content, str)
+            flow.append(Paragraph(content, ss[style]))
+    SimpleDocTemplate(str(path), title=title, invariant=True).build(flow)
+
+
+ENGLISH = [
+    ("Title", "Mine haulage equipment"),
+    ("Heading1", "1 Scope"),
+    ("BodyText", "This document specifies terms and practices for haulage equipment in open-pit mines."),
+    ("Heading1", "2 Terms and definitions"),
+    ("BodyText", "For the purposes of this document, the following terms and definitions apply."),
+    ("Heading2", "2.1"),
+    ("Heading2", "haul road"),
+    ("BodyText", "road built for trucks that carry ore or waste from the pit to the dump"),
+    ("BodyText", "Note 1 to entry: A haul road is graded at least once a shift."),
+    ("Heading2", "2.2 cycle time"),
+    ("BodyText", "time a truck takes to travel from the loading point to the dump and back"),
+    ("BodyText", "Note 1 to entry: Cycle time is read from the dispatch records."),
+    ("Heading2", "2.3 queue time"),
+    ("BodyText", "time a truck waits at the loading point before it is loaded"),
+    ("Heading2", "2.4 Payload"),
+    ("BodyText", "Mass of material that a truck carries in one trip."),
+    ("Heading2", "2.5 General"),
+    ("BodyText", "This clause lists the terms used in the annexes only."),
+    ("Heading1", "3 Fasteners"),
+    ("Heading2", "3.1 Elastic stop nut"),
+    ("BodyText", "The elastic stop nut is a standard nut with the height increased to hold a fiber collar."),
+    ("Heading2", "3.2 Stainless steel nut"),
+    ("BodyText", "The stainless steel nut may be spun on and off by hand until it is seated."),
+    ("Heading2", "3.3 Torque wrench"),
+    ("BodyText", "The torque wrench is important for every maintenance task on the truck."),
+    ("Heading1", "4 Networks"),
+    ("BodyText", "The site runs two networks that keep the dispatch system apart from the office:"),
+    (
+        "BodyText",
+        "• Management network: The management network is a dedicated network that lets staff control the trucks.",
+    ),
+    ("BodyText", "• Radio network: Radio networks carry the voice channels between the trucks and the control room."),
+    ("BodyText", "• Staff training: We recommend a course for every operator before the first shift."),
+    ("Heading1", "5 Registers"),
+    ("BodyText", "Table 1 Dispatch registers"),
+    (
+        "table",
+        [
+            ["Register", "Description"],
+            ["TRUCK_ID", "Identifier of the truck that reported the cycle"],
+            ["LOAD_TIME", "Time at which the truck left the loading point"],
+        ],
+    ),
+    ("Heading1", "6 Data protection"),
+    (
+        "BodyText",
+        "Access control refers to the rules that decide who may read the dispatch records. "
+        "A payload meter is a scale that weighs the load carried by a truck. "
+        "Disk encryption does not provide granular access (i.e., segmenting one user from others). "
+        "Granular access is set per user. Hashing is another technique for monitoring data integrity. "
+        "The cycle time is important for planning.",
+    ),
+]
+
+FRENCH = [
+    ("Title", "Engins de transport minier"),
+    ("Heading1", "1 Domaine d'application"),
+    ("BodyText", "Le présent document définit les termes employés pour le transport du minerai."),
+    ("Heading1", "2 Termes et définitions"),
+    ("BodyText", "Pour les besoins du présent document, les termes et définitions suivants s'appliquent."),
+    ("Heading2", "2.1 bande transporteuse"),
+    ("BodyText", "convoyeur continu qui porte le minerai du concasseur au stock"),
+    ("BodyText", "Note 1 à l'article: La bande est inspectée chaque semaine."),
+    ("Heading2", "2.2 benne"),
+    ("BodyText", "caisse basculante du camion qui reçoit la charge"),
+    ("Heading1", "3 Pompes"),
+    ("Heading2", "3.1 Pompe centrifuge"),
+    ("BodyText", "La pompe centrifuge est une machine qui élève l'eau du puisard par la force centrifuge."),
+    ("Heading2", "3.2 Pompe doseuse"),
+    ("BodyText", "La pompe doseuse doit être vérifiée chaque jour par le conducteur."),
+    ("Heading1", "4 Exploitation"),
+    (
+        "BodyText",
+        "Le terme piste de roulage désigne la route sur laquelle circulent les camions chargés. "
+        "On entend par temps de cycle, la durée d'un aller et retour du camion. "
+        "Le camion est important pour la production.",
+    ),
+]
+
+GERMAN = [
+    ("Title", "Fördertechnik im Tagebau"),
+    ("Heading1", "1 Anwendungsbereich"),
+    ("BodyText", "Dieses Dokument legt Begriffe für die Förderung im Tagebau fest."),
+    ("Heading1", "2 Begriffe"),
+    ("BodyText", "Für die Anwendung dieses Dokuments gelten die folgenden Begriffe."),
+    ("Heading2", "2.1 Förderband"),
+    ("BodyText", "stetig laufendes Band, das das Erz vom Brecher zur Halde trägt"),
+    ("BodyText", "Anmerkung 1 zum Begriff: Das Band wird wöchentlich geprüft."),
+    ("Heading1", "3 Pumpen"),
+    ("Heading2", "3.1 Kreiselpumpe"),
+    ("BodyText", "Die Kreiselpumpe ist eine Maschine, die das Wasser aus dem Sumpf fördert."),
+    ("Heading2", "3.2 Dosierpumpe"),
+    ("BodyText", "Die Dosierpumpe muss täglich vom Fahrer geprüft werden."),
+    ("Heading1", "4 Betrieb"),
+    (
+        "BodyText",
+        "Unter einer Fahrstraße versteht man den Weg, auf dem die beladenen Lkw fahren. "
+        "Die Nutzlast bezeichnet die Masse, die ein Lkw in einer Fahrt trägt. "
+        "Der Lkw ist wichtig für die Produktion.",
+    ),
+]
+
+
+def _parse(tmp_path_factory, name: str, story) -> ParsedDocument:
+    from kb_pipeline.parsing.config import ParserConfig
+    from kb_pipeline.pipeline import Parsing, process_document
+
+    root = tmp_path_factory.mktemp(name)
+    pdf = root / f"{name}.pdf"
+    _pdf(pdf, name, story)
+    layout = DataLayout(root / "data")
+    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+
+
+def _definitions(document: ParsedDocument) -> dict[str, str | None]:
+    return {e.term: e.definition for e in extract_document(document).glossary if e.definition or e.full_name}
+
+
+@pytest.fixture(scope="module")
+def english(tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(tmp_path_factory, "haulage_en", ENGLISH))
+
+
+@pytest.fixture(scope="module")
+def french(tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(tmp_path_factory, "haulage_fr", FRENCH))
+
+
+@pytest.fixture(scope="module")
+def german(tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(tmp_path_factory, "haulage_de", GERMAN))
+
+
+def test_numbered_definition_clauses_titled_by_their_term(english, french, german):
+    """ "2.1" over "haul road", or "2.2 cycle time" as one heading, then the defining phrase;
+    its "Note 1 to entry" is not part of it."""
+    assert english["haul road"] == "road built for trucks that carry ore or waste from the pit to the dump"
+    assert english["cycle time"] == "time a truck takes to travel from the loading point to the dump and back"
+    assert english["queue time"] == "time a truck waits at the loading point before it is loaded"
+    assert english["Payload"] == "Mass of material that a truck carries in one trip."
+    assert "General" not in english
+    assert french["bande transporteuse"] == "convoyeur continu qui porte le minerai du concasseur au stock"
+    assert french["benne"] == "caisse basculante du camion qui reçoit la charge"
+    assert german["Förderband"] == "stetig laufendes Band, das das Erz vom Brecher zur Halde trägt"
+    assert not any("\n" in term for terms in (english, french, german) for term in terms)
+
+
+def test_a_section_opening_definition_and_not_a_description(english, french, german):
+    assert key(english["elastic stop nut"]).startswith("astandardnutwiththeheight")
+    assert key(french["pompe centrifuge"]).startswith("unemachinequi")
+    assert key(german["Kreiselpumpe"]).startswith("einemaschine")
+    for terms, descriptions in (
+        (english, ["stainless steel nut", "torque wrench"]),
+        (french, ["pompe doseuse"]),
+        (german, ["Dosierpumpe"]),
+    ):
+        assert not {key(t) for t in terms} & {key(d) for d in descriptions}
+
+
+def test_labelled_bullets_define_their_label_only_when_they_talk_about_it(english):
+    assert english["Management network"] == "a dedicated network that lets staff control the trucks."
+    assert key(english["Radio network"]).startswith("carrythevoicechannels")
+    assert "Staff training" not in english
+
+
+def test_a_term_description_table(english):
+    assert english["TRUCK_ID"] == "Identifier of the truck that reported the cycle"
+    assert english["LOAD_TIME"] == "Time at which the truck left the loading point"
+    assert "Register" not in english
+
+
+def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):
+    assert key(english["Access control"]).startswith("therulesthatdecide")
+    assert key(english["payload meter"]).startswith("ascalethatweighs")
+    assert english["granular access"] == "segmenting one user from others"
+    assert not {"Hashing", "cycle time is important"} & set(english)
+    assert key(french["piste de roulage"]).startswith("laroutesurlaquelle")
+    assert key(french["temps de cycle"]).startswith("laduréedunaller")
+    assert key(german["Fahrstraße"]).startswith("denweg")
+    assert key(german["Nutzlast"]).startswith("diemasse")
+    assert not {"camion", "Lkw"} & (set(french) | set(german))
+
+
+def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
+    """One text chunk per (heading, text), each under its own heading."""
+    chunks = [
+        Chunk(chunk_id=f"d::{k:04d}", doc_id="d", kind="text", text=text, page_idx=0, heading=heading,
+              heading_path=[heading])
+        for k, (heading, text) in enumerate(texts)
+    ]  # fmt: skip
+    return ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=chunks)
+
+
+@pytest.mark.parametrize(
+    "heading, sentence",
+    [
+        ("Pumps", "Pumps require regular maintenance by the crew."),
+        ("Overview", "This is a guide for operators."),
+        ("Results", "A notable feature of Fig. 1 is the increase in flow."),
+        ("Security", "Cryptographic mechanisms are an effective means of providing integrity."),
+        ("Separation of duties", "Separation of duties helps businesses comply with regulations."),
+        ("Geometry", "A rectangle is called finite if its corners are ordered."),
+        ("Results", "Results are shown in Table 2 for every site."),
+        ("Challenges", "A key challenge is the cost of the sensors."),
+        ("Hydrology", "where Q is the flow (i.e. Q50 is the median flow) of the stream."),
+    ],
+)
+def test_sentences_that_define_nothing(heading, sentence):
+    assert _definitions(_chunks((heading, sentence))) == {}
+
+
+def test_inverted_and_indonesian_definitions():
+    document = _chunks(
+        ("Istilah", "Yang dimaksud dengan jalan angkut adalah jalan yang dilalui truk bermuatan."),
+        ("Pompa sentrifugal", "Pompa sentrifugal adalah pompa yang memindahkan air dengan gaya sentrifugal."),
+        ("Pompa dosis", "Pompa dosis harus diperiksa setiap hari."),
+        ("Definitions", "Definition 2 (Haul truck). A haul truck is a dump truck built for the pit."),
+        ("Términos", "Se entiende por camión minero, el vehículo que lleva el mineral al botadero."),
+        ("Carga", "La carga útil se define como la masa que lleva un camión en un viaje."),
+    )
+    assert _definitions(document) == {
+        "camión minero": "el vehículo que lleva el mineral al botadero.",
+        "carga útil": "la masa que lleva un camión en un viaje.",
+        "jalan angkut": "jalan yang dilalui truk bermuatan.",
+        "Pompa sentrifugal": "pompa yang memindahkan air dengan gaya sentrifugal.",
+        "Haul truck": "a dump truck built for the pit.",
+    }
+
+
+def test_a_clause_numbered_alone_takes_its_term_from_the_first_line():
+    document = ParsedDocument(
+        doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1,
+        chunks=[
+            Chunk(chunk_id="d::0000", doc_id="d", kind="text", text="x", page_idx=0, heading="Terms and definitions",
+                  heading_path=["3 Terms and definitions"]),
+            Chunk(chunk_id="d::0001", doc_id="d", kind="text", page_idx=0, heading="3.1",
+                  heading_path=["3 Terms and definitions", "3.1"],
+                  text="haul road\n\nroad built for trucks\n\nNote 1 to entry: It is graded daily."),
+        ],
+    )  # fmt: skip
+    assert _definitions(document) == {"haul road": "road built for trucks"}
+    # A clause titled by its term, with the next clauses run into its text.
+    document.chunks[1].heading, document.chunks[1].heading_path[-1] = "haul road", "3.1 haul road"
+    document.chunks[1].text = "road built for trucks\n\n3.2\n\npayload\n\nmass a truck carries"
+    assert _definitions(document) == {"haul road": "road built for trucks", "payload": "mass a truck carries"}
+
+
+def test_a_restatement_after_a_comma_names_a_phrase_the_document_uses_again():
+    document = _chunks(
+        ("Flows", "The gauge reports the median flow, i.e. the 50th percentile of daily flows, each month."),
+        ("Reports", "The median flow is read from the gauge. A document can be opened from memory data, i.e. "
+                    "without using a file. Memory data is faster."),
+    )  # fmt: skip
+    assert _definitions(document) == {"median flow": "the 50th percentile of daily flows"}
+
+
+def test_lower_case_numbered_clauses_are_terms_without_a_definitions_heading():
+    """ISO's lower-case term titles, three siblings: a definitions section whose own heading
+    MinerU left out of the path; a capitalised sibling run is ordinary sections."""
+    entries = [("3.1 haul road", "road built for trucks"), ("3.2 payload", "mass a truck carries in one trip"),
+               ("3.3 queue time", "time a truck waits before it is loaded")]  # fmt: skip
+    assert _definitions(_chunks(*entries)) == {
+        "haul road": "road built for trucks",
+        "payload": "mass a truck carries in one trip",
+        "queue time": "time a truck waits before it is loaded",
+    }
+    assert _definitions(_chunks(*[(h.title(), t) for h, t in entries])) == {}

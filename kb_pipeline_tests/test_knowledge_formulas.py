@@ -1,0 +1,260 @@
+"""Formulas and the symbols a document explains in words (knowledge/formulas.py, legend.py,
+math_text.py, lead_in.py): on real MinerU parses of generated PDFs, in English, French, German
+and Spanish, with the negatives a layout rule could mistake for a formula."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb_pipeline.contracts import Chunk, ParsedDocument
+from kb_pipeline.knowledge.contracts import FormulaEntry, Payloads
+from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.formulas import formula_entries, propose_formulas
+from kb_pipeline.knowledge.math_text import formula_spans
+from kb_pipeline.knowledge.spans import SpanCheck
+from kb_pipeline.paths import DataLayout
+
+SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
+
+
+def _pdf(path: Path, story: list[tuple[str, str]]) -> None:
+    """(style, text) paragraphs; style "display" is a centred line, as papers set an equation."""
+    from reportlab.lib.enums import TA_CENTER
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    display = ParagraphStyle("display", parent=ss["BodyText"], alignment=TA_CENTER, spaceBefore=6, spaceAfter=6)
+    styles = {"display": display, "body": ss["BodyText"], "code": ss["Code"], "h1": ss["Heading1"]}
+    doc = SimpleDocTemplate(str(path), title="Formulas", invariant=True)
+    doc.build([Paragraph(text, styles[style]) for style, text in story])
+
+
+MANUAL = [
+    ("h1", "Pump efficiency"),
+    (
+        "body",
+        "Efficiency is computed as eta = Q x H / (367 x P), where Q is the flow rate in m3/h, H is the total "
+        "head in m and P is the shaft power in kW.",
+    ),
+    ("body", "Set the nominal bore d = 12 mm before assembly and tighten to 45 Nm."),
+    ("body", "This manual was revised on 2024-05-01; the controller runs firmware v = 2.3.1 since then."),
+    ("code", "pump.rate = read_sensor('flow');"),
+    ("body", "Table 3 = summary of the acceptance tests, one row for each pump of the series."),
+]
+
+PAPER = [
+    ("h1", "1. Hydraulic power"),
+    ("body", "The flow rate Q is measured at the pump outlet. The hydraulic power is given by"),
+    ("display", "Ph = rho x g x Q x H          (3)"),
+    (
+        "body",
+        "where Ph is the hydraulic power in W, rho is the density of the liquid, g is the gravitational "
+        "acceleration and H the total head.",
+    ),
+    ("h1", "2. Puissance absorbée"),
+    ("body", "La puissance absorbée est donnée par"),
+    ("display", "Pa = U x I x c          (4)"),
+    ("body", "où U est la tension en V, I est le courant en A et c le facteur de puissance."),
+    ("h1", "3. Wirkungsgrad"),
+    ("body", "Der Wirkungsgrad wird berechnet als"),
+    ("display", "nu = Ph / Pa          (5)"),
+    ("body", "wobei Ph die hydraulische Leistung ist und Pa die aufgenommene Leistung ist."),
+    ("h1", "4. Caudal"),
+    ("body", "El caudal se calcula como"),
+    ("display", "Qv = v x A          (6)"),
+    ("body", "donde v es la velocidad media en m/s y A es el área de la sección."),
+]
+
+
+def _parse(pdf: Path, tmp: Path) -> ParsedDocument:
+    from kb_pipeline.parsing.config import ParserConfig
+    from kb_pipeline.pipeline import Parsing, process_document
+
+    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(tmp / "data"))).document
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory) -> Payloads:
+    tmp = tmp_path_factory.mktemp("formula_manual")
+    _pdf(tmp / "manual.pdf", MANUAL)
+    return extract_document(_parse(tmp / "manual.pdf", tmp))
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory) -> Payloads:
+    tmp = tmp_path_factory.mktemp("formula_paper")
+    _pdf(tmp / "paper.pdf", PAPER)
+    return extract_document(_parse(tmp / "paper.pdf", tmp))
+
+
+def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
+    return next(f for f in payloads.formulas if (f.formula_latex or "").startswith(f"{lhs} ="))
+
+
+def _meanings(formula: FormulaEntry) -> dict[str, str | None]:
+    return {v.symbol: v.meaning for v in formula.variables}
+
+
+def test_a_manual_formula_is_named_by_its_lead_in_and_explained_by_its_legend(manual):
+    (formula,) = manual.formulas  # the value, the date, the version, the code line and "Table 3 =" are not formulas
+    assert formula.formula_latex == "eta = Q x H / (367 x P)"
+    assert formula.name == "Efficiency"
+    assert formula.latex_verification == "unverified_operator"  # a bare "x", and no markup on flash
+    assert _meanings(formula) == {
+        "eta": "Efficiency",
+        "Q": "the flow rate in m3/h",
+        "H": "the total head in m",
+        "P": "the shaft power in kW",
+    }
+    assert formula.provenance.span == formula.formula_latex
+
+
+def test_the_legend_is_a_glossary_claim_too(manual):
+    definitions = {e.term: e.definition for e in manual.glossary}
+    assert definitions["Q"] == "the flow rate in m3/h"
+    assert definitions["P"] == "the shaft power in kW"
+    assert "d" not in definitions and "v" not in definitions  # "d = 12 mm", "v = 2.3.1": values, no symbols
+
+
+def test_numbered_display_equations_in_four_languages(paper):
+    english, french, german, spanish = (_formula(paper, lhs) for lhs in ("Ph", "Pa", "nu", "Qv"))
+    assert english.formula_latex.startswith("Ph = rho x g x Q x H") and english.name == "The hydraulic power"
+    assert english.unit == "W"
+    assert _meanings(english) == {
+        "Ph": "the hydraulic power in W",
+        "rho": "the density of the liquid",
+        "g": "the gravitational acceleration",
+        "Q": "flow rate",  # the apposition "The flow rate Q" before the formula
+        "H": "the total head",
+    }
+    assert french.name == "La puissance absorbée"
+    assert _meanings(french) == {
+        "Pa": "La puissance absorbée",
+        "U": "la tension en V",
+        "I": "le courant en A",
+        "c": "le facteur de puissance",
+    }
+    assert german.name == "Der Wirkungsgrad"
+    assert _meanings(german) == {
+        "nu": "Der Wirkungsgrad",
+        "Ph": "die hydraulische Leistung",
+        "Pa": "die aufgenommene Leistung",
+    }
+    assert spanish.name == "El caudal"
+    assert _meanings(spanish) == {"Qv": "El caudal", "v": "la velocidad media en m/s", "A": "el área de la sección"}
+    assert len(paper.formulas) == 4
+    assert len({f.formula_id for f in paper.formulas}) == 4
+
+
+def test_a_symbol_named_in_apposition_is_a_full_name(paper):
+    q = next(e for e in paper.glossary if e.term == "Q")
+    assert q.full_name == "flow rate"
+
+
+def test_the_shipped_manual_end_to_end(tmp_path):
+    payloads = extract_document(_parse(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path))
+    (formula,) = payloads.formulas
+    assert formula.formula_latex == "eta = Q x H / (367 x P)" and formula.name == "Efficiency"
+    assert [v.symbol for v in formula.variables] == ["eta", "Q", "H", "P"]
+    assert formula.provenance.page == 0
+
+
+def _doc(*texts: str, kind: str = "text") -> ParsedDocument:
+    chunks = [
+        Chunk(chunk_id=f"d::{k:04d}", doc_id="d", kind=kind, text=text, page_idx=k)  # type: ignore[arg-type]
+        for k, text in enumerate(texts)
+    ]
+    return ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=len(chunks), chunks=chunks)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For 2a = 14.75 mm, b = 4.0 mm and d = 18.2 mm the cutoff frequency is fc = 1.420 kHz.",
+        "The threshold p = 0.05 was used.",
+        "Released on 2024-01-05 as version = 1.8.2 of the library.",
+        "toc = doc.ToC()",
+        'rw->name = "x";',
+        "WHERE function_id='QIBM_DB_SECADM'",
+        "Key FY = Financial Year ending March 31",
+        "In the limit x → ∞ the series converges.",
+        "ND = no data",
+    ],
+)
+def test_not_a_formula(text):
+    assert formula_spans(_doc(text).chunks[0]) == []
+
+
+def test_display_lines_of_a_text_layer_make_formulas():
+    """The flash tier's text layer: an operand a line, a glyph ("=") lost, a box read twice."""
+    text = (
+        "The impedance is given by\n\nZ =\nrho c\nS\n\nwhere rho is the density and c the speed of sound.\n\n"
+        "m rho t/(S),\nM = rho T/(pi b2),\n\nZ =\nrho c\nS"
+    )
+    document = _doc(text)
+    document.chunks[0].has_formula = True  # the parser boxed an equation in this chunk
+    formulas = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert [f.formula_latex for f in formulas] == ["Z =\nrho c\nS", "m rho t/(S)", "M = rho T/(pi b2)"]
+    assert formulas[0].name == "The impedance"
+    assert _meanings(formulas[0]) == {"Z": "The impedance", "rho": "the density", "c": "the speed of sound"}
+    assert formulas[1].name is None and formulas[1].formula_id != formulas[2].formula_id
+
+
+def test_an_assignment_of_words_is_left_open():
+    (candidate,) = propose_formulas(_doc("Owner = JOE"))
+    assert not candidate.decided
+    assert formula_entries(_doc("Owner = JOE"), [candidate], SpanCheck()) == []
+
+
+def test_no_symbol_claims_without_formulas():
+    """A short capitalised word after a noun is a symbol only where formulas use it."""
+    payloads = extract_document(_doc("The gated network G routes each token. The model M is fast."))
+    assert payloads.glossary == [] and payloads.formulas == []
+
+
+def test_a_symbol_list_after_the_formula_and_a_nomenclature_table():
+    document = _doc(
+        "The formula for the load factor is:\n\nLF = RPK / ASK × 100\n\nwhere:\n"
+        "RPK = revenue passenger kilometres\nASK – available seat kilometres",
+        "Symbol | Meaning | Unit\nLF | load factor | %",
+    )
+    document.chunks[1].kind = "table"
+    payloads = extract_document(document)
+    (formula,) = payloads.formulas
+    assert formula.name == "the load factor"
+    assert _meanings(formula) == {
+        "LF": "the load factor",
+        "RPK": "revenue passenger kilometres",
+        "ASK": "available seat kilometres",
+    }
+    definitions = {e.term: e.definition for e in payloads.glossary}
+    assert definitions["ASK"] == "available seat kilometres"
+    assert definitions["LF"] == "the load factor"  # "load factor" in the table is the same words
+
+
+@pytest.mark.parametrize("text", ["The learning rate lr = 3e-4 was kept.", "See pp. 881-892 and 17-18."])
+def test_numbers_in_a_formula_chunk_are_not_formulas(text):
+    document = _doc(text)
+    document.chunks[0].has_formula = True
+    assert formula_spans(document.chunks[0]) == []
+
+
+def test_a_sum_limit_does_not_start_a_formula():
+    document = _doc(
+        "The loss is defined as\n\nL(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)\n\nwhere N is the number of samples."
+    )
+    document.chunks[0].has_formula = True
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)"
+    assert formula.name == "The loss"
+    assert _meanings(formula)["N"] == "the number of samples"
+
+
+def test_a_product_written_side_by_side_and_its_with_legend():
+    document = _doc("The force is F = m a, with m the mass of the body and a the acceleration.")
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "F = m a" and formula.name == "The force"
+    assert _meanings(formula) == {"F": "The force", "m": "the mass of the body", "a": "the acceleration"}

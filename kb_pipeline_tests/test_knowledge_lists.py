@@ -1,0 +1,109 @@
+"""Abbreviation lists read as a layout, inline expansions verified by letter alignment, and the
+brief's title and purpose, on real MinerU parses of generated PDFs (lists_pdfs.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb_pipeline.knowledge.abbreviations import spells
+from kb_pipeline.knowledge.contracts import Payloads
+from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.paths import DataLayout
+from kb_pipeline_tests import lists_pdfs as pdfs
+
+
+def _parse(tmp_path_factory, make) -> Payloads:
+    from kb_pipeline.parsing.config import ParserConfig
+    from kb_pipeline.pipeline import Parsing, process_document
+
+    folder = tmp_path_factory.mktemp("lists")
+    pdf = folder / f"{make.__name__}.pdf"
+    make(pdf)
+    return extract_document(
+        process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document
+    )
+
+
+@pytest.fixture(scope="module")
+def lists(tmp_path_factory):
+    return _parse(tmp_path_factory, pdfs.lists_pdf)
+
+
+@pytest.fixture(scope="module")
+def names(lists) -> dict[str, str | None]:
+    return {e.term: e.full_name for e in lists.glossary}
+
+
+def test_a_ruled_two_column_list_gives_one_entry_per_row(names):
+    for term, expansion in pdfs.LISTED:
+        assert names[term] == expansion
+
+
+def test_a_borderless_two_column_list_keeps_each_wrapped_row(names):
+    for term, expansion in pdfs.BORDERLESS:
+        assert names[term] == expansion
+    assert not any("\n" in term for term in names)
+
+
+def test_a_glossary_style_list_run_together_gives_each_line(names):
+    for term, expansion in pdfs.GLOSSARY_STYLE:
+        assert names[term] == expansion
+
+
+def test_inline_expansions_in_four_languages(names):
+    assert names["TSO"] == "Transmission System Operator"
+    assert names["POC"] == "point-of-care" and names["MoE"] == "Mixture-of-Experts"
+    assert names["OMB"] == "Office of Management and Budget"  # not "of Management and Budget"
+    assert names["UEFI"] == "Unified Extensible Firmware Interface"  # bracketed, a citation after it
+    assert names["SVR12"] == names["SVR24"] == "sustained virological response"
+    assert names["LNG"] == "liquefied natural gas"  # "ABBR (long form)"
+    assert names["PPE"] == "programmation pluriannuelle de l’énergie"
+    assert names["SRADDET"] == "schéma régional d’aménagement, de développement durable et d’égalité des territoires"
+    assert names["BNetzA"] == "Bundesnetzagentur" and names["EEG"] == "Erneuerbare-Energien-Gesetz"
+    assert names["CNMC"] == "Comisión Nacional de los Mercados y la Competencia"
+
+
+def test_parentheticals_that_are_no_expansion(names):
+    # A citation, a unit, a figure reference, letters the words before do not spell.
+    for term in ("Smith", "kWh", "Fig", "ABX", "QRS", "TA Luft"):
+        assert term not in names
+
+
+def test_the_title_is_the_cover_s_large_type_and_the_purpose_the_document_s_aim(lists):
+    assert lists.brief_context.title == " ".join(pdfs.TITLE_LINES)  # not the subtitle, author or date
+    assert lists.brief_context.purpose == pdfs.PURPOSE
+
+
+def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_factory):
+    brief = _parse(tmp_path_factory, pdfs.excerpt_pdf).brief_context
+    assert brief.title is None and brief.purpose is None
+
+
+@pytest.mark.parametrize(
+    ("abbreviation", "phrase", "spelled"),
+    [
+        ("NOTRe", "Nouvelle organisation territoriale de la République", True),
+        ("ODBC", "Open Database Connectivity", True),
+        ("PXE", "Preboot eXecution Environment", True),
+        ("LMICs", "low- and middle-income countries", True),
+        ("OMB", "Management and Budget", False),  # a word before the long form's start is no part of it
+        ("NTS", "new system", False),
+        ("HCV", "hepatitis virus", False),
+    ],
+)
+def test_letter_alignment(abbreviation, phrase, spelled):
+    assert spells(abbreviation, phrase) is spelled
+
+
+def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
+    """A manual whose section headings share the title's type: the title is its one unnumbered line."""
+    from kb_pipeline.knowledge.title import title_lines
+    from kb_pipeline.pdf_text import TextSegment
+
+    page = [
+        TextSegment("Pump Maintenance Manual", 21.4, (306, 93, 694, 119)),
+        TextSegment("I. SCOPE", 21.4, (131, 127, 262, 152)),
+        TextSegment("This manual covers routine maintenance of the pumps.", 11.7, (131, 160, 858, 174)),
+        TextSegment("2. PROCEDURES", 21.4, (131, 300, 330, 325)),
+    ]
+    assert [line.text for line in title_lines(page, 11.7)] == ["Pump Maintenance Manual"]
