@@ -141,3 +141,40 @@ def test_pages_whose_text_runs_upright_are_left_as_they_are(tmp_path):
     c.save()
     assert upright_copy(pdf, tmp_path / "copy.pdf") == {}
     assert not (tmp_path / "copy.pdf").exists()
+
+
+def test_a_page_mineru_read_nothing_on_gets_its_text_layer_lines_back(tmp_path):
+    """Whatever the cause (a page drawn in a way MinerU cannot read), a page with no chunk at
+    all loses every line: they come back verbatim, in the text layer's order, between the pages
+    around it, in the section open there."""
+    from types import SimpleNamespace
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from kb_pipeline.contracts import Chunk, make_chunk_id
+    from kb_pipeline.normalise.recovery import recover_lost_lines
+    from kb_pipeline.pdf_text import PdfTextLayer
+    from kb_pipeline.quality.text_coverage import measure_text_coverage
+
+    pdf = tmp_path / "three.pdf"
+    c = Canvas(str(pdf), invariant=True)
+    topics = ["the water supply", "the road network", "the school buildings"]
+    pages = [[f"Line {n} of this part of the report is about {topic}." for n in range(4)] for topic in topics]
+    for lines in pages:
+        for n, line in enumerate(lines):
+            c.drawString(72, 700 - 20 * n, line)
+        c.showPage()
+    c.save()
+    chunks = [
+        Chunk(chunk_id=make_chunk_id("three", i), doc_id="three", kind="text", text="\n".join(pages[p]),
+              page_idx=p, page_idxs=[p], heading_path=["1 Scope"], source_items=[i])
+        for i, p in enumerate([0, 2])
+    ]  # fmt: skip
+    with PdfTextLayer(pdf) as text_layer:
+        coverage = measure_text_coverage(chunks, text_layer)
+        raw = SimpleNamespace(items=[], n_pages=3)
+        lost = coverage.missing_by_page()
+        out = recover_lost_lines("three", chunks, raw, [], text_layer, lost, coverage.counted_by_page)  # type: ignore[arg-type]
+        assert measure_text_coverage(out, text_layer).coverage == 1.0
+    assert [c.page_idx for c in out] == [0, 1, 2]
+    assert out[1].text == "\n".join(pages[1]) and out[1].heading_path == ["1 Scope"] and not out[1].source_items
