@@ -17,18 +17,50 @@ from .item_text import ItemText
 from .outline import squash
 
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
+# A page's first or last line stands in its band this far in (a report set with wide margins
+# has its running head at 10–20 % of the page, clear of the body but below the 12 % band).
+_OUTER_BAND = 200
 _MAX_WORDS = 20
 _DIGITS = re.compile(r"\d+")
 _SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3})+)\.?\s")
 
 
-def _band(item: dict) -> str | None:
+def _outermost(items: list[dict]) -> dict[int, str]:
+    """{item: "top" or "bottom"} for the first and the last line of each page (page numbers
+    aside) that stand within `_OUTER_BAND` of the page's edge, unless a table follows the first:
+    a table's header row read as a line of its own is no running head."""
+    on_page: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        if item.get("bbox") and item["type"] != "page_number":
+            on_page.setdefault(item["page_idx"], []).append(index)
+    outer: dict[int, str] = {}
+    for indices in on_page.values():
+        if len(indices) < 2:  # a page of one line has no body to stand apart from
+            continue
+        top = min(indices, key=lambda i: items[i]["bbox"][1])
+        bottom = max(indices, key=lambda i: items[i]["bbox"][3])
+        if items[top]["bbox"][3] <= _OUTER_BAND and not _next_is_table(items, indices, top):
+            outer[top] = "top"
+        if items[bottom]["bbox"][1] >= 1000 - _OUTER_BAND:
+            outer[bottom] = "bottom"
+    return outer
+
+
+def _next_is_table(items: list[dict], indices: list[int], index: int) -> bool:
+    """Whether the item after `index` in the page's reading order is a table."""
+    at = indices.index(index) + 1
+    return at < len(indices) and items[indices[at]]["type"] == "table"
+
+
+def _band(item: dict, outer: str | None) -> str | None:
     if item["type"] == "aside_text":
         return "margin"  # a side note repeats wherever it stands in the margin
     bbox = item.get("bbox")
     if bbox and bbox[3] <= _BAND:
         return "top"
-    return "bottom" if bbox and bbox[1] >= 1000 - _BAND else None
+    if bbox and bbox[1] >= 1000 - _BAND:
+        return "bottom"
+    return outer
 
 
 def _key(text: str) -> str:
@@ -54,9 +86,10 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
     archive stamp, is the document's text). Page numbers stay furniture."""
+    outer = _outermost(items)
     pages_of: dict[tuple[str, str], set[int]] = {}
     for index, item in enumerate(items):
-        band = _band(item)
+        band = _band(item, outer.get(index))
         if band and item["type"] in ("header", "footer", "aside_text", "text"):
             pages_of.setdefault((band, _key(texts[index].text)), set()).add(item["page_idx"])
     # A running header that names the chapter changes with it, so it need not repeat: it is
@@ -66,7 +99,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     demoted: set[int] = set()
     for index, item in enumerate(items):
         kind = item["type"]
-        band = _band(item)
+        band = _band(item, outer.get(index))
         key = _key(texts[index].text)
         typed = kind in ("header", "footer", "aside_text")
         repeats = band is not None and _repeats(pages_of.get((band, key), set()), n_pages, typed)
