@@ -79,7 +79,7 @@ def parse_to_cache(
                 "rendered": done.rendered,
                 "original": ORIGINAL_COPY,
             }
-        # Pages whose text runs sideways are shown upright in the copy MinerU parses (upright.py).
+        # Pages whose text is drawn rotated are drawn upright in the copy MinerU parses (upright.py).
         turned = tmp / "upright.pdf"
         turns = upright.upright_copy(source, turned)
         if turns:

@@ -25,7 +25,7 @@ from ..pdf_text import PDFIUM_LOCK
 
 # Characters sampled per page: the direction of most of them is the page's.
 _SAMPLE = 200
-# A page is turned when this share of its sampled characters runs in one other direction.
+# A page's text runs in a direction when this share of its sampled characters does.
 _SIDEWAYS_SHARE = 0.6
 # ... and it has at least this many characters (a page of a few labels is left as it is).
 _MIN_CHARS = 40
@@ -56,9 +56,9 @@ def _text_direction(page) -> int | None:
 
 
 def upright_copy(source: Path, out: Path) -> dict[int, int]:
-    """{page: the rotation that shows it upright} for the pages of `source` whose text runs
-    other than left to right in the page's own space; when there are any, `out` is written:
-    `source` with those pages' content turned upright (and no `/Rotate`)."""
+    """{page: the clockwise turn that shows it upright} for the pages of `source` whose text is
+    not drawn upright with no `/Rotate`; when there are any, `out` is written: `source` with
+    those pages' content so turned, on pages with no `/Rotate`."""
     import pypdf
     import pypdfium2
 
@@ -91,7 +91,7 @@ def _turn(page, rotation: int) -> None:
     text ends up at exactly 0°: MinerU splits the words of text drawn at any other angle
     ("201 9 actual", "3, 1 37")."""
     from pypdf import Transformation
-    from pypdf.generic import NameObject, RectangleObject
+    from pypdf.generic import NameObject, NumberObject, RectangleObject
 
     left, bottom, right, top = (float(v) for v in page.mediabox)
     matrix = {
@@ -102,9 +102,11 @@ def _turn(page, rotation: int) -> None:
     }[rotation]
     turn = Transformation(matrix)
     page.add_transformation(turn, expand=False)
-    for name in ("/MediaBox", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox"):
-        if name in page:
-            box = RectangleObject(page[name])
-            (x0, y0), (x1, y1) = turn.apply_on(box.lower_left), turn.apply_on(box.upper_right)
-            page[NameObject(name)] = RectangleObject((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
-    page.rotation = 0
+    # The media and crop boxes as they apply (inherited from the page tree or defaulted), the
+    # others where the page has them: all turned, and set on the page itself.
+    boxes = {"/MediaBox": page.mediabox, "/CropBox": page.cropbox}
+    boxes |= {name: RectangleObject(page[name]) for name in ("/BleedBox", "/TrimBox", "/ArtBox") if name in page}
+    for name, box in boxes.items():
+        (x0, y0), (x1, y1) = turn.apply_on(box.lower_left), turn.apply_on(box.upper_right)
+        page[NameObject(name)] = RectangleObject((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+    page[NameObject("/Rotate")] = NumberObject(0)
