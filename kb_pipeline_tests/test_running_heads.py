@@ -131,3 +131,54 @@ def test_lines_that_recur_in_the_body_are_kept(runs, name):
     header = " | ".join(texts["header"])
     assert sum(chunk.text.count(header) for chunk in run.document.chunks if chunk.kind == "table") >= 3
     assert run.checks["text_coverage"].passed
+
+
+def data_model_pdf(path: Path, title: str) -> None:
+    """A 3-page data-model standard whose own title is its running head and recurs as the title
+    of sections 2 and 3, each opening a page."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    body = (
+        "The model describes each asset of the network with its identifier, its location and the date "
+        "it was put into service, so that records can be exchanged."
+    )
+
+    def head(c, doc) -> None:
+        c.saveState()
+        c.setFont("Helvetica", 8)
+        c.drawString(72, A4[1] - 40, title)
+        c.drawCentredString(A4[0] / 2, 30, str(doc.page))
+        c.restoreState()
+
+    story = [Paragraph(title, ss["Title"]), Paragraph("1 Scope", ss["Heading1"]), Paragraph(body, ss["BodyText"])]
+    for number, section, subsections in [
+        ("2", title, ["Entities", "Attributes"]),
+        ("3", title, ["Metering", "Billing"]),
+        ("4", "Conformance", ["Levels", "Testing"]),
+    ]:
+        story += [Paragraph(f"{number} {section}", ss["Heading1"]), Paragraph(body, ss["BodyText"])]
+        for k, subsection in enumerate(subsections, 1):
+            story += [Paragraph(f"{number}.{k} {subsection}", ss["Heading2"]), *[Paragraph(body, ss["BodyText"])] * 3]
+        story.append(PageBreak())
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True).build(story[:-1], onFirstPage=head, onLaterPages=head)
+
+
+def test_the_documents_title_recurring_as_a_section_title_opens_its_section(tmp_path, layout):
+    """MinerU types "3 Open Data Model …" at the top of page 2 a header, as it does the running
+    head above it: the same words, page numbers aside. The running head is the line at its own
+    place on every page; the section title, below it, opens section 3 (which was lost, its
+    subsections put under section 2)."""
+    title = "Open Data Model for Water Utilities"
+    pdf = tmp_path / "data_model.pdf"
+    data_model_pdf(pdf, title)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), layout))
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    assert (f"3 {title}", "3.1 Metering") in paths
+    assert (f"2 {title}", "2.2 Attributes") in paths
+    assert not any(f"2 {title}" in path and "3.1 Metering" in path for path in paths)
+    # The running head itself stays furniture, on every page.
+    assert not any(chunk.text.startswith(title) for chunk in run.document.chunks if chunk.page_idx > 0)
+    assert run.checks["text_verbatim"].passed
