@@ -4,9 +4,11 @@ MinerU types page headers and footers by position on the page alone, so a headin
 a page or a table of contents can come out as a "header" (and be lost from the text), while a
 running footer on the first page can come out as body text. A running header or footer is what
 repeats: the same line, page numbers aside, in the same band of several pages (of every other
-page, for the alternating heads of journals: authors on even pages, title on odd). Anything MinerU
-called furniture that does not repeat is read as body text; body text that does repeat there is
-furniture.
+page, for the alternating heads of journals: authors on even pages, title on odd), at the same
+place: a section title that repeats the running head's words under a number ("3 Data model"
+below the head "Data model") is not it. A page's first or last line a little further in than
+the band counts as in it (wide margins). Anything MinerU called furniture that does not repeat
+is read as body text; body text that does repeat there is furniture.
 """
 
 from __future__ import annotations
@@ -17,18 +19,52 @@ from .item_text import ItemText
 from .outline import squash
 
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
+# A page's first or last line stands in its band this far in (a report set with wide margins
+# has its running head at 10–20 % of the page, clear of the body but below the 12 % band).
+_OUTER_BAND = 200
+# A running line stands on each page within this (0–1000 of the page's height) of its place.
+_PLACE = 15
 _MAX_WORDS = 20
 _DIGITS = re.compile(r"\d+")
 _SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3})+)\.?\s")
 
 
-def _band(item: dict) -> str | None:
+def _outermost(items: list[dict]) -> dict[int, str]:
+    """{item: "top" or "bottom"} for the first and the last line of each page (page numbers
+    aside) that stand within `_OUTER_BAND` of the page's edge, unless a table follows the first:
+    a table's header row read as a line of its own is no running head."""
+    on_page: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        if item.get("bbox") and item["type"] != "page_number":
+            on_page.setdefault(item["page_idx"], []).append(index)
+    outer: dict[int, str] = {}
+    for indices in on_page.values():
+        if len(indices) < 2:  # a page of one line has no body to stand apart from
+            continue
+        top = min(indices, key=lambda i: items[i]["bbox"][1])
+        bottom = max(indices, key=lambda i: items[i]["bbox"][3])
+        if items[top]["bbox"][3] <= _OUTER_BAND and not _next_is_table(items, indices, top):
+            outer[top] = "top"
+        if items[bottom]["bbox"][1] >= 1000 - _OUTER_BAND:
+            outer[bottom] = "bottom"
+    return outer
+
+
+def _next_is_table(items: list[dict], indices: list[int], index: int) -> bool:
+    """Whether the item after `index` in the page's reading order is a table."""
+    at = indices.index(index) + 1
+    return at < len(indices) and items[indices[at]]["type"] == "table"
+
+
+def _band(item: dict, outer: str | None) -> str | None:
     if item["type"] == "aside_text":
         return "margin"  # a side note repeats wherever it stands in the margin
     bbox = item.get("bbox")
     if bbox and bbox[3] <= _BAND:
         return "top"
-    return "bottom" if bbox and bbox[1] >= 1000 - _BAND else None
+    if bbox and bbox[1] >= 1000 - _BAND:
+        return "bottom"
+    return outer
 
 
 def _key(text: str) -> str:
@@ -54,24 +90,58 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
     archive stamp, is the document's text). Page numbers stay furniture."""
-    pages_of: dict[tuple[str, str], set[int]] = {}
+    outer = _outermost(items)
+    keys = [_key(item_text.text) for item_text in texts]
+    bands: dict[int, str] = {}
+    lines: dict[tuple[str, str], list[int]] = {}  # (band, key) -> the items
     for index, item in enumerate(items):
-        band = _band(item)
+        band = _band(item, outer.get(index))
         if band and item["type"] in ("header", "footer", "aside_text", "text"):
-            pages_of.setdefault((band, _key(texts[index].text)), set()).add(item["page_idx"])
+            bands[index] = band
+            lines.setdefault((band, keys[index]), []).append(index)
+
+    def pages_at_its_place(index: int) -> set[int]:
+        """The pages the line stands on in its band, at about its place (anywhere in a margin):
+        a running head stands where it stood on the other pages, and a section title that
+        repeats it under a number ("3 Data model" under the head "Data model") stands lower."""
+        group = lines[(bands[index], keys[index])]
+        top = items[index]["bbox"][1] if bands[index] != "margin" else None
+        return {items[j]["page_idx"] for j in group if top is None or abs(items[j]["bbox"][1] - top) <= _PLACE}
+
+    typed_kinds = ("header", "footer", "aside_text")
+    at_place = {i: pages_at_its_place(i) for i in bands}
+
+    def outdone(index: int) -> bool:
+        """Whether the same line stands on this page at a place where it recurs more often:
+        there is the page's running line, and this one repeats it (a title under the head)."""
+        page = items[index]["page_idx"]
+        group = lines[(bands[index], keys[index])]
+        return any(items[j]["page_idx"] == page and len(at_place[j]) > len(at_place[index]) for j in group)
+
+    repeats = {i: _repeats(at_place[i], n_pages, items[i]["type"] in typed_kinds) and not outdone(i) for i in bands}
+    # Where running lines stand: in a band with none, any place may be one (a short document).
+    places: dict[str, list[int]] = {}
+    for index, band in bands.items():
+        if repeats[index] and band != "margin":
+            places.setdefault(band, []).append(items[index]["bbox"][1])
+
+    def at_running_place(index: int) -> bool:
+        band = bands.get(index)
+        if band is None:
+            return False
+        return band not in places or any(abs(items[index]["bbox"][1] - top) <= _PLACE for top in places[band])
+
     # A running header that names the chapter changes with it, so it need not repeat: it is
-    # still furniture when it repeats a title of the document.
-    titles = {_key(texts[i].text) for i, item in enumerate(items) if item.get("text_level")}
+    # still furniture when it repeats a title of the document where running heads stand.
+    titles = {keys[i] for i, item in enumerate(items) if item.get("text_level")}
     furniture: set[int] = set()
     demoted: set[int] = set()
     for index, item in enumerate(items):
         kind = item["type"]
-        band = _band(item)
-        key = _key(texts[index].text)
-        typed = kind in ("header", "footer", "aside_text")
-        repeats = band is not None and _repeats(pages_of.get((band, key), set()), n_pages, typed)
-        if typed:
-            if n_pages < 3 or not key or repeats or key in titles:
+        key = keys[index]
+        repeated = repeats.get(index, False)
+        if kind in typed_kinds:
+            if n_pages < 3 or not key or repeated or (key in titles and at_running_place(index)):
                 furniture.add(index)
             else:
                 demoted.add(index)
@@ -79,7 +149,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
             furniture.add(index)
         elif (
             kind == "text"
-            and repeats
+            and repeated
             and key
             and not item.get("text_level")
             and len(texts[index].text.split()) <= _MAX_WORDS

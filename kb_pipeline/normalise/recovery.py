@@ -4,7 +4,7 @@ The text-coverage measure (`quality.text_coverage`) lists the lines of the text 
 not in the chunks. Most pages lose none, or a line or two that is there in another shape (a
 hyphenated word, a formula). Two losses are MinerU's own, and the lines are put back:
 - a page that lost most of its lines (a table printed rotated, a notice in three columns read
-  as one block): every lost line of the page;
+  as one block, a page MinerU read nothing on): every lost line of the page;
 - a table that lost rows (rows merged into one cell, header rows set on several lines): the
   lost lines inside the table's box.
 A lost line whose words are mostly in the page's chunks already, three in a row, is not lost:
@@ -66,7 +66,7 @@ def recover_lost_lines(
         ]
         whole_page = len(lost_lines) > LOST_PAGE_SHARE * counted.get(page_idx, 0)
         # Reading a page's characters costs time: only pages that may give something back.
-        if not on_page or not (whole_page or tables):
+        if not (whole_page or tables):
             continue
         in_table = {line.text: n for n, box in tables for line in text_layer.lines_in_box(page_idx, box)}
         if furniture is None:
@@ -81,7 +81,12 @@ def recover_lost_lines(
         # After the page's last chunk that ends on it (one running on would put the lines after
         # the next page's text); when every chunk on it runs on, before the first of them.
         ending = [n for n in on_page if max(chunks[n].page_idxs or [chunks[n].page_idx]) == page_idx]
-        page_end = ending[-1] if ending else on_page[0] - 1
+        if ending:
+            page_end = ending[-1]
+        elif on_page:
+            page_end = on_page[0] - 1
+        else:  # MinerU read nothing on the page: after the pages before it
+            page_end = max((n for n, c in enumerate(chunks) if max(c.page_idxs or [c.page_idx]) < page_idx), default=-1)
         for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
             if line.text in removed or not _is_lost(line.text, lost_lines) or _said_already(line.text, said):
                 continue

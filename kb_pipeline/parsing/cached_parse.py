@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..sources import sha256_file
-from . import cache, ocr
+from . import cache, ocr, upright
 from .backends import ParseBackend
 from .config import ParserConfig
 from .errors import SourceChangedError, SourceMissingError
@@ -79,6 +79,13 @@ def parse_to_cache(
                 "rendered": done.rendered,
                 "original": ORIGINAL_COPY,
             }
+        # Pages whose text is drawn rotated are drawn upright in the copy MinerU parses (upright.py).
+        turned = tmp / "upright.pdf"
+        turns = upright.upright_copy(source, turned)
+        if turns:
+            if not (tmp / ORIGINAL_COPY).exists():
+                source.rename(tmp / ORIGINAL_COPY)
+            turned.replace(source)
         window = config.parse_window
         # MinerU's API service bounds its own memory; locally a long document goes in windows.
         windows_record = None
@@ -110,6 +117,11 @@ def parse_to_cache(
             "parse_seconds": round(seconds, 3),  # OCR included
             **({"ocr": ocr_record} if ocr_record else {}),
             **({"windows": windows_record} if windows_record else {}),
+            **(
+                {"upright": {"pages": {str(k): v for k, v in turns.items()}, "original": ORIGINAL_COPY}}
+                if turns
+                else {}
+            ),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 

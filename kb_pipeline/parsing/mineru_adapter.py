@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 _DROPPED_FILES = ("model_output.json",)
 # The exact bytes MinerU parsed, kept beside its output (MinerU 2.x called it origin.pdf).
 SOURCE_COPY = "origin.pdf"
-# When pages were OCR'd with Tesseract, origin.pdf is the derived copy with their OCR text layer
-# and the file as it was dropped (the bytes of the key's hash) is kept under this name.
+# When pages were OCR'd with Tesseract or turned upright (upright.py), origin.pdf is the derived
+# copy MinerU parsed and the file as it was dropped (the bytes of the key's hash) is kept under
+# this name.
 ORIGINAL_COPY = "original.pdf"
 _MAGIC = {
     b"\x89PNG": "png image",
