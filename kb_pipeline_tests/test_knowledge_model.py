@@ -13,6 +13,7 @@ import pytest
 
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.model_steps import asked_steps
 from kb_pipeline.knowledge.payload_folder import FAILURE_NAME
 from kb_pipeline.knowledge.spans import locate
 from kb_pipeline.llm.endpoint import ModelEndpoint
@@ -315,3 +316,45 @@ def test_an_answer_of_the_moment_is_not_cached_but_one_the_model_would_repeat_is
         assert model.calls == 2
     assert next(e for e in second.glossary if e.term == "Viraemia").definition == RIGHT
     assert [u.simulated for u in third.usage] == [True]
+
+
+# A statement that may or may not be a rule ("can"), and a relation layout cannot call a formula.
+OPEN_RULE = "The report can be exported as a CSV file by the operator."
+OPEN_FORMULA = "Owner = JOE"
+
+
+def _open_candidates_document():
+    return _doc(("Export", f"{OPEN_RULE} The owner of the table is set as follows.\n{OPEN_FORMULA}"))
+
+
+def test_the_model_decides_open_rules_and_formulas_only_in_the_steps_it_is_asked_in(endpoint):
+    """Code alone emits neither; a model asked in `rules` and `formulas` decides each with a yes
+    (the text itself) or null, never with words of its own; the default 135M model is asked in
+    `definitions` only (measured: docs/knowledge.md)."""
+    document = _open_candidates_document()
+    plain = extract_document(document)
+    assert plain.interpretation_pack == [] and plain.formulas == [] and plain.usage == []
+    yes_rule = _completion(json.dumps({"answer": OPEN_RULE}))
+    no_formula = _completion(json.dumps({"answer": None}))
+    with LanguageModel(endpoint((200, {}, no_formula), (200, {}, yes_rule))) as model:
+        payloads = extract_document(document, model=model)
+    (rule,) = payloads.interpretation_pack
+    assert rule.statement == OPEN_RULE and rule.provenance.span == OPEN_RULE
+    assert payloads.formulas == [] and [u.branch for u in payloads.usage] == ["formula", "rule"]
+    offered = [r["response_format"]["json_schema"]["schema"] for r in _Scripted.requests]
+    assert [s["properties"]["answer"]["enum"] for s in offered] == [[OPEN_FORMULA, None], [OPEN_RULE, None]]
+    # Asked in no step, the model is never called.
+    quiet = endpoint()
+    with LanguageModel(quiet.model_copy(update={"steps": []})) as model:
+        assert extract_document(document, model=model).usage == []
+    assert asked_steps(ModelEndpoint()) == {"definitions"}
+    assert asked_steps(quiet) == {"definitions", "rules", "formulas"}
+
+
+def test_an_invented_rule_answer_is_recorded_and_never_written(endpoint):
+    invented = _completion(json.dumps({"answer": "The operator must export every report."}))
+    no_formula = _completion(json.dumps({"answer": None}))
+    with LanguageModel(endpoint((200, {}, no_formula), (200, {}, invented))) as model:
+        payloads = extract_document(_open_candidates_document(), model=model)
+    assert payloads.interpretation_pack == []
+    assert [(r.branch, r.field) for r in payloads.rejected] == [("rule", "statement")]

@@ -12,7 +12,7 @@ from kb_pipeline.cli.options import add_parser_options, config_from_args
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.parsing.backends import InProcess, MineruService, WarmWorkers, backend_for
 from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.settings import Settings, parser_env_name
+from kb_pipeline.settings import Settings, model_endpoint, parser_env_name
 
 # A value other than the default for every parser field, so each one is seen to travel.
 CHANGED = {
@@ -112,3 +112,11 @@ def test_the_definitions_take_the_sensors_intervals_from_the_resource(tmp_path):
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(tmp_path), sensor_interval_seconds=7)
     sensor = build_definitions(kb).resolve_sensor_def("drop_folder_sensor")
     assert sensor.minimum_interval_seconds == 7
+
+
+def test_the_model_steps_are_read_and_an_unknown_one_is_refused():
+    assert model_endpoint({}).steps is None  # the measured default for the model
+    assert model_endpoint({"KB_LLM_STEPS": "rules, definitions"}).steps == ["rules", "definitions"]
+    assert model_endpoint({"KB_LLM_STEPS": ""}).steps == []  # asked in no step
+    with pytest.raises(ValueError, match="unknown model step glossary"):
+        model_endpoint({"KB_LLM_STEPS": "glossary"})

@@ -19,6 +19,7 @@ import dagster as dg
 
 from ..knowledge.checks import link_problems, span_problems
 from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
+from ..knowledge.model_steps import asked_steps
 from ..knowledge.payload_folder import knowledge_summary, language_model, read_payloads, write_knowledge
 from ..llm.endpoint import ModelEndpoint
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
@@ -104,9 +105,12 @@ def _preview(payloads: Payloads) -> str:
 
 
 def knowledge_code_version(endpoint: ModelEndpoint | None) -> str:
-    """The extraction code's fingerprint and 12 hex of the model's identity (KB_LLM_*), or
-    "no-model" with `KB_LLM=off`."""
-    model = hashlib.sha256(endpoint.identity().encode()).hexdigest()[:12] if endpoint else "no-model"
+    """The extraction code's fingerprint and 12 hex of the model's identity and the steps it is
+    asked in (KB_LLM_*), or "no-model" with `KB_LLM=off`."""
+    if endpoint is None:
+        return f"{KNOWLEDGE_VERSION}-no-model"
+    asked = "|".join([endpoint.identity(), *sorted(asked_steps(endpoint))])
+    model = hashlib.sha256(asked.encode()).hexdigest()[:12]
     return f"{KNOWLEDGE_VERSION}-{model}"
 
 

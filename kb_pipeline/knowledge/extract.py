@@ -1,9 +1,12 @@
 """One document's knowledge payloads: readers propose, the span check disposes, the link stage
 connects, the review queue projects. Reads the `ParsedDocument`, never changes it.
 
-A reader is any `(document) -> list[Finding]`. With a `model`, the terms the readers left
-escalated are put to it (definition_picker.py): its picks join their clusters as findings of
-reader "model" and go through the same span check; its calls are `usage`.
+Every branch has that shape: the glossary's readers are any `(document) -> list[Finding]`;
+the formulas', rules' and brief's propose candidates of their own (formulas.py, rules.py,
+brief.py), each value a quote for the span check. With a `model`, what code left open is put to
+it in the steps it is asked in (model_steps.py): an escalated term's definition, an open rule or
+formula; its answers are choices among the document's own text, join the candidates as another
+proposer's and go through the same span check; its calls are `usage`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from ..contracts import ParsedDocument
 from ..llm.model import LanguageModel
 from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
 from .brief import build_brief, propose_brief
+from .choice import Choices
 from .contracts import Payloads
 from .definition_picker import pick_definitions
 from .definition_sentences import read_running_definitions, read_section_definitions
@@ -26,6 +30,7 @@ from .labelled_definitions import read_labelled_definitions
 from .legend import read_symbol_legends
 from .link import link
 from .mining import cluster
+from .model_steps import FORMULAS, RULES, asked_steps, decide_open
 from .review import review_queue
 from .rules import propose_rules, rule_entries
 from .spans import SpanCheck
@@ -51,18 +56,28 @@ def extract_document(
 ) -> Payloads:
     """`ModelFailed` when the model's endpoint does not answer: nothing is half-written."""
     check = SpanCheck()
+    steps = asked_steps(model.endpoint) if model is not None else frozenset()
+    asked: list[Choices] = []
     findings = [finding for read in readers for finding in read(document)]
     clusters = cluster(document, findings)
-    usage = []
-    if model is not None:
+    if model is not None and "definitions" in steps:
         picked, choices = pick_definitions(clusters, model)
-        check.rejected += choices.rejected
-        usage = choices.usage
+        asked.append(choices)
         if picked:
             clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formulas = formula_entries(document, propose_formulas(document), check)
-    rules = rule_entries(document, propose_rules(document), check)
+    formula_candidates = propose_formulas(document)
+    if model is not None and "formulas" in steps:
+        formula_candidates, choices = decide_open(formula_candidates, model, FORMULAS, lambda c: c.formula)
+        asked.append(choices)
+    rule_candidates = propose_rules(document)
+    if model is not None and "rules" in steps:
+        rule_candidates, choices = decide_open(rule_candidates, model, RULES, lambda c: c.statement)
+        asked.append(choices)
+    for choices in asked:
+        check.rejected += choices.rejected
+    formulas = formula_entries(document, formula_candidates, check)
+    rules = rule_entries(document, rule_candidates, check)
     link(glossary, formulas, rules)
     return Payloads(
         glossary=glossary,
@@ -71,5 +86,5 @@ def extract_document(
         brief_context=build_brief(document, propose_brief(document), glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
-        usage=usage,
+        usage=[call for choices in asked for call in choices.usage],
     )

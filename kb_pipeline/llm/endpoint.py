@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .local_server import CONTEXT_TOKENS, SMOLLM2_FILE, default_gguf, model_name, server_version
 
 # How much of a GGUF's head and tail its identity hashes (a 7B file is GBs: not all of it).
 _SAMPLED_BYTES = 1 << 20
+# The extraction steps a model can be asked in (knowledge/model_steps.py says what each asks).
+MODEL_STEPS = ("definitions", "rules", "formulas")
 
 
 class ModelEndpoint(BaseModel):
@@ -30,6 +32,22 @@ class ModelEndpoint(BaseModel):
     retries: int = Field(default=3, ge=0)
     # The first retry's wait when the endpoint names none (Retry-After); doubled each time.
     retry_seconds: float = Field(default=1.0, ge=0)
+    # KB_LLM_STEPS: the extraction steps this model is asked in; None, those measured to help
+    # for it (knowledge/model_steps.py).
+    steps: list[str] | None = None
+
+    @field_validator("steps")
+    @classmethod
+    def _known_steps(cls, steps: list[str] | None) -> list[str] | None:
+        unknown = sorted(set(steps or ()) - set(MODEL_STEPS))
+        if unknown:
+            raise ValueError(f"unknown model step {', '.join(unknown)}: the steps are {', '.join(MODEL_STEPS)}")
+        return steps
+
+    @property
+    def default_model(self) -> bool:
+        """The embedded server on the shipped GGUF (no KB_LLM_GGUF, no endpoint)."""
+        return self.embedded and self.gguf is None
 
     @property
     def embedded(self) -> bool:
