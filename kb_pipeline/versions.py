@@ -38,5 +38,11 @@ PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
 # record in usage.json): `knowledge_payloads`' code version, and part of its data version. Not
 # the rest of llm/ (client, retries, cache, server): which model answers is the code version's
 # other half (`knowledge_code_version`), and how it is reached decides no payload.
-KNOWLEDGE_SOURCES = [*(_PACKAGE / "knowledge").glob("*.py"), _PACKAGE / "llm" / "usage.py"]
+# The readers also read the artifact's model and the PDF's text layer (title, list layouts).
+KNOWLEDGE_SOURCES = [
+    *(_PACKAGE / "knowledge").glob("*.py"),
+    _PACKAGE / "llm" / "usage.py",
+    _PACKAGE / "contracts.py",
+    _PACKAGE / "pdf_text.py",
+]
 KNOWLEDGE_VERSION = source_fingerprint(KNOWLEDGE_SOURCES)

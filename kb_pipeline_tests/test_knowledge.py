@@ -454,7 +454,8 @@ def test_extract_command_records_any_failure_and_removes_stale_payloads(standard
     out, err = capsys.readouterr()
     assert "KeyError" in err and "1 of 2 documents extracted" in out
     assert [p.name for p in (tmp_path / "out" / "a").iterdir()] == ["FAILED.txt"]
-    assert "KeyError" in (tmp_path / "out" / "a" / "FAILED.txt").read_text()
+    note = (tmp_path / "out" / "a" / "FAILED.txt").read_text()
+    assert "KeyError" in note.splitlines()[0] and "Traceback (most recent call last)" in note and "boom" in note
     assert len(list((tmp_path / "out" / "b").glob("*.json"))) == 7
 
 

@@ -128,7 +128,9 @@ def _extract(
         outcome = write_knowledge(document, folder, model, review_db.approved(layout))
     if outcome.payloads is None:
         # Recorded in the folder; the artifact and the other documents are untouched.
-        raise dg.Failure(f"{KNOWLEDGE_FAILED}: {outcome.reason}")
+        raise dg.Failure(
+            f"{KNOWLEDGE_FAILED}: {outcome.reason}", metadata={"traceback": dg.MetadataValue.text(outcome.trace)}
+        )
     payloads = outcome.payloads
     for table, rows, columns in (
         ("glossary", glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS),

@@ -13,7 +13,9 @@ payloads stay until a run succeeds.
 from __future__ import annotations
 
 import json
+import logging
 import time
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ from .diff import ApprovedDefinition, apply_diff
 from .extract import extract_document
 
 FAILURE_NAME = "FAILED.txt"
+_log = logging.getLogger(__name__)
 PAYLOAD_NAMES = tuple(f"{name}.json" for name in Payloads.model_fields)
 
 
@@ -46,7 +49,7 @@ def language_model(endpoint: ModelEndpoint | None, answers: Path) -> Iterator[La
 class KnowledgeOutcome:
     """What one document's extraction left in its folder: the payloads, or the failure — its
     `reason` ("ModelFailed: model endpoint …: unreachable …") and the `line` recorded
-    (`model_down`: the endpoint failed, not the document)."""
+    (`model_down`: the endpoint failed, not the document) and the error's `trace`."""
 
     doc_id: str
     folder: Path
@@ -55,6 +58,7 @@ class KnowledgeOutcome:
     reason: str = ""
     line: str = ""
     model_down: bool = False
+    trace: str = ""
 
 
 def write_knowledge(
@@ -73,20 +77,24 @@ def write_knowledge(
         (folder / FAILURE_NAME).unlink(missing_ok=True)
     except Exception as exc:  # one document's failure, whatever it is, is its outcome
         line = record_failure(folder, label or document.doc_id, exc)
+        model_down = isinstance(exc, ModelFailed)
+        if not model_down:  # a reader's bug, not the endpoint: its traceback is what a developer needs
+            _log.error("%s", line, exc_info=exc)
         return KnowledgeOutcome(
             document.doc_id,
             folder,
             time.perf_counter() - started,
             reason=failure_reason(exc),
             line=line,
-            model_down=isinstance(exc, ModelFailed),
+            model_down=model_down,
+            trace="".join(traceback.format_exception(exc)),
         )
     return KnowledgeOutcome(document.doc_id, folder, time.perf_counter() - started, payloads=payloads)
 
 
 def record_failure(folder: Path, label: str, exc: BaseException) -> str:
-    """The failure's line, written to `folder` in place of its payloads (kept when only the
-    model's endpoint failed)."""
+    """The failure's line, written to `folder` with the error's traceback below it in place of
+    its payloads (kept when only the model's endpoint failed)."""
     line = f"{label}: not extracted — {failure_reason(exc)}"
     keep = isinstance(exc, ModelFailed) and (folder / PAYLOAD_NAMES[0]).is_file()
     if keep:
@@ -95,7 +103,7 @@ def record_failure(folder: Path, label: str, exc: BaseException) -> str:
         if not keep:
             for name in PAYLOAD_NAMES:
                 (folder / name).unlink(missing_ok=True)
-        write_text_atomically(folder / FAILURE_NAME, line + "\n")
+        write_text_atomically(folder / FAILURE_NAME, f"{line}\n\n{''.join(traceback.format_exception(exc))}")
     except OSError as error:
         line += f" (and the failure could not be recorded in {folder}: {error})"
     return line
