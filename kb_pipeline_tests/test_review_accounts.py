@@ -12,7 +12,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,7 +20,6 @@ from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
-from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
@@ -60,8 +58,8 @@ def team(layout, parsed, monkeypatch):  # noqa: F811
 
 @pytest.fixture
 def server(team, tmp_path):
-    """`kb-pipeline review` on a free loopback port, its output in a log file."""
-    layout = team[0]
+    """`kb-pipeline review` on a free loopback port over the team's data root (KB_DATA_DIR, which
+    the `layout` fixture sets), its output in a log file."""
     port = free_port()
     log = tmp_path / "desk.log"
     with log.open("w") as out:
@@ -215,7 +213,7 @@ def test_roles_sessions_csrf_and_the_audit_trail(team, server, parsed):  # noqa:
         assert admin.post("/users/disable", data=disable).status_code == 303
         assert reviewer.get("/api/queue").status_code == 401
         assert store.latest()[pa.term_id].reviewer == "Rina"
-        assert "by <span class=\"who\">Rina</span>" in admin.get(f"/entries/{pa.term_id}").text
+        assert 'by <span class="who">Rina</span>' in admin.get(f"/entries/{pa.term_id}").text
         last = admin.post("/users/disable", data={"name": "Ada", "csrf_token": admin_token})
         assert last.status_code == 400 and "last enabled admin" in last.text
 
@@ -273,7 +271,9 @@ def test_api_tokens_are_per_account_hashed_and_revocable(team, server, capsys, m
         assert len(script.get("/api/queue", headers=bearer).json()) == 3
         made = script.post("/api/decisions", json=decision, headers=bearer)  # no CSRF token: a script's header
         assert made.status_code == 200 and made.json()["reviewer"] == "Rina"
-        assert script.post("/api/decisions", json=decision, headers={"Authorization": f"Bearer {vic}"}).status_code == 403
+        assert (
+            script.post("/api/decisions", json=decision, headers={"Authorization": f"Bearer {vic}"}).status_code == 403
+        )
         assert script.get("/api/queue", headers={"Authorization": f"Bearer {rina}x"}).status_code == 401
         assert _user(monkeypatch, "token", "Rina", "--revoke") == 0
         assert "revoked 1 token(s)" in capsys.readouterr().out
@@ -361,7 +361,15 @@ def test_a_decisions_table_from_before_accounts_is_read_and_extended(tmp_path):
     desk = DecisionStore.open(None, layout)
     (old_row,) = desk.history("t_1")
     assert old_row.reviewer == "Rina" and old_row.account_id is None and old_row.doc_version is None
-    desk.record(term_id="t_1", doc_id="doc", term="PA", decision="reject", extracted_definition=None, reviewer="Ada", account_id=1)
+    desk.record(
+        term_id="t_1",
+        doc_id="doc",
+        term="PA",
+        decision="reject",
+        extracted_definition=None,
+        reviewer="Ada",
+        account_id=1,
+    )
     assert [d.account_id for d in desk.history("t_1")] == [None, 1]
     desk.close()
 

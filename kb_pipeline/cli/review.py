@@ -70,7 +70,10 @@ def review_main(argv: list[str], settings: Settings) -> int:
         return 2
     if args.trust_proxy_header and not team:
         store.close()
-        print("kb-pipeline review: --trust-proxy-header maps the proxy's users to accounts: add them first", file=sys.stderr)
+        print(
+            "kb-pipeline review: --trust-proxy-header maps the proxy's users to accounts: add them first",
+            file=sys.stderr,
+        )
         return 2
     import uvicorn
 
@@ -86,7 +89,8 @@ def review_main(argv: list[str], settings: Settings) -> int:
     )
     print(
         f"Review desk on http://{args.host}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}"
-        f"\n{mode}"
+        f"\n{mode}",
+        flush=True,  # before uvicorn takes over: a service's log shows the mode at once
     )
     try:
         app = create_app(layout, store, hosts=hosts, proxy_header=args.trust_proxy_header)

@@ -96,7 +96,9 @@ def require(role: Role) -> Any:
         if principal.may(role):
             return
         if not principal.team:
-            raise HTTPException(403, "no accounts yet: create the first admin with `kb-pipeline review user add NAME --role admin`")
+            raise HTTPException(
+                403, "no accounts yet: create the first admin with `kb-pipeline review user add NAME --role admin`"
+            )
         if principal.proxy_user is not None:
             raise HTTPException(
                 403,

@@ -13,8 +13,8 @@ import pypdfium2 as pdfium
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .corpus import CONFLICT, STATES, Corpus, facet_counts, filter_queue, next_pending
 from .auth import PrincipalDep, principal_of, require
+from .corpus import CONFLICT, STATES, Corpus, facet_counts, filter_queue, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
 from .page_image import PageImage, render_page

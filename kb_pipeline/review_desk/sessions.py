@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from .store import metadata
 
+
 def sha256(value: str) -> str:
     """How a random secret (a session id, an API token) is kept: enough for a 256-bit random value."""
     return hashlib.sha256(value.encode()).hexdigest()
@@ -77,9 +78,7 @@ class Sessions:
                 connection.execute(sessions_table.delete().where(sessions_table.c.id_sha256 == key))
                 return None
             if row.seen_at < now - _TOUCH_EVERY:
-                connection.execute(
-                    sessions_table.update().where(sessions_table.c.id_sha256 == key).values(seen_at=now)
-                )
+                connection.execute(sessions_table.update().where(sessions_table.c.id_sha256 == key).values(seen_at=now))
         return Session(row.account_id, row.csrf_token)
 
     def end(self, session_id: str) -> None:

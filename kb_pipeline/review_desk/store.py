@@ -200,9 +200,7 @@ class DecisionStore:
             return {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
 
     def history(self, term_id: str) -> list[Decision]:
-        query = (
-            sa.select(*self._selected()).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
-        )
+        query = sa.select(*self._selected()).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
         with self.engine.begin() as connection:
             return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
 

@@ -33,7 +33,9 @@ def _apply(change: Callable[[], object]) -> Response:
 
 
 @router.post("/add")
-def add_user(desk: DeskDep, name: NameField, role: Annotated[Role, Form()], password: Annotated[str, Form()]) -> Response:
+def add_user(
+    desk: DeskDep, name: NameField, role: Annotated[Role, Form()], password: Annotated[str, Form()]
+) -> Response:
     return _apply(lambda: desk.accounts.add(name, role, password))
 
 
