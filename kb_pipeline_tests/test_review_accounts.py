@@ -285,7 +285,8 @@ def test_api_tokens_are_per_account_hashed_and_revocable(team, server, capsys, m
     assert _user(monkeypatch, "reset-password", "Vic", "--password-stdin", stdin="short\n") == 1
     assert "at least 8 characters" in capsys.readouterr().err
     assert _user(monkeypatch, "disable", "Ada") == 1  # the last admin
-    assert _user(monkeypatch, "add", "Rina", "--role", "viewer", "--password-stdin", stdin="whatever-9\n") == 1
+    assert _user(monkeypatch, "add", "rina", "--role", "viewer", "--password-stdin", stdin="whatever-9\n") == 1
+    assert "an account named 'Rina' exists already" in capsys.readouterr().err
 
 
 def test_the_throttle_engages_per_name_and_per_address_and_recovers(team):

@@ -123,8 +123,10 @@ class Accounts:
         name = _clean_name(name)
         if role not in ROLES:
             raise AccountError(f"a role is one of {', '.join(ROLES)}")
-        if self.get(name) is not None:
-            raise AccountError(f"an account named {name!r} exists already")
+        # Names differing only in case would read as one person in the audit trail.
+        taken = next((a.name for a in self.all() if a.name.casefold() == name.casefold()), None)
+        if taken is not None:
+            raise AccountError(f"an account named {taken!r} exists already")
         values = {
             "name": name,
             "role": role,
