@@ -417,6 +417,8 @@ def review_server(desk):
             assert server.poll() is None, server.stdout.read() if server.stdout else ""
             assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
             time.sleep(0.2)
+    assert server.stdout is not None
+    assert "no accounts: single-expert mode on this machine" in server.stdout.readline() + server.stdout.readline()
     yield f"http://127.0.0.1:{port}"
     server.terminate()
     server.wait(timeout=20)

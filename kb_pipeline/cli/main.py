@@ -7,6 +7,7 @@
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
     kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
     kb-pipeline review  [--port N]      the review desk: approve, edit or reject glossary entries
+    kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, set-role, reset-password, token)
     kb-pipeline glossary export [--out DIR]  the active (approved) glossary as JSON and CSV
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
@@ -150,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
     sub.add_parser("extract", help="kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]: the knowledge payloads")
-    sub.add_parser("review", help="kb-pipeline review [--host H] [--port N]: the review desk")
+    sub.add_parser(
+        "review",
+        help="kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]: the review desk; "
+        "kb-pipeline review user …: its accounts",
+    )
     sub.add_parser("glossary", help="kb-pipeline glossary export [--out DIR]: the active glossary as JSON and CSV")
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}

@@ -1,23 +1,34 @@
-"""`kb-pipeline review [--host H --allow-remote] [--port N]`: the review desk (docs/review.md) over the data root;
+"""`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]`: the review
+desk (docs/review.md) over the data root; `kb-pipeline review user …`: its accounts;
 `kb-pipeline glossary export [--out DIR]`: the active glossary as JSON and CSV."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import ipaddress
 import sys
 from pathlib import Path
 
 from ..paths import DataLayout
+from ..review_desk.accounts import ROLES, Accounts
 from ..review_desk.corpus import Corpus
 from ..review_desk.export import active_entries, write_active_glossary
+from ..review_desk.sessions import Sessions
 from ..review_desk.store import DecisionStore
 from ..settings import Settings
 
 
+def _accounts(store: DecisionStore) -> Accounts:
+    return Accounts(store.engine, Sessions(store.engine))
+
+
 def review_main(argv: list[str], settings: Settings) -> int:
+    if argv[:1] == ["user"]:
+        return user_main(argv[1:], settings)
     parser = argparse.ArgumentParser(
-        prog="kb-pipeline review", description="the review desk: a web app on this machine"
+        prog="kb-pipeline review",
+        description="the review desk: a web app on this machine (`kb-pipeline review user --help`: its accounts)",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
@@ -25,17 +36,42 @@ def review_main(argv: list[str], settings: Settings) -> int:
     parser.add_argument(
         "--allow-remote",
         action="store_true",
-        help="allow a --host other machines reach: the desk has no login, so anyone who reaches it can decide",
+        help="allow a --host other machines reach; refused unless accounts exist (then every request signs in)",
     )
     parser.add_argument(
         "--port", type=int, default=settings.review_port, help=f"port (default {settings.review_port}, KB_REVIEW_PORT)"
     )
+    parser.add_argument(
+        "--trust-proxy-header",
+        metavar="HEADER",
+        default=None,
+        help="take the signed-in user from this header an authenticating proxy sets (e.g. X-Forwarded-User); "
+        "only when the desk is reachable through that proxy alone",
+    )
     args = parser.parse_args(argv)
     if not _loopback(args.host) and not args.allow_remote:
         print(
-            f"kb-pipeline review: refusing --host {args.host}: the desk has no login, so anyone who reaches it can "
-            "record decisions under any name. Tunnel instead (ssh -L 8040:127.0.0.1:8040 host), or pass "
-            "--allow-remote to accept that.",
+            f"kb-pipeline review: refusing --host {args.host}: other machines reach it. Tunnel instead "
+            "(ssh -L 8040:127.0.0.1:8040 host), or, once the desk has accounts, pass --allow-remote "
+            "(behind TLS: docs/review.md).",
+            file=sys.stderr,
+        )
+        return 2
+    layout = DataLayout(settings.data_dir)
+    store = DecisionStore.open(settings.review_database_url, layout)
+    team = _accounts(store).exist()
+    if args.allow_remote and not team:
+        store.close()
+        print(
+            "kb-pipeline review: --allow-remote is refused while the desk has no accounts: anyone who reaches it "
+            "could record decisions under any name. Add one first: kb-pipeline review user add NAME --role admin",
+            file=sys.stderr,
+        )
+        return 2
+    if args.trust_proxy_header and not team:
+        store.close()
+        print(
+            "kb-pipeline review: --trust-proxy-header maps the proxy's users to accounts: add them first",
             file=sys.stderr,
         )
         return 2
@@ -43,17 +79,89 @@ def review_main(argv: list[str], settings: Settings) -> int:
 
     from ..review_desk.app import create_app
 
-    layout = DataLayout(settings.data_dir)
-    store = DecisionStore.open(settings.review_database_url, layout)
     hosts = tuple(dict.fromkeys(("127.0.0.1", "localhost", args.host)))
+    mode = (
+        "accounts exist: every request signs in"
+        + (f", or is the user the proxy names in {args.trust_proxy_header}" if args.trust_proxy_header else "")
+        if team
+        else "no accounts: single-expert mode on this machine, no sign-in (kb-pipeline review user add NAME "
+        "--role admin to require one)"
+    )
     print(
         f"Review desk on http://{args.host}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}"
+        f"\n{mode}",
+        flush=True,  # before uvicorn takes over: a service's log shows the mode at once
     )
     try:
-        uvicorn.run(create_app(layout, store, hosts=hosts), host=args.host, port=args.port, log_level="warning")
+        app = create_app(layout, store, hosts=hosts, proxy_header=args.trust_proxy_header)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     finally:
         store.close()
     return 0
+
+
+def user_main(argv: list[str], settings: Settings) -> int:
+    parser = argparse.ArgumentParser(
+        prog="kb-pipeline review user",
+        description="the review desk's accounts: once one exists, every request to the desk signs in",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    add = sub.add_parser("add", help="a new account (password prompted, or --password-stdin)")
+    add.add_argument("name")
+    add.add_argument("--role", choices=ROLES, required=True)
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add.add_argument(
+        "--no-password", action="store_true", help="no password: signs in only through --trust-proxy-header"
+    )
+    sub.add_parser("list", help="every account, its role and state")
+    disable = sub.add_parser("disable", help="an account signs in no more (its decisions keep its name)")
+    disable.add_argument("name")
+    set_role = sub.add_parser("set-role", help="change an account's role")
+    set_role.add_argument("name")
+    set_role.add_argument("role", choices=ROLES)
+    reset = sub.add_parser("reset-password", help="a new password (its sessions end)")
+    reset.add_argument("name")
+    reset.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    token = sub.add_parser("token", help="a new API token for the account, printed once (--revoke: end all its tokens)")
+    token.add_argument("name")
+    token.add_argument("--revoke", action="store_true", help="revoke every token of the account")
+    args = parser.parse_args(argv)
+    store = DecisionStore.open(settings.review_database_url, DataLayout(settings.data_dir))
+    accounts = _accounts(store)
+    try:
+        if args.command == "add":
+            account = accounts.add(args.name, args.role, None if args.no_password else _password(args.password_stdin))
+            print(f"added {account.name} ({account.role})")
+        elif args.command == "list":
+            for a in accounts.all():
+                state = f"disabled {a.disabled_at}" if a.disabled_at else f"last sign-in {a.last_login_at or 'never'}"
+                print(f"{a.name}\t{a.role}\tcreated {a.created_at}\t{state}")
+        elif args.command == "disable":
+            print(f"disabled {accounts.disable(args.name).name}")
+        elif args.command == "set-role":
+            account = accounts.set_role(args.name, args.role)
+            print(f"{account.name} is now {account.role}")
+        elif args.command == "reset-password":
+            print(f"new password for {accounts.reset_password(args.name, _password(args.password_stdin)).name}")
+        elif args.revoke:
+            print(f"revoked {accounts.revoke_tokens(args.name)} token(s) of {args.name}")
+        else:
+            print(accounts.issue_token(args.name))
+    except ValueError as e:  # AccountError, or a password too short
+        print(f"kb-pipeline review user {args.command}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    return 0
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    password = getpass.getpass("Password: ")
+    if getpass.getpass("Again: ") != password:
+        raise ValueError("the two passwords differ")
+    return password
 
 
 def _loopback(host: str) -> bool:

@@ -1,28 +1,35 @@
 """The review desk's web app (FastAPI, server-rendered Jinja2 pages, a JSON API beside them):
-`create_app` assembles the desk's state, its safety layers and its two routers (`pages`, `api`).
+`create_app` assembles the desk's state, its safety layers and its routers (`signin`: the only
+routes open to anyone; `pages`, `api`: the viewer role, deciding the reviewer role; `users`:
+admins).
 
-Safety (docs/review.md): bound to 127.0.0.1 by the CLI; the Host header must name this machine
-(a DNS-rebinding page cannot reach it under its own name); every write carries the server's CSRF
-token, checked by one app-wide dependency (`dependencies.require_csrf_token`) that no route can
-leave out; Jinja2 autoescapes every value and the Content Security Policy runs no inline script,
-so a definition containing `<script>` is text.
+Safety (docs/review.md): no accounts, bound to 127.0.0.1 by the CLI; with accounts, a session or
+an API token on every other route (auth.py); the Host header must name this machine (a
+DNS-rebinding page cannot reach it under its own name); every write carries the asker's CSRF
+token, checked by one app-wide dependency (`auth.require_csrf_token`) that no route can leave
+out; Jinja2 autoescapes every value and the Content Security Policy runs no inline script, so a
+definition containing `<script>` is text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ..paths import DataLayout
-from . import api, pages
+from . import api, pages, signin, users
+from .accounts import Accounts
+from .auth import require_csrf_token
 from .corpus import Corpus
-from .dependencies import Desk, require_csrf_token
+from .dependencies import Desk
+from .sessions import Sessions
 from .store import DecisionStore
 
 _HERE = Path(__file__).parent
@@ -38,28 +45,41 @@ async def _security_headers(request: Request, call_next: Callable[[Request], Awa
 
 
 async def _errors(request: Request, exc: StarletteHTTPException) -> Response:
-    """The API's errors as JSON; the pages' as a page. Registered for Starlette's exception,
-    which FastAPI's extends, so an unknown route's 404 gets a page too."""
+    """The API's errors as JSON; the pages' as a page, and a page's "sign in first" as the way
+    to the sign-in page. Registered for Starlette's exception, which FastAPI's extends, so an
+    unknown route's 404 gets a page too."""
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+    if exc.status_code == 401:
+        back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/signin?next={quote(back)}", status_code=303)
     return pages.render(request, "error.html", status_code=exc.status_code, message=exc.detail)
 
 
 def create_app(
-    layout: DataLayout, store: DecisionStore, *, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")
+    layout: DataLayout,
+    store: DecisionStore,
+    *,
+    hosts: tuple[str, ...] = ("127.0.0.1", "localhost"),
+    proxy_header: str | None = None,
+    sessions: Sessions | None = None,
 ) -> FastAPI:
     app = FastAPI(
         title="kb-pipeline review desk",
-        docs_url="/api/docs",
+        # Served by the api router, behind its sign-in like every other route.
+        docs_url=None,
         redoc_url=None,
-        openapi_url="/api/openapi.json",
+        openapi_url=None,
         dependencies=[Depends(require_csrf_token)],
     )
-    app.state.desk = Desk(Corpus(layout), store)
+    sessions = sessions or Sessions(store.engine)
+    app.state.desk = Desk(Corpus(layout), store, Accounts(store.engine, sessions), sessions, proxy_header=proxy_header)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts))
     app.middleware("http")(_security_headers)
     app.add_exception_handler(StarletteHTTPException, _errors)  # type: ignore[arg-type]
     app.mount("/static", StaticFiles(directory=_HERE / "static"), name="static")
+    app.include_router(signin.router)
     app.include_router(pages.router)
+    app.include_router(users.router)
     app.include_router(api.router)
     return app

@@ -119,13 +119,19 @@ class Corpus:
                 )
         return None
 
+    def _artifact(self, doc_id: str) -> dict:
+        artifact = self.layout.parsed_dir(doc_id) / ARTIFACT_NAME
+        return json.loads(artifact.read_bytes()) if artifact.is_file() else {}
+
+    def content_hash(self, doc_id: str) -> str | None:
+        """The document version an entry is read from: the sha256 of the source PDF the artifact
+        was parsed from (`ParsedDocument.content_hash`); None without the artifact."""
+        return self._artifact(doc_id).get("content_hash")
+
     def source_pdf(self, doc_id: str) -> Path | None:
         """The exact PDF MinerU parsed for this document: the parse cache's copy, which the
         artifact names (`raw_output_dir`). None when the artifact or the cache entry is gone."""
-        artifact = self.layout.parsed_dir(doc_id) / ARTIFACT_NAME
-        if not artifact.is_file():
-            return None
-        raw_output_dir = json.loads(artifact.read_bytes()).get("raw_output_dir")  # ParsedDocument's field
+        raw_output_dir = self._artifact(doc_id).get("raw_output_dir")  # ParsedDocument's field
         pdf = Path(raw_output_dir) / SOURCE_COPY if raw_output_dir else None
         return pdf if pdf is not None and pdf.is_file() else None
 

@@ -1,5 +1,7 @@
 """The review desk's pages: the queue, an entry beside its source page, and the two forms (the
-reviewer's name, a decision). Server-rendered Jinja2; every value autoescaped."""
+single expert's name, a decision). Server-rendered Jinja2; every value autoescaped. Reading
+needs the viewer role, deciding the reviewer role (auth.py: checked here, on the server; the
+pages only hide what the role cannot do)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pypdfium2 as pdfium
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from .auth import PrincipalDep, principal_of, require
 from .corpus import CONFLICT, STATES, Corpus, facet_counts, filter_queue, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
@@ -18,18 +21,32 @@ from .page_image import PageImage, render_page
 
 REVIEWER_COOKIE = "kb_reviewer"
 
-router = APIRouter()
+router = APIRouter(dependencies=[require("viewer")])
 
 
 def render(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
-    """A page, with what every page needs: the CSRF token for its forms and the reviewer's name."""
-    desk = current_desk(request)
-    return desk.templates.TemplateResponse(
+    """A page, with what every page needs: the asker's CSRF token for its forms, who they are
+    and what they may do (the single expert: the name typed)."""
+    principal = principal_of(request)
+    reviewer = principal.account.name if principal.account else request.cookies.get(REVIEWER_COOKIE, "")
+    return current_desk(request).templates.TemplateResponse(
         request,
         name,
-        {"csrf_token": desk.csrf_token, "reviewer": request.cookies.get(REVIEWER_COOKIE, ""), **context},
+        {
+            "csrf_token": principal.csrf_token,
+            "principal": principal,
+            "reviewer": "" if principal.team and not principal.account else reviewer,
+            "can_decide": principal.may("reviewer"),
+            **context,
+        },
         status_code=status_code,
     )
+
+
+def local_path(back: str) -> str:
+    """`back` if it is a page of this desk, else the queue: "//host" and "/\\host" are other
+    sites to a browser."""
+    return back if back.startswith("/") and not back.startswith(("//", "/\\")) else "/"
 
 
 @lru_cache(maxsize=64)
@@ -100,17 +117,16 @@ def entry_page_image(term_id: str, corpus: CorpusDep) -> Response:
 
 @router.post("/reviewer")
 def set_reviewer(name: Annotated[str, Form()], back: Annotated[str, Form()] = "/") -> Response:
-    # Back to a page of this desk only: "//host" and "/\\host" are other sites to a browser.
-    local = back.startswith("/") and not back.startswith(("//", "/\\"))
-    response = RedirectResponse(back if local else "/", status_code=303)
+    response = RedirectResponse(local_path(back), status_code=303)
     # No max-age: a browser-session cookie, the name typed once per session.
     response.set_cookie(REVIEWER_COOKIE, name.strip()[:200], httponly=True, samesite="strict")
     return response
 
 
-@router.post("/decisions")
+@router.post("/decisions", dependencies=[require("reviewer")])
 def decide_form(
     request: Request,
+    principal: PrincipalDep,
     corpus: CorpusDep,
     store: StoreDep,
     term_id: Annotated[str, Form()],
@@ -120,7 +136,7 @@ def decide_form(
     seen_definition: Annotated[str | None, Form()] = None,
 ) -> Response:
     reviewer = request.cookies.get(REVIEWER_COOKIE, "")
-    if not reviewer:
+    if principal.account is None and not reviewer:
         raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
     try:
         body = DecisionIn(
@@ -128,10 +144,10 @@ def decide_form(
             decision=decision,
             definition=definition,
             reason=reason,
-            reviewer=reviewer,
+            reviewer=reviewer or None,
             seen_definition=seen_definition,
         )
-        record_decision(corpus, store, body)
+        record_decision(corpus, store, body, principal.account)
     except ValueError as e:
         raise HTTPException(422, str(e)) from e
     following = next_pending(corpus.queue(store.latest()), term_id)

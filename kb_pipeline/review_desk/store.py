@@ -3,7 +3,9 @@ SQLite (the default, under the data root) and on the Postgres database the Dagst
 
 The table is an audit trail: a decision is appended, never updated or deleted, and an entry's
 state is its latest decision. A decision keeps the extracted definition it was made on beside
-the edited one, so the active glossary needs no payload to be read, and survives re-extraction.
+the edited one, so the active glossary needs no payload to be read, and survives re-extraction;
+and, when the desk has accounts, the account that made it and the document version it was made
+on (the source PDF's sha256, the artifact's `content_hash`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from ..paths import DataLayout
 
 DecisionKind = Literal["approve", "reject", "edit"]
 
-_metadata = sa.MetaData()
+# The review database's tables: the decisions here, the accounts and sessions beside them
+# (accounts.py, sessions.py), created together.
+metadata = sa.MetaData()
 decisions_table = sa.Table(
     "review_decisions",
-    _metadata,
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("term_id", sa.String(64), nullable=False, index=True),
     sa.Column("doc_id", sa.String(512), nullable=False),
@@ -34,7 +38,36 @@ decisions_table = sa.Table(
     sa.Column("reason", sa.Text, nullable=True),
     sa.Column("reviewer", sa.String(200), nullable=False),
     sa.Column("decided_at", sa.String(32), nullable=False),  # ISO 8601 UTC: sorts and reads the same everywhere
+    # Added after the table first shipped (`add_missing_columns`): null on older rows.
+    sa.Column("account_id", sa.Integer, nullable=True),  # review_accounts.id; null: the single-expert mode
+    sa.Column("doc_version", sa.String(64), nullable=True),  # the document's content_hash when decided
 )
+ADDED_COLUMNS = frozenset({"account_id", "doc_version"})
+
+
+def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
+    try:
+        metadata.create_all(engine, tables=tables)
+    except sa.exc.DBAPIError:
+        # Two processes creating one at once on Postgres: the loser's CREATE fails, the table is there.
+        if not all(sa.inspect(engine).has_table(t.name) for t in tables):
+            raise
+
+
+def add_missing_columns(engine: sa.Engine) -> None:
+    """The columns added to `review_decisions` since it first shipped, on a database made before
+    (additive: nullable, no default to backfill). Another process adding one at the same time is
+    no error."""
+    present = {c["name"] for c in sa.inspect(engine).get_columns(decisions_table.name)}
+    for name in sorted(ADDED_COLUMNS - present):
+        column = decisions_table.c[name]
+        ddl = f"ALTER TABLE {decisions_table.name} ADD COLUMN {name} {column.type.compile(engine.dialect)}"
+        try:
+            with engine.begin() as connection:
+                connection.execute(sa.text(ddl))
+        except sa.exc.DBAPIError:
+            if name not in {c["name"] for c in sa.inspect(engine).get_columns(decisions_table.name)}:
+                raise
 
 
 def default_path(layout: DataLayout) -> Path:
@@ -67,8 +100,10 @@ class Decision(BaseModel):
     extracted_definition: str | None
     edited_definition: str | None
     reason: str | None
-    reviewer: str
+    reviewer: str  # the account's name when the desk has accounts, else the name the expert typed
     decided_at: str
+    account_id: int | None = None
+    doc_version: str | None = None
 
     @property
     def definition(self) -> str | None:
@@ -91,17 +126,22 @@ class DecisionStore:
         self.engine = sa.create_engine(url, pool_pre_ping=True)
         # Once there, the table stays: known, it costs no query per request.
         self._table_known = False
+        self._columns: list[sa.Column] | None = None
         if create:
             self._create_table()
             self._table_known = True
 
     def _create_table(self) -> None:
-        try:
-            _metadata.create_all(self.engine)
-        except sa.exc.DBAPIError:
-            # Two processes creating it at once on Postgres: the loser's CREATE fails, the table is there.
-            if not self.has_table():
-                raise
+        create_tables(self.engine, [decisions_table])
+        add_missing_columns(self.engine)
+
+    def _selected(self) -> list[sa.Column]:
+        """The table's columns this database has: a reader (the diff stage) of one the desk has
+        not opened since columns were added reads it without them."""
+        if self._columns is None:
+            present = {c["name"] for c in sa.inspect(self.engine).get_columns(decisions_table.name)}
+            self._columns = [c for c in decisions_table.c if c.name not in ADDED_COLUMNS or c.name in present]
+        return self._columns
 
     def has_table(self) -> bool:
         if self._table_known:
@@ -129,6 +169,8 @@ class DecisionStore:
         reviewer: str,
         edited_definition: str | None = None,
         reason: str | None = None,
+        account_id: int | None = None,
+        doc_version: str | None = None,
     ) -> Decision:
         values = {
             "term_id": term_id,
@@ -140,6 +182,8 @@ class DecisionStore:
             "reason": reason,
             "reviewer": reviewer,
             "decided_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "account_id": account_id,
+            "doc_version": doc_version,
         }
         with self.engine.begin() as connection:
             key = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key
@@ -151,12 +195,12 @@ class DecisionStore:
         if not self.has_table():
             return {}
         newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
-        query = sa.select(decisions_table).join(newest, decisions_table.c.id == newest.c.id)
+        query = sa.select(*self._selected()).join(newest, decisions_table.c.id == newest.c.id)
         with self.engine.begin() as connection:
             return {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
 
     def history(self, term_id: str) -> list[Decision]:
-        query = sa.select(decisions_table).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
+        query = sa.select(*self._selected()).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
         with self.engine.begin() as connection:
             return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
 

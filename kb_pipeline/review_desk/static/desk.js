@@ -26,13 +26,14 @@
       else if (event.key === "k" || event.key === "ArrowUp") { select(at - 1); event.preventDefault(); }
       else if ((event.key === "Enter" || event.key === "o") && at >= 0) { location.href = "/entries/" + rows[at].dataset.termId; }
       else if (event.key === "a" && at >= 0) {
-        if (!reviewer.value.trim()) { reviewer.focus(); return; }
+        // The single-expert mode's typed name; with accounts the server records the signed-in one.
+        if (reviewer && !reviewer.value.trim()) { reviewer.focus(); return; }
         const response = await fetch("/api/decisions", {
           method: "POST",
           headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
           // The definition the row shows: refused (409) if a re-extraction changed it meanwhile.
           body: JSON.stringify({
-            term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer.value.trim(),
+            term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer ? reviewer.value.trim() : null,
             seen_definition: rows[at].dataset.definition,
           }),
         });
