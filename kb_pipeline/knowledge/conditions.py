@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .text import Span
+from .text import Span, sentences
 
 _I = re.IGNORECASE
 
@@ -66,9 +66,9 @@ _NORMATIVE_CONDITION = re.compile(
     _I,
 )
 _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
-# A trailing condition ends at its sentence's stop, a line break or a semicolon, never in the
+# A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
 # next sentence or list item of a joined statement.
-_CLAUSE_END = re.compile(r"[.!?](?=\s|$)|\n|;")
+_CLAUSE_END = re.compile(r"\n|;")
 _CLAUSE_TAIL = " \t.;:!?"
 _SET_PHRASE = re.compile(r"(?:as|where)\s")
 
@@ -93,12 +93,16 @@ def leading_condition(text: str, start: int = 0) -> Span | None:
 
 def trailing_condition(text: str, after: int) -> Span | None:
     """A condition clause after position `after`, to the end of its sentence."""
+    ends: list[int] | None = None
     for m in _TRAILING.finditer(text, after):
         word = m.group("c").casefold()
         if word in ("if", "when", "whenever") and _WHETHER.search(text[: m.start()]):
             continue
+        if ends is None:
+            ends = [s.end for s in sentences(text, Span(0, len(text)))]
         end = _CLAUSE_END.search(text, m.end("c"))
-        stop = len(text[: end.start() if end else len(text)].rstrip(_CLAUSE_TAIL))
+        limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
+        stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
         # A lone "if" at the very end is no clause; a set phrase ("as needed") is one.
         if stop > m.end("c") or _SET_PHRASE.match(word):
             return Span(m.start("c"), stop)

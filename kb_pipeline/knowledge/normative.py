@@ -257,5 +257,14 @@ _RULES_LEAD_IN = re.compile(
 )
 
 
+_LAST_CLAUSE = re.compile(r"[^,;.!?]*$")
+# "(conditional recommendation)": an aside, not what the list holds.
+_PARENTHESIS = re.compile(r"\([^()]*\)")
+
+
 def announces_rules(lead_in: str) -> bool:
-    return bool(_RULES_LEAD_IN.search(lead_in)) or decides_a_rule(lead_in)
+    """Whether the clause that opens the list names rules ("the steps are as follows:"); a lead-in
+    that states a rule itself ("X should be offered, for the following reasons:") makes its
+    fragments part of it (statements.py), not each sentence under it a rule."""
+    clause = _LAST_CLAUSE.search(_PARENTHESIS.sub("", lead_in))
+    return bool(clause and _RULES_LEAD_IN.search(clause.group(0)))
