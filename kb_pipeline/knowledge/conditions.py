@@ -81,7 +81,7 @@ def discourse_end(text: str, start: int = 0) -> int:
 
 def leading_condition(text: str, start: int = 0) -> Span | None:
     """The clause before the first comma when it opens with a conditional word, after any
-    connectives ("However, when carefully implemented, …") or a label ("Storage: Shortly after
+    connectives ("However, when the tank is cold, …") or a label ("Storage: Shortly after
     delivery, …", as recommendation tables and notes write them)."""
     label = _LABEL.match(text, start)
     for at in (start, *([label.end()] if label else [])):

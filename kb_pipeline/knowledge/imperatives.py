@@ -127,6 +127,8 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
         return not _FRENCH_FINITE.search(clause) and (item or not lowered.endswith("re"))
     if "es" in language and _SPANISH.match(capitalised) or "de" in language and _GERMAN.match(head):
         return True
-    if written_in("id") and (lowered in _INDONESIAN_VERBS or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)):
+    if written_in("id") and (
+        lowered in _INDONESIAN_VERBS or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)
+    ):
         return bool(rest) and rest[0].islower()
     return item and "de" in language and bool(_GERMAN_INFINITIVE_LAST.search(head.rstrip()))

@@ -10,8 +10,8 @@ none changes a text. Imperatives are in imperatives.py, condition clauses in con
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Strength = Literal["decided", "open"]
@@ -110,8 +110,8 @@ _CALCULATION = re.compile(
     "|".join(
         (
             rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{_ADVERB}(?:then\s+|first\s+)?"
-            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if|when"
-            r"|that)\b",
+            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
+            r"|when)\b",  # not "that": "it is estimated that …" reports a finding
             r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
             r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
             # French
@@ -159,7 +159,7 @@ _POINTER = re.compile(
     _I,
 )
 _AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
-# "I shall", "we shall not report …": the future, not an obligation.
+# "I shall", "we shall return to this below": the future, not an obligation.
 _FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
 # "the gap is so narrow that the film must bend": a modal in a result clause is mechanics.
 _RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
@@ -170,7 +170,7 @@ _IF_CLAUSE = re.compile(
     _I,
 )
 _CLAUSE_BREAK = re.compile(r"[,;:]")
-# "a tool whose use may be required": a possibility, not a requirement.
+# "a permit that may be required": a possibility, not a requirement.
 _POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
 
@@ -264,7 +264,7 @@ _PARENTHESIS = re.compile(r"\([^()]*\)")
 
 def announces_rules(lead_in: str) -> bool:
     """Whether the clause that opens the list names rules ("the steps are as follows:"); a lead-in
-    that states a rule itself ("X should be offered, for the following reasons:") makes its
+    that states a rule itself ("Guards should be fitted, on these grounds:") makes its
     fragments part of it (statements.py), not each sentence under it a rule."""
     clause = _LAST_CLAUSE.search(_PARENTHESIS.sub("", lead_in))
     return bool(clause and _RULES_LEAD_IN.search(clause.group(0)))

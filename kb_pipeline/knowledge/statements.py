@@ -26,7 +26,7 @@ _MARKER = re.compile(
 )
 # An item that starts on a line of its own inside a paragraph.
 _LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
-# An item run into the text after a colon, semicolon or stop ("where: • there are …; or • …").
+# An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
 _JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
 _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
