@@ -256,11 +256,13 @@ def test_an_instruction_s_verb_rule_applies_only_in_its_own_language():
         "Nettoyer le filtre avant chaque usage.",
         "Remplir le réservoir s'il est vide.",
         "Check the filter before every use.",
+        "Use de-ionised water only.",
         "Prüfen Sie den Filter vor jedem Einsatz.",
     ) == [
         "Nettoyer le filtre avant chaque usage.",
         "Remplir le réservoir s'il est vide.",
         "Check the filter before every use.",
+        "Use de-ionised water only.",
         "Prüfen Sie den Filter vor jedem Einsatz.",
     ]
 

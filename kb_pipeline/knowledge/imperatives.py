@@ -30,7 +30,8 @@ _LANGUAGE_WORDS = {
     "id": "yang dan di ke dari untuk dengan pada adalah dalam atau ini itu oleh setiap",
 }
 _WORDS_OF = {language: frozenset(words.split()) for language, words in _LANGUAGE_WORDS.items()}
-_TOKEN = re.compile(r"[^\W\d_]+")
+# A word, hyphenated ones whole ("de-ionised" is no French "de").
+_TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
 def languages(text: str) -> frozenset[str]:

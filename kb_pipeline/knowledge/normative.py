@@ -247,7 +247,7 @@ def is_calculation(text: str) -> bool:
 
 
 # A lead-in that announces rules, requirements or steps: the items it introduces are rules even
-# when each is a plain statement ("the checks to run are the following: – …").
+# when each is a plain statement ("the steps to follow are these: – …").
 _RULES_LEAD_IN = re.compile(
     r"\b(?:rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure|règles?|exigences?"
     r"|recommandations?|consignes?|étapes|Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte|reglas"
@@ -257,7 +257,6 @@ _RULES_LEAD_IN = re.compile(
 )
 
 
-_LAST_CLAUSE = re.compile(r"[^,;.!?]*$")
 # "(conditional recommendation)": an aside, not what the list holds.
 _PARENTHESIS = re.compile(r"\([^()]*\)")
 
@@ -266,5 +265,6 @@ def announces_rules(lead_in: str) -> bool:
     """Whether the clause that opens the list names rules ("the steps are as follows:"); a lead-in
     that states a rule itself ("Guards should be fitted, on these grounds:") makes its
     fragments part of it (statements.py), not each sentence under it a rule."""
-    clause = _LAST_CLAUSE.search(_PARENTHESIS.sub("", lead_in))
-    return bool(clause and _RULES_LEAD_IN.search(clause.group(0)))
+    said = _PARENTHESIS.sub("", lead_in)
+    clause = said[max(said.rfind(mark) for mark in ",;.!?") + 1 :]
+    return bool(_RULES_LEAD_IN.search(clause))

@@ -54,7 +54,8 @@ _LICENSING = re.compile(r"\blicen[cs]|\blisensi|\breproduc|\bendors", re.IGNOREC
 # The work itself named: then licence wording is about the document.
 _THE_WORK = re.compile(
     r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
-    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b|\bcette\s+(?:publication|œuvre)|\bdieses?\s+(?:Werk|Dokument)|\besta\s+(?:obra|publicación)",
+    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
+    r"|\bcette\s+(?:publication|œuvre)|\bdieses?\s+(?:Werk|Dokument)|\besta\s+(?:obra|publicación)",
     re.IGNORECASE,
 )
 # Pages at either end of a document where its licence and imprint stand.

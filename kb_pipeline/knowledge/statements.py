@@ -5,8 +5,8 @@ Layout decides the unit: a table's cells are read one by one; a sentence cut by 
 break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
 with a colon that states the rule itself and the fragments completing it ("the operator shall
 check: • the oil level; • the seal") are one statement; an item that is a sentence of its own, or
-an item under any other lead-in, is one statement and remembers its lead-in ("the checks to run
-are the following: – …").
+an item under any other lead-in, is one statement and remembers its lead-in ("the steps to follow
+are these: – …").
 """
 
 from __future__ import annotations
