@@ -1,14 +1,15 @@
 """The condition clause of a rule, verbatim, and what is left of it: leading ("If the seal
-leaks, …", "For an open tone hole, …", "Pour convertir …, …") or trailing ("… unless the
-protocol authenticates users", "… when possible", "… in settings where: …"), in English,
-French, German, Spanish and Indonesian. Offsets into the statement's own text, nothing rewritten.
+leaks, …", "For a cold engine, …", "Pour convertir …, …") or trailing ("… unless a spare is
+fitted", "… when possible", "… in cases where the tank is full"), in English, French, German,
+Spanish and Indonesian: closed classes of subordinators and prepositions. Offsets into the
+statement's own text, nothing rewritten.
 """
 
 from __future__ import annotations
 
 import re
 
-from .text import Span
+from .text import Span, sentences
 
 _I = re.IGNORECASE
 
@@ -27,7 +28,10 @@ DISCOURSE = re.compile(
 # A clause up to its comma; a full stop inside a number ("14.75 mm") does not end it.
 _CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
 _LEADING = re.compile(
-    r"(?:(?:Directly|Immediately|Only|Even|Especially|Just)\s+(?:if|when|after|before|following|upon|for|in|at|once)"
+    # An English subordinator or preposition, possibly after an adverb of degree or time ("Only if",
+    # "Shortly after"), or one of the other languages'.
+    r"(?:(?:Only|Even|Especially|Just|Immediately|Directly|Shortly|Right|Soon)\s+(?:if|when|after|before|following"
+    r"|upon|for|in|at|once|unless|during|on)"
     r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
     r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
     r"|At|In|On|Under|With|Without|Within|Depending\s+on|To|Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
@@ -40,9 +44,9 @@ _LEADING = re.compile(
 # is relative, so those count only in the forms below.
 _TRAILING = re.compile(
     r"(?:,\s*|\s+)(?P<c>(?:unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
-    r"|in\s+(?:settings|cases|situations|circumstances|areas|places)\s+where|in\s+those\s+(?:who|with)"
-    r"|for\s+(?:all|each|every|any)|as\s+applicable|where\s+(?:applicable|appropriate|possible|necessary)"
-    r"|as\s+(?:appropriate|needed|necessary|required)|when(?:ever)?|if"
+    r"|in\s+(?:cases|situations|circumstances)\s+where|for\s+(?:all|each|every|any)"
+    r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
+    r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
     r"|sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)|wenn|falls|sofern|soweit|sobald|cuando|en\s+caso\s+de|siempre\s+que"
     r"|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)|jika|apabila|bila|kecuali|dalam\s+hal"
@@ -62,7 +66,11 @@ _NORMATIVE_CONDITION = re.compile(
     _I,
 )
 _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
-_CLAUSE_END = re.compile(r"[\s.;:!?]+$")
+# A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
+# next sentence or list item of a joined statement.
+_CLAUSE_END = re.compile(r"\n|;")
+_CLAUSE_TAIL = " \t.;:!?"
+_SET_PHRASE = re.compile(r"(?:as|where)\s")
 
 
 def discourse_end(text: str, start: int = 0) -> int:
@@ -73,8 +81,8 @@ def discourse_end(text: str, start: int = 0) -> int:
 
 def leading_condition(text: str, start: int = 0) -> Span | None:
     """The clause before the first comma when it opens with a conditional word, after any
-    connectives ("However, when carefully implemented, …") or a label ("Laboratory testing:
-    Directly following a positive result, …", as recommendation tables and notes write them)."""
+    connectives ("However, when the tank is cold, …") or a label ("Storage: Shortly after
+    delivery, …", as recommendation tables and notes write them)."""
     label = _LABEL.match(text, start)
     for at in (start, *([label.end()] if label else [])):
         m = _LEADING.match(text, discourse_end(text, at))
@@ -84,15 +92,19 @@ def leading_condition(text: str, start: int = 0) -> Span | None:
 
 
 def trailing_condition(text: str, after: int) -> Span | None:
-    """A condition clause after position `after`, to the end of the statement."""
+    """A condition clause after position `after`, to the end of its sentence."""
+    ends: list[int] | None = None
     for m in _TRAILING.finditer(text, after):
         word = m.group("c").casefold()
         if word in ("if", "when", "whenever") and _WHETHER.search(text[: m.start()]):
             continue
-        end = _CLAUSE_END.search(text, m.start("c"))
-        stop = end.start() if end else len(text)
-        # A lone "if" at the very end is no clause; a set phrase ("as applicable") is one.
-        if stop > m.end("c") or " " in word:
+        if ends is None:
+            ends = [s.end for s in sentences(text, Span(0, len(text)))]
+        end = _CLAUSE_END.search(text, m.end("c"))
+        limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
+        stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
+        # A lone "if" at the very end is no clause; a set phrase ("as needed") is one.
+        if stop > m.end("c") or _SET_PHRASE.match(word):
             return Span(m.start("c"), stop)
     return None
 

@@ -2,9 +2,14 @@
 seal for leaks …", "Vérifier le joint", "Prüfen Sie die Dichtung", "Verificar el sello",
 "Periksa segel …"), as manuals, procedures and recommendation lists write them.
 
-English needs a lexicon (its base-form verbs are also nouns: "Check valves are …", so a noun
-reading is ruled out by what follows); the other languages mark the form itself (an infinitive
-or imperative ending before an article, "Sie" after the verb, an Indonesian -kan verb).
+A language's verb rule applies only to a sentence in that language (the language most of its
+function words belong to): English "plan" never reads a French "Plan de …" as an instruction,
+nor a French -er ending a German "Partner des …". English needs a lexicon (its base-form verbs
+are also nouns: "Check valves are …", so a noun reading is ruled out by what follows); the other
+languages mark the form itself (an infinitive or imperative ending before an article, "Sie"
+after the verb, an Indonesian -kan verb). A French infinitive is an instruction only in a clause
+with no finite verb of its own ("Cadre du projet est …" is a noun), and one in -re (the ending of
+many nouns) only in a list item.
 """
 
 from __future__ import annotations
@@ -12,6 +17,31 @@ from __future__ import annotations
 import re
 
 _I = re.IGNORECASE
+
+# Function words (articles, prepositions, conjunctions, copulas) that tell the languages apart;
+# a word of two languages counts for both.
+_LANGUAGE_WORDS = {
+    "en": "the a an of to in on for with and or is are be this that these from by at as it not its into",
+    "fr": "le la les l un une des du de d et ou en au aux par pour sur dans avec sans est sont que qui ce cette ces"
+    " ne pas",
+    "de": "der die das den dem des ein eine einer einem einen und oder im am auf aus bei mit nach von vom zu zum zur"
+    " für über ist sind wird werden sie nicht",
+    "es": "el los las lo un una unos unas y o del al con por para sin sobre es son está están su sus que de la en",
+    "id": "yang dan di ke dari untuk dengan pada adalah dalam atau ini itu oleh setiap",
+}
+_WORDS_OF = {language: frozenset(words.split()) for language, words in _LANGUAGE_WORDS.items()}
+# A word, hyphenated ones whole ("de-ionised" is no French "de").
+_TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def languages(text: str) -> frozenset[str]:
+    """The languages most of `text`'s function words belong to (more than one on a tie); empty
+    when it has none, as a terse item may ("Check seal.")."""
+    tokens = [t.casefold() for t in _TOKEN.findall(text)]
+    counts = {language: sum(t in words for t in tokens) for language, words in _WORDS_OF.items()}
+    best = max(counts.values())
+    return frozenset(language for language, n in counts.items() if n == best and best > 0)
+
 
 # Verbs a procedure, checklist or recommendation opens with. Not "Note", "See", "Consider",
 # "Let", "Suppose", "Assume": they point at or set up an argument, they instruct nothing.
@@ -41,15 +71,25 @@ _LABEL = re.compile(r"^\S+:")
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
 _FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
-_FRENCH_NOT_VERBS = frozenset(
-    "entre contre notre votre autre outre premier dernier hier cahier quartier chiffre".split()
+# Prepositions and determiners with an infinitive's ending.
+_FRENCH_FUNCTION_WORDS = frozenset("entre contre outre notre votre autre".split())
+# A finite verb of the clause (a form of être, avoir or a modal, a subject pronoun):
+# then the first word is a noun ("Nombre des sites a augmenté"). Read up to the first subordinator
+# ("Vérifier qu'il n'y a pas de fuite": the finite verb is the subordinate clause's).
+_FRENCH_FINITE = re.compile(
+    r"\b(?:est|sont|était|étaient|sera|seront|serait|seraient|fut|furent|a|ont|avait|avaient|aura|auront|aurait"
+    r"|auraient|peut|peuvent|pourra|pourront|pourrait|doit|doivent|devra|devront|devrait|va|vont|fait|font"
+    r"|il|elle|ils|elles|on|je|nous)(?![\w'’])",
+    _I,
+)
+_FRENCH_SUBORDINATOR = re.compile(
+    r"\b(?:que|qui|dont|où|si|lorsque|quand|car|puisque|comme|afin)(?![\w'’])|\b(?:qu|lorsqu)['’]|\bs['’](?=ils?\b)", _I
 )
 _SPANISH = re.compile(r"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:el|la|los|las|un|una|su|sus|todos?|todas?|cada|al)\s")
 _GERMAN = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:en|ern|eln)\s+Sie\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.
 _GERMAN_INFINITIVE_LAST = re.compile(r"\s[a-zäöüß]+(?:en|ern|eln)[.!]?$")
-_GERMAN_WORDS = re.compile(r"\b(?:der|die|das|den|dem|des|und|mit|auf|für|bei|nach|vor|alle)\b")
 _INDONESIAN_VERBS = frozenset(
     "periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek lepas pastikan"
     " perhatikan bersihkan tekan".split()
@@ -70,19 +110,26 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     word = first.group(0)
     rest = head[first.end() :].lstrip()
     lowered = word.casefold()
-    if lowered in ("never", "always", "don't", "do"):
+    language = languages(head)
+
+    def written_in(code: str) -> bool:
+        return code in language or not language
+
+    if written_in("en") and lowered in ("never", "always", "don't", "do"):
         return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
     # Not "RETURN CASE": a line of code or a label in capitals.
-    if lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
+    if written_in("en") and lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
         # An object follows ("Document.save", "Return type: bool" are names and labels).
         return bool(_OBJECT.match(rest)) and not _NOUN_READING.match(rest) and not _LABEL.match(rest)
     capitalised = head[:1].upper() + head[1:]
-    if (m := _FRENCH.match(capitalised)) and word.casefold() not in _FRENCH_NOT_VERBS:
-        return bool(m)
-    if _SPANISH.match(capitalised) or _GERMAN.match(head):
+    if "fr" in language and _FRENCH.match(capitalised) and lowered not in _FRENCH_FUNCTION_WORDS:
+        clause = _FRENCH_SUBORDINATOR.split(rest, maxsplit=1)[0]
+        # -re is as often a noun's ending ("Lettre du …", "Centre des …"): outside a list, only -er, -ir.
+        return not _FRENCH_FINITE.search(clause) and (item or not lowered.endswith("re"))
+    if "es" in language and _SPANISH.match(capitalised) or "de" in language and _GERMAN.match(head):
         return True
-    if word.casefold() in _INDONESIAN_VERBS:
+    if written_in("id") and (
+        lowered in _INDONESIAN_VERBS or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)
+    ):
         return bool(rest) and rest[0].islower()
-    if _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word):
-        return bool(rest) and rest[0].islower()
-    return item and bool(_GERMAN_INFINITIVE_LAST.search(head.rstrip())) and bool(_GERMAN_WORDS.search(head))
+    return item and "de" in language and bool(_GERMAN_INFINITIVE_LAST.search(head.rstrip()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Strength = Literal["decided", "open"]
@@ -27,6 +28,10 @@ class Cue:
 
 
 _I = re.IGNORECASE
+# What one expects, fears or sees: "is to be expected" states no duty.
+_EPISTEMIC = r"expected|anticipated|hoped|feared|seen|found|noted|regretted|welcomed|wondered|doubted|believed"
+# German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").
+_GERMAN_EASE = r"(?:einfach|leicht|schwer|schwierig|kompliziert|mühsam|bequem|gut|schlecht|möglich|unmöglich|kaum)"
 _ADVERB = r"(?:\w+ly\s+|\w+ment\s+|\w+mente\s+)?"
 _APOSTROPHE = r"['’]"
 
@@ -41,19 +46,16 @@ _DECIDED = re.compile(
             r"\bought\s+to\b",
             rf"\b(?:is|are|be)\s+{_ADVERB}(?:not\s+)?{_ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
             r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
-            rf"(?<![^\W\d_])(?:we|i)\s+{_ADVERB}recommend\b",  # "1We recommend": a footnote mark glued on
+            rf"(?<![^\W\d_])(?:we|i)\s+{_ADVERB}recommend\b",  # "2We recommend": a footnote mark glued on
             r"\brecommends?\s+that\b",
             r"\bneeds?\s+to\b",
             r"\b(?:has|have)\s+to\s+be\b",
             rf"\bit\s+is\s+{_ADVERB}(?:important|essential|necessary|critical|crucial|vital|imperative|advisable"
             r"|inadvisable|preferable|mandatory|unreasonable|good\s+practice|best\s+practice)\b"
             r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
-            r"\b(?:is|are)\s+(?:not\s+)?to\s+be\b",
+            # "is to be replaced"; not "is to be expected": an expectation, not a duty.
+            rf"\b(?:is|are)\s+(?:not\s+)?to\s+be\b(?!\s+(?:{_EPISTEMIC})\b)",
             r"\b(?:make|be)\s+sure\b",
-            r"\bmay\s+(?:not\s+)?(?:be\s+considered|consider)\b",
-            r"\b(?:can|may)\s+be\s+(?:used\s+as\s+)?an?\s+(?:alternative|option)\b",
-            r"\bmay\s+(?:not\s+)?be\s+(?:offered|applied|accepted|implemented|omitted|waived|substituted|performed"
-            r"|administered|repeated|extended|discontinued|continued|replaced|reused)\b",
             # French
             r"\bdoi(?:t|vent|vra|vront)\b",
             r"\bil\s+faut\b",
@@ -65,17 +67,12 @@ _DECIDED = re.compile(
             r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
             r"\bnous\s+recommandons\b",
             r"\b(?:est|sont)\s+tenue?s?\s+de\b",
-            # French targets set by a law, plan or treaty
-            rf"\bimpos(?:e|ent|ait)\b[^.;]{{0,80}}?\b(?:de|d{_APOSTROPHE})\s*\w+(?:er|ir|re)\b",
-            rf"\bobjectifs?\b[^.;]{{0,80}}?\b(?:est|sont)\s+(?:de\b|d{_APOSTROPHE})",
-            r"\bobjectifs?\b[^.;]{0,120}?\bvis(?:e|ent)\s+à\b",
-            r"\b(?:est|sont)\s+visée?s?\b",
-            r"\b(?:a\s+)?fix(?:e|ent|é)\s+(?:comme\s+|les\s+|des\s+|la\s+|le\s+|de\s+)?(?:\w+\s+){0,2}?"
-            r"(?:objectifs?|priorités?|règles?|seuils?|valeurs?\s+limites?)\b",
             # German
             r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
             r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
-            r"\b(?:ist|sind)\b(?:\s+\S+){0,6}?\s+zu\s+\w+(?:en|ern|eln)\b",
+            # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
+            # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).
+            rf"\b(?:ist|sind)\b(?!\s+es\b)(?:\s+(?!{_GERMAN_EASE}\s+zu\b)[^\s,]+){{0,6}}?\s+zu\s+\w+(?:en|ern|eln)\b",
             r"\b(?:ist|sind)\s+(?:\w+\s+)?(?:erforderlich|vorgeschrieben|verboten|unzulässig|zulässig|notwendig"
             r"|verpflichtend|untersagt)\b",
             r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
@@ -98,7 +95,7 @@ _DECIDED = re.compile(
 # Wording that may state a rule or a fact: a capability, a forecast, an option (can, may, could,
 # devrait, peut, kann, puede, dapat). A model decides; code alone does not emit these.
 _OPEN = re.compile(
-    r"\b(?:can|may|could|might|requires?|prévoit|prévoient|devrai(?:t|ent)|peu(?:t|vent)|kann|können"
+    r"\b(?:can|may|could|might|requires?|devrai(?:t|ent)|peu(?:t|vent)|kann|können"
     r"|puede|pueden|dapat|bisa|diperlukan|memerlukan)\b",
     _I,
 )
@@ -113,14 +110,10 @@ _CALCULATION = re.compile(
     "|".join(
         (
             rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{_ADVERB}(?:then\s+|first\s+)?"
-            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if|when"
-            r"|that)\b",
+            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
+            r"|when)\b",  # not "that": "it is estimated that …" reports a finding
             r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
             r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
-            r"\b(?:it\s+is|we|to|one\s+can|it\s+can\s+be)\s+(?:\w+\s+)?(?:assumed?|assuming)\s+that\b",
-            r"\b(?:can|may)\s+(?:\w+\s+)?be\s+(?:neglected|ignored|disregarded)\b",
-            r"\bwe\s+(?:first\s+|then\s+)?(?:calculate|compute|estimate|approximate|neglect)\b",
-            r"\b(?:is|are)\s+(?:only\s+)?valid\s+(?:only\s+)?(?:if|when|for|as\s+long\s+as|provided)\b",
             # French
             rf"\b(?:est|sont)\s+{_ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
             r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
@@ -155,7 +148,7 @@ _REPORTING = re.compile(
     _I,
 )
 # A modal that points the reader at something ("It should be noted that") or that the authors
-# use for their own reasoning or expectation ("our calculations should then remain valid").
+# use for their own reasoning or expectation ("the two values should then be close").
 _POINTER = re.compile(
     r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
     r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
@@ -166,33 +159,39 @@ _POINTER = re.compile(
     _I,
 )
 _AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
-# "I shall", "we shall not report …": the future, not an obligation.
+# "I shall", "we shall return to this below": the future, not an obligation.
 _FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
-# "such a distance apart that … a bolt … must push": a modal in a result clause is mechanics.
+# "the gap is so narrow that the film must bend": a modal in a result clause is mechanics.
 _RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
+# A subordinator opening the modal's own clause (after the last comma, semicolon or colon).
 _IF_CLAUSE = re.compile(
     r"\b(?:if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
-    r"|si|wenn|ob|falls|jika|apabila)\b[^,;:]*$",
+    r"|si|wenn|ob|falls|jika|apabila)\b",
     _I,
 )
-# "whose use may be required": a possibility, not a requirement.
+_CLAUSE_BREAK = re.compile(r"[,;:]")
+# "a permit that may be required": a possibility, not a requirement.
 _POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
 
 
+# How far before a modal its clause's own words are read: a bounded window keeps a long statement
+# with many modals linear.
+_WINDOW = 240
+
+
 def _descriptive(text: str, cue: re.Match[str]) -> bool:
-    """Whether a modal in `text` describes rather than prescribes."""
-    head = text[: cue.start()]
+    """Whether a modal in `text` (not reported speech) describes rather than prescribes."""
+    head = text[max(0, cue.start() - _WINDOW) : cue.start()]
+    clause = head[max((m.end() for m in _CLAUSE_BREAK.finditer(head)), default=0) :]
     word = cue.group(0).casefold()
-    if _reported(text):
-        return True
     if _POINTER.match(text, cue.start()) or text.rstrip().endswith("?"):
         return True
     if word in ("should", "must") and _AUTHORS.search(head[-60:]):
         return True
     if word == "shall" and _FUTURE_SHALL.search(head):
         return True
-    if _IF_CLAUSE.search(head) or _POSSIBLY.search(head):
+    if _IF_CLAUSE.search(clause) or _POSSIBLY.search(head):
         return True  # "… if homogeneity is required", "reasons why it should be": supposed, not required
     if word == "must" and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
         return True
@@ -203,25 +202,35 @@ def _reported(text: str) -> bool:
     return bool(_CITATION.search(text) and _REPORTING.search(text))
 
 
+@lru_cache(maxsize=4096)
 def normative_cue(text: str) -> Cue | None:
     """The first wording in `text` that makes it a rule: decided when it settles it, open when
-    only a model could tell (a capability or option, a modal in a description)."""
+    only a model could tell (a capability or option, a modal in a description). Cached: a
+    statement and a lead-in shared by its items are read once."""
+    reported = _reported(text)
+    first = None
     for cue in _DECIDED.finditer(text):
-        if not _descriptive(text, cue):
+        if not reported and not _descriptive(text, cue):
             return Cue(cue.start(), cue.end(), "decided")
-    calculation = _CALCULATION.search(text)
-    if calculation and not _reported(text):
+        first = first or cue
+    calculation = None if reported else _CALCULATION.search(text)
+    if calculation:
         return Cue(calculation.start(), calculation.end(), "decided")
-    weak = next(iter([*_DECIDED.finditer(text), *_OPEN.finditer(text)]), None)
+    weak = first or _OPEN.search(text)
     return Cue(weak.start(), weak.end(), "open") if weak else None
 
 
-# What a value comes to under a condition: "If a value is in the list, the function returns 1",
-# "In the limit kh ≪ 1, the expression reduces to …". Without the condition it is a description
-# ("The function returns a list").
+def decides_a_rule(text: str) -> bool:
+    """Whether `text`'s own wording settles it as a rule."""
+    cue = normative_cue(text)
+    return bool(cue and cue.strength == "decided")
+
+
+# What a value comes to under a condition: "If the queue is empty, the call returns None",
+# "For small angles, the sine reduces to the angle". Without the condition it is a description
+# ("The call returns a list").
 _OUTCOME = re.compile(
-    r"\b(?:returns?|yields?|evaluates\s+to|has\s+the\s+(?:same\s+)?value|is\s+set\s+to|takes\s+the\s+value"
-    r"|reduces?\s+to|simplif(?:y|ies)\s+to|leads?\s+to\s+the\s+(?:\w+\s+)?(?:formula|expression|approximation)"
+    r"\b(?:returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
     r"|renvoie|retourne|vaut|se\s+réduit\s+à|liefert|ergibt|devuelve|se\s+reduce\s+a|menghasilkan|bernilai)\b",
     _I,
 )
@@ -238,7 +247,7 @@ def is_calculation(text: str) -> bool:
 
 
 # A lead-in that announces rules, requirements or steps: the items it introduces are rules even
-# when each is a plain statement ("the rules to enforce include the following ones: – …").
+# when each is a plain statement ("the steps to follow are these: – …").
 _RULES_LEAD_IN = re.compile(
     r"\b(?:rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure|règles?|exigences?"
     r"|recommandations?|consignes?|étapes|Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte|reglas"
@@ -248,6 +257,14 @@ _RULES_LEAD_IN = re.compile(
 )
 
 
+# "(conditional recommendation)": an aside, not what the list holds.
+_PARENTHESIS = re.compile(r"\([^()]*\)")
+
+
 def announces_rules(lead_in: str) -> bool:
-    cue = normative_cue(lead_in)
-    return bool(_RULES_LEAD_IN.search(lead_in) or cue and cue.strength == "decided")
+    """Whether the clause that opens the list names rules ("the steps are as follows:"); a lead-in
+    that states a rule itself ("Guards should be fitted, on these grounds:") makes its
+    fragments part of it (statements.py), not each sentence under it a rule."""
+    said = _PARENTHESIS.sub("", lead_in)
+    clause = said[max(said.rfind(mark) for mark in ",;.!?") + 1 :]
+    return bool(_RULES_LEAD_IN.search(clause))

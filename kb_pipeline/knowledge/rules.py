@@ -7,8 +7,10 @@ wording (normative.py), instruction form (imperatives.py) or list context makes 
 condition clause and the rest are sliced from it (conditions.py). Where the wording is only
 possibly a rule (a "can"/"may", a modal in a description, a bare "If …, …"), the candidate is
 open: not emitted without a model. `rule_entries` disposes: the span check, then a rule about
-the document's own licence or copyright is dropped (not the domain's), and a statement the
-document repeats word for word is one rule (its first occurrence).
+the document's own licence or copyright is dropped (copyright wording anywhere; licence,
+reproduction or endorsement wording when it names the work itself or stands in the front or
+back matter, so "Drivers must hold a valid licence." stays), and a statement the document
+repeats word for word is one rule (its first occurrence).
 """
 
 from __future__ import annotations
@@ -32,20 +34,32 @@ from .glossary import provenance
 from .ids import rule_id
 from .imperatives import imperative_at
 from .injection import addresses_a_model
-from .normative import announces_rules, is_calculation, normative_cue, states_an_outcome
+from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
 from .spans import SpanCheck
 from .statements import Statement, statements
-from .text import SENTENCE_STOPS, Span, squash
+from .text import Span, ends_a_sentence, squash
 
 # What made a statement a rule: a modal or normative phrase, an instruction, an item under a
 # lead-in that announces rules, or an explicit "If …, then …".
 RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
 
-_PUBLISHING_TERMS = re.compile(
-    r"licen[cs]|copyright|creative commons|all rights reserved|reproduc|\bthis work\b|disclaimer|\bendors|lisensi|hak cipta"
-    r"|droits? d'auteur|urheberrecht",
+# Wording only a publication's own terms use.
+_COPYRIGHT = re.compile(
+    r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer|hak\s+cipta|droits?\s+d['’]auteur"
+    r"|urheberrecht|derechos\s+de\s+autor",
     re.IGNORECASE,
 )
+# Wording a licence shares with a domain's rules ("a valid licence", "reproductive age").
+_LICENSING = re.compile(r"\blicen[cs]|\blisensi|\breproduc|\bendors", re.IGNORECASE)
+# The work itself named: then licence wording is about the document.
+_THE_WORK = re.compile(
+    r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
+    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
+    r"|\bcette\s+(?:publication|œuvre)|\bdieses?\s+(?:Werk|Dokument)|\besta\s+(?:obra|publicación)",
+    re.IGNORECASE,
+)
+# Pages at either end of a document where its licence and imprint stand.
+_MATTER_PAGES = 2
 # Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
 _MIN_WORDS = 4
 # Lines indented far in: a flowchart's or code listing's, where what reads as a sentence may not be one.
@@ -76,9 +90,9 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
     may start (after the modal or the instruction's verb, never inside the subject)."""
     text = statement.text
     cue = normative_cue(text)
-    # An instruction ends like a sentence or stands in a list: "Save table of contents as a
-    # text file" alone on its line is a title.
-    instruction = statement.item or text.rstrip().endswith((*SENTENCE_STOPS, ":", ";"))
+    # An instruction ends like a sentence or stands in a list: "Export the data as a table"
+    # alone on its line is a title.
+    instruction = statement.item or ends_a_sentence(text)
     if instruction and imperative_at(text, main, item=statement.item):
         return "imperative", True, main
     if cue and cue.strength == "decided":
@@ -131,13 +145,19 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     )
 
 
-def _states_a_rule(lead_in: str) -> bool:
-    cue = normative_cue(lead_in)
-    return bool(cue and cue.strength == "decided")
-
-
 def propose_rules(document: ParsedDocument) -> list[RuleCandidate]:
-    return [c for statement in statements(document, _states_a_rule) if (c := _candidate(statement))]
+    return [c for statement in statements(document, decides_a_rule) if (c := _candidate(statement))]
+
+
+def _about_the_publication(document: ParsedDocument, candidate: RuleCandidate) -> bool:
+    """A rule of the document's own licence or copyright, not of its domain."""
+    said = candidate.statement.text
+    if _COPYRIGHT.search(said):
+        return True
+    page, pages = candidate.statement.chunk.page_idx, document.n_pages
+    # In a short document every page is at an end: there only the work named counts.
+    matter = pages > 3 * _MATTER_PAGES and (page < _MATTER_PAGES or page >= pages - _MATTER_PAGES)
+    return bool(_LICENSING.search(said)) and (matter or bool(_THE_WORK.search(said)))
 
 
 def rule_entries(document: ParsedDocument, candidates: list[RuleCandidate], check: SpanCheck) -> list[RuleEntry]:
@@ -145,7 +165,7 @@ def rule_entries(document: ParsedDocument, candidates: list[RuleCandidate], chec
     seen: set[str] = set()
     for candidate in candidates:
         said = candidate.statement.text
-        if not candidate.decided or _PUBLISHING_TERMS.search(said) or squash(said) in seen:
+        if not candidate.decided or squash(said) in seen or _about_the_publication(document, candidate):
             continue
         span = check.keep(candidate.statement, entry=said[:40], field="provenance.span", branch="rule")
         if span is None:

@@ -3,9 +3,10 @@ each a slice of one chunk's text.
 
 Layout decides the unit: a table's cells are read one by one; a sentence cut by a page or column
 break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
-with a colon that states the rule itself and its items ("the operator shall check: • the oil
-level; • the seal") are one statement; under any other lead-in each item is one statement and
-remembers its lead-in ("the rules to enforce include the following ones: – …").
+with a colon that states the rule itself and the fragments completing it ("the operator shall
+check: • the oil level; • the seal") are one statement; an item that is a sentence of its own, or
+an item under any other lead-in, is one statement and remembers its lead-in ("the steps to follow
+are these: – …").
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
-from .text import SENTENCE_STOPS, Span, paragraphs, sentences
+from .text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
 _DASHES = "–—-"
@@ -25,21 +26,16 @@ _MARKER = re.compile(
 )
 # An item that starts on a line of its own inside a paragraph.
 _LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
-# An item run into the text after a colon, semicolon or stop ("where: • there are …; or • …").
+# An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
 _JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
 _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
 )
-# A full stop a text layer glued to the next sentence ("… radiation impedance zL.A simple …").
-_GLUED_STOP = re.compile(r"(?:(?<=[^\W\d_]{2})|(?<=[)\]∞]))\.(?=[A-Z][a-z\s])")
 _BIBLIOGRAPHY = re.compile(
     r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
     r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
     re.IGNORECASE,
 )
-# A sentence ending in a number ("… returns a value of 1. Otherwise, …"), which the shared
-# splitter keeps together in case the number is a label ("Fig. 1. The …"): after a lower-case word.
-_NUMBER_STOP = re.compile(r"(?<=[a-z]{2}\s\d)\.\s+(?=[A-Z][a-z])|(?<=[a-z]{2}\s\d\d)\.\s+(?=[A-Z][a-z])")
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
 
 
@@ -97,14 +93,7 @@ def _pieces(chunk: Chunk) -> list[_Piece]:
             item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
             for k, sentence in enumerate(sentences(text, block)):
                 piece = sentence.of(text)
-                cuts = [sentence.start] + sorted(
-                    sentence.start + m.end()
-                    for m in (
-                        *_INLINE_ITEM.finditer(piece),
-                        *_GLUED_STOP.finditer(piece),
-                        *_NUMBER_STOP.finditer(piece),
-                    )
-                )
+                cuts = [sentence.start] + [sentence.start + m.end() for m in _INLINE_ITEM.finditer(piece)]
                 ends = [*cuts[1:], sentence.end]
                 for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
                     if text[a:b].strip():
@@ -131,6 +120,12 @@ class _Unit:
     joined: bool = False
 
 
+def _fragment(item: str) -> bool:
+    """An item that completes its lead-in ("the oil level;"), not a sentence of its own ("The
+    level is read cold."): one that opens in lower case or ends without a sentence stop."""
+    return item[:1].islower() or not item.rstrip().endswith(SENTENCE_STOPS)
+
+
 def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Statement]:
     """`joins(lead_in)`: whether a lead-in and its items are one statement (a rule stated once
     for its list); otherwise each item is its own."""
@@ -144,11 +139,11 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
         if last:
             previous = last.span.of(text)
             introduces = not last.item and previous.endswith(":")
-            if piece.item and (last.joined or introduces and joins(previous)):
+            if piece.item and _fragment(said) and (last.joined or introduces and joins(previous)):
                 last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
                 continue
             # A sentence a page or column break cut: no stop, then lower case (or a number).
-            ends = _TRAILING_MARKS.sub("", previous).endswith((*SENTENCE_STOPS, ":", ";"))
+            ends = ends_a_sentence(_TRAILING_MARKS.sub("", previous))
             if not piece.item and not ends and previous[-1:].islower() and (said[:1].islower() or said[:1].isdigit()):
                 last.span = Span(last.span.start, piece.span.end)
                 continue

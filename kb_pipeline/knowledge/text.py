@@ -84,11 +84,17 @@ def words(text: str, span: Span) -> list[Span]:
 # A sentence ends at . ! ? (or the Arabic, Devanagari, Urdu forms) before whitespace and a letter
 # that is not lower-case (upper-case, or a script without case: Korean, Arabic, …), a digit, a
 # quote or a bullet; and right after the CJK full stops 。！？, which take no space — not after
-# one capital letter or an inner-dot abbreviation (e.g., "(i.e.").
-_SENTENCE_END = re.compile(r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])")
+# one capital letter or an inner-dot abbreviation (e.g., "(i.e."). A full stop the text layer
+# glued to the next sentence ends one too when a capitalised function word follows it ("… the
+# last step.The next …"; not "module.Class", a name).
+_SENTENCE_END = re.compile(r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])|(?<=[^\s\d.]\.)(?=[A-Z][a-z]*\s)")
 _NOT_AN_END = re.compile(
     r"(?:^|[\s(\[])(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
 )
+# One digit after a lower-case word is a count, not a label like "Fig. 1." or "Table 2.": "… in
+# step 2. Then …" ends there.
+_COUNT_END = re.compile(r"(?:^|\s)[a-z]+\s\d\.$")
+_GLUED_WORD = re.compile(r"[A-Z][a-z]*")
 
 
 def sentences(text: str, span: Span) -> list[Span]:
@@ -97,7 +103,11 @@ def sentences(text: str, span: Span) -> list[Span]:
     for m in _SENTENCE_END.finditer(piece):
         head = piece[start : m.start()]
         nxt = piece[m.end() : m.end() + 1]
-        if _NOT_AN_END.search(head) or nxt.islower():
+        if m.end() == m.start() and piece[m.start() - 1 : m.start()] == ".":
+            glued = _GLUED_WORD.match(piece, m.end())
+            if not glued or glued.group(0).casefold() not in FUNCTION_WORDS:
+                continue
+        if _NOT_AN_END.search(head) and not (_COUNT_END.search(head) and nxt.isupper()) or nxt.islower():
             continue
         if head.strip():
             out.append(Span(span.start + start, span.start + m.start()))
