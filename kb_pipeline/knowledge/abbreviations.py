@@ -13,6 +13,7 @@ from functools import cache
 
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
+from .language import FUNCTION_WORDS
 from .layout import DocumentLayout, document_layout
 from .list_layout import list_rows
 from .text import Span, find_squashed, key, paragraphs, words
@@ -178,7 +179,8 @@ def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
     findings = []
     for term, expansion in rows if len(rows) >= 2 else []:
         name, full_name = find_squashed(term, chunk.text), find_squashed(expansion, chunk.text)
-        if name and full_name and any(c.isalpha() for c in full_name):
+        # Squashed, "AB CD" is also "AB\nCD": a term never holds a line break (two rows' ends).
+        if name and "\n" not in name and full_name and any(c.isalpha() for c in full_name):
             findings.append(Finding(name, Quote(name, chunk), "abbreviation_list", full_name=Quote(full_name, chunk)))
     return findings
 
@@ -278,8 +280,8 @@ def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> boo
         if w == len(words):
             return i == len(letters)
         word, entries = words[w]
-        if w > 0 and (word in FUNCTION_WORDS or not skipped):
-            if rest(i, w + 1, skipped or word not in FUNCTION_WORDS):
+        if w > 0 and (word in _UNSPELT or not skipped):
+            if rest(i, w + 1, skipped or word not in _UNSPELT):
                 return True
         if i == len(letters):
             return False
@@ -292,14 +294,8 @@ def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> boo
     return rest(0, 0, False)
 
 
-# Words a long form need not spell: articles, prepositions, conjunctions of the corpus' languages.
-FUNCTION_WORDS = frozenset(
-    "of and for the a an in on to by with from at or as "
-    "de du des la le les l d et pour en sur au aux a "
-    "der die das dem den und fur zur zum von im "
-    "del las los el y e para por "
-    "dan untuk di ke dari yang atau".split()
-)
+# Words a long form need not spell, as `_spelling_words` writes them (accents aside).
+_UNSPELT = frozenset(_plain(w) for w in FUNCTION_WORDS)
 
 
 def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
@@ -315,7 +311,7 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
         for start in reversed(starts[-_MAX_INLINE_WORDS:])
         if key(phrase := head[start:]) != key(abbreviation) and spells(abbreviation, phrase)
     ]
-    content = [p for p in found if _spelling_words(p)[0][0] not in FUNCTION_WORDS]
+    content = [p for p in found if _spelling_words(p)[0][0] not in _UNSPELT]
     return next(iter(content or found), None)
 
 

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
-from .definition_words import FUNCTION_WORD, opens_with_a_pointer
+from .definition_words import opens_with_a_pointer
 from .findings import Finding, Quote
+from .language import ARTICLES, ELIDED_ARTICLE, alternation, is_function_word
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
 GLOSSARY_HEADING = re.compile(
@@ -79,7 +80,7 @@ def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
     words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
     ws = words(text, para)
     tokens = [w.of(text) for w in ws]
-    if tokens and FUNCTION_WORD.match(tokens[0]):
+    if tokens and is_function_word(tokens[0]):
         # "Für die Anwendung dieses Dokuments …": a sentence, capitalised nouns and all.
         return None
     starts = []
@@ -346,7 +347,7 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 _CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
 # Words a definition may open with although they are function words.
-_ARTICLE = re.compile(r"^(?:an?|any|one|the|un|une|le|la|les|l['’]\w*|der|die|das|ein|eine|el|los|las)$", re.I)
+_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|any|one|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 
 
 def _opens_entry(definition: str) -> bool:
@@ -356,7 +357,7 @@ def _opens_entry(definition: str) -> bool:
     first = definition.split()[0] if definition.split() else ""
     if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
         return False
-    return bool(first) and (_ARTICLE.match(first) is not None or not FUNCTION_WORD.match(first))
+    return bool(first) and (_ARTICLE.match(first) is not None or not is_function_word(first))
 
 
 def _clause(chunk: Chunk) -> list[Finding]:
