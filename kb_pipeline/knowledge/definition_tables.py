@@ -38,9 +38,22 @@ def _prose(cell: str) -> bool:
     return len(cell.split()) >= 3 and sum(c.isalpha() for c in cell) > len(cell) / 2 and not cell[:1].isdigit()
 
 
-def _table_definitions(chunk: Chunk) -> list[Finding]:
+def _runs(text: str) -> list[list[list[Span]]]:
+    """The chunk's tables: runs of consecutive rows, each row its cells. A line that is no row (a
+    caption spanning the table, a note) ends a run: MinerU may merge two tables into one chunk,
+    and the second has a header of its own."""
+    runs: list[list[list[Span]]] = []
+    end = -2
+    for m in _ROW.finditer(text):
+        if m.start() != end + 1:
+            runs.append([])
+        runs[-1].append(_cells(text, Span(m.start(), m.end())))
+        end = m.end()
+    return runs
+
+
+def _table_definitions(chunk: Chunk, rows: list[list[Span]]) -> list[Finding]:
     text = chunk.text
-    rows = [_cells(text, Span(m.start(), m.end())) for m in _ROW.finditer(text)]
     if len(rows) < 2:
         return []
     header = [c.of(text) for c in rows[0]]
@@ -63,4 +76,10 @@ def _table_definitions(chunk: Chunk) -> list[Finding]:
 
 
 def read_definition_tables(document: ParsedDocument) -> list[Finding]:
-    return [f for chunk in document.chunks if chunk.kind == "table" for f in _table_definitions(chunk)]
+    return [
+        f
+        for chunk in document.chunks
+        if chunk.kind == "table"
+        for rows in _runs(chunk.text)
+        for f in _table_definitions(chunk, rows)
+    ]
