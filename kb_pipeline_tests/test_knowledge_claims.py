@@ -256,7 +256,7 @@ def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
         ("Overview", "This is a guide for operators."),
         ("Results", "A notable feature of Fig. 1 is the increase in flow."),
         ("Security", "Cryptographic mechanisms are an effective means of providing integrity."),
-        ("Separation of duties", "Separation of duties helps businesses comply with regulations."),
+        ("Shift rotation", "Shift rotation helps operators stay alert on long night shifts."),
         ("Geometry", "A rectangle is called finite if its corners are ordered."),
         ("Results", "Results are shown in Table 2 for every site."),
         ("Challenges", "A key challenge is the cost of the sensors."),

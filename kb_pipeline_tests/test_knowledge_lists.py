@@ -82,10 +82,12 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_f
 @pytest.mark.parametrize(
     ("abbreviation", "phrase", "spelled"),
     [
-        ("NOTRe", "Nouvelle organisation territoriale de la République", True),
+        ("SNCF", "Société nationale des chemins de fer", True),
         ("ODBC", "Open Database Connectivity", True),
         ("PXE", "Preboot eXecution Environment", True),
-        ("LMICs", "low- and middle-income countries", True),
+        ("SMEs", "small- and medium-sized enterprises", True),
+        ("RWB", "Regional Water Quality Board", True),
+        ("MTTR2", "mean time to repair", True),
         ("OMB", "Management and Budget", False),  # a word before the long form's start is no part of it
         ("NTS", "new system", False),
         ("HCV", "hepatitis virus", False),

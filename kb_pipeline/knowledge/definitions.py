@@ -37,7 +37,7 @@ _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()]+)\)\s*:?$")
 
 
 def _capitalised(word: str) -> bool:
-    """ "Undetectable", "Point-of-care", "A" before a lower-case word: a word that can start a
+    """ "Measured", "Open-pit", "A" before a lower-case word: a word that can start a
     sentence or a term; never an all-capitals abbreviation."""
     return len(word) >= 2 and word[0].isupper() and word[1].islower()
 
@@ -48,8 +48,8 @@ def _lowercase(word: str) -> bool:
 
 def _term_parts(text: str, span: Span) -> list[Span]:
     """A term line split where a new term starts: after "(ABBR)", before its first word
-    recurring ("HCV non-response HCV relapse"), before a capitalised word after a lower-case
-    one ("Differentiated service delivery Integration")."""
+    recurring ("Pump failure Pump trip"), before a capitalised word after a lower-case one
+    ("Planned maintenance schedule Inspection")."""
     ws = words(text, span)
     tokens = [w.of(text) for w in ws]
     cuts = [
@@ -75,9 +75,9 @@ class _Body:
 
 
 def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
-    """ "HCV viral breakthrough Undetectable HCV RNA …": a term and its definition on one line.
+    """ "Pump trip Sudden stop of the pump …": a term and its definition on one line.
     The definition starts at the last capitalised word after a lower-case one among the first
-    words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
+    words; an earlier such run is a sub-heading ("Pump types … Centrifugal pump The …")."""
     ws = words(text, para)
     tokens = [w.of(text) for w in ws]
     if tokens and is_function_word(tokens[0]):
@@ -130,7 +130,7 @@ def _layout(text: str) -> list[_Term | _Body]:
         short = _short_term(piece)
         if short and after[:1].islower():
             if len(after.split()) <= 4 and not ends_a_sentence(after):
-                # A term wrapped over two lines ("Men who have sex" / "with men").
+                # A term wrapped over two lines ("Mean time between" / "failures").
                 items.append(_Term([Span(para.start, paras[i].end)]))
                 i += 1
                 continue
@@ -154,7 +154,7 @@ def _layout(text: str) -> list[_Term | _Body]:
 
 
 def _term_of(text: str, part: Span) -> tuple[str, Span]:
-    """The term a part names ("Rapid diagnostic test (RDT)" → "Rapid diagnostic test") and
+    """The term a part names ("Root cause analysis (RCA)" → "Root cause analysis") and
     where it stands."""
     piece = part.of(text)
     m = _TRAILING_ABBREVIATION.search(piece)
@@ -163,8 +163,8 @@ def _term_of(text: str, part: Span) -> tuple[str, Span]:
 
 
 def _proposals(chunk: Chunk, part: Span, sentence: Span | None, open_: tuple[Span, ...] = ()) -> list[Finding]:
-    """The term of a glossary line and its definition; for "Rapid diagnostic test (RDT)" also
-    RDT, with the term as its full name and the same definition."""
+    """The term of a glossary line and its definition; for "Root cause analysis (RCA)" also
+    RCA, with the term as its full name and the same definition."""
     text = chunk.text
     term, anchor = _term_of(text, part)
     if not term:

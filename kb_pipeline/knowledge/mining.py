@@ -92,8 +92,8 @@ def _expansions(members: list[tuple[int, int, Finding]]) -> set[str]:
 
 
 def _plural_of(name: str, names: dict[str, list[tuple[int, int, Finding]]]) -> str | None:
-    """ "rdts" of "rdt": an abbreviation's plural joins its singular's cluster — unless their
-    expansions say otherwise (EQAS "… assessment scheme" is not EQA "… assessment")."""
+    """ "plcs" of "plc": an abbreviation's plural joins its singular's cluster — unless their
+    expansions say otherwise (QAS "… assurance scheme" is not QA "… assurance")."""
     singular = name[:-1]
     if not (name.endswith("s") and " " not in name and singular in names):
         return None
