@@ -266,8 +266,11 @@ def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
         ("Valves", "The valve is of one piece and made of cast steel."),
         ("Pompes", "Les pompes sont installées dans la station de relevage."),
         ("Pumpen", "Pumpen fördern das Wasser aus dem Sumpf."),
-        ("Parts", "• Spare parts: Additional spare parts can be ordered from the depot.\n\n"
-                  "• Tools: Additional tools can be borrowed from the store."),
+        (
+            "Parts",
+            "• Spare parts: Additional spare parts can be ordered from the depot.\n\n"
+            "• Tools: Additional tools can be borrowed from the store.",
+        ),
     ],
 )
 def test_sentences_that_define_nothing(heading, sentence):

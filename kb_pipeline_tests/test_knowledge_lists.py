@@ -116,7 +116,7 @@ def test_the_pdf_is_opened_once_for_the_lists_and_the_title(tmp_path_factory, mo
 
     opened = []
 
-    class Counted(layout.PdfTextLayer):  # type: ignore[misc,valid-type]
+    class Counted(layout.PdfTextLayer):
         def __init__(self, pdf):
             opened.append(pdf)
             super().__init__(pdf)

@@ -187,6 +187,8 @@ _DETERMINER = re.compile(rf"^(?:{DETERMINER})$", re.IGNORECASE)
 _BARE_COPULA = whole_word(BARE_COPULAS)
 _NEGATION = whole_word(NEGATIONS)
 _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+
+
 def _heading_words(heading: str) -> tuple[list[str], list[str]]:
     """The heading's words, and the same without a leading verb ("Installing Pumps")."""
     keys = word_key(_TRAILING_ABBREVIATION.sub("", _NUMBER.sub("", heading)))

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
+
 # The formula and legend readers' function words (a noun phrase stops at one; none is a symbol).
 from .language import FUNCTION_WORDS as FUNCTION_WORDS
 
@@ -149,4 +150,3 @@ def find_squashed(value: str, source: str) -> str | None:
     if at < 0:
         return None
     return source[origin[at] : origin[at + len(wanted) - 1] + 1]
-
