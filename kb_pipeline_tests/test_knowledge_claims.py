@@ -54,21 +54,28 @@ ENGLISH = [
     ("BodyText", "Mass of material that a truck carries in one trip."),
     ("Heading2", "2.5 General"),
     ("BodyText", "This clause lists the terms used in the annexes only."),
-    ("Heading1", "3 Fasteners"),
-    ("Heading2", "3.1 Elastic stop nut"),
-    ("BodyText", "The elastic stop nut is a standard nut with the height increased to hold a fiber collar."),
-    ("Heading2", "3.2 Stainless steel nut"),
-    ("BodyText", "The stainless steel nut may be spun on and off by hand until it is seated."),
+    ("Heading1", "3 Valves"),
+    ("Heading2", "3.1 Ball valve"),
+    ("BodyText", "The ball valve is a quarter-turn valve with a drilled sphere that opens or closes the line."),
+    ("Heading2", "3.2 Gate valve"),
+    ("BodyText", "The gate valve may be opened by hand until the wedge is clear of the flow."),
     ("Heading2", "3.3 Torque wrench"),
     ("BodyText", "The torque wrench is important for every maintenance task on the truck."),
+    ("Heading2", "3.4 Containers"),
+    ("BodyText", "Containers are deployed in the yard before each shift starts."),
+    ("Heading2", "3.5 Conveyors"),
+    ("BodyText", "Conveyors move the ore from the crusher to the stockpile."),
+    ("Heading2", "3.6 Check valve"),
+    ("BodyText", "The check valve is of one piece and cast in bronze."),
     ("Heading1", "4 Networks"),
     ("BodyText", "The site runs two networks that keep the dispatch system apart from the office:"),
     (
         "BodyText",
-        "• Management network: The management network is a dedicated network that lets staff control the trucks.",
+        "• Dispatch network: The dispatch network is a private network that links the trucks to the control room.",
     ),
     ("BodyText", "• Radio network: Radio networks carry the voice channels between the trucks and the control room."),
     ("BodyText", "• Staff training: We recommend a course for every operator before the first shift."),
+    ("BodyText", "• Spare radios: Additional spare radios can be borrowed from the store."),
     ("Heading1", "5 Registers"),
     ("BodyText", "Table 1 Dispatch registers"),
     (
@@ -79,13 +86,22 @@ ENGLISH = [
             ["LOAD_TIME", "Time at which the truck left the loading point"],
         ],
     ),
+    ("BodyText", "Table 2 Dispatch settings"),
+    (
+        "table",
+        [
+            ["Setting", "Corresponding value"],
+            ["MAX_SPEED", "Forty kilometres per hour on the ramp"],
+            ["MIN_GAP", "Fifty metres between two loaded trucks"],
+        ],
+    ),
     ("Heading1", "6 Data protection"),
     (
         "BodyText",
-        "Access control refers to the rules that decide who may read the dispatch records. "
+        "Load planning refers to the rules that decide which truck serves which shovel. "
         "A payload meter is a scale that weighs the load carried by a truck. "
-        "Disk encryption does not provide granular access (i.e., segmenting one user from others). "
-        "Granular access is set per user. Hashing is another technique for monitoring data integrity. "
+        "The log does not record remote access (i.e., logging in from outside the site). "
+        "Remote access is granted per user. Weighing is another technique for checking each load. "
         "The cycle time is important for planning.",
     ),
 ]
@@ -184,11 +200,12 @@ def test_numbered_definition_clauses_titled_by_their_term(english, french, germa
 
 
 def test_a_section_opening_definition_and_not_a_description(english, french, german):
-    assert key(english["elastic stop nut"]).startswith("astandardnutwiththeheight")
+    assert key(english["ball valve"]).startswith("aquarterturnvalve")
     assert key(french["pompe centrifuge"]).startswith("unemachinequi")
     assert key(german["Kreiselpumpe"]).startswith("einemaschine")
     for terms, descriptions in (
-        (english, ["stainless steel nut", "torque wrench"]),
+        # A participle or another verb describes the thing; "is of one piece" says what it is made of.
+        (english, ["gate valve", "torque wrench", "Containers", "Conveyors", "check valve"]),
         (french, ["pompe doseuse"]),
         (german, ["Dosierpumpe"]),
     ):
@@ -196,22 +213,25 @@ def test_a_section_opening_definition_and_not_a_description(english, french, ger
 
 
 def test_labelled_bullets_define_their_label_only_when_they_talk_about_it(english):
-    assert english["Management network"] == "a dedicated network that lets staff control the trucks."
+    assert english["Dispatch network"] == "a private network that links the trucks to the control room."
     assert key(english["Radio network"]).startswith("carrythevoicechannels")
-    assert "Staff training" not in english
+    # A pronoun, or a word before the label ("Additional spare radios can …"): prose about it.
+    assert not {"Staff training", "Spare radios"} & set(english)
 
 
 def test_a_term_description_table(english):
     assert english["TRUCK_ID"] == "Identifier of the truck that reported the cycle"
     assert english["LOAD_TIME"] == "Time at which the truck left the loading point"
     assert "Register" not in english
+    # A column of values says what each row is set to, not what it means.
+    assert not {"MAX_SPEED", "MIN_GAP", "Setting"} & set(english)
 
 
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):
-    assert key(english["Access control"]).startswith("therulesthatdecide")
+    assert key(english["Load planning"]).startswith("therulesthatdecide")
     assert key(english["payload meter"]).startswith("ascalethatweighs")
-    assert english["granular access"] == "segmenting one user from others"
-    assert not {"Hashing", "cycle time is important"} & set(english)
+    assert english["remote access"] == "logging in from outside the site"
+    assert not {"Weighing", "cycle time is important"} & set(english)
     assert key(french["piste de roulage"]).startswith("laroutesurlaquelle")
     assert key(french["temps de cycle"]).startswith("laduréedunaller")
     assert key(german["Fahrstraße"]).startswith("denweg")
@@ -236,11 +256,21 @@ def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
         ("Overview", "This is a guide for operators."),
         ("Results", "A notable feature of Fig. 1 is the increase in flow."),
         ("Security", "Cryptographic mechanisms are an effective means of providing integrity."),
-        ("Separation of duties", "Separation of duties helps businesses comply with regulations."),
+        ("Shift rotation", "Shift rotation helps operators stay alert on long night shifts."),
         ("Geometry", "A rectangle is called finite if its corners are ordered."),
         ("Results", "Results are shown in Table 2 for every site."),
         ("Challenges", "A key challenge is the cost of the sensors."),
         ("Hydrology", "where Q is the flow (i.e. Q50 is the median flow) of the stream."),
+        ("Containers", "Containers are deployed in the yard before each shift."),
+        ("Pumps", "Pumps move water from the sump to the plant."),
+        ("Valves", "The valve is of one piece and made of cast steel."),
+        ("Pompes", "Les pompes sont installées dans la station de relevage."),
+        ("Pumpen", "Pumpen fördern das Wasser aus dem Sumpf."),
+        (
+            "Parts",
+            "• Spare parts: Additional spare parts can be ordered from the depot.\n\n"
+            "• Tools: Additional tools can be borrowed from the store.",
+        ),
     ],
 )
 def test_sentences_that_define_nothing(heading, sentence):
@@ -303,3 +333,31 @@ def test_lower_case_numbered_clauses_are_terms_without_a_definitions_heading():
         "queue time": "time a truck waits before it is loaded",
     }
     assert _definitions(_chunks(*[(h.title(), t) for h, t in entries])) == {}
+
+
+def test_a_column_of_values_defines_nothing():
+    """ "Corresponding value", "Value", "Default": what each row is set to, however wordy."""
+    table = "Setting | Corresponding value\nMAX_SPEED | Forty kilometres per hour on the ramp\n" \
+            "MIN_GAP | Fifty metres between two loaded trucks"  # fmt: skip
+    document = _chunks(("Settings", "x"))
+    document.chunks[0].kind, document.chunks[0].text = "table", table
+    assert _definitions(document) == {}
+    document.chunks[0].text = table.replace("Corresponding value", "Description")
+    assert _definitions(document) == {
+        "MAX_SPEED": "Forty kilometres per hour on the ramp",
+        "MIN_GAP": "Fifty metres between two loaded trucks",
+    }
+
+
+def test_a_restated_phrase_is_counted_once_per_document(monkeypatch):
+    """Many restatements: the document is tokenised once, not once per "i.e."."""
+    from kb_pipeline.knowledge import mining
+
+    calls = []
+    tokenise = mining._TOKEN.findall
+    monkeypatch.setattr(mining, "_TOKEN", type("T", (), {"findall": lambda _, t: calls.append(t) or tokenise(t)})())
+    texts = [(f"S{k}", f"The site logs at gate {k} remote access (i.e., logging in from outside the site).")
+             for k in range(30)]  # fmt: skip
+    assert _definitions(_chunks(*texts)) == {"remote access": "logging in from outside the site"}
+    # Each chunk's text once for the index (the glossary's own mention count tokenises its texts too).
+    assert sum(t.startswith("The site logs") for t in calls) <= 2 * len(texts)

@@ -82,10 +82,12 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_f
 @pytest.mark.parametrize(
     ("abbreviation", "phrase", "spelled"),
     [
-        ("NOTRe", "Nouvelle organisation territoriale de la République", True),
+        ("SNCF", "Société nationale des chemins de fer", True),
         ("ODBC", "Open Database Connectivity", True),
         ("PXE", "Preboot eXecution Environment", True),
-        ("LMICs", "low- and middle-income countries", True),
+        ("SMEs", "small- and medium-sized enterprises", True),
+        ("RWB", "Regional Water Quality Board", True),
+        ("MTTR2", "mean time to repair", True),
         ("OMB", "Management and Budget", False),  # a word before the long form's start is no part of it
         ("NTS", "new system", False),
         ("HCV", "hepatitis virus", False),
@@ -107,3 +109,44 @@ def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
         TextSegment("2. PROCEDURES", 21.4, (131, 300, 330, 325)),
     ]
     assert [line.text for line in title_lines(page, 11.7)] == ["Pump Maintenance Manual"]
+
+
+def test_the_pdf_is_opened_once_for_the_lists_and_the_title(tmp_path_factory, monkeypatch):
+    from kb_pipeline.knowledge import layout
+
+    opened = []
+
+    class Counted(layout.PdfTextLayer):
+        def __init__(self, pdf):
+            opened.append(pdf)
+            super().__init__(pdf)
+
+    monkeypatch.setattr(layout, "PdfTextLayer", Counted)
+    payloads = _parse(tmp_path_factory, pdfs.lists_pdf)
+    assert payloads.brief_context.title and any(e.full_name for e in payloads.glossary)
+    # MinerU's parse opens it through pdf_text itself; the extraction only once.
+    assert len(opened) == 1
+
+
+def test_a_laid_out_term_never_spans_a_line_break():
+    """Squashed, "LMN OPQ" also reads "LMN\\nOPQ": two rows' ends, not a two-word term."""
+    from typing import cast
+
+    from kb_pipeline.contracts import Chunk
+    from kb_pipeline.knowledge.abbreviations import _laid_out
+    from kb_pipeline.knowledge.layout import DocumentLayout
+    from kb_pipeline.pdf_text import TextSegment
+
+    class Page:
+        def chunk_segments(self, chunk):
+            return [
+                TextSegment("LMN OPQ", 10, (100, 100, 160, 110)),
+                TextSegment("long mixed name", 10, (300, 100, 500, 110)),
+                TextSegment("XYZ", 10, (100, 120, 140, 130)),
+                TextSegment("extra yellow zone", 10, (300, 120, 500, 130)),
+            ]
+
+    chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", page_idx=0, heading="Abbreviations",
+                  text="LMN\nOPQ long mixed name\n\nXYZ extra yellow zone")  # fmt: skip
+    found = {f.term: f.full_name.text for f in _laid_out(chunk, cast(DocumentLayout, Page())) if f.full_name}
+    assert found == {"XYZ": "extra yellow zone"}

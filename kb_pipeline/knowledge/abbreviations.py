@@ -13,6 +13,7 @@ from functools import cache
 
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
+from .language import FUNCTION_WORDS
 from .layout import DocumentLayout, document_layout
 from .list_layout import list_rows
 from .text import Span, find_squashed, key, paragraphs, words
@@ -29,7 +30,7 @@ _MAX_EXPANSION_WORDS = 12
 
 
 def is_abbreviation(token: str) -> bool:
-    """ALT, HCVcAg, LoD, LMICs, M&E, FIB-4, PEG-IFN, WHO: two capitals, or one with a digit or &;
+    """PLC, CrCl, LoD, KPIs, M&E, ISO-9001, CO2, UN: two capitals, or one with a digit or &;
     mRNA, eGFR, pH: a lower-case prefix before capitals."""
     letters = [c for c in token if c.isalpha()]
     if not letters or len(token) > 12:
@@ -72,7 +73,7 @@ def _segment(text: str, tokens: list[tuple[Span, int]]) -> list[tuple[list[int],
     """Best split of a list's tokens into (abbreviation tokens, expansion tokens) pairs, where an
     abbreviation is one or two tokens, then maybe a separator (: = – —), an expansion 0–12 tokens
     in one paragraph that the abbreviation aligns with and that holds no other abbreviation
-    (but its own parts: "HCVST HCV self-testing"). A token in neither is an orphan ([], [i]):
+    (but its own parts: "PLCST PLC self-test"). A token in neither is an orphan ([], [i]):
     part of an expansion MinerU laid out away from its abbreviation."""
     n = len(tokens)
     word = [s.of(text) for s, _ in tokens]
@@ -115,14 +116,14 @@ def _slice(text: str, tokens: list[tuple[Span, int]], indices: list[int]) -> str
     return text[tokens[indices[0]][0].start : tokens[indices[-1]][0].end]
 
 
-# One abbreviation per line, with a separator: "ALT: alanine …", "ALT – alanine …", "FY = …",
-# "ALT<tab>alanine …", "- ALT: …".
+# One abbreviation per line, with a separator: "PLC: programmable …", "PLC – programmable …",
+# "FY = …", "PLC<tab>programmable …", "- PLC: …".
 _SEPARATED_LINE = re.compile(
     r"^[ \t]*(?:[•*·-][ \t]+)?(?P<abbreviation>[^\s:=–—]+(?: [^\s:=–—]+)?)"
     r"(?:[ \t]*[:=–—][ \t]*|[ \t]+-[ \t]+|[ \t]*\t[ \t]*)(?P<expansion>\S[^\n]*?)[ \t]*[;,.]?[ \t]*$",
     re.MULTILINE,
 )
-# A table row "ALT | alanine aminotransferase", as chunks.json writes a table's rows.
+# A table row "PLC | programmable logic controller", as chunks.json writes a table's rows.
 _TABLE_ROW = re.compile(r"^(?P<abbreviation>[^|\n]+?) \| (?P<expansion>[^|\n]+?)[ \t]*$", re.MULTILINE)
 
 
@@ -144,7 +145,7 @@ def _separated(chunk: Chunk) -> tuple[list[Finding], list[Span]]:
 
 def _list_tokens(text: str, taken: list[Span]) -> list[tuple[Span, int]]:
     """The words of each paragraph not already read, a separator glued to an abbreviation
-    ("ALT:") split off as a token of its own; with their paragraph's index."""
+    ("PLC:") split off as a token of its own; with their paragraph's index."""
     tokens = []
     for k, para in enumerate(paragraphs(text)):
         for w in words(text, para):
@@ -159,7 +160,7 @@ def _list_tokens(text: str, taken: list[Span]) -> list[tuple[Span, int]]:
 
 
 def _is_term(text: str) -> bool:
-    """A list's term: one or two abbreviations ("ALT", "TA Luft" is not one)."""
+    """A list's term: one or two abbreviations ("PLC", "TA Luft" is not one)."""
     parts = text.split()
     return 0 < len(parts) <= 2 and all(is_abbreviation(p) for p in parts)
 
@@ -178,7 +179,8 @@ def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
     findings = []
     for term, expansion in rows if len(rows) >= 2 else []:
         name, full_name = find_squashed(term, chunk.text), find_squashed(expansion, chunk.text)
-        if name and full_name and any(c.isalpha() for c in full_name):
+        # Squashed, "AB CD" is also "AB\nCD": a term never holds a line break (two rows' ends).
+        if name and "\n" not in name and full_name and any(c.isalpha() for c in full_name):
             findings.append(Finding(name, Quote(name, chunk), "abbreviation_list", full_name=Quote(full_name, chunk)))
     return findings
 
@@ -258,11 +260,11 @@ def _subsequence(wanted: str, word: str) -> bool:
 def spells(abbreviation: str, phrase: str) -> bool:
     """Whether the phrase's words spell the abbreviation, letter by letter: each word in turn
     gives the next letters, starting with its initial and then others of its own, in order
-    ("Open DataBase Connectivity", "Mixture-of-Experts", "Nouvelle organisation territoriale de
-    la République" for NOTRe). The first word gives letters; a function word (of, de, und …)
-    may give none, and so may one other word after the first ("Private School Universe Survey"
-    for PSS, "electro-chemiluminescence immunoassays" for ECLs). Trailing digits may stand apart
-    ("sustained virological response" for SVR12)."""
+    ("Open DataBase Connectivity", "Mixture-of-Experts", "Société nationale des chemins de fer"
+    for SNCF). The first word gives letters; a function word (of, de, und …) may give none, and
+    so may one other word after the first ("Regional Water Quality Board" for RWB,
+    "electro-magnetic sensors" for EMSs). Trailing digits may stand apart ("mean time to repair"
+    for MTTR2)."""
     words = _spelling_words(phrase)
     letters = "".join(c for c in _plain(abbreviation).casefold() if c.isalnum())
     # Each letter its word, and about as many words it need not spell.
@@ -278,8 +280,8 @@ def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> boo
         if w == len(words):
             return i == len(letters)
         word, entries = words[w]
-        if w > 0 and (word in FUNCTION_WORDS or not skipped):
-            if rest(i, w + 1, skipped or word not in FUNCTION_WORDS):
+        if w > 0 and (word in _UNSPELT or not skipped):
+            if rest(i, w + 1, skipped or word not in _UNSPELT):
                 return True
         if i == len(letters):
             return False
@@ -292,20 +294,14 @@ def _spelled(letters: str, words: tuple[tuple[str, frozenset[int]], ...]) -> boo
     return rest(0, 0, False)
 
 
-# Words a long form need not spell: articles, prepositions, conjunctions of the corpus' languages.
-FUNCTION_WORDS = frozenset(
-    "of and for the a an in on to by with from at or as "
-    "de du des la le les l d et pour en sur au aux a "
-    "der die das dem den und fur zur zum von im "
-    "del las los el y e para por "
-    "dan untuk di ke dari yang atau".split()
-)
+# Words a long form need not spell, as `_spelling_words` writes them (accents aside).
+_UNSPELT = frozenset(_plain(w) for w in FUNCTION_WORDS)
 
 
 def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
     """The shortest run of words right before `end` (same sentence) that spells `abbreviation`,
     one not starting with a function word if there is one ("Office of Management and Budget
-    (OMB)", not "of Management and Budget"; but "in vitro diagnostics (IVDs)")."""
+    (OMB)", not "of Management and Budget"; but "in situ measurements (ISMs)")."""
     head = text[:end].rstrip()
     stop = max((m.end() for m in _STOP.finditer(head, max(0, len(head) - 300))), default=0)
     # Each word's first letter or digit: where a long form may start.
@@ -315,7 +311,7 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
         for start in reversed(starts[-_MAX_INLINE_WORDS:])
         if key(phrase := head[start:]) != key(abbreviation) and spells(abbreviation, phrase)
     ]
-    content = [p for p in found if _spelling_words(p)[0][0] not in FUNCTION_WORDS]
+    content = [p for p in found if _spelling_words(p)[0][0] not in _UNSPELT]
     return next(iter(content or found), None)
 
 
@@ -339,7 +335,7 @@ def _inline(chunk: Chunk, source: str) -> list[Finding]:
     return findings
 
 
-# "FY = Financial Year", "CI = confidence interval;": a legend, anywhere (table notes, captions).
+# "FY = Financial Year", "SD = standard deviation;": a legend, anywhere (table notes, captions).
 _LEGEND = re.compile(
     r"(?<![\w&/-])(?P<abbreviation>[^\W_][\w&/-]{0,11}) ?= ?(?P<expansion>[^\W\d_][^;=\n]{1,120}?)"
     r"(?=\s*(?:;|\n|$|\.(?:\s|$)|,\s*[^\W_][\w&/-]{0,11} ?=))"

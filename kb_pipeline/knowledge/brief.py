@@ -28,7 +28,7 @@ PURPOSE_HEADING = re.compile(
 )
 _DOCUMENT = (
     r"(?:document|report|paper|guide|guidelines?|handbook|manual|book|publication|notice|standard|study|chapter"
-    r"|article|thesis|specification|note|redpaper|redbook|rapport|manuel|étude|norme|dokument|bericht|handbuch"
+    r"|article|thesis|specification|note|rapport|manuel|étude|norme|dokument|bericht|handbuch"
     r"|leitfaden|norm|studie|richtlinie|arbeit|kapitel|documento|informe|guía|estudio|artículo|capítulo)s?"
 )
 # The document speaking of itself, as its sentence's subject ("This manual covers …", "These
@@ -105,6 +105,10 @@ def build_brief(
 ) -> BriefContext:
     """The proposal span-checked: a title line or a purpose that is not verbatim is null."""
     lines = [check.keep(q, entry="title", field="title", branch="summary") for q in proposal.title]
+    # The contract's title is one string, the printed title several lines (often several of
+    # MinerU's items, or chunks): each line is the verbatim slice checked here, and the title
+    # is those lines in reading order joined by a space — a value no single chunk holds, so it is
+    # checked line by line, never as the whole; one line failing nulls the title.
     title = " ".join(line for line in lines if line) if lines and all(lines) else None
     purpose = check.keep(proposal.purpose, entry="purpose", field="purpose", branch="summary")
     key_parameters = [e.term for e in glossary if purpose and is_abbreviation(e.term) and mentions(e.term, [purpose])]

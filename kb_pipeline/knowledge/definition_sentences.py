@@ -7,8 +7,8 @@
 - a generic subject classified by a noun phrase: "An X is a …" (and "1 X is a …", a footnote
   explaining a term marked in the text);
 - a restatement: "X (i.e., …)", "X, i.e. …", where X is a phrase the document uses again;
-- a section's opening sentence whose subject is what the heading names: "The X is a …" under
-  "X", "Containers bundle …" under "Securing Containers".
+- a section's opening sentence whose subject is what the heading names, classified by a noun
+  phrase: "The X is a …" under "X" or "Installing Xs".
 
 The definition is the slice after the term and its verb or copula; the term is the subject
 as printed, an article dropped, or the ABBR of a subject "Name (ABBR)" (whose expansion the
@@ -27,7 +27,6 @@ from .definition_words import (
     DEFINING_VERB,
     DETERMINER,
     FINITE_VERB,
-    FUNCTION_WORD,
     NOT_A_DEFINING_VERB,
     can_name_a_term,
     drop_article,
@@ -36,16 +35,28 @@ from .definition_words import (
     word_key,
 )
 from .findings import Finding, Quote, Reader
-from .mining import mention_counts
+from .language import (
+    ARTICLES,
+    BARE_COPULAS,
+    ELIDED_ARTICLE,
+    INDEFINITE_ARTICLES,
+    NEGATIONS,
+    alternation,
+    is_function_word,
+    whole_word,
+)
+from .mining import MentionIndex
 from .text import Span, paragraphs, sentences, words
 
 # A subject: a few words, maybe "(ABBR)" and a citation "[51]" after them.
 _SUBJECT = r"[^,;:()\[\]\n]{2,80}?(?:\s*\([^()\n]{1,15}\))?(?:\s*\[[\d,–\- ]{1,12}\])*"
 _HEDGE = r"(?:\s+(?:commonly|usually|generally|often|typically|also|simply|sometimes|here|thus|now))?"
 _EXPLICIT = re.compile(rf"^(?P<subject>{_SUBJECT}){_HEDGE}\s+(?:{DEFINING_VERB})\s+(?P<rest>\S)", re.IGNORECASE)
+# "An X is a …": an indefinite article (capitalised: the sentence's first word), a copula, a
+# determiner.
 _INDEFINITE = re.compile(
-    rf"^(?P<subject>(?:An?|Un|Une|Ein|Eine|Una|Uno)\s+{_SUBJECT})\s+(?:is|est|ist|es)\s+"
-    r"(?P<rest>(?:an?|the|one|un|une|ein|eine|einer|uno|una)\s)"
+    rf"^(?P<subject>(?:{alternation(tuple(a.capitalize() for a in INDEFINITE_ARTICLES))})\s+{_SUBJECT})"
+    rf"\s+(?:is|est|ist|es)\s+(?P<rest>(?:{alternation(ARTICLES)}|one|einer)\s)"
 )
 _FOOTNOTE = re.compile(rf"^\d{{1,2}}\s+(?P<subject>[A-Z]{_SUBJECT})\s+(?:{COPULA})\s+(?P<rest>(?:{DETERMINER})\s)")
 _INVERTED = re.compile(
@@ -54,7 +65,7 @@ _INVERTED = re.compile(
     r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
 )
 _RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
-_OPENING_ARTICLE = re.compile(r"^(?:the|an?|le|la|les|l['’]\w*|un|une|der|die|das|ein|eine|el|los|las)$", re.I)
+_OPENING_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 _LEADING = re.compile(
     r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
     re.I,
@@ -109,8 +120,8 @@ def _prose_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span]]:
             yield from ((chunk, s) for s in sentences(text, piece))
 
 
-def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: dict[str, int]) -> list[Finding]:
-    """ "granular access (i.e., segmenting …)", "the median flow, i.e. the 50th percentile":
+def _restated(chunk: Chunk, sentence: Span, mentions: MentionIndex) -> list[Finding]:
+    """ "remote access (i.e., logging in from …)", "the median flow, i.e. the 50th percentile":
     the longest phrase before "i.e." (up to four words, two at least or an abbreviation) that
     the document uses again names what follows, up to the parenthesis' end or the next comma.
     A restatement holding a verb ("i.e. Q50 is …", "i.e. the picture will be mirrored") or
@@ -121,14 +132,14 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
         rest = re.match(r"[^()]*[^()\s](?=\))" if m.group("paren") else r"[^,;()]*[^,;()\s.]", said[m.end() :])
         before = words(text, Span(sentence.start, sentence.start + m.start()))[-4:]
         opening = rest.group().split()[0] if rest else ""
-        # A symbol before it ("the number rv (i.e. …)") is the formula readers'.
+        # A symbol before it ("the number k (i.e. …)") is the formula readers'.
         if (
             not rest
             or not before
             or len(rest.group().split()) < 3
             or len(before[-1].of(text)) <= 2
             or FINITE_VERB.search(rest.group())
-            or (FUNCTION_WORD.match(opening) and not _OPENING_ARTICLE.match(opening))
+            or (is_function_word(opening) and not _OPENING_ARTICLE.match(opening))
         ):
             continue
         for n in range(len(before), 0, -1):
@@ -136,13 +147,13 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
             name = phrase.of(text)
             tokens = name.split()
             if (
-                FUNCTION_WORD.match(tokens[0])
-                or FUNCTION_WORD.match(tokens[-1])
+                is_function_word(tokens[0])
+                or is_function_word(tokens[-1])
                 or not all(re.fullmatch(r"[^\W\d_][\w\-’']*", t) for t in tokens)
                 or not (n >= 2 or is_abbreviation(name))
             ):
                 continue
-            if counts.setdefault(name, mention_counts([name], [c.text for c in document.chunks])[name]) >= 2:
+            if mentions.count(name) >= 2:
                 definition = Span(sentence.start + m.end(), sentence.start + m.end() + rest.end())
                 found += _subject_findings(chunk, phrase, definition, "running_definition")
                 break
@@ -151,7 +162,7 @@ def _restated(document: ParsedDocument, chunk: Chunk, sentence: Span, counts: di
 
 def read_running_definitions(document: ParsedDocument) -> list[Finding]:
     findings: list[Finding] = []
-    counts: dict[str, int] = {}
+    mentions = MentionIndex([c.text for c in document.chunks])
     for chunk, sentence in _prose_sentences(document):
         said, at = sentence.of(chunk.text), sentence.start
         m = _EXPLICIT.match(said) or _INDEFINITE.match(said) or _FOOTNOTE.match(said)
@@ -166,47 +177,37 @@ def read_running_definitions(document: ParsedDocument) -> list[Finding]:
             subject = Span(at + inverted.start(group), at + inverted.end(group))
             definition = Span(at + inverted.start(rest), sentence.end)
             findings += _subject_findings(chunk, subject, definition, "running_definition")
-        findings += _restated(document, chunk, sentence, counts)
+        findings += _restated(chunk, sentence, mentions)
     return findings
 
 
 _COPULA = re.compile(rf"^(?:{COPULA})$", re.IGNORECASE)
 _DETERMINER = re.compile(rf"^(?:{DETERMINER})$", re.IGNORECASE)
 # Copulas of languages without articles: their noun phrase opens with the noun itself.
-_BARE_COPULA = re.compile(r"^(?:adalah|merupakan|ialah|yaitu)$", re.IGNORECASE)
-_NEGATION = re.compile(r"^(?:not|pas|ne|nicht|kein|keine|no|tidak|bukan)$", re.IGNORECASE)
+_BARE_COPULA = whole_word(BARE_COPULAS)
+_NEGATION = whole_word(NEGATIONS)
 _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
-# "Results are shown in Table 2": where the document puts a thing, not what it is.
-_REPORTED = re.compile(
-    r"^(?:shown|given|listed|presented|summari[sz]ed|described|discussed|illustrated|displayed|reported|depicted"
-    r"|located|found|based|included|detailed|outlined|explained|covered|mentioned|expected|needed|required)$",
-    re.IGNORECASE,
-)
-# Verbs of what a thing does for someone, not what it is: "Separation of duties helps …".
-_BENEFIT = re.compile(
-    r"^(?:help|allow|enable|improve|reduce|ensure|protect|increase|decrease|make|play|affect|impact|support"
-    r"|facilitate|prevent|cause|lead|pose|benefit|simplif(?:y|ie)|mitigate|give|offer|provide|serve|work)s?$",
-    re.IGNORECASE,
-)
 
 
 def _heading_words(heading: str) -> tuple[list[str], list[str]]:
-    """The heading's words, and the same without a leading verb ("Securing Containers")."""
+    """The heading's words, and the same without a leading verb ("Installing Pumps")."""
     keys = word_key(_TRAILING_ABBREVIATION.sub("", _NUMBER.sub("", heading)))
     return keys, keys[1:] if len(keys) > 1 and keys[0].endswith("ing") else keys
 
 
 def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
-    """ "The elastic stop nut is a standard nut …" under "Elastic Stop Nut": its subject is what
-    the heading names (all of it, or two words of it at least), then a copula and a noun phrase
-    (a determiner; a participle or, only for the heading's whole name, another verb)."""
+    """ "The ball valve is a quarter-turn valve …" under "Ball Valve": its subject is what the
+    heading names (all of it, or two words of it at least), then a copula and a noun phrase that
+    opens with a determiner (or, in a language without articles, the noun itself, for the
+    heading's whole name). A copula and a participle ("Pumps are installed in …") or any other
+    verb ("Pumps move water …") describe the thing: what it is is not said."""
     text = chunk.text
     if not chunk.heading:
         return []
     tokens = words(text, Span(sentence.start + drop_article(sentence.of(text)), sentence.end))
     whole, named = _heading_words(chunk.heading)
-    # The longest subject first: "Boots self-locking" is part of the heading, but the subject
-    # goes on to "nut".
+    # The longest subject first: "Ball" is part of the heading, but the subject goes on to
+    # "valve".
     for n in range(min(len(tokens) - 1, 6), 0, -1):
         subject = Span(tokens[0].start, tokens[n - 1].end)
         keys = word_key(subject.of(text))
@@ -214,24 +215,10 @@ def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
         if not (exact or (len(keys) >= 2 and holds(whole, keys))):
             continue
         verb, after = tokens[n].of(text), tokens[n + 1].of(text) if n + 1 < len(tokens) else ""
-        if _COPULA.match(verb):
-            if not after or _NEGATION.match(after) or NOT_A_DEFINING_VERB.match(after):
-                return []
-            participle = exact and re.fullmatch(r"[a-z]+(?:ed|en)", after) is not None and not _REPORTED.match(after)
-            if _DETERMINER.match(after) or participle or (_BARE_COPULA.match(verb) and exact):
-                return _subject_findings(chunk, subject, Span(tokens[n + 1].start, sentence.end), "section_definition")
+        if not _COPULA.match(verb) or not after or _NEGATION.match(after) or NOT_A_DEFINING_VERB.match(after):
             return []
-        # "Containers bundle …": another verb, for the heading's whole name only; not a modal, an
-        # adverb or a benefit, and no later verb ("Output capabilities of MuPDF … are limited":
-        # "capabilities" was a noun).
-        clause = text[tokens[n].end : sentence.end].split(",")[0]
-        if (
-            exact
-            and re.fullmatch(r"[a-z]+", verb)
-            and not (NOT_A_DEFINING_VERB.match(verb) or _BENEFIT.match(verb) or FUNCTION_WORD.match(verb))
-            and not FINITE_VERB.search(clause)
-        ):
-            return _subject_findings(chunk, subject, Span(tokens[n].start, sentence.end), "section_definition")
+        if _DETERMINER.match(after) or (_BARE_COPULA.match(verb) and exact):
+            return _subject_findings(chunk, subject, Span(tokens[n + 1].start, sentence.end), "section_definition")
         return []
     return []
 

@@ -1,8 +1,9 @@
 """A table that defines its first column: a header cell saying the column holds what each row's
-term means ("Description", "Definition", "Meaning", "Corresponding value", …), terms a few
-words long, and cells in that column that are phrases, not numbers. Each row gives its first
-cell as the term and that cell's first sentence as the definition ("USER or SESSION_USER"
-gives two terms). Abbreviation and symbol tables are the abbreviation and formula readers'.
+term means ("Description", "Definition", "Meaning", …), terms a few words long, and cells in
+that column that are phrases, not numbers. Each row gives its first cell as the term and that
+cell's first sentence as the definition. A column of values ("Value", "Default", "Setting")
+says what a row is set to, not what it means. Abbreviation and symbol tables are the
+abbreviation and formula readers'.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from .findings import Finding, Quote
 from .text import Span, ends_a_sentence, sentences
 
 _MEANING_HEADER = re.compile(
-    r"descri|defini|meaning|explanation|corresponding value|signification|sens\b|bedeutung|beschreibung|erl[äa]uterung"
+    r"descri|defini|meaning|explanation|signification|sens\b|bedeutung|beschreibung|erl[äa]uterung"
     r"|erkl[äa]rung|significado|descripci|definici|keterangan|deskripsi|pengertian|arti\b|makna|uraian|penjelasan",
     re.IGNORECASE,
 )
 _NOT_TERMS = re.compile(r"abbrev|acronym|sigle|abr[ée]v|abk[üu]rz|singkatan|akronim|symbol|notation|unit", re.I)
 _ROW = re.compile(r"^.*\S \| \S.*$", re.MULTILINE)
-# "USER or SESSION_USER": two names of one thing, each one token.
-_ALTERNATIVES = re.compile(r"^(\S+) (?:or|ou|oder|o|atau) (\S+)$")
 
 
 def _cells(text: str, row: Span) -> list[Span]:
@@ -35,13 +34,26 @@ def _cells(text: str, row: Span) -> list[Span]:
 
 
 def _prose(cell: str) -> bool:
-    """Words, not a value: "Host name of the current client", not "3 - Type of …"."""
+    """Words, not a value: "Name of the pump's vendor", not "3 - Type of …"."""
     return len(cell.split()) >= 3 and sum(c.isalpha() for c in cell) > len(cell) / 2 and not cell[:1].isdigit()
 
 
-def _table_definitions(chunk: Chunk) -> list[Finding]:
+def _runs(text: str) -> list[list[list[Span]]]:
+    """The chunk's tables: runs of consecutive rows, each row its cells. A line that is no row (a
+    caption spanning the table, a note) ends a run: MinerU may merge two tables into one chunk,
+    and the second has a header of its own."""
+    runs: list[list[list[Span]]] = []
+    end = -2
+    for m in _ROW.finditer(text):
+        if m.start() != end + 1:
+            runs.append([])
+        runs[-1].append(_cells(text, Span(m.start(), m.end())))
+        end = m.end()
+    return runs
+
+
+def _table_definitions(chunk: Chunk, rows: list[list[Span]]) -> list[Finding]:
     text = chunk.text
-    rows = [_cells(text, Span(m.start(), m.end())) for m in _ROW.finditer(text)]
     if len(rows) < 2:
         return []
     header = [c.of(text) for c in rows[0]]
@@ -59,11 +71,15 @@ def _table_definitions(chunk: Chunk) -> list[Finding]:
             continue
         definition = Quote(sentences(text, cell)[0].of(text), chunk)
         name = term.of(text)
-        both = _ALTERNATIVES.match(name)
-        for each in both.groups() if both else (name,):
-            findings.append(Finding(each, Quote(each, chunk), "definition_table", definition=definition))
+        findings.append(Finding(name, Quote(name, chunk), "definition_table", definition=definition))
     return findings
 
 
 def read_definition_tables(document: ParsedDocument) -> list[Finding]:
-    return [f for chunk in document.chunks if chunk.kind == "table" for f in _table_definitions(chunk)]
+    return [
+        f
+        for chunk in document.chunks
+        if chunk.kind == "table"
+        for rows in _runs(chunk.text)
+        for f in _table_definitions(chunk, rows)
+    ]

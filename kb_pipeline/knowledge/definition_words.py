@@ -9,6 +9,16 @@ from __future__ import annotations
 
 import re
 
+from .language import (
+    ARTICLES,
+    COPULAS,
+    DETERMINERS,
+    ELIDED_ARTICLE,
+    MODALS,
+    PRONOUNS,
+    alternation,
+)
+
 # Verbs that by themselves say a sentence defines its subject ("X refers to …"). The definition
 # starts after them.
 DEFINING_VERB = (
@@ -20,32 +30,23 @@ DEFINING_VERB = (
 )
 # The copula of "An X is a …" in each language (Indonesian has no article, so its copulas are
 # only read where the layout says the subject is a term: a section's or a footnote's opening).
-COPULA = r"is|are|est|sont|ist|sind|es|son|adalah|merupakan|ialah|yaitu"
-# Articles and determiners a classifying noun phrase opens with; "of" for "is of one piece".
-DETERMINER = (
-    r"an?|the|one|any|each|of|un|une|le|la|les|l['’]|des|du|de|ein|eine|einer|eines|der|die|das|el|los|las|uno|una"
-    r"|suatu|sebuah|seorang|salah satu"
-)
-# Leading articles of a subject, dropped from the term ("The elastic stop nut" → "elastic stop nut").
-_ARTICLE = re.compile(
-    r"^(?:the|an?|le|la|les|l['’]|un|une|der|die|das|ein|eine|el|los|las|uno|una)\s+|^l['’]", re.IGNORECASE
-)
+COPULA = alternation(COPULAS)
+# Articles and determiners a classifying noun phrase opens with.
+DETERMINER = rf"{alternation(DETERMINERS)}|{ELIDED_ARTICLE}"
+# Leading articles of a subject, dropped from the term ("The ball valve" → "ball valve").
+_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE})\s+|^{ELIDED_ARTICLE}", re.IGNORECASE)
 # A subject that is a pronoun, a demonstrative or a pointer at the document's own parts.
 _NOT_A_TERM = re.compile(
-    r"^(?:it|this|that|these|those|there|here|which|what|who|we|they|he|she|one|each|all|such|both|our|its|their"
-    r"|il|elle|ils|elles|cela|ceci|ce|cette|ces|on|nous|es|er|sie|dies|diese|dieser|dieses|das|wir|man"
-    r"|esto|esta|este|estos|ello|ella|ellos|nosotros|ini|itu|hal|kami|kita|mereka|ia|dia"
+    rf"^(?:{alternation(PRONOUNS)}|one|each|all|such|both|hal"
     r"|figure|fig|table|tableau|tabelle|tabla|tabel|gambar|section|chapter|annex|appendix|equation|example|note"
     r"|step|page|paragraph|item|result|results)\b",
     re.IGNORECASE,
 )
 # What after a subject says nothing about what it is: a modal or auxiliary, or an adverb.
 NOT_A_DEFINING_VERB = re.compile(
-    r"^(?:can|could|may|might|must|shall|should|will|would|need|needs|has|have|had|was|were|do|does|did|is|are"
+    rf"^(?:{alternation(MODALS)}|is|are"
     r"|also|often|typically|usually|generally|always|never|still|only|not|require|requires|depend|depends"
-    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly"
-    r"|doit|doivent|peut|peuvent|sera|seront|était|ont|muss|müssen|kann|können|soll|sollte|sollen|wird|werden"
-    r"|hat|haben|war|debe|deben|puede|pueden|tiene|tienen|harus|dapat|bisa|akan|perlu|wajib|boleh|sudah|telah)$",
+    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly)$",
     re.IGNORECASE,
 )
 MAX_TERM_WORDS = 6
@@ -60,11 +61,7 @@ def drop_article(subject: str) -> int:
 
 
 # A finite verb: a phrase holding one is a clause, not a name.
-FINITE_VERB = re.compile(
-    rf"\b(?:{COPULA}|was|were|has|have|can|may|must|will|should|would|could|doit|peut|muss|kann|soll|wird|debe"
-    r"|puede|harus|dapat|akan)\b",
-    re.IGNORECASE,
-)
+FINITE_VERB = re.compile(rf"\b(?:{COPULA}|{alternation(MODALS)})\b", re.IGNORECASE)
 
 
 def can_name_a_term(subject: str) -> bool:
@@ -95,15 +92,6 @@ def word_key(text: str) -> list[str]:
     return [w.removesuffix("s") for w in re.findall(r"[^\W_]+(?:[-'’][^\W_]+)*", text.casefold())]
 
 
-# Words a term never starts with: articles, prepositions, conjunctions, auxiliaries.
-FUNCTION_WORD = re.compile(
-    r"^(?:the|an?|of|to|in|on|at|for|with|without|within|through|via|between|among|after|before|during|under|over"
-    r"|about|by|from|into|and|or|nor|but|not|no|as|is|are|was|were|be|been|does|do|sans|avec|ohne|sin|con|tanpa"
-    r"|did|has|have|had|can|may|must|should|will|its|their|our|this|that|these|those|such|any|some|each|every"
-    r"|le|la|les|des|du|de|un|une|et|ou|en|par|pour|sur|der|die|das|den|dem|und|oder|von|zu|mit|el|los|las|y|o"
-    r"|für|dieses|diese|dieser|des|ces|cet|cette|ce|para|yang|dan|atau|di|ke|dari|untuk|dengan|bagi)$",
-    re.IGNORECASE,
-)
 # Heads of a noun phrase that names no term: "A typical example is …", "One way is …".
 _GENERIC_HEAD = re.compile(
     r"(?:example|way|problem|result|reason|question|issue|point|step|advantage|drawback|consequence|solution"

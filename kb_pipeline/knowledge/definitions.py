@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
-from .definition_words import FUNCTION_WORD, opens_with_a_pointer
+from .definition_words import opens_with_a_pointer
 from .findings import Finding, Quote
+from .language import ARTICLES, ELIDED_ARTICLE, alternation, is_function_word
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
 GLOSSARY_HEADING = re.compile(
@@ -36,7 +37,7 @@ _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()]+)\)\s*:?$")
 
 
 def _capitalised(word: str) -> bool:
-    """ "Undetectable", "Point-of-care", "A" before a lower-case word: a word that can start a
+    """ "Measured", "Open-pit", "A" before a lower-case word: a word that can start a
     sentence or a term; never an all-capitals abbreviation."""
     return len(word) >= 2 and word[0].isupper() and word[1].islower()
 
@@ -47,8 +48,8 @@ def _lowercase(word: str) -> bool:
 
 def _term_parts(text: str, span: Span) -> list[Span]:
     """A term line split where a new term starts: after "(ABBR)", before its first word
-    recurring ("HCV non-response HCV relapse"), before a capitalised word after a lower-case
-    one ("Differentiated service delivery Integration")."""
+    recurring ("Pump failure Pump trip"), before a capitalised word after a lower-case one
+    ("Planned maintenance schedule Inspection")."""
     ws = words(text, span)
     tokens = [w.of(text) for w in ws]
     cuts = [
@@ -74,12 +75,12 @@ class _Body:
 
 
 def _split_term_line(text: str, para: Span) -> tuple[Span, Span] | None:
-    """ "HCV viral breakthrough Undetectable HCV RNA …": a term and its definition on one line.
+    """ "Pump trip Sudden stop of the pump …": a term and its definition on one line.
     The definition starts at the last capitalised word after a lower-case one among the first
-    words; an earlier such run is a sub-heading ("Natural history … Chronic HCV infection The …")."""
+    words; an earlier such run is a sub-heading ("Pump types … Centrifugal pump The …")."""
     ws = words(text, para)
     tokens = [w.of(text) for w in ws]
-    if tokens and FUNCTION_WORD.match(tokens[0]):
+    if tokens and is_function_word(tokens[0]):
         # "Für die Anwendung dieses Dokuments …": a sentence, capitalised nouns and all.
         return None
     starts = []
@@ -129,7 +130,7 @@ def _layout(text: str) -> list[_Term | _Body]:
         short = _short_term(piece)
         if short and after[:1].islower():
             if len(after.split()) <= 4 and not ends_a_sentence(after):
-                # A term wrapped over two lines ("Men who have sex" / "with men").
+                # A term wrapped over two lines ("Mean time between" / "failures").
                 items.append(_Term([Span(para.start, paras[i].end)]))
                 i += 1
                 continue
@@ -153,7 +154,7 @@ def _layout(text: str) -> list[_Term | _Body]:
 
 
 def _term_of(text: str, part: Span) -> tuple[str, Span]:
-    """The term a part names ("Rapid diagnostic test (RDT)" → "Rapid diagnostic test") and
+    """The term a part names ("Root cause analysis (RCA)" → "Root cause analysis") and
     where it stands."""
     piece = part.of(text)
     m = _TRAILING_ABBREVIATION.search(piece)
@@ -162,8 +163,8 @@ def _term_of(text: str, part: Span) -> tuple[str, Span]:
 
 
 def _proposals(chunk: Chunk, part: Span, sentence: Span | None, open_: tuple[Span, ...] = ()) -> list[Finding]:
-    """The term of a glossary line and its definition; for "Rapid diagnostic test (RDT)" also
-    RDT, with the term as its full name and the same definition."""
+    """The term of a glossary line and its definition; for "Root cause analysis (RCA)" also
+    RCA, with the term as its full name and the same definition."""
     text = chunk.text
     term, anchor = _term_of(text, part)
     if not term:
@@ -346,7 +347,7 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 _CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
 # Words a definition may open with although they are function words.
-_ARTICLE = re.compile(r"^(?:an?|any|one|the|un|une|le|la|les|l['’]\w*|der|die|das|ein|eine|el|los|las)$", re.I)
+_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|any|one|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 
 
 def _opens_entry(definition: str) -> bool:
@@ -356,7 +357,7 @@ def _opens_entry(definition: str) -> bool:
     first = definition.split()[0] if definition.split() else ""
     if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
         return False
-    return bool(first) and (_ARTICLE.match(first) is not None or not FUNCTION_WORD.match(first))
+    return bool(first) and (_ARTICLE.match(first) is not None or not is_function_word(first))
 
 
 def _clause(chunk: Chunk) -> list[Finding]:

@@ -27,6 +27,7 @@ from .findings import Finding
 from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
 from .labelled_definitions import read_labelled_definitions
+from .layout import document_layout
 from .legend import read_symbol_legends
 from .link import link
 from .mining import cluster
@@ -58,7 +59,9 @@ def extract_document(
     check = SpanCheck()
     steps = asked_steps(model.endpoint) if model is not None else frozenset()
     asked: list[Choices] = []
-    findings = [finding for read in readers for finding in read(document)]
+    with document_layout(document):  # the PDF opened once, for the list readers and the title
+        findings = [finding for read in readers for finding in read(document)]
+        brief = propose_brief(document)
     clusters = cluster(document, findings)
     if model is not None and "definitions" in steps:
         picked, choices = pick_definitions(clusters, model)
@@ -83,7 +86,7 @@ def extract_document(
         glossary=glossary,
         interpretation_pack=rules,
         formulas=formulas,
-        brief_context=build_brief(document, propose_brief(document), glossary, check),
+        brief_context=build_brief(document, brief, glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
         usage=[call for choices in asked for call in choices.usage],

@@ -1,12 +1,11 @@
-"""Definitions under a label: run-in labelled bullets ("• Management network: The management
-network is a dedicated network …"), and numbered definitions ("Definition 2 (Haul road). A
-haul road is …", "Definition – Payload: the mass …").
+"""Definitions under a label: run-in labelled bullets ("• Ball valve: The ball valve is a
+quarter-turn valve …"), and numbered definitions ("Definition 2 (Haul road). A haul road is …",
+"Definition – Payload: the mass …").
 
 A run-in label is only read as a term in a list of them (two labelled paragraphs in one chunk at
-least), and only where its body talks about it: the body opens with an article or a determiner,
-or names the label's head noun in its first sentence ("Auxiliary networks: Additional auxiliary
-networks can be added …"), never with a pronoun ("Decentralization: We recommend …").
-The definition is the body's first sentence, after the label repeated and its copula.
+least), and only where its body talks about it: the body opens with the label (its copula, or a
+verb of its own), or with an indefinite article, never with a pronoun ("Training: We recommend
+…"). The definition is the body's first sentence, after the label repeated and its copula.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import re
 from ..contracts import Chunk, ParsedDocument
 from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
 from .findings import Finding, Quote
+from .language import ARTICLES, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
 from .text import Span, paragraphs, sentences, words
 
 _BULLET = r"(?:[•▪●◦‣∙·*\-–\uf0a7\uf0b7\uf0d8\uf076]\s*)?"
@@ -33,42 +33,34 @@ _NOT_A_LABEL = re.compile(
     re.IGNORECASE,
 )
 _COPULA = re.compile(rf"^(?:{COPULA})$", re.IGNORECASE)
-_ARTICLE = re.compile(r"\s(?:the|an?|le|la|les|un|une|der|die|das|ein|eine|el|los|las)\s", re.IGNORECASE)
-_INDEFINITE = re.compile(r"^(?:an?|un|une|ein|eine|una|uno|suatu|sebuah)$", re.IGNORECASE)
-_PRONOUN = re.compile(
-    r"^(?:\d*(?:we|i|you|it|this|these|they|he|she|nous|il|elle|wir|es|sie|kami|kita|ini|itu)\b)", re.IGNORECASE
-)
+_ARTICLE = re.compile(rf"\s(?:{alternation(ARTICLES)})\s", re.IGNORECASE)
+_INDEFINITE = whole_word(INDEFINITE_ARTICLES)
+# A body opening with a pronoun (a footnote mark may be glued to it) speaks of something else.
+_PRONOUN = re.compile(rf"^\d*(?:{alternation(PRONOUNS)})\b", re.IGNORECASE)
 
 
 def _definition(text: str, label: str, body: Span, *, listed: bool) -> Span | None:
     """The body's first sentence, after "(The) label (is)"; None where it does not talk about
     the label (a list entry only: a numbered definition always does). A list entry talks about
-    its label when it opens with it (after an article or one more word: "Additional auxiliary
-    networks can …") or with an indefinite article ("HCV core antigen assay: An assay to …");
-    "The use of …", "Effective task sharing …" are a topic's prose, not a definition."""
+    its label when it opens with it, then its copula or a verb of its own ("Gate valves: Gate
+    valves close the line …"), or with an indefinite article ("Ball valve: A valve that …");
+    "The use of …", "Effective maintenance …" are a topic's prose, not a definition."""
     first = sentences(text, body)[0]
     said = first.of(text)
     if _PRONOUN.match(said) or len(said.split()) < 3:
         return None
-    article = drop_article(said)
-    tokens = words(text, Span(first.start + article, first.end))
+    tokens = words(text, Span(first.start + drop_article(said), first.end))
     keys = word_key(label)
     n = len(keys)
-    # One word before the label only without an article: "Additional auxiliary networks …",
-    # not "A high age of consent …".
-    for lead in (0, 1) if not article else (0,):
-        if n + lead >= len(tokens) or word_key(" ".join(t.of(text) for t in tokens[lead : lead + n])) != keys:
-            continue
-        verb = tokens[n + lead].of(text)
-        if lead:
-            return first
+    if n < len(tokens) and word_key(" ".join(t.of(text) for t in tokens[:n])) == keys:
+        verb = tokens[n].of(text)
         if _COPULA.match(verb) and n + 1 < len(tokens):
             after = tokens[n + 1].of(text)
             return None if NOT_A_DEFINING_VERB.match(after) else Span(tokens[n + 1].start, first.end)
         if verb.islower() and not NOT_A_DEFINING_VERB.match(verb):
             return Span(tokens[n].start, first.end)
         return None
-    # "A high age of consent can …" under "Age of consent" describes it; "An assay to …" defines.
+    # "A high pressure can …" under "Pressure" describes it; "A valve that …" defines.
     if not listed or (_INDEFINITE.match(said.split()[0]) and not holds(word_key(said), keys)):
         return first
     return None
@@ -81,7 +73,7 @@ def _finding(chunk: Chunk, label: Span, body: Span, *, listed: bool) -> list[Fin
     if not can_name_a_term(name) or _NOT_A_LABEL.match(name) or name[-1:].isdigit() or not name[:1].isupper():
         return []
     if _ARTICLE.search(name):
-        # "Causes a shearing effect: …": a phrase about something, not a term's name.
+        # "Keeps the line at a pressure: …": a phrase about something, not a term's name.
         return []
     definition = _definition(text, name, body, listed=listed)
     if definition is None:

@@ -49,24 +49,42 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 def mention_counts(terms: list[str], texts: list[str]) -> dict[str, int]:
-    """Whole-word occurrences of every term, in one pass over the texts: each term is a token
-    sequence, looked up where its first token stands (token-wise, so "M&E" also matches "M & E")."""
-    by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
-    for term in dict.fromkeys(terms):
-        sensitive = _is_abbreviation_like(term)
-        tokens = _TOKEN.findall(term if sensitive else term.casefold())
-        if tokens:
-            by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
-    counts = dict.fromkeys(terms, 0)
-    for text in texts:
-        tokens = _TOKEN.findall(text)
-        folded = [t.casefold() for t in tokens]
-        for k, first in enumerate(folded):
-            for wanted, sensitive, term in by_first.get(first, ()):
-                got = (tokens if sensitive else folded)[k : k + len(wanted)]
-                if got == wanted:
-                    counts[term] += 1
-    return counts
+    """Whole-word occurrences of every term (token-wise, so "M&E" also matches "M & E")."""
+    index = MentionIndex(texts)
+    return {term: index.count(term) for term in terms}
+
+
+class MentionIndex:
+    """`mentions(term, texts)` for many terms asked one at a time: the texts are tokenised once
+    (on the first question), each token's positions indexed, each term's count kept."""
+
+    def __init__(self, texts: list[str]):
+        self._texts = texts
+        self._tokens: list[tuple[list[str], list[str]]] | None = None
+        self._at: dict[str, list[tuple[int, int]]] = {}
+        self._counts: dict[str, int] = {}
+
+    def _index(self) -> list[tuple[list[str], list[str]]]:
+        self._tokens = []
+        for n, text in enumerate(self._texts):
+            tokens = _TOKEN.findall(text)
+            folded = [t.casefold() for t in tokens]
+            self._tokens.append((tokens, folded))
+            for k, token in enumerate(folded):
+                self._at.setdefault(token, []).append((n, k))
+        return self._tokens
+
+    def count(self, term: str) -> int:
+        if term not in self._counts:
+            texts = self._tokens if self._tokens is not None else self._index()
+            sensitive = _is_abbreviation_like(term)
+            wanted = _TOKEN.findall(term if sensitive else term.casefold())
+            found = 0
+            for n, k in self._at.get(wanted[0].casefold(), []) if wanted else []:
+                tokens, folded = texts[n]
+                found += (tokens if sensitive else folded)[k : k + len(wanted)] == wanted
+            self._counts[term] = found
+        return self._counts[term]
 
 
 def _expansions(members: list[tuple[int, int, Finding]]) -> set[str]:
@@ -74,8 +92,8 @@ def _expansions(members: list[tuple[int, int, Finding]]) -> set[str]:
 
 
 def _plural_of(name: str, names: dict[str, list[tuple[int, int, Finding]]]) -> str | None:
-    """ "rdts" of "rdt": an abbreviation's plural joins its singular's cluster — unless their
-    expansions say otherwise (EQAS "… assessment scheme" is not EQA "… assessment")."""
+    """ "plcs" of "plc": an abbreviation's plural joins its singular's cluster — unless their
+    expansions say otherwise (QAS "… assurance scheme" is not QA "… assurance")."""
     singular = name[:-1]
     if not (name.endswith("s") and " " not in name and singular in names):
         return None

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
 
+# The formula and legend readers' function words (a noun phrase stops at one; none is a symbol).
+from .language import FUNCTION_WORDS as FUNCTION_WORDS
+
 _ASCII = str.maketrans(
     {
         "\u2018": "'",
@@ -157,20 +160,3 @@ def find_squashed(value: str, source: str) -> str | None:
     if at < 0:
         return None
     return source[origin[at] : origin[at + len(wanted) - 1] + 1]
-
-
-# Function words (articles, prepositions, conjunctions, pronouns, auxiliaries) of the languages
-# the formula and legend readers know: English, French, German, Spanish, Indonesian. A noun
-# phrase stops at one; none of them is a symbol; a formula's words never include one.
-FUNCTION_WORDS = frozenset(
-    """a an the of in on at to for from by with as and or but nor if is are was were be been being it its this that
-    these those we our they their he she his her which who whom whose what when where while since because than then
-    so such not no all any each both per via see let use into onto over under up out about after before between through during
-    without within also can may must shall should will would do does did has have had there here only
-    le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que qui dont ce
-    cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme
-    der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach von vom zu zum
-    zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch bis
-    el los las lo unos unas y o u e del al con por para sin sobre son está están ser su sus donde cuando
-    yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai""".split()
-)
