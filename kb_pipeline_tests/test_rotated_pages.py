@@ -172,9 +172,13 @@ def test_a_page_mineru_read_nothing_on_gets_its_text_layer_lines_back(tmp_path):
     ]  # fmt: skip
     with PdfTextLayer(pdf) as text_layer:
         coverage = measure_text_coverage(chunks, text_layer)
-        raw = SimpleNamespace(items=[], n_pages=3)
+        raw = SimpleNamespace(items=[], n_pages=3, page_idxs=[0, 1, 2])
         lost = coverage.missing_by_page()
         out = recover_lost_lines("three", chunks, raw, [], text_layer, lost, coverage.counted_by_page)  # type: ignore[arg-type]
         assert measure_text_coverage(out, text_layer).coverage == 1.0
+        # A page range that left page 1 out (`--page-range 1,3`): its lines are not the parse's to recover.
+        ranged = SimpleNamespace(items=[], n_pages=2, page_idxs=[0, 2])
+        kept = recover_lost_lines("three", chunks, ranged, [], text_layer, lost, coverage.counted_by_page)  # type: ignore[arg-type]
+        assert [c.page_idx for c in kept] == [0, 2]
     assert [c.page_idx for c in out] == [0, 1, 2]
     assert out[1].text == "\n".join(pages[1]) and out[1].heading_path == ["1 Scope"] and not out[1].source_items

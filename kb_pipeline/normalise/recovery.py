@@ -57,7 +57,11 @@ def recover_lost_lines(
     furniture: set[int] | None = None
     # (chunk position, page) -> the page's lines to insert after that chunk
     after: dict[tuple[int, int], list[str]] = defaultdict(list)
+    # Only pages MinerU was given: a page range leaves the others unread on purpose.
+    parsed = set(raw.page_idxs)
     for page_idx, lost_lines in sorted(lost.items()):
+        if page_idx not in parsed:
+            continue
         on_page = [n for n, chunk in enumerate(chunks) if page_idx in (chunk.page_idxs or [chunk.page_idx])]
         tables = [
             (n, box)
