@@ -27,7 +27,7 @@ from .findings import Finding
 from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
 from .labelled_definitions import read_labelled_definitions
-from .legend import read_symbol_legends
+from .legend import MathText, read_symbol_legends
 from .link import link
 from .mining import cluster
 from .model_steps import FORMULAS, RULES, asked_steps, decide_open
@@ -58,7 +58,12 @@ def extract_document(
     check = SpanCheck()
     steps = asked_steps(model.endpoint) if model is not None else frozenset()
     asked: list[Choices] = []
-    findings = [finding for read in readers for finding in read(document)]
+    math = MathText(document)  # the legend reader and the formulas read the same
+    findings = [
+        f
+        for read in readers
+        for f in (read_symbol_legends(document, math) if read is read_symbol_legends else read(document))
+    ]
     clusters = cluster(document, findings)
     if model is not None and "definitions" in steps:
         picked, choices = pick_definitions(clusters, model)
@@ -66,7 +71,7 @@ def extract_document(
         if picked:
             clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formula_candidates = propose_formulas(document)
+    formula_candidates = propose_formulas(document, math)
     if model is not None and "formulas" in steps:
         formula_candidates, choices = decide_open(formula_candidates, model, FORMULAS, lambda c: c.formula)
         asked.append(choices)

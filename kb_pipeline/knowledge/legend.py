@@ -21,19 +21,18 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
 from .lead_in import lead_in_name
-from .math_text import FormulaSpan, formula_spans, is_symbol
+from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
 from .text import FUNCTION_WORDS, Span
 
-_SYM = r"[^\W\d_][^\W_]{0,4}['′]*"
 _VERB = (
     r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
     r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
 )
 _ARTICLE = r"(?:the|a|an|le|la|les|un|une|der|die|das|den|dem|des|ein|eine|einer|eines|el|los|las|una|uno)"
-_ITEM = re.compile(rf"\s*(?P<sym>{_SYM})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+_ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
-    rf"(?={_SYM}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    rf"(?={SYMBOL}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
 # A legend's words end with its sentence, its paragraph, or a line that is not words.
@@ -45,7 +44,7 @@ _AFTER_FORMULA = re.compile(
     r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I
 )
 _DEFINES = re.compile(
-    rf"(?<![\w/])(?P<sym>{_SYM})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
+    rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
     r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
     r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
 )
@@ -53,12 +52,13 @@ _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_N
 # A symbol list's line: "Zh : Input impedance", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
 _LIST_LINE = re.compile(
-    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{_SYM})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
+    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
 )
 _CELL_END = re.compile(r"[ \t]*\|")
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
+_FUNCTION_NAME = re.compile(r"[^\W\d_]{3,}(?=\s?\()")
 _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
 _MAX_NAME_WORDS = 4
 _MAX_MEANING_WORDS = 25
@@ -83,37 +83,50 @@ class Explanation:
 
 
 class MathText:
-    """The document's formulas, to ask whether a token is one of their symbols."""
+    """The document's formulas, to ask whether a token is one of their symbols. Built once per
+    document (the legend reader and the formulas share it)."""
 
     def __init__(self, document: ParsedDocument):
         self.formulas: list[tuple[Chunk, FormulaSpan]] = [
             (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
         ]
+        self._in_chunk: dict[str, list[Span]] = {}
+        for chunk, found in self.formulas:
+            self._in_chunk.setdefault(chunk.chunk_id, []).append(found.span)
         # A "Name = MOHH x Qty" line's operands are words and abbreviations, not symbols.
-        self._text = "\n".join(
-            found.span.of(chunk.text)
-            for chunk, found in self.formulas
-            if found.decided and found.layout != "named_line"
+        self._bare = without_functions(
+            "\n".join(
+                found.span.of(chunk.text)
+                for chunk, found in self.formulas
+                if found.decided and found.layout != "named_line"
+            )
         )
+        self._holds: dict[str, bool] = {}
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
     def spans_in(self, chunk: Chunk) -> list[Span]:
-        return [found.span for c, found in self.formulas if c.chunk_id == chunk.chunk_id]
+        return self._in_chunk.get(chunk.chunk_id, [])
 
     def holds(self, symbol: str) -> bool:
-        return symbol_in(symbol, self._text)
+        if symbol not in self._holds:  # once per distinct token: the formulas' text is long
+            self._holds[symbol] = stands_in(symbol, self._bare)
+        return self._holds[symbol]
 
 
-def symbol_in(symbol: str, formula: str) -> bool:
-    """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma" of
-    "ma ρta", not of "jωma"); one letter outside function names ("a", not the "a" of "tan(")
-    and not a subscript of another case ("Q" not in "Qv", "c" not in "Zc", "L" not in "zL")."""
-    bare = re.sub(r"[^\W\d_]{3,}(?=\s?\()", " ", formula)
+def without_functions(formula: str) -> str:
+    """The formula with its function names ("tan(", "cosh (") blanked, for `stands_in`."""
+    return _FUNCTION_NAME.sub(" ", formula)
+
+
+def stands_in(symbol: str, bare: str) -> bool:
+    """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
+    letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
+    and not a subscript of another case ("Q" not in "Qv", "c" not in "Vc", "L" not in "zL")."""
     if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
         return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
     if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qv", a symbol of its own
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
-    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Zc"
+    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
     return symbol in bare
 
@@ -229,13 +242,25 @@ def _glued(word: str, words: Counter[str]) -> int | None:
     return None
 
 
+def _word_before(text: str, end: int) -> re.Match[str] | None:
+    """`_WORDS_BEFORE` ending at `end`, searched in a window that widens only while the match
+    reaches its edge: the word's length, not the chunk's text before it."""
+    width = 64
+    while True:
+        lo = max(0, end - width)
+        m = _WORDS_BEFORE.search(text, lo, end)
+        if m is None or m.start() > lo or lo == 0:
+            return m
+        width *= 2
+
+
 def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     """The words right before `end` (a symbol's start) that name it: up to four, back to a
     function word, none of them one. A first word glued to a function word starts after it; a
     glued word inside the phrase spoils it."""
     start, count, stopped = end, 0, False
     while count < _MAX_NAME_WORDS + 1:
-        m = _WORDS_BEFORE.search(text, 0, start)
+        m = _word_before(text, start)
         if m is None or m.end() != start:
             break
         if m.group(1).casefold() in FUNCTION_WORDS:
@@ -269,8 +294,8 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
 
 # A symbol named in apposition is followed by punctuation, a relation or a function word
 # ("Zc is", "ma and ms,", "Zh of"): before another word ("deg degrees") it is not a symbol.
-_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){_SYM}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
-_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{_SYM})(?=[\s,.;:)]|$)")
+_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
+_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
 
 
 def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
@@ -304,10 +329,11 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     return sorted(found, key=lambda e: (e.symbol.start, e.named))
 
 
-def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
+def read_symbol_legends(document: ParsedDocument, math: MathText | None = None) -> list[Finding]:
     """Glossary reader: each symbol explained in words, and each formula's left-hand symbol
-    with the name its lead-in gives it ("The transfer matrix … is given by H = …")."""
-    math = MathText(document)
+    with the name its lead-in gives it ("The pressure drop … is given by P = …"). `math`: the
+    document's, when the caller built it already."""
+    math = math or MathText(document)
     if not math.formulas:
         return []
     findings = []

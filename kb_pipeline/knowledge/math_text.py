@@ -32,7 +32,8 @@ FormulaLayout = Literal["display", "inline", "named_line"]
 RELATIONS = "=≈≤≥∝≡"
 # A symbol as a text layer prints one: a letter, then up to four letters or digits (Zc, Z0, rv,
 # Zst, ω, eta, x12), primes allowed; at most three letters (four would be a word).
-_SYMBOL = re.compile(r"[^\W\d_][^\W_]{0,4}['′]*")
+SYMBOL = r"[^\W\d_][^\W_]{0,4}['′]*"
+_SYMBOL = re.compile(SYMBOL)
 _LETTERS = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 _FUNCTION_CALL = re.compile(r"[^\W\d_]+(?=\s?\()")
