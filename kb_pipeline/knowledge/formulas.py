@@ -1,5 +1,5 @@
 """Formulas as the document gives them: display equations (the text layer inside the parser's
-equation box), inline ones ("if Ys = 1/(Zs + Zh)"), and "Name = a x b" lines (math_text.py finds
+equation box), inline ones ("if Rt = 1/(R1 + R2)"), and "Name = a x b" lines (math_text.py finds
 them); each named by its lead-in (lead_in.py), its symbols explained by the document's legend
 (legend.py), its unit where the legend states the result's ("… in kW").
 

@@ -1,12 +1,12 @@
 """What a document says its symbols mean, in words: one parser, read by the formulas (their
 variables' meanings) and by the glossary (a symbol explained is a claim about a term).
 
-- a legend clause after a formula: "where ρ is the mass density of the gas, c the speed of sound
-  and a the radius of the tube" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
-- a defining statement: "k denotes the wavenumber ω/c", "rv is defined as the ratio …";
-- a symbol list line: "Zh : Input impedance of tone hole";
-- an apposition: "the characteristic impedance Zc", "the acoustic masses ma and ms" (the words
-  name the symbol: its full name as well as its definition).
+- a legend clause after a formula: "where p is the pressure at the inlet, v the mean velocity
+  and d the diameter of the pipe" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
+- a defining statement: "q denotes the heat flux per unit area", "Re is defined as the ratio …";
+- a symbol list line: "Pd : Design pressure of the vessel";
+- an apposition: "the thermal conductivity λ", "the inlet and outlet temperatures T1 and T2" (the
+  words name the symbol: its full name as well as its definition).
 
 Only a symbol that the document's own formulas use is read (math_text.py finds them): a short
 capitalised word after a noun is not a symbol in a document without mathematics.
@@ -39,7 +39,7 @@ _NEXT_ITEM = re.compile(
 _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
-# Right after a formula, "with" opens its legend too ("with ρ the density").
+# Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(
     r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I
 )
@@ -49,7 +49,7 @@ _DEFINES = re.compile(
     r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
 )
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
-# A symbol list's line: "Zh : Input impedance", "Q = flow rate (m3/h)", "• H – total head", or a
+# A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
 _LIST_LINE = re.compile(
     rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
@@ -93,7 +93,7 @@ class MathText:
         self._in_chunk: dict[str, list[Span]] = {}
         for chunk, found in self.formulas:
             self._in_chunk.setdefault(chunk.chunk_id, []).append(found.span)
-        # A "Name = MOHH x Qty" line's operands are words and abbreviations, not symbols.
+        # A "Name = Hours x Rate" line's operands are words and abbreviations, not symbols.
         self._bare = without_functions(
             "\n".join(
                 found.span.of(chunk.text)
@@ -121,10 +121,10 @@ def without_functions(formula: str) -> str:
 def stands_in(symbol: str, bare: str) -> bool:
     """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
     letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
-    and not a subscript of another case ("Q" not in "Qv", "c" not in "Vc", "L" not in "zL")."""
+    and not a subscript of another case ("Q" not in "Qm", "c" not in "Vc", "L" not in "xL")."""
     if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
         return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
-    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qv", a symbol of its own
+    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qm", a symbol of its own
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
     if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
@@ -133,7 +133,7 @@ def stands_in(symbol: str, bare: str) -> bool:
 
 def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
     """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
-    legend clause any letter ("… and a the radius of the tube")."""
+    legend clause any letter ("… and d the diameter of the pipe")."""
     if len(token) > 1:
         stop = token.casefold() in FUNCTION_WORDS
     else:  # case tells the letter "L" from the French "l"
@@ -201,14 +201,14 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
 
 
 def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
-    """Lines "Zh : Input impedance", the words going on over lines that start in lower case; in a
+    """Lines "Pd : Design pressure", the words going on over lines that start in lower case; in a
     table, a row's first cell a symbol, the next its meaning."""
     out, text, at = [], chunk.text, 0
     formulas = math.spans_in(chunk)
     lines = text.split("\n")
     for k, line in enumerate(lines):
         m = _LIST_LINE.match(line)
-        # "Za = jωma" is a formula, not a line of a symbol list.
+        # "Pd = ρgh" is a formula, not a line of a symbol list.
         inside = m is not None and any(f.start <= at + m.start("sym") < f.end for f in formulas)
         if m and not inside and _is_legend_symbol(m.group("sym"), math):
             end = at + len(line)
@@ -230,7 +230,7 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
 
 def _glued(word: str, words: Counter[str]) -> int | None:
     """Where the word proper starts in a run the text layer glued to a short word before it
-    ("aradiation", "Forthe": a space lost), or None. The run occurs only here; what follows the
+    ("avelocity", "Inthe": a space lost), or None. The run occurs only here; what follows the
     short word is a word the document uses."""
     folded = word.casefold()
     if words[folded] > 1:
@@ -279,7 +279,7 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
             continue
         if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in FUNCTION_WORDS and len(phrase) == 1:
             return None
-        if word[cut:].casefold() in FUNCTION_WORDS:  # "Forthe": two function words
+        if word[cut:].casefold() in FUNCTION_WORDS:  # "Inthe": two function words
             start += len(word) + 1
         else:
             start += cut
@@ -293,7 +293,7 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
 
 
 # A symbol named in apposition is followed by punctuation, a relation or a function word
-# ("Zc is", "ma and ms,", "Zh of"): before another word ("deg degrees") it is not a symbol.
+# ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
 _TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
 _AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
 
@@ -306,7 +306,7 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
             continue
         following = m.group("next")
         if following and following not in "=(" and following.casefold() not in FUNCTION_WORDS:
-            continue  # "kh 1" (a "≪" lost) or "deg degrees": not a symbol named
+            continue  # "xy 1" (a "≪" lost) or "deg degrees": not a symbol named
         name = _noun_phrase(text, m.start(), math.words)
         if name is None:
             continue
@@ -339,7 +339,7 @@ def read_symbol_legends(document: ParsedDocument, math: MathText | None = None) 
     findings = []
     for chunk in document.chunks:
         for e in explanations(chunk, math):
-            # Where the symbol and its words stand together: "the characteristic impedance Zc".
+            # Where the symbol and its words stand together: "the thermal conductivity λ".
             start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
             anchor = Quote(chunk.text[start:end], chunk)
             meaning = e.quote()

@@ -91,7 +91,9 @@ def upright_copy(source: Path, out: Path) -> dict[int, int]:
     # pypdf cannot rewrite every file pdfium reads (encrypted, malformed): turning is an
     # improvement, so such a file is parsed as it is rather than not at all.
     except Exception as error:
-        _log.warning("%s: pages %s not turned upright, pypdf cannot rewrite the file: %s", source.name, sorted(turns), error)
+        _log.warning(
+            "%s: pages %s not turned upright, pypdf cannot rewrite the file: %s", source.name, sorted(turns), error
+        )
         out.unlink(missing_ok=True)
         return {}
     return turns
