@@ -25,7 +25,7 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import formula_id
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, explanations, legend_after, stands_in, without_functions
+from .legend import Explanation, MathText, legend_after, stands_in, without_functions
 from .math_text import FormulaLayout, FormulaSpan, is_symbol
 from .spans import SpanCheck
 from .text import squash
@@ -112,7 +112,7 @@ class _Legend:
         self.known: dict[str, None] = {}  # every symbol explained, in reading order
         self.in_chunk: dict[str, dict[str, list[Explanation]]] = {}
         for chunk in document.chunks:
-            for e in explanations(chunk, math):
+            for e in math.explained(chunk):
                 self.known.setdefault(e.term)
                 self.in_chunk.setdefault(chunk.chunk_id, {}).setdefault(e.term, []).append(e)
 

@@ -102,10 +102,17 @@ class MathText:
             )
         )
         self._holds: dict[str, bool] = {}
+        self._explained: dict[str, list[Explanation]] = {}
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
     def spans_in(self, chunk: Chunk) -> list[Span]:
         return self._in_chunk.get(chunk.chunk_id, [])
+
+    def explained(self, chunk: Chunk) -> list[Explanation]:
+        """`explanations` of the chunk, read once (the glossary and the formulas both ask)."""
+        if chunk.chunk_id not in self._explained:
+            self._explained[chunk.chunk_id] = explanations(chunk, self)
+        return self._explained[chunk.chunk_id]
 
     def holds(self, symbol: str) -> bool:
         if symbol not in self._holds:  # once per distinct token: the formulas' text is long
@@ -338,7 +345,7 @@ def read_symbol_legends(document: ParsedDocument, math: MathText | None = None) 
         return []
     findings = []
     for chunk in document.chunks:
-        for e in explanations(chunk, math):
+        for e in math.explained(chunk):
             # Where the symbol and its words stand together: "the thermal conductivity λ".
             start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
             anchor = Quote(chunk.text[start:end], chunk)
