@@ -5,7 +5,7 @@ The "appears in" edge is not stored; it is recoverable from formulas' variables.
 from __future__ import annotations
 
 from .contracts import FormulaEntry, GlossaryEntry, RuleEntry
-from .mining import MentionIndex
+from .mining import TermIndex
 from .text import key
 
 
@@ -24,10 +24,10 @@ def link(glossary: list[GlossaryEntry], formulas: list[FormulaEntry], rules: lis
     for formula in formulas:
         for variable in formula.variables:
             variable.term_id = terms_by_key.get(key(variable.symbol))
-    # One index of every term and formula name, one count per rule, each rule's links in the
+    # One index of every term and formula name, one pass over each rule, each rule's links in the
     # payloads' order: the work grows with the rules and what they mention, not rules × terms.
     named = [(f.name, f.formula_id) for f in formulas if f.name]
-    index = MentionIndex([e.term for e in glossary] + [name for name, _ in named])
+    index = TermIndex([e.term for e in glossary] + [name for name, _ in named])
     term_at: dict[str, list[int]] = {}
     for k, entry in enumerate(glossary):
         term_at.setdefault(entry.term, []).append(k)
@@ -35,6 +35,6 @@ def link(glossary: list[GlossaryEntry], formulas: list[FormulaEntry], rules: lis
     for k, (name, _) in enumerate(named):
         formula_at.setdefault(name, []).append(k)
     for rule in rules:
-        said = index.counts([rule.provenance.span])
+        said = index.mentioned(rule.provenance.span)
         rule.term_ids = [glossary[k].term_id for k in sorted(k for t in said for k in term_at.get(t, ()))]
         rule.formula_ids = [named[k][1] for k in sorted(k for t in said for k in formula_at.get(t, ()))]

@@ -4,7 +4,6 @@ canonical term, each with how often the document mentions the term."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 from ..contracts import ParsedDocument
@@ -49,38 +48,25 @@ def mentions(term: str, texts: list[str]) -> int:
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-class MentionIndex:
-    """Terms indexed by their first token, built once, to count their whole-word mentions in
-    any number of texts: each term is a token sequence, looked up where its first token stands
-    (token-wise, so "M&E" also matches "M & E"); case matters for an abbreviation."""
-
-    def __init__(self, terms: list[str]):
-        self.terms = list(dict.fromkeys(terms))
-        self._by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
-        for term in self.terms:
-            sensitive = _is_abbreviation_like(term)
-            tokens = _TOKEN.findall(term if sensitive else term.casefold())
-            if tokens:
-                self._by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
-
-    def counts(self, texts: list[str]) -> Counter[str]:
-        """The terms mentioned, with how often (a term not mentioned counts 0)."""
-        counts: Counter[str] = Counter()
-        for text in texts:
-            tokens = _TOKEN.findall(text)
-            folded = [t.casefold() for t in tokens]
-            for k, first in enumerate(folded):
-                for wanted, sensitive, term in self._by_first.get(first, ()):
-                    got = (tokens if sensitive else folded)[k : k + len(wanted)]
-                    if got == wanted:
-                        counts[term] += 1
-        return counts
-
-
 def mention_counts(terms: list[str], texts: list[str]) -> dict[str, int]:
-    """Whole-word occurrences of every term, in one pass over the texts."""
-    found = MentionIndex(terms).counts(texts)
-    return {term: found[term] for term in dict.fromkeys(terms)}
+    """Whole-word occurrences of every term, in one pass over the texts: each term is a token
+    sequence, looked up where its first token stands (token-wise, so "M&E" also matches "M & E")."""
+    by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
+    for term in dict.fromkeys(terms):
+        sensitive = _is_abbreviation_like(term)
+        tokens = _TOKEN.findall(term if sensitive else term.casefold())
+        if tokens:
+            by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
+    counts = dict.fromkeys(terms, 0)
+    for text in texts:
+        tokens = _TOKEN.findall(text)
+        folded = [t.casefold() for t in tokens]
+        for k, first in enumerate(folded):
+            for wanted, sensitive, term in by_first.get(first, ()):
+                got = (tokens if sensitive else folded)[k : k + len(wanted)]
+                if got == wanted:
+                    counts[term] += 1
+    return counts
 
 
 def _expansions(members: list[tuple[int, int, Finding]]) -> set[str]:
@@ -150,3 +136,27 @@ def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
     ]
     first_seen = {c.canonical: min(where(f) for f in c.findings) for c in clusters}
     return sorted(clusters, key=lambda c: (first_seen[c.canonical], c.canonical))
+
+
+class TermIndex:
+    """Many terms indexed once by their first token, to ask which of them each of many texts
+    mentions (the link stage: every rule against every term), token-wise as `mention_counts`."""
+
+    def __init__(self, terms: list[str]):
+        self._by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
+        for term in dict.fromkeys(terms):
+            sensitive = _is_abbreviation_like(term)
+            tokens = _TOKEN.findall(term if sensitive else term.casefold())
+            if tokens:
+                self._by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
+
+    def mentioned(self, text: str) -> set[str]:
+        """The terms the text mentions, in one pass over its tokens."""
+        found: set[str] = set()
+        tokens = _TOKEN.findall(text)
+        folded = [t.casefold() for t in tokens]
+        for k, first in enumerate(folded):
+            for wanted, sensitive, term in self._by_first.get(first, ()):
+                if (tokens if sensitive else folded)[k : k + len(wanted)] == wanted:
+                    found.add(term)
+        return found
