@@ -258,3 +258,64 @@ def test_a_product_written_side_by_side_and_its_with_legend():
     (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
     assert formula.formula_latex == "F = m a" and formula.name == "The force"
     assert _meanings(formula) == {"F": "The force", "m": "the mass of the body", "a": "the acceleration"}
+
+
+def test_a_legend_symbol_the_formula_does_not_use_is_not_its_variable():
+    document = _doc(
+        "The force is F = m a, where m is the mass, a the acceleration and g the gravitational acceleration. "
+        "The weight is W = m g."
+    )
+    force = next(f for f in formula_entries(document, propose_formulas(document), SpanCheck()) if f.name == "The force")
+    assert [v.symbol for v in force.variables] == ["F", "m", "a"]
+
+
+def test_a_meaning_is_read_only_in_the_formulas_own_chunk():
+    """The chunk an entry records is its formula's: a meaning quoted from another chunk could not
+    be checked against it. The symbol stays a variable; its glossary entry keeps the words."""
+    document = _doc(
+        "The pressure p is read at the inlet of the pump.",
+        "The head is given by\n\nh = p/(r g)\n\nwhere r is the density of the liquid.",
+    )
+    payloads = extract_document(document)
+    (formula,) = payloads.formulas
+    assert _meanings(formula) == {"h": "The head", "p": None, "r": "the density of the liquid", "g": None}
+    pressure = next(e for e in payloads.glossary if e.term == "p")
+    assert pressure.full_name == "pressure" and pressure.provenance.chunk_id == "d::0000"
+    assert next(v for v in formula.variables if v.symbol == "p").term_id == pressure.term_id
+
+
+def test_every_symbol_goes_through_the_span_check():
+    from kb_pipeline.knowledge.findings import Quote
+    from kb_pipeline.knowledge.formulas import FormulaCandidate, VariableCandidate
+
+    document = _doc("The speed is v = d / t here.")
+    chunk = document.chunks[0]
+    candidate = FormulaCandidate(
+        formula=Quote("v = d / t", chunk),
+        name=Quote("The speed", chunk),
+        variables=(VariableCandidate(Quote("v", chunk)), VariableCandidate(Quote("w", chunk))),
+        unit=None,
+        reader="inline",
+    )
+    check = SpanCheck()
+    (formula,) = formula_entries(document, [candidate], check)
+    assert [v.symbol for v in formula.variables] == ["v"]
+    assert [(r.field, r.offending_value) for r in check.rejected] == [("variables.symbol", "w")]
+
+
+def test_a_formula_id_taken_twice_never_overwrites_an_entry():
+    """The second formula's name and its formula both key the first entry: it keys on its chunk."""
+    from kb_pipeline.knowledge.findings import Quote
+    from kb_pipeline.knowledge.formulas import FormulaCandidate
+
+    document = _doc("q = r + s\n\nt = u + w")
+    chunk = document.chunks[0]
+
+    def candidate(name: str, formula: str) -> FormulaCandidate:
+        return FormulaCandidate(Quote(formula, chunk), Quote(name, chunk), (), None, "display")
+
+    first, second = formula_entries(
+        document, [candidate("q = r + s", "t = u + w"), candidate("q = r + s", "q = r + s")], SpanCheck()
+    )
+    assert first.formula_latex == "t = u + w" and second.formula_latex == "q = r + s"
+    assert first.formula_id != second.formula_id

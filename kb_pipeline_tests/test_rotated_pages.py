@@ -182,3 +182,37 @@ def test_a_page_mineru_read_nothing_on_gets_its_text_layer_lines_back(tmp_path):
         assert [c.page_idx for c in kept] == [0, 2]
     assert [c.page_idx for c in out] == [0, 1, 2]
     assert out[1].text == "\n".join(pages[1]) and out[1].heading_path == ["1 Scope"] and not out[1].source_items
+
+
+def test_a_file_pypdf_cannot_rewrite_gets_no_upright_copy(tmp_path, caplog):
+    """A page whose /MediaBox has three numbers: pdfium reads the file (and finds the page
+    sideways), pypdf refuses to turn the page: no copy, a warning, no exception."""
+    import pypdf
+    from pypdf.generic import ArrayObject, FloatObject, NameObject
+
+    pdf = tmp_path / "malformed.pdf"
+    rotated_table_pdf(pdf, shown_upright=False)
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(str(pdf)))
+    writer.pages[1][NameObject("/MediaBox")] = ArrayObject([FloatObject(0), FloatObject(0), FloatObject(595.28)])
+    writer.write(pdf)
+    copy = tmp_path / "copy.pdf"
+    assert upright_copy(pdf, copy) == {}
+    assert not copy.exists() and "not turned upright" in caplog.text
+
+
+def test_a_parse_goes_on_without_turning_when_the_copy_cannot_be_written(tmp_path, monkeypatch):
+    """The writer failing as it does on an encrypted or malformed file (monkeypatched: a file
+    pypdf cannot rewrite but MinerU parses is hard to make): the document is parsed as it is,
+    its sideways page unturned."""
+    import pypdf
+
+    def fail(*_args, **_kwargs):
+        raise pypdf.errors.PdfReadError("cannot rewrite this file")
+
+    pdf = tmp_path / "portrait.pdf"
+    rotated_table_pdf(pdf, shown_upright=False)
+    monkeypatch.setattr(pypdf.PdfWriter, "write", fail)
+    run = process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(tmp_path / "data")))
+    marker = json.loads((run.raw.path / "_COMPLETE.json").read_text(encoding="utf-8"))
+    assert not marker.get("upright") and not (run.raw.path / ORIGINAL_COPY).exists()
+    assert CAPTION.split()[0] in _page_text(run, 1)

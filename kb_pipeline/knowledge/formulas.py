@@ -1,5 +1,5 @@
 """Formulas as the document gives them: display equations (the text layer inside the parser's
-equation box), inline ones ("if Ys = 1/(Zs + Zh)"), and "Name = a x b" lines (math_text.py finds
+equation box), inline ones ("if Rt = 1/(R1 + R2)"), and "Name = a x b" lines (math_text.py finds
 them); each named by its lead-in (lead_in.py), its symbols explained by the document's legend
 (legend.py), its unit where the legend states the result's ("… in kW").
 
@@ -15,6 +15,7 @@ Readers propose (`propose_formulas`), the span check disposes (`formula_entries`
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 
@@ -24,10 +25,12 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import formula_id
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, explanations, legend_after, symbol_in
+from .legend import Explanation, MathText, legend_after, stands_in, without_functions
 from .math_text import FormulaLayout, FormulaSpan, is_symbol
 from .spans import SpanCheck
 from .text import squash
+
+_log = logging.getLogger(__name__)
 
 _BARE_X = re.compile(r"\s[xX]\s")
 _OPERAND_SPLIT = re.compile(r"[()\[\]+\-−*/÷×·=]|\s[xX]\s")
@@ -39,7 +42,7 @@ _UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[
 
 @dataclass(frozen=True, eq=False)
 class VariableCandidate:
-    symbol: str
+    symbol: Quote
     meaning: Quote | None = None
 
 
@@ -96,33 +99,31 @@ def _symbols(formula: str, lhs: str | None, layout: FormulaLayout, legend: list[
         found += _operands(formula.split("=", 1)[1])
     elif "\n" not in formula:
         found += [m.group() for m in _TOKEN.finditer(formula) if _is_operand_symbol(formula, m)]
-    found += [s for s in legend if symbol_in(s, formula)]
+    bare = without_functions(formula)
+    found += [s for s in legend if s in formula and stands_in(s, bare)]
     return list(dict.fromkeys(found))
 
 
 class _Legend:
-    """The document's explanations by symbol, to find the one meant at a formula."""
+    """The document's explanations, by chunk and symbol, to find the one meant at a formula."""
 
     def __init__(self, document: ParsedDocument, math: MathText):
         self.math = math
-        self.position = {chunk.chunk_id: k for k, chunk in enumerate(document.chunks)}
-        self.by_symbol: dict[str, list[Explanation]] = {}
+        self.known: dict[str, None] = {}  # every symbol explained, in reading order
+        self.in_chunk: dict[str, dict[str, list[Explanation]]] = {}
         for chunk in document.chunks:
-            for e in explanations(chunk, math):
-                self.by_symbol.setdefault(e.term, []).append(e)
+            for e in math.explained(chunk):
+                self.known.setdefault(e.term)
+                self.in_chunk.setdefault(chunk.chunk_id, {}).setdefault(e.term, []).append(e)
 
     def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
-        """The explanation nearest the formula in its chunk, the last before it (a symbol is
-        introduced before it is used) or else the first after; else the closest chunk before,
-        else the first after."""
-        found = self.by_symbol.get(symbol, [])
-        here = self.position[chunk.chunk_id]
-        same = [e for e in found if e.chunk.chunk_id == chunk.chunk_id]
-        if same:
-            before = [e for e in same if e.symbol.start < at]
-            return (before[-1] if before else same[0]).quote()
-        before = [e for e in found if self.position[e.chunk.chunk_id] < here]
-        chosen = before[-1] if before else (found[0] if found else None)
+        """The explanation nearest the formula in its own chunk, the last before it (a symbol is
+        introduced before it is used) or else the first after. Only the formula's chunk: an entry
+        records that one chunk, so a meaning from elsewhere could not be checked against its
+        source (the symbol's glossary entry, linked by `term_id`, keeps its own provenance)."""
+        same = self.in_chunk.get(chunk.chunk_id, {}).get(symbol, [])
+        before = [e for e in same if e.symbol.start < at]
+        chosen = before[-1] if before else (same[0] if same else None)
         return chosen.quote() if chosen else None
 
 
@@ -142,17 +143,16 @@ def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCand
         name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
         lhs_symbol = lhs
     following = {e.term: e.quote() for e in legend_after(chunk, found.span.end, legend.math)}
-    symbols = _symbols(formula, lhs_symbol, found.layout, [*following, *legend.by_symbol])
-    for symbol in following:
-        if symbol not in symbols:
-            symbols.append(symbol)
+    # Only the formula's own symbols: a legend may explain more than this formula uses.
+    symbols = _symbols(formula, lhs_symbol, found.layout, [*following, *legend.known])
     variables = []
     for symbol in symbols:
         meaning = following.get(symbol)
         if meaning is None and symbol == lhs_symbol and name is not None:
             meaning = name
-        variables.append(VariableCandidate(symbol, meaning or legend.meaning(symbol, chunk, found.span.start)))
-    lhs_meaning = next((v.meaning for v in variables if lhs_symbol and v.symbol == lhs_symbol), None)
+        meaning = meaning or legend.meaning(symbol, chunk, found.span.start)
+        variables.append(VariableCandidate(Quote(symbol, chunk), meaning))
+    lhs_meaning = next((v.meaning for v in variables if lhs_symbol and v.symbol.text == lhs_symbol), None)
     return FormulaCandidate(
         formula=Quote(formula, chunk),
         name=name,
@@ -163,10 +163,11 @@ def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCand
     )
 
 
-def propose_formulas(document: ParsedDocument) -> list[FormulaCandidate]:
+def propose_formulas(document: ParsedDocument, math: MathText | None = None) -> list[FormulaCandidate]:
     """Every formula of the document, in reading order. A display formula whose first line a
-    chunk repeats (the text layer read the same box twice) is proposed once."""
-    math = MathText(document)
+    chunk repeats (the text layer read the same box twice) is proposed once. `math`: the
+    document's, when the caller built it already."""
+    math = math or MathText(document)
     legend = _Legend(document, math)
     seen: set[tuple[str, str]] = set()
     out = []
@@ -180,11 +181,23 @@ def propose_formulas(document: ParsedDocument) -> list[FormulaCandidate]:
     return out
 
 
+def _variables(candidate: FormulaCandidate, label: str, check: SpanCheck) -> list[FormulaVariable]:
+    """Each symbol and its meaning through the span check: a symbol that fails is dropped."""
+    out = []
+    for v in candidate.variables:
+        symbol = check.keep(v.symbol, entry=label, field="variables.symbol", branch="formula")
+        if symbol is not None:
+            meaning = check.keep(v.meaning, entry=label, field="variables.meaning", branch="formula")
+            out.append(FormulaVariable(symbol=symbol, meaning=meaning))
+    return out
+
+
 def formula_entries(
     document: ParsedDocument, candidates: list[FormulaCandidate], check: SpanCheck
 ) -> list[FormulaEntry]:
     """One entry per decided formula; a formula the document states again is the same entry.
-    A name stated again with a different formula keys the second on its formula instead."""
+    A name stated again with a different formula keys the second on its formula instead (and,
+    should that be taken too, on its chunk); an entry is never overwritten."""
     entries: dict[str, FormulaEntry] = {}
     stated: set[str] = set()
     for candidate in candidates:
@@ -197,20 +210,18 @@ def formula_entries(
         stated.add(squash(span))
         name = check.keep(candidate.name, entry=label, field="name", branch="formula")
         chunk = candidate.formula.chunk
-        identity = formula_id(document.doc_id, name, span, chunk.chunk_id)
-        if identity in entries:
-            identity = formula_id(document.doc_id, None, span, chunk.chunk_id)
+        keys = [(name, span), (None, span), (None, None)]
+        identity = next(
+            (i for n, f in keys if (i := formula_id(document.doc_id, n, f, chunk.chunk_id)) not in entries), None
+        )
+        if identity is None:
+            _log.warning("formula %r in %s: every id it could have is taken; left out", span[:60], chunk.chunk_id)
+            continue
         entries[identity] = FormulaEntry(
             formula_id=identity,
             name=name,
             formula_latex=span,
-            variables=[
-                FormulaVariable(
-                    symbol=v.symbol,
-                    meaning=check.keep(v.meaning, entry=label, field="variables.meaning", branch="formula"),
-                )
-                for v in candidate.variables
-            ],
+            variables=_variables(candidate, label, check),
             unit=check.keep(candidate.unit, entry=label, field="unit", branch="formula"),
             latex_verification=verification(span, chunk),
             provenance=provenance(document, span, candidate.formula),

@@ -1,12 +1,12 @@
 """What a document says its symbols mean, in words: one parser, read by the formulas (their
 variables' meanings) and by the glossary (a symbol explained is a claim about a term).
 
-- a legend clause after a formula: "where ρ is the mass density of the gas, c the speed of sound
-  and a the radius of the tube" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
-- a defining statement: "k denotes the wavenumber ω/c", "rv is defined as the ratio …";
-- a symbol list line: "Zh : Input impedance of tone hole";
-- an apposition: "the characteristic impedance Zc", "the acoustic masses ma and ms" (the words
-  name the symbol: its full name as well as its definition).
+- a legend clause after a formula: "where p is the pressure at the inlet, v the mean velocity
+  and d the diameter of the pipe" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
+- a defining statement: "q denotes the heat flux per unit area", "Re is defined as the ratio …";
+- a symbol list line: "Pd : Design pressure of the vessel";
+- an apposition: "the thermal conductivity λ", "the inlet and outlet temperatures T1 and T2" (the
+  words name the symbol: its full name as well as its definition).
 
 Only a symbol that the document's own formulas use is read (math_text.py finds them): a short
 capitalised word after a noun is not a symbol in a document without mathematics.
@@ -21,44 +21,44 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
 from .lead_in import lead_in_name
-from .math_text import FormulaSpan, formula_spans, is_symbol
+from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
 from .text import FUNCTION_WORDS, Span
 
-_SYM = r"[^\W\d_][^\W_]{0,4}['′]*"
 _VERB = (
     r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
     r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
 )
 _ARTICLE = r"(?:the|a|an|le|la|les|un|une|der|die|das|den|dem|des|ein|eine|einer|eines|el|los|las|una|uno)"
-_ITEM = re.compile(rf"\s*(?P<sym>{_SYM})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+_ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
-    rf"(?={_SYM}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    rf"(?={SYMBOL}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
 # A legend's words end with its sentence, its paragraph, or a line that is not words.
 _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
-# Right after a formula, "with" opens its legend too ("with ρ the density").
+# Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(
     r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I
 )
 _DEFINES = re.compile(
-    rf"(?<![\w/])(?P<sym>{_SYM})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
+    rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
     r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
     r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
 )
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
-# A symbol list's line: "Zh : Input impedance", "Q = flow rate (m3/h)", "• H – total head", or a
+# A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
 _LIST_LINE = re.compile(
-    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{_SYM})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
+    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
 )
 _CELL_END = re.compile(r"[ \t]*\|")
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
+_FUNCTION_NAME = re.compile(r"[^\W\d_]{3,}(?=\s?\()")
 _WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
 _MAX_NAME_WORDS = 4
 _MAX_MEANING_WORDS = 25
@@ -83,44 +83,64 @@ class Explanation:
 
 
 class MathText:
-    """The document's formulas, to ask whether a token is one of their symbols."""
+    """The document's formulas, to ask whether a token is one of their symbols. Built once per
+    document (the legend reader and the formulas share it)."""
 
     def __init__(self, document: ParsedDocument):
         self.formulas: list[tuple[Chunk, FormulaSpan]] = [
             (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
         ]
-        # A "Name = MOHH x Qty" line's operands are words and abbreviations, not symbols.
-        self._text = "\n".join(
-            found.span.of(chunk.text)
-            for chunk, found in self.formulas
-            if found.decided and found.layout != "named_line"
+        self._in_chunk: dict[str, list[Span]] = {}
+        for chunk, found in self.formulas:
+            self._in_chunk.setdefault(chunk.chunk_id, []).append(found.span)
+        # A "Name = Hours x Rate" line's operands are words and abbreviations, not symbols.
+        self._bare = without_functions(
+            "\n".join(
+                found.span.of(chunk.text)
+                for chunk, found in self.formulas
+                if found.decided and found.layout != "named_line"
+            )
         )
+        self._holds: dict[str, bool] = {}
+        self._explained: dict[str, list[Explanation]] = {}
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
 
     def spans_in(self, chunk: Chunk) -> list[Span]:
-        return [found.span for c, found in self.formulas if c.chunk_id == chunk.chunk_id]
+        return self._in_chunk.get(chunk.chunk_id, [])
+
+    def explained(self, chunk: Chunk) -> list[Explanation]:
+        """`explanations` of the chunk, read once (the glossary and the formulas both ask)."""
+        if chunk.chunk_id not in self._explained:
+            self._explained[chunk.chunk_id] = explanations(chunk, self)
+        return self._explained[chunk.chunk_id]
 
     def holds(self, symbol: str) -> bool:
-        return symbol_in(symbol, self._text)
+        if symbol not in self._holds:  # once per distinct token: the formulas' text is long
+            self._holds[symbol] = stands_in(symbol, self._bare)
+        return self._holds[symbol]
 
 
-def symbol_in(symbol: str, formula: str) -> bool:
-    """`symbol` stands in `formula`: a lower-case name of letters as a whole token ("ma" of
-    "ma ρta", not of "jωma"); one letter outside function names ("a", not the "a" of "tan(")
-    and not a subscript of another case ("Q" not in "Qv", "c" not in "Zc", "L" not in "zL")."""
-    bare = re.sub(r"[^\W\d_]{3,}(?=\s?\()", " ", formula)
+def without_functions(formula: str) -> str:
+    """The formula with its function names ("tan(", "cosh (") blanked, for `stands_in`."""
+    return _FUNCTION_NAME.sub(" ", formula)
+
+
+def stands_in(symbol: str, bare: str) -> bool:
+    """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
+    letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
+    and not a subscript of another case ("Q" not in "Qm", "c" not in "Vc", "L" not in "xL")."""
     if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
         return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
-    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qv", a symbol of its own
+    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qm", a symbol of its own
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
-    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Zc"
+    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
     return symbol in bare
 
 
 def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
     """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
-    legend clause any letter ("… and a the radius of the tube")."""
+    legend clause any letter ("… and d the diameter of the pipe")."""
     if len(token) > 1:
         stop = token.casefold() in FUNCTION_WORDS
     else:  # case tells the letter "L" from the French "l"
@@ -188,14 +208,14 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
 
 
 def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
-    """Lines "Zh : Input impedance", the words going on over lines that start in lower case; in a
+    """Lines "Pd : Design pressure", the words going on over lines that start in lower case; in a
     table, a row's first cell a symbol, the next its meaning."""
     out, text, at = [], chunk.text, 0
     formulas = math.spans_in(chunk)
     lines = text.split("\n")
     for k, line in enumerate(lines):
         m = _LIST_LINE.match(line)
-        # "Za = jωma" is a formula, not a line of a symbol list.
+        # "Pd = ρgh" is a formula, not a line of a symbol list.
         inside = m is not None and any(f.start <= at + m.start("sym") < f.end for f in formulas)
         if m and not inside and _is_legend_symbol(m.group("sym"), math):
             end = at + len(line)
@@ -217,7 +237,7 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
 
 def _glued(word: str, words: Counter[str]) -> int | None:
     """Where the word proper starts in a run the text layer glued to a short word before it
-    ("aradiation", "Forthe": a space lost), or None. The run occurs only here; what follows the
+    ("avelocity", "Inthe": a space lost), or None. The run occurs only here; what follows the
     short word is a word the document uses."""
     folded = word.casefold()
     if words[folded] > 1:
@@ -229,13 +249,25 @@ def _glued(word: str, words: Counter[str]) -> int | None:
     return None
 
 
+def _word_before(text: str, end: int) -> re.Match[str] | None:
+    """`_WORDS_BEFORE` ending at `end`, searched in a window that widens only while the match
+    reaches its edge: the word's length, not the chunk's text before it."""
+    width = 64
+    while True:
+        lo = max(0, end - width)
+        m = _WORDS_BEFORE.search(text, lo, end)
+        if m is None or m.start() > lo or lo == 0:
+            return m
+        width *= 2
+
+
 def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     """The words right before `end` (a symbol's start) that name it: up to four, back to a
     function word, none of them one. A first word glued to a function word starts after it; a
     glued word inside the phrase spoils it."""
     start, count, stopped = end, 0, False
     while count < _MAX_NAME_WORDS + 1:
-        m = _WORDS_BEFORE.search(text, 0, start)
+        m = _word_before(text, start)
         if m is None or m.end() != start:
             break
         if m.group(1).casefold() in FUNCTION_WORDS:
@@ -254,7 +286,7 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
             continue
         if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in FUNCTION_WORDS and len(phrase) == 1:
             return None
-        if word[cut:].casefold() in FUNCTION_WORDS:  # "Forthe": two function words
+        if word[cut:].casefold() in FUNCTION_WORDS:  # "Inthe": two function words
             start += len(word) + 1
         else:
             start += cut
@@ -268,9 +300,9 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
 
 
 # A symbol named in apposition is followed by punctuation, a relation or a function word
-# ("Zc is", "ma and ms,", "Zh of"): before another word ("deg degrees") it is not a symbol.
-_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){_SYM}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
-_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{_SYM})(?=[\s,.;:)]|$)")
+# ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
+_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
+_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
 
 
 def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
@@ -281,7 +313,7 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
             continue
         following = m.group("next")
         if following and following not in "=(" and following.casefold() not in FUNCTION_WORDS:
-            continue  # "kh 1" (a "≪" lost) or "deg degrees": not a symbol named
+            continue  # "xy 1" (a "≪" lost) or "deg degrees": not a symbol named
         name = _noun_phrase(text, m.start(), math.words)
         if name is None:
             continue
@@ -304,16 +336,17 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     return sorted(found, key=lambda e: (e.symbol.start, e.named))
 
 
-def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
+def read_symbol_legends(document: ParsedDocument, math: MathText | None = None) -> list[Finding]:
     """Glossary reader: each symbol explained in words, and each formula's left-hand symbol
-    with the name its lead-in gives it ("The transfer matrix … is given by H = …")."""
-    math = MathText(document)
+    with the name its lead-in gives it ("The pressure drop … is given by P = …"). `math`: the
+    document's, when the caller built it already."""
+    math = math or MathText(document)
     if not math.formulas:
         return []
     findings = []
     for chunk in document.chunks:
-        for e in explanations(chunk, math):
-            # Where the symbol and its words stand together: "the characteristic impedance Zc".
+        for e in math.explained(chunk):
+            # Where the symbol and its words stand together: "the thermal conductivity λ".
             start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
             anchor = Quote(chunk.text[start:end], chunk)
             meaning = e.quote()

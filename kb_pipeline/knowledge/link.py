@@ -5,7 +5,7 @@ The "appears in" edge is not stored; it is recoverable from formulas' variables.
 from __future__ import annotations
 
 from .contracts import FormulaEntry, GlossaryEntry, RuleEntry
-from .mining import mentions
+from .mining import TermIndex
 from .text import key
 
 
@@ -24,7 +24,17 @@ def link(glossary: list[GlossaryEntry], formulas: list[FormulaEntry], rules: lis
     for formula in formulas:
         for variable in formula.variables:
             variable.term_id = terms_by_key.get(key(variable.symbol))
+    # One index of every term and formula name, one pass over each rule, each rule's links in the
+    # payloads' order: the work grows with the rules and what they mention, not rules × terms.
+    named = [(f.name, f.formula_id) for f in formulas if f.name]
+    index = TermIndex([e.term for e in glossary] + [name for name, _ in named])
+    term_at: dict[str, list[int]] = {}
+    for k, entry in enumerate(glossary):
+        term_at.setdefault(entry.term, []).append(k)
+    formula_at: dict[str, list[int]] = {}
+    for k, (name, _) in enumerate(named):
+        formula_at.setdefault(name, []).append(k)
     for rule in rules:
-        said = rule.provenance.span
-        rule.term_ids = [e.term_id for e in glossary if mentions(e.term, [said])]
-        rule.formula_ids = [f.formula_id for f in formulas if f.name and mentions(f.name, [said])]
+        said = index.mentioned(rule.provenance.span)
+        rule.term_ids = [glossary[k].term_id for k in sorted(k for t in said for k in term_at.get(t, ()))]
+        rule.formula_ids = [named[k][1] for k in sorted(k for t in said for k in formula_at.get(t, ()))]

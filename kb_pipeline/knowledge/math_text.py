@@ -1,7 +1,7 @@
 """Where a chunk's text holds a formula, as the parser wrote it: offsets only, nothing changed.
 
 The flash tier gives a display equation as the text layer read inside its box: short lines of
-symbols, operators and numbers, often one operand to a line ("Z0 =", "ρ", "πa2"), sometimes with
+symbols, operators and numbers, often one operand to a line ("P0 =", "ρ", "πr2"), sometimes with
 a glyph the font left out (an "=" or a "≪"). So a formula is found by layout, not by parsing:
 
 - a *math line* holds no prose word (four or more letters, unless a function call "cosh(");
@@ -11,7 +11,7 @@ a glyph the font left out (an "=" or a "≪"). So a formula is found by layout, 
   equation number "(3)"; math before the first relation line is a formula of its own where the
   parser boxed an equation in the chunk (`has_formula`) or an equation number closes it, and it
   has an operator and a symbol (a formula whose "=" the text layer lost);
-- in prose, an inline "Ys = 1/(Zs + Zh)": a symbol, a relation, then math up to the next word.
+- in prose, an inline "Rt = 1/(R1 + R2)": a symbol, a relation, then math up to the next word.
 
 Never a formula: a value ("d = 12 mm", "p = 0.05", a date, a version), a code line (quotes,
 attribute access, statements), an unbalanced piece, a limit ("x → ∞" holds no relation).
@@ -30,9 +30,10 @@ from .text import FUNCTION_WORDS, Span
 FormulaLayout = Literal["display", "inline", "named_line"]
 
 RELATIONS = "=≈≤≥∝≡"
-# A symbol as a text layer prints one: a letter, then up to four letters or digits (Zc, Z0, rv,
-# Zst, ω, eta, x12), primes allowed; at most three letters (four would be a word).
-_SYMBOL = re.compile(r"[^\W\d_][^\W_]{0,4}['′]*")
+# A symbol as a text layer prints one: a letter, then up to four letters or digits (Tc, P0, ri,
+# Rth, ω, eta, x12), primes allowed; at most three letters (four would be a word).
+SYMBOL = r"[^\W\d_][^\W_]{0,4}['′]*"
+_SYMBOL = re.compile(SYMBOL)
 _LETTERS = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 _FUNCTION_CALL = re.compile(r"[^\W\d_]+(?=\s?\()")
@@ -89,8 +90,8 @@ def _script(ch: str) -> str:
 
 
 def _is_word(run: str) -> bool:
-    """Four letters or more of one script, not symbols set side by side: "jωma" (two scripts)
-    and "YsZa" (capitalised pieces of two letters) are products of symbols."""
+    """Four letters or more of one script, not symbols set side by side: "jωLC" (two scripts)
+    and "RtCp" (capitalised pieces of two letters) are products of symbols."""
     if len({_script(ch) for ch in run}) > 1:
         return False
     if run.isupper():

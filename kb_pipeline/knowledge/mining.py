@@ -154,3 +154,27 @@ def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
     ]
     first_seen = {c.canonical: min(where(f) for f in c.findings) for c in clusters}
     return sorted(clusters, key=lambda c: (first_seen[c.canonical], c.canonical))
+
+
+class TermIndex:
+    """Many terms indexed once by their first token, to ask which of them each of many texts
+    mentions (the link stage: every rule against every term), token-wise as `mention_counts`."""
+
+    def __init__(self, terms: list[str]):
+        self._by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
+        for term in dict.fromkeys(terms):
+            sensitive = _is_abbreviation_like(term)
+            tokens = _TOKEN.findall(term if sensitive else term.casefold())
+            if tokens:
+                self._by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
+
+    def mentioned(self, text: str) -> set[str]:
+        """The terms the text mentions, in one pass over its tokens."""
+        found: set[str] = set()
+        tokens = _TOKEN.findall(text)
+        folded = [t.casefold() for t in tokens]
+        for k, first in enumerate(folded):
+            for wanted, sensitive, term in self._by_first.get(first, ()):
+                if (tokens if sensitive else folded)[k : k + len(wanted)] == wanted:
+                    found.add(term)
+        return found

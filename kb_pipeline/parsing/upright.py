@@ -17,11 +17,14 @@ rotation.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from pathlib import Path
 
 from ..pdf_text import PDFIUM_LOCK
+
+_log = logging.getLogger(__name__)
 
 # Characters sampled per page: the direction of most of them is the page's.
 _SAMPLE = 200
@@ -58,7 +61,8 @@ def _text_direction(page) -> int | None:
 def upright_copy(source: Path, out: Path) -> dict[int, int]:
     """{page: the clockwise turn that shows it upright} for the pages of `source` whose text is
     not drawn upright with no `/Rotate`; when there are any, `out` is written: `source` with
-    those pages' content so turned, on pages with no `/Rotate`."""
+    those pages' content so turned, on pages with no `/Rotate`. A file pypdf cannot rewrite
+    gets no copy: {}, and a warning."""
     import pypdf
     import pypdfium2
 
@@ -76,12 +80,22 @@ def upright_copy(source: Path, out: Path) -> dict[int, int]:
                     page.close()
         finally:
             document.close()
-    if turns:
+    if not turns:
+        return turns
+    try:
         writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(str(source)))
         for index, direction in turns.items():
             _turn(writer.pages[index], direction)
         with out.open("wb") as f:
             writer.write(f)
+    # pypdf cannot rewrite every file pdfium reads (encrypted, malformed): turning is an
+    # improvement, so such a file is parsed as it is rather than not at all.
+    except Exception as error:
+        _log.warning(
+            "%s: pages %s not turned upright, pypdf cannot rewrite the file: %s", source.name, sorted(turns), error
+        )
+        out.unlink(missing_ok=True)
+        return {}
     return turns
 
 
