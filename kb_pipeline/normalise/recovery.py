@@ -54,6 +54,9 @@ def recover_lost_lines(
     """`chunks` with the recovered lines' chunks inserted, renumbered. `lost` maps a page to the
     text of its lost lines (as the coverage measure reports them), `counted` to how many of its
     lines the measure counts."""
+    if not chunks:
+        # Nothing read at all is the parse's failure to report (the not-empty check), not a page's loss.
+        return chunks
     furniture: set[int] | None = None
     # (chunk position, page) -> the page's lines to insert after that chunk
     after: dict[tuple[int, int], list[str]] = defaultdict(list)
