@@ -32,7 +32,7 @@ from .contracts import RuleEntry, RuleType
 from .findings import Quote
 from .glossary import provenance
 from .ids import rule_id
-from .imperatives import imperative_at
+from .imperatives import imperative_at, narrates_an_example
 from .injection import addresses_a_model
 from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
 from .spans import SpanCheck
@@ -97,7 +97,7 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "imperative", True, main
     if cue and cue.strength == "decided":
         return "normative", True, cue.start
-    if statement.lead_in and announces_rules(statement.lead_in):
+    if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
     if explicit_conditional(text) or lead and states_an_outcome(text, main):
         return "conditional", True, main
