@@ -79,6 +79,8 @@ def narrates_an_example(text: str) -> bool:
     """Whether `text` is a step of the document's own worked example ("Run the statements that are
     shown in Example 3-10.")."""
     return bool(_WORKED_EXAMPLE.search(text))
+
+
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
 _FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
