@@ -47,6 +47,15 @@ MANUAL = [
     ("p", "Operator harus memeriksa tekanan keluaran pada setiap awal shift."),
     ("p", "Jika suhu bantalan melebihi 85 °C, pompa wajib segera dimatikan."),
     ("p", "Pompa ini dipasang di stasiun pada tahun 2019 oleh pabrikan."),
+    ("h", "Options and model"),
+    ("p", "The coupling guard may be removed by hand for cleaning."),
+    ("p", "Noise in the bearing may be caused by a worn seal."),
+    ("p", "Le joint peut être remplacé par l'exploitant."),
+    ("p", "La fuite peut être due à un joint usé."),
+    ("p", "Die Dichtung darf vom Betreiber ersetzt werden."),
+    ("p", "It is assumed that the water is incompressible."),
+    ("p", "Losses in the short inlet pipe can be ignored in a first approximation."),
+    ("p", "Run the commands that are shown in Example 2."),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -144,6 +153,16 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         assert fact not in said
     # Others' findings and the licence are no rules of this document.
     assert "reported that" not in said and "et al." not in said and "appropriate credit" not in said
+
+
+def test_permissions_and_modelling_conventions_on_a_real_parse(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words in ("may be removed by hand", "peut être remplacé", "darf vom Betreiber ersetzt"):
+        assert _rule(rules, words).rule_type == "interpretation"
+    for words in ("It is assumed that the water", "can be ignored in a first approximation"):
+        assert _rule(rules, words).rule_type == "calculation"
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "may be caused by" not in said and "peut être due" not in said and "shown in Example 2" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):
@@ -363,6 +382,24 @@ def test_a_modelling_assumption_and_a_neglected_term_are_calculation_rules():
         ("It is assumed that the soil is dry at the start of each run.", "calculation"),
         ("Friction in the bearings can be neglected in a first approximation.", "calculation"),
     ]
+
+
+def test_peut_etre_and_darf_werden_with_a_participle_of_handling_are_permissions():
+    permissions = [
+        "Les déchets verts peuvent être mis en compost sur place.",
+        "Le formulaire peut être envoyé par courrier.",
+        "Das Formular darf per Post geschickt werden.",
+    ]
+    assert _decided(*permissions) == permissions
+    assert (
+        _decided(
+            "La hausse des prix peut être due à la sécheresse.",
+            "La récolte peut être affectée par le gel.",
+            "Les livres qui peuvent être empruntés sont marqués en rouge.",
+            "Die Ergebnisse dürften im Herbst veröffentlicht werden.",
+        )
+        == []
+    )
 
 
 def test_french_verbs_of_obligation_take_an_object_and_an_infinitive():

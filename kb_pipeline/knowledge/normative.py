@@ -54,6 +54,21 @@ _PERMISSION = (
     rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+|then\s+)?be\s+{_ADVERB}"
     rf"(?!(?:{_NOT_DONE_BY_THE_READER})\b)(?:\w{{2,}}ed|{_IRREGULAR_PARTICIPLES})\b"
 )
+# French "peut être" + participle, German "darf … werden": the same permission, the same exclusions.
+_FRENCH_NOT_DONE = (
+    r"dû|due?s?|vue?s?|perçue?s?|connue?s?|réduite?s?|compromise?s?|(?:caus|expliqu|attribu|li|associ|corrél"
+    r"|attend|trouv|constat|observ|consid[ée]r|regard|estim|jug|affect|influenc|endommag|perd|expos|infect"
+    r"|contamin|alt[ée]r|modifi|limit|retard|augment|diminu|nécessit|requ|exig)\w*"
+)
+_FRENCH_PERMISSION = (
+    r"(?<!\bqui\s)\bpeu(?:t|vent)\s+(?:également\s+|aussi\s+)?être\s+"
+    rf"(?!(?:{_FRENCH_NOT_DONE}|celui|ceci|ici|parmi|ainsi|lui)(?![\w'’]))"
+    r"(?:[a-zà-ÿ]{2,}(?:ée?s?|ie?s?|ue?s?)|[a-zà-ÿ]*(?:mi|pri|fai|ouver|offer|cri)(?:t|s)e?s?)(?![\w'’])"
+)
+_GERMAN_PERMISSION = (
+    r"\b(?:darf|dürfen)\b(?!\s+(?:nicht|kein))[^.;:,]{0,80}?\s(?!(?:erwartet|vermutet|bezweifelt)\b)"
+    r"[a-zäöüß]+(?:t|en)\s+werden\b"
+)
 # "may be considered in/for/when …": a guideline's conditional recommendation; "may be considered
 # preliminary" (a complement) is a judgement.
 _MAY_BE_CONSIDERED = (
@@ -101,6 +116,7 @@ _DECIDED = re.compile(
             r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
             r"\bnous\s+recommandons\b",
             r"\b(?:est|sont)\s+tenue?s?\s+de\b",
+            _FRENCH_PERMISSION,
             # "La loi impose aux exploitants de déclarer …", "oblige les communes à publier …": the
             # verbs of obligation with their object and infinitive (not "L'objectif est de …").
             rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{_APOSTROPHE})\w+(?:er|ir|re)\b",
@@ -108,6 +124,7 @@ _DECIDED = re.compile(
             # German
             r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
             r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
+            _GERMAN_PERMISSION,
             # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
             # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).
             rf"\b(?:ist|sind)\b(?!\s+es\b)(?:\s+(?!{_GERMAN_EASE}\s+zu\b)[^\s,]+){{0,6}}?\s+zu\s+\w+(?:en|ern|eln)\b",
