@@ -1,7 +1,9 @@
 """The wording of a rule, in the languages the readers know (English, French, German, Spanish,
 Indonesian): what makes a sentence say what a reader must, should or may do (a modal, a passive
-requirement, recommendation vocabulary, a target), how a value is computed, and what makes a
-modal sentence a description instead (reported speech, the authors' own reasoning, mechanics).
+requirement, recommendation vocabulary, a verb of obligation, a permission: "may be" + the
+participle of something done to a thing), how a value is computed or modelled (an assumption, a
+term neglected), and what makes a modal sentence a description instead (reported speech, the
+authors' own reasoning, mechanics, a "may" of possibility).
 
 Every function reads a statement's own characters and returns offsets into it, or a verdict;
 none changes a text. Imperatives are in imperatives.py, condition clauses in conditions.py.
