@@ -3,12 +3,11 @@ do, or may do (a requirement, recommendation, permission or target), each with i
 and how a value is computed, sourced or expressed (rule_type "calculation").
 
 `propose_rules` reads statements (statements.py) and proposes a candidate for each one whose
-wording (normative.py), instruction form (imperatives.py; not a step of the document's own worked
-example) or list context makes it a rule; the
-condition clause and the rest are sliced from it (conditions.py). Where the wording is only
-possibly a rule (a "can", a "may" not followed by a participle of handling, a modal in a
-description, a bare "If …, …"), the candidate is
-open: not emitted without a model. `rule_entries` disposes: the span check, then a rule about
+wording (normative.py), instruction form (imperatives.py; not a step of the document's own
+worked example) or list context makes it a rule; the condition clause and the rest are sliced
+from it (conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
+by a participle of handling, a modal in a description, a bare "If …, …"), the candidate is open:
+not emitted without a model. `rule_entries` disposes: the span check, then a rule about
 the document's own licence or copyright is dropped (copyright wording anywhere; licence,
 reproduction or endorsement wording when it names the work itself or stands in the front or
 back matter, so "Drivers must hold a valid licence." stays), and a statement the document
