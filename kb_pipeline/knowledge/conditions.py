@@ -44,7 +44,8 @@ _LEADING = re.compile(
 # is relative, so those count only in the forms below.
 _TRAILING = re.compile(
     r"(?:,\s*|\s+)(?P<c>(?:unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
-    r"|in\s+(?:cases|situations|circumstances)\s+where|for\s+(?:all|each|every|any)"
+    r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
+    r"|(?:in|among|for)\s+those\s+who"
     r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
     r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
     r"|sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"

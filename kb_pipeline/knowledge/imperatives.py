@@ -68,6 +68,19 @@ _NOUN_READING = re.compile(
     _I,
 )
 _LABEL = re.compile(r"^\S+:")
+# "Look at the table": it points at the text, as "See" does.
+_POINTING = re.compile(r"^at\b", _I)
+# "Run the statement shown in Example 3": a step of the document's worked example, narrated for
+# the reader to follow along, not a rule of the domain.
+_WORKED_EXAMPLE = re.compile(r"\b(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)\s+[\dA-Z]", _I)
+
+
+def narrates_an_example(text: str) -> bool:
+    """Whether `text` is a step of the document's own worked example ("Run the statements that are
+    shown in Example 3-10.")."""
+    return bool(_WORKED_EXAMPLE.search(text))
+
+
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
 _FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
 _FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
@@ -120,6 +133,8 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     # Not "RETURN CASE": a line of code or a label in capitals.
     if written_in("en") and lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
         # An object follows ("Document.save", "Return type: bool" are names and labels).
+        if lowered == "look" and _POINTING.match(rest) or narrates_an_example(rest):
+            return False
         return bool(_OBJECT.match(rest)) and not _NOUN_READING.match(rest) and not _LABEL.match(rest)
     capitalised = head[:1].upper() + head[1:]
     if "fr" in language and _FRENCH.match(capitalised) and lowered not in _FRENCH_FUNCTION_WORDS:

@@ -1,7 +1,9 @@
 """The wording of a rule, in the languages the readers know (English, French, German, Spanish,
 Indonesian): what makes a sentence say what a reader must, should or may do (a modal, a passive
-requirement, recommendation vocabulary, a target), how a value is computed, and what makes a
-modal sentence a description instead (reported speech, the authors' own reasoning, mechanics).
+requirement, recommendation vocabulary, a verb of obligation, a permission: "may be" + the
+participle of something done to a thing), how a value is computed or modelled (an assumption, a
+term neglected), and what makes a modal sentence a description instead (reported speech, the
+authors' own reasoning, mechanics, a "may" of possibility).
 
 Every function reads a statement's own characters and returns offsets into it, or a verdict;
 none changes a text. Imperatives are in imperatives.py, condition clauses in conditions.py.
@@ -33,6 +35,52 @@ _EPISTEMIC = r"expected|anticipated|hoped|feared|seen|found|noted|regretted|welc
 # German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").
 _GERMAN_EASE = r"(?:einfach|leicht|schwer|schwierig|kompliziert|mühsam|bequem|gut|schlecht|möglich|unmöglich|kaum)"
 _ADVERB = r"(?:\w+ly\s+|\w+ment\s+|\w+mente\s+)?"
+# "may be" + the participle of something done to a thing is a permission ("The filter may be
+# replaced by hand"); a participle of knowing, causing, relating, needing, harming or changing
+# makes it a possibility ("may be caused by", "may be damaged", "may be viewed as").
+_NOT_DONE_BY_THE_READER = (
+    r"caused|explained|attributed|related|associated|linked|correlated|expected|anticipated|seen|found|noted"
+    r"|known|identified|regarded|considered|viewed|deemed|thought|believed|described|called|termed|compared"
+    r"|needed|required|necessitated|missed|exaggerated|understated|overestimated|underestimated|biased"
+    r"|confounded|affected|influenced|driven|determined|damaged|broken|lost|exposed|infected|contaminated"
+    r"|impaired|injured|harmed|destroyed|corrupted|compromised|delayed|increased|decreased|reduced|elevated"
+    r"|lowered|raised|enhanced|improved|worsened|altered|changed|limited|restricted|involved|included"
+    r"|obtained|achieved|reached|observed|detected|measured|estimated|overlooked|tempted"
+)
+# Irregular participles of handling (the -ed ones are read by their ending).
+_IRREGULAR_PARTICIPLES = (
+    r"done|made|kept|held|set|put|cut|run|left|sent|laid|fed|hung|shut|split|spread|spun|wound|bent|bound|stuck"
+    r"|taken|given|shown|written|rewritten|chosen|worn|sewn|drawn|thrown|withdrawn|overridden|undertaken"
+)
+_PERMISSION = (
+    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+|then\s+)?be\s+{_ADVERB}"
+    rf"(?!(?:{_NOT_DONE_BY_THE_READER})\b)(?:\w{{2,}}ed|{_IRREGULAR_PARTICIPLES})\b"
+)
+# French "peut être" + participle, German "darf … werden": the same permission, the same exclusions.
+_FRENCH_NOT_DONE = (
+    r"dû|due?s?|vue?s?|perçue?s?|connue?s?|réduite?s?|compromise?s?|(?:caus|expliqu|attribu|li|associ|corrél"
+    r"|attend|trouv|constat|observ|consid[ée]r|regard|estim|jug|affect|influenc|endommag|perd|expos|infect"
+    r"|contamin|alt[ée]r|modifi|limit|retard|augment|diminu|nécessit|requ|exig)\w*"
+)
+_FRENCH_PERMISSION = (
+    r"(?<!\bqui\s)\bpeu(?:t|vent)\s+(?:également\s+|aussi\s+)?être\s+"
+    rf"(?!(?:{_FRENCH_NOT_DONE}|celui|ceci|ici|parmi|ainsi|lui)(?![\w'’]))"
+    r"(?:[a-zà-ÿ]{2,}(?:ée?s?|ie?s?|ue?s?)|[a-zà-ÿ]*(?:mi|pri|fai|ouver|offer|cri)(?:t|s)e?s?)(?![\w'’])"
+)
+_GERMAN_PERMISSION = (
+    r"\b(?:darf|dürfen)\b(?!\s+(?:nicht|kein))[^.;:,]{0,80}?\s(?!(?:erwartet|vermutet|bezweifelt)\b)"
+    r"[a-zäöüß]+(?:t|en)\s+werden\b"
+)
+# "may be considered in/for/when …": a guideline's conditional recommendation; "may be considered
+# preliminary" (a complement) is a judgement.
+_MAY_BE_CONSIDERED = (
+    r"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+)?be\s+considered"
+    r"(?=\s+(?:in|for|when|if|where|whenever|only|after|before|during|as\s+an?)\b|\s*[.;:,])"
+)
+# "Clinics may consider …": an option offered; not the authors' "we may consider" nor a judgement
+# "may consider X to be Y".
+_MAY_CONSIDER = r"(?<!\bwe\s)(?<!\bone\s)(?<!\bI\s)\bmay\s+(?:also\s+)?consider\b(?!(?:\s+[^\s.;:]+){1,5}?\s+to\s+be\b)"
+
 _APOSTROPHE = r"['’]"
 
 # Obligations, prohibitions, recommendations and permissions that settle a sentence as a rule.
@@ -55,6 +103,9 @@ _DECIDED = re.compile(
             r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
             # "is to be replaced"; not "is to be expected": an expectation, not a duty.
             rf"\b(?:is|are)\s+(?:not\s+)?to\s+be\b(?!\s+(?:{_EPISTEMIC})\b)",
+            _PERMISSION,
+            _MAY_BE_CONSIDERED,
+            _MAY_CONSIDER,
             r"\b(?:make|be)\s+sure\b",
             # French
             r"\bdoi(?:t|vent|vra|vront)\b",
@@ -67,9 +118,15 @@ _DECIDED = re.compile(
             r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
             r"\bnous\s+recommandons\b",
             r"\b(?:est|sont)\s+tenue?s?\s+de\b",
+            _FRENCH_PERMISSION,
+            # "La loi impose aux exploitants de déclarer …", "oblige les communes à publier …": the
+            # verbs of obligation with their object and infinitive (not "L'objectif est de …").
+            rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{_APOSTROPHE})\w+(?:er|ir|re)\b",
+            r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
             # German
             r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
             r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
+            _GERMAN_PERMISSION,
             # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
             # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).
             rf"\b(?:ist|sind)\b(?!\s+es\b)(?:\s+(?!{_GERMAN_EASE}\s+zu\b)[^\s,]+){{0,6}}?\s+zu\s+\w+(?:en|ern|eln)\b",
@@ -113,6 +170,10 @@ _CALCULATION = re.compile(
             rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
             r"|when)\b",  # not "that": "it is estimated that …" reports a finding
             r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
+            # A modelling convention of a method section: an assumption the calculation rests on, a
+            # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
+            r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
+            r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
             r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
             # French
             rf"\b(?:est|sont)\s+{_ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"

@@ -3,10 +3,11 @@ do, or may do (a requirement, recommendation, permission or target), each with i
 and how a value is computed, sourced or expressed (rule_type "calculation").
 
 `propose_rules` reads statements (statements.py) and proposes a candidate for each one whose
-wording (normative.py), instruction form (imperatives.py) or list context makes it a rule; the
-condition clause and the rest are sliced from it (conditions.py). Where the wording is only
-possibly a rule (a "can"/"may", a modal in a description, a bare "If …, …"), the candidate is
-open: not emitted without a model. `rule_entries` disposes: the span check, then a rule about
+wording (normative.py), instruction form (imperatives.py; not a step of the document's own
+worked example) or list context makes it a rule; the condition clause and the rest are sliced
+from it (conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
+by a participle of handling, a modal in a description, a bare "If …, …"), the candidate is open:
+not emitted without a model. `rule_entries` disposes: the span check, then a rule about
 the document's own licence or copyright is dropped (copyright wording anywhere; licence,
 reproduction or endorsement wording when it names the work itself or stands in the front or
 back matter, so "Drivers must hold a valid licence." stays), and a statement the document
@@ -32,7 +33,7 @@ from .contracts import RuleEntry, RuleType
 from .findings import Quote
 from .glossary import provenance
 from .ids import rule_id
-from .imperatives import imperative_at
+from .imperatives import imperative_at, narrates_an_example
 from .injection import addresses_a_model
 from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
 from .spans import SpanCheck
@@ -97,7 +98,7 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "imperative", True, main
     if cue and cue.strength == "decided":
         return "normative", True, cue.start
-    if statement.lead_in and announces_rules(statement.lead_in):
+    if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
     if explicit_conditional(text) or lead and states_an_outcome(text, main):
         return "conditional", True, main
