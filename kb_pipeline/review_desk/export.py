@@ -33,6 +33,8 @@ class ActiveEntry(BaseModel):
 
 def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
     current = {row.term_id: row.row.definition for row in corpus.queue({}) if row.row is not None}
+    # The glossary's: approved rules, formulas and briefs are in the active knowledge (the diff),
+    # not in this file.
     return [
         ActiveEntry(
             term_id=d.term_id,
@@ -47,6 +49,7 @@ def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
             source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
         for d in store.approved()
+        if d.kind == "term"
     ]
 
 
