@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -372,3 +373,30 @@ def test_browser_reviews_rules_with_the_keyboard(desk, review_server, tmp_path):
         assert decision.edited_fields["consequence"].endswith("(edited)")
     finally:
         browser.close()
+
+
+def test_approve_every_routine_confirmation_of_a_document_after_a_confirmation_step(desk):
+    layout, store, client = desk
+    token = client.headers[CSRF_HEADER]
+    client.post("/reviewer", data={"name": "Rina", "csrf_token": token})
+    assert "Approve every routine confirmation of this document" in client.get("/", params={"doc": DOC}).text
+    page = client.get(f"/documents/{DOC}/approve-routine")
+    assert page.status_code == 200
+    routine = {r["term_id"] for r in _queue(client, "all") if r["item"]["review_reason"] == "routine confirmation"}
+    shown = set(re.findall(r'name="ids" value="([^"]+)"', page.text))
+    assert shown == routine and len(shown) >= 4  # the defined term, the rules, the brief; not MTBF, not the formula
+    answer = client.post(
+        f"/documents/{DOC}/approve-routine", data={"ids": sorted(shown), "csrf_token": token}, follow_redirects=False
+    )
+    assert answer.status_code == 303
+    latest = store.latest()
+    assert set(latest) == shown and {(d.decision, d.reviewer) for d in latest.values()} == {("approve", "Rina")}
+    assert all(len(store.history(i)) == 1 for i in shown)  # one decision per entry
+    # Only an admin may, with accounts.
+    accounts = client.app.state.desk.accounts
+    accounts.add("rina", "reviewer", None)
+    accounts.add("ada", "admin", None)
+    for name, status in (("rina", 403), ("ada", 200)):
+        with TestClient(client.app, base_url="http://127.0.0.1") as scripted:
+            scripted.headers["Authorization"] = f"Bearer {accounts.issue_token(name)}"
+            assert scripted.get(f"/documents/{DOC}/approve-routine").status_code == status

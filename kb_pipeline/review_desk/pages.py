@@ -40,6 +40,7 @@ def render(request: Request, name: str, status_code: int = 200, **context) -> HT
             "principal": principal,
             "reviewer": "" if principal.team and not principal.account else reviewer,
             "can_decide": principal.may("reviewer"),
+            "can_bulk": principal.may_approve_in_bulk(),
             **context,
         },
         status_code=status_code,
