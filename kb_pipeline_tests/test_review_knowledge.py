@@ -14,11 +14,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
@@ -400,3 +402,42 @@ def test_approve_every_routine_confirmation_of_a_document_after_a_confirmation_s
         with TestClient(client.app, base_url="http://127.0.0.1") as scripted:
             scripted.headers["Authorization"] = f"Bearer {accounts.issue_token(name)}"
             assert scripted.get(f"/documents/{DOC}/approve-routine").status_code == status
+
+
+def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path, capsys):
+    layout, store, client = desk
+    terms = {r["term"]: r["term_id"] for r in _queue(client, "term")}
+    _decide(client, terms["MTBF"], "approve")  # the expansion confirmed
+    _decide(client, terms["Availability"], "edit", definition="The share of scheduled hours a pump can run.")
+    rule = _by_text(client, "rule")[SEAL_RULE]["term_id"]
+    _decide(client, rule, "approve")
+    out = tmp_path / "export"
+    assert cli_main(["glossary", "export", "--format", "json", "csv", "tbx", "--lang", "en", "--out", str(out)]) == 0
+    ns = {"t": "urn:iso:std:iso:30042:ed-2"}
+    root = ET.parse(out / "active_glossary.tbx").getroot()  # well-formed
+    assert root.tag == "{urn:iso:std:iso:30042:ed-2}tbx" and root.get("type") == "TBX-Basic"
+    assert root.find("t:tbxHeader/t:fileDesc/t:sourceDesc/t:p", ns) is not None
+    concepts = {c.get("id"): c for c in root.findall("t:text/t:body/t:conceptEntry", ns)}
+    assert set(concepts) == {terms["MTBF"], terms["Availability"]}  # approved terms only, one entry each
+    mtbf = concepts[terms["MTBF"]].find("t:langSec", ns)
+    assert mtbf.get("{http://www.w3.org/XML/1998/namespace}lang") == "en"
+    forms = [
+        (s.findtext("t:term", namespaces=ns), s.findtext("t:termNote[@type='termType']", namespaces=ns))
+        for s in mtbf.findall("t:termSec", ns)
+    ]
+    assert forms == [("MTBF", "abbreviation"), ("Mean Time Between Failures", "fullForm")]
+    availability = concepts[terms["Availability"]]
+    assert availability.findtext("t:langSec/t:descripGrp/t:descrip[@type='definition']", namespaces=ns) == (
+        "The share of scheduled hours a pump can run."
+    )
+    assert availability.findtext("t:langSec/t:descripGrp/t:admin[@type='source']", namespaces=ns) == f"{DOC}, page 1"
+    status = availability.findtext("t:langSec/t:termSec/t:termNote[@type='administrativeStatus']", namespaces=ns)
+    assert status == "preferredTerm-admn-sts"
+    assert availability.findtext("t:transacGrp/t:transac", namespaces=ns) == "modification"
+    assert availability.findtext("t:transacGrp/t:transacNote[@type='responsibility']", namespaces=ns) == "Rina"
+    knowledge = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
+    assert [(k["kind"], k["id"], k["text"]) for k in knowledge] == [("rule", rule, SEAL_RULE)]
+    assert (out / "active_knowledge.csv").read_text(encoding="utf-8").startswith("kind,id,doc_id,label,text,")
+    capsys.readouterr()
+    assert cli_main(["glossary", "export", "--format", "skos", "--out", str(out)]) == 2
+    assert "rdflib" in capsys.readouterr().err
