@@ -129,12 +129,29 @@ def _order(item: ReviewItem) -> tuple:
     return (KINDS.index(item.kind), item.review_reason != CONFLICT, -item.mention_count, item.doc_id, item.rank)
 
 
+PAYLOAD_FILES = ("review_queue.json", "glossary.json", "interpretation_pack.json", "formulas.json", "brief_context.json")
+
+
+def _stamp(folder: Path) -> tuple:
+    """What says a document's payloads changed: each file's size and modification time (they
+    are written atomically, by rename, so a re-extraction always changes them)."""
+    stamps: list[tuple[int, int] | None] = []
+    for name in PAYLOAD_FILES:
+        try:
+            stat = (folder / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size))
+        except FileNotFoundError:
+            stamps.append(None)
+    return tuple(stamps)
+
+
 class Corpus:
-    """The payloads under one data root. Read on every call: a re-extraction shows at the next
-    page load, with nothing to invalidate."""
+    """The payloads under one data root. Looked at on every call: a re-extraction shows at the
+    next page load; a document whose files did not change is not parsed again."""
 
     def __init__(self, layout: DataLayout) -> None:
         self.layout = layout
+        self._read: dict[str, tuple[tuple, Document]] = {}
 
     def documents(self) -> list[str]:
         root = self.layout.knowledge
@@ -142,6 +159,13 @@ class Corpus:
 
     def document(self, doc_id: str) -> Document:
         folder = self.layout.knowledge / doc_id
+        stamp = _stamp(folder)
+        known = self._read.get(doc_id)
+        if known is None or known[0] != stamp:
+            known = self._read[doc_id] = (stamp, self._parse(doc_id, folder))
+        return known[1]
+
+    def _parse(self, doc_id: str, folder: Path) -> Document:
         brief = folder / "brief_context.json"
         return Document(
             doc_id=doc_id,
