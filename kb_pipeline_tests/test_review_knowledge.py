@@ -331,7 +331,7 @@ def review_server(desk):
 
 
 @pytest.mark.services
-def test_browser_reviews_rules_with_the_keyboard(desk, review_server, tmp_path):
+def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_bulk(desk, review_server, tmp_path):
     layout, store, _client = desk
     browser = Browser(tmp_path / "chromium-profile")
     try:
@@ -373,6 +373,24 @@ def test_browser_reviews_rules_with_the_keyboard(desk, review_server, tmp_path):
         decision = store.latest()[second]
         assert decision.decision == "edit" and decision.edited_fields
         assert decision.edited_fields["consequence"].endswith("(edited)")
+
+        # A formula: the formulas' queue, j/k and a in place.
+        browser.goto(f"{review_server}/?kind=formula")
+        formula = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
+        assert formula.startswith("f_")
+        browser.press("a")
+        browser.wait_for("document.querySelector('#queue tbody tr .state').textContent === 'approved'")
+        assert store.latest()[formula].kind == "formula"
+
+        # Bulk: the document's routine confirmations, listed, then approved with one click.
+        browser.goto(f"{review_server}/?kind=all&doc={DOC}")
+        browser.evaluate("document.getElementById('bulk-link').click()")
+        browser.wait_for("location.pathname.endsWith('/approve-routine') && document.readyState === 'complete'")
+        listed = browser.evaluate("[...document.querySelectorAll('#bulk tbody tr')].map(r => r.dataset.termId)")
+        assert listed and rows[0] not in listed  # decided already: not listed again
+        browser.evaluate("document.getElementById('bulk-approve').click()")
+        browser.wait_for("location.pathname === '/' && document.readyState === 'complete'")
+        assert all(store.latest()[i].decision == "approve" and store.latest()[i].reviewer == "Rina" for i in listed)
     finally:
         browser.close()
 
