@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -92,14 +93,20 @@ class Document:
     formulas: list[FormulaEntry]
     brief: BriefContext | None
 
-    def items(self, active: list[ApprovedDefinition]) -> list[Found]:
-        """Every entry of every kind, in the document's order (a term's: the queue's rank)."""
+    @cached_property
+    def terms(self) -> list[Found]:
+        """The terms' entries: made once per reading of the files (they depend on nothing else)."""
         terms = {e.term_id: e for e in self.glossary}
-        found = [
+        return [
             Found(term_item(self.doc_id, row, terms[row.term_id]), terms[row.term_id], row)
             for row in self.queue
             if row.term_id in terms
         ]
+
+    def items(self, active: list[ApprovedDefinition]) -> list[Found]:
+        """Every entry of every kind, in the document's order (a term's: the queue's rank); a
+        rule's and a formula's diff status against `active`."""
+        found = list(self.terms)
         found += [Found(rule_item(self.doc_id, r, i, active), r) for i, r in enumerate(self.rules, 1)]
         found += [Found(formula_item(self.doc_id, f, i, active), f) for i, f in enumerate(self.formulas, 1)]
         if self.brief is not None:

@@ -32,12 +32,13 @@ def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision
 
     def stale(d: Decision) -> bool:
         # Its entry gone, or saying something else now (layout aside, as the span check sees it).
-        if (d.term_id, squash(d.extracted_definition or "")) in moved:
-            return False
         item = items.get(d.term_id)
-        return item is None or not (
-            decided_on(d, item.text) or squash(item.text or "") == squash(d.extracted_definition or "")
-        )
+        if item is not None and decided_on(d, item.text):
+            return False  # the common case, first: the cheap comparison
+        decided = squash(d.extracted_definition or "")
+        if (d.term_id, decided) in moved:
+            return False
+        return item is None or squash(item.text or "") != decided
 
     orphans = [d for d in decisions.values() if stale(d)]
     if not orphans:
