@@ -195,6 +195,8 @@ def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extractio
     (changed,) = _queue(client, "formula")
     assert changed["item"]["diff_status"] == "conflicting" and changed["item"]["review_reason"] == CONFLICT
     assert changed["state"] == "pending" and changed["decision"]["decision"] == "approve"
+    assert client.get(f"/api/entries/{changed['term_id']}").json()["item"]["diff_status"] == "conflicting"
+    assert "diff: <b>conflicting</b>" in client.get(f"/entries/{changed['term_id']}").text
 
 
 def test_the_queue_shows_the_full_name_and_asks_an_expansion_as_a_confirmation(desk):

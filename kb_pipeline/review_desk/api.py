@@ -62,10 +62,11 @@ def api_progress(corpus: CorpusDep, store: StoreDep) -> dict[str, dict[str, tupl
 def api_entry(term_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
     """An entry of any kind: `entry` is the payload's object (GlossaryEntry, RuleEntry,
     FormulaEntry, BriefContext), `item` the desk's view of it."""
-    found = corpus.entry(term_id)
+    decisions = current_decisions(corpus, store)
+    found = corpus.entry(term_id, decisions)
     if found is None:
         raise unknown_term(corpus, term_id)
-    latest = current_decisions(corpus, store).get(term_id)
+    latest = decisions.get(term_id)
     return {
         "doc_id": found.doc_id,
         "kind": found.kind,

@@ -136,7 +136,13 @@ def _order(item: ReviewItem) -> tuple:
     return (KINDS.index(item.kind), item.review_reason != CONFLICT, -item.mention_count, item.doc_id, item.rank)
 
 
-PAYLOAD_FILES = ("review_queue.json", "glossary.json", "interpretation_pack.json", "formulas.json", "brief_context.json")
+PAYLOAD_FILES = (
+    "review_queue.json",
+    "glossary.json",
+    "interpretation_pack.json",
+    "formulas.json",
+    "brief_context.json",
+)
 
 
 def _stamp(folder: Path) -> tuple:
@@ -217,10 +223,13 @@ class Corpus:
         ]
         return rows
 
-    def entry(self, entity_id: str) -> Entry | None:
+    def entry(self, entity_id: str, decisions: dict[str, Decision] | None = None) -> Entry | None:
+        """The entry of any kind with this id; a rule's or formula's diff status against the
+        approved ones among `decisions`."""
+        active = [d.approved_definition() for d in (decisions or {}).values() if d.approved]
         for doc_id in self.documents():
             document = self.document(doc_id)
-            for found in document.items([]):
+            for found in document.items(active):
                 item, entity = found.item, found.entity
                 if item.id != entity_id:
                     continue

@@ -104,7 +104,7 @@ def queue_page(
 @router.get("/entries/{term_id}", response_class=HTMLResponse)
 def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
     decisions = current_decisions(corpus, store)
-    found = corpus.entry(term_id)
+    found = corpus.entry(term_id, decisions)
     history = store.history(term_id)
     if found is None and not history:
         raise unknown_term(corpus, term_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from ..knowledge.contracts import GlossaryEntry
 from .corpus import Corpus
 from .export import ActiveEntry
 
@@ -42,9 +43,10 @@ def to_tbx(entries: list[ActiveEntry], corpus: Corpus, language: str = "und") ->
     header = _sub(root, "tbxHeader")
     _sub(_sub(_sub(header, "fileDesc"), "sourceDesc"), "p", "kb-pipeline review desk: the approved glossary")
     body = _sub(_sub(root, "text"), "body")
+    # The entries as the payloads say them now: their full names and pages.
+    terms = {f.item.id: f.entity for f in corpus.items({}) if isinstance(f.entity, GlossaryEntry)}
     for entry in entries:
-        current = corpus.entry(entry.term_id)
-        glossary = current.entry if current is not None and current.kind == "term" else None
+        glossary = terms.get(entry.term_id)
         concept = _sub(body, "conceptEntry", id=entry.term_id)
         # The core structure's order: a concept's own information before its langSec.
         transaction = _sub(concept, "transacGrp")
