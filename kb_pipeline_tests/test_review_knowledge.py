@@ -306,6 +306,8 @@ def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(
     orphaned = [r["term_id"] for r in _queue(client, "rule") if r["state"] == "orphaned"]
     assert sorted(orphaned) == sorted([low, seal])
     assert not [d for d in store.latest().values() if d.reattached_from]
+    page = client.get(f"/entries/{low}")
+    assert page.status_code == 200 and "No rule has this id any more" in page.text
 
 
 @pytest.fixture
