@@ -196,7 +196,11 @@ def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extractio
     assert changed["item"]["diff_status"] == "conflicting" and changed["item"]["review_reason"] == CONFLICT
     assert changed["state"] == "pending" and changed["decision"]["decision"] == "approve"
     assert client.get(f"/api/entries/{changed['term_id']}").json()["item"]["diff_status"] == "conflicting"
-    assert "diff: <b>conflicting</b>" in client.get(f"/entries/{changed['term_id']}").text
+    page = client.get(f"/entries/{changed['term_id']}").text
+    assert "diff: <b>conflicting</b>" in page
+    # What changed since the decision, word by word.
+    assert changed["since"] == "changed" and "<del>Scheduled</del> <ins>Calendar</ins>" in page
+    assert '<td class="changed">1</td>' in client.get("/", params={"kind": "all"}).text
 
 
 def test_the_queue_shows_the_full_name_and_asks_an_expansion_as_a_confirmation(desk):
@@ -280,6 +284,10 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     assert after[SEAL_RULE]["decision"]["reason"] == "the seal is checked by the vendor"
     assert after[SEAL_RULE]["decision"]["reviewer"] == "Rina"
     assert not [r for r in _queue(client, "all") if r["state"] == "orphaned"]
+    # Decided on the first edition, whose text the second still says: carried over.
+    assert editions[0].content_hash != editions[1].content_hash
+    assert after[LOW_RULE]["since"] == after[SEAL_RULE]["since"] == "carried"
+    assert "carried over" in client.get(f"/entries/{moved_low}").text
     assert {r["term"]: r["state"] for r in _queue(client, "term")}["Availability"] == "approved"  # id unchanged
     history = store.history(moved_low)
     assert [d.reattached_from for d in history][-1] == low and store.history(low)[0].decision == "approve"

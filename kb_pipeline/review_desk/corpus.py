@@ -54,6 +54,9 @@ class QueueRow(BaseModel):
     decision: Decision | None
     kind: Kind = "term"
     item: ReviewItem | None = None
+    # Against the document version: "carried" — decided on an earlier version whose text this
+    # one still says; "changed" — pending because the text changed since it was decided.
+    since: Literal["carried", "changed"] | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,15 @@ def state_of(decision: Decision | None, text: str | None) -> State:
     return _STATE_OF[decision.decision] if decision and decided_on(decision, text) else "pending"
 
 
+def _since(decision: Decision | None, state: State, version: str | None) -> Literal["carried", "changed"] | None:
+    if decision is None:
+        return None
+    if state == "pending":
+        return "changed"
+    carried = decision.doc_version is not None and version is not None and decision.doc_version != version
+    return "carried" if carried else None
+
+
 def _read(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
@@ -165,6 +177,7 @@ class Corpus:
     def __init__(self, layout: DataLayout) -> None:
         self.layout = layout
         self._read: dict[str, tuple[tuple, Document]] = {}
+        self._artifacts: dict[str, tuple[tuple, dict]] = {}
 
     def documents(self) -> list[str]:
         root = self.layout.knowledge
@@ -199,19 +212,24 @@ class Corpus:
         (orphaned), never dropped; a decision moved to another id (reattach.py) is not one."""
         found = sorted(self.items(decisions), key=lambda f: _order(f.item))
         shown = [f for f in found if kind in ("all", f.item.kind)]
-        rows = [
-            QueueRow(
-                doc_id=f.item.doc_id,
-                row=f.row,
-                term_id=f.item.id,
-                term=f.item.label,
-                state=state_of(decisions.get(f.item.id), f.item.text),
-                decision=decisions.get(f.item.id),
-                kind=f.item.kind,
-                item=f.item,
+        versions = {doc_id: self.content_hash(doc_id) for doc_id in {f.item.doc_id for f in shown}}
+        rows = []
+        for f in shown:
+            decision = decisions.get(f.item.id)
+            state = state_of(decision, f.item.text)
+            rows.append(
+                QueueRow(
+                    doc_id=f.item.doc_id,
+                    row=f.row,
+                    term_id=f.item.id,
+                    term=f.item.label,
+                    state=state,
+                    decision=decision,
+                    kind=f.item.kind,
+                    item=f.item,
+                    since=_since(decision, state, versions[f.item.doc_id]),
+                )
             )
-            for f in shown
-        ]
         present = {f.item.id for f in found}
         moved = {d.reattached_from for d in decisions.values() if d.reattached_from}
         rows += [
@@ -249,8 +267,18 @@ class Corpus:
         return None
 
     def _artifact(self, doc_id: str) -> dict:
+        """The artifact's version fields (read again only when the file changed: it can be large)."""
         artifact = self.layout.parsed_dir(doc_id) / ARTIFACT_NAME
-        return json.loads(artifact.read_bytes()) if artifact.is_file() else {}
+        try:
+            stat = artifact.stat()
+        except FileNotFoundError:
+            return {}
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = self._artifacts.get(doc_id)
+        if known is None or known[0] != stamp:
+            raw = json.loads(artifact.read_bytes())
+            known = self._artifacts[doc_id] = (stamp, {k: raw.get(k) for k in ("content_hash", "raw_output_dir")})
+        return known[1]
 
     def content_hash(self, doc_id: str) -> str | None:
         """The document version an entry is read from: the sha256 of the source PDF the artifact

@@ -5,6 +5,7 @@ pages only hide what the role cannot do)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -14,13 +15,14 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .auth import PrincipalDep, principal_of, require
-from .corpus import STATES, Corpus, Entry, facet_counts, filter_queue, next_pending
+from .corpus import STATES, Corpus, Entry, decided_on, facet_counts, filter_queue, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
 from .items import CONFLICT, KINDS, RULE_TYPES, KindFilter, field_values
 from .page_image import PageImage, render_page
 from .progress import progress
 from .reattach import current_decisions
+from .word_diff import word_diff
 
 REVIEWER_COOKIE = "kb_reviewer"
 
@@ -95,6 +97,8 @@ def queue_page(
         kinds=KINDS,
         kind_counts={k: sum(r.kind == k for r in every) for k in KINDS},
         progress=progress(every),
+        # Per document: entries pending because their text changed since they were decided.
+        changed=Counter(r.doc_id for r in every if r.since == "changed"),
         states=STATES,
         conflict=CONFLICT,
         filters={"kind": kind, "doc": doc, "reason": reason, "state": state, "q": q},
@@ -110,6 +114,14 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         raise unknown_term(corpus, term_id)
     kind = found.kind if found else history[-1].kind
     rows = corpus.queue(decisions, kind)
+    decision = decisions.get(term_id)
+    changed = (
+        word_diff(decision.extracted_definition, found.item.text)
+        if found and decision and not decided_on(decision, found.item.text)
+        else None
+    )
+    version = corpus.content_hash(found.doc_id) if found else None
+    carried = decision is not None and decision.doc_version not in (None, version) and not changed
     return render(
         request,
         "entry.html",
@@ -122,6 +134,9 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         multiline=("statement", "condition", "consequence", "purpose", "formula_latex"),
         rule_types=RULE_TYPES,
         next_term=next_pending(rows, term_id),
+        decision=decision,
+        changed=changed,
+        carried=carried,
     )
 
 
