@@ -22,12 +22,14 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
+from kb_pipeline.knowledge.diff import ApprovedDefinition, text_diff_status
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 from kb_pipeline.review_desk.store import DecisionStore
+from kb_pipeline.review_desk.word_diff import word_diff
 
 from .browser import Browser
 from .deployment import free_port
@@ -471,3 +473,23 @@ def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path, c
     capsys.readouterr()
     assert cli_main(["glossary", "export", "--format", "skos", "--out", str(out)]) == 2
     assert "rdflib" in capsys.readouterr().err
+
+
+def test_text_diff_status_and_word_diff_by_hand():
+    approved = [
+        ApprovedDefinition(term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"),
+        ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
+        ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
+    ]
+    assert text_diff_status("rule", "r_1", None, "If A,\nthen  B.", approved) == "duplicate"  # layout aside
+    assert text_diff_status("rule", "r_1", None, "If A, then C.", approved) == "conflicting"
+    assert text_diff_status("rule", "r_2", None, "If A, then B.", approved) == "new"  # a rule has no name to match
+    assert text_diff_status("formula", "f_2", "yield", "Yield = a / c", approved) == "conflicting"  # same name
+    assert text_diff_status("formula", "f_2", "Yield", "Yield = a / b", approved) == "new"
+    assert text_diff_status("formula", "f_3", "Output", "Output = a", approved) == "new"
+    assert word_diff("the pump is sent to maintenance", "the pump is sent  to repair at once") == [
+        ("same", "the pump is sent to"),
+        ("del", "maintenance"),
+        ("ins", "repair at once"),
+    ]
+    assert word_diff(None, "new text") == [("ins", "new text")]
