@@ -1,6 +1,7 @@
 """`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]`: the review
 desk (docs/review.md) over the data root; `kb-pipeline review user …`: its accounts;
-`kb-pipeline glossary export [--out DIR]`: the active glossary as JSON and CSV."""
+`kb-pipeline glossary export [--format json csv tbx] [--lang L] [--out DIR]`: the active glossary
+as JSON, CSV and TBX-Basic, and the approved rules, formulas and briefs as JSON and CSV."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import ipaddress
 import sys
 from pathlib import Path
 
+from ..files import write_text_atomically
 from ..paths import DataLayout
 from ..review_desk.accounts import ROLES, Accounts
 from ..review_desk.corpus import Corpus
-from ..review_desk.export import active_entries, write_active_glossary
+from ..review_desk.export import active_entries, active_knowledge, write_active_glossary, write_active_knowledge
 from ..review_desk.sessions import Sessions
 from ..review_desk.store import DecisionStore
+from ..review_desk.tbx import to_tbx
 from ..settings import Settings
 
 
@@ -173,19 +176,48 @@ def _loopback(host: str) -> bool:
         return False
 
 
+FORMATS = ("json", "csv", "tbx", "skos")
+
+
 def glossary_main(argv: list[str], settings: Settings) -> int:
     parser = argparse.ArgumentParser(prog="kb-pipeline glossary", description="the active glossary (approved entries)")
     sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export", help="write active_glossary.json and active_glossary.csv")
+    export = sub.add_parser(
+        "export",
+        help="write active_glossary.{json,csv} and active_knowledge.{json,csv} (approved rules, formulas, "
+        "briefs), and with --format tbx active_glossary.tbx",
+    )
     export.add_argument("--out", type=Path, default=None, help="folder (default: <data root>/review)")
+    export.add_argument(
+        "--format", nargs="+", choices=FORMATS, default=["json", "csv"], help="json and csv (default), tbx"
+    )
+    export.add_argument("--lang", default="und", help="the documents' language for TBX (BCP 47; default und)")
     args = parser.parse_args(argv)
+    if "skos" in args.format:
+        print(
+            "SKOS is not available: it is written with rdflib, which this installation does not have", file=sys.stderr
+        )
+        return 2
     layout = DataLayout(settings.data_dir)
+    out = args.out or layout.review
     store = DecisionStore.open(settings.review_database_url, layout)
     try:
-        entries = active_entries(store, Corpus(layout))
+        corpus = Corpus(layout)
+        entries = active_entries(store, corpus)
+        knowledge = active_knowledge(store, corpus)
+        paths = []
+        if {"json", "csv"} & set(args.format):
+            # Written together, as the active_glossary asset writes them.
+            paths += write_active_glossary(entries, out) + write_active_knowledge(knowledge, out)
+        if "tbx" in args.format:
+            tbx = out / "active_glossary.tbx"
+            write_text_atomically(tbx, to_tbx(entries, corpus, args.lang))
+            paths.append(tbx)
     finally:
         store.close()
-    paths = write_active_glossary(entries, args.out or layout.review)
     orphaned = sum(e.orphaned for e in entries)
-    print(f"{len(entries)} approved entries ({orphaned} orphaned) → {', '.join(map(str, paths))}")
+    print(
+        f"{len(entries)} approved entries ({orphaned} orphaned), {len(knowledge)} approved rules, formulas, briefs "
+        f"→ {', '.join(map(str, paths))}"
+    )
     return 0

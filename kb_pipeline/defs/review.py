@@ -5,8 +5,8 @@
 
 Decisions are made outside Dagster, in the review desk's database. `review_decisions_sensor`
 looks at the database's newest decision id every 30 s; when it moved, it records an observation
-of `review_decisions` and materialises `active_glossary`, the approved entries as JSON and CSV
-under <data root>/review/. A re-extraction refreshes it too (its orphaned flags).
+of `review_decisions` and materialises `active_glossary`, the approved entries as JSON, CSV and
+TBX, and the approved rules, formulas and briefs as JSON and CSV, under <data root>/review/. A re-extraction refreshes it too (its orphaned flags).
 
 The database is the `review_db` resource (`ReviewDatabase`: the settings' URL, read when the
 code location loads), never Dagster config: on Postgres its URL holds the password.
@@ -14,8 +14,10 @@ code location loads), never Dagster config: on Postgres its URL holds the passwo
 
 import dagster as dg
 
+from ..files import write_text_atomically
 from ..review_desk.corpus import Corpus
-from ..review_desk.export import active_entries, write_active_glossary
+from ..review_desk.export import active_entries, active_knowledge, write_active_glossary, write_active_knowledge
+from ..review_desk.tbx import to_tbx
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_GLOSSARY, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
 from .resources import KnowledgeBase, ReviewDatabase
@@ -36,20 +38,25 @@ review_decisions = dg.AssetSpec(
     name=ACTIVE_GLOSSARY,
     deps=[review_decisions, KNOWLEDGE_PAYLOADS],
     description="The active glossary: every entry whose current decision approves it (an edit approves the edited "
-    "definition), as data/review/active_glossary.json and .csv. What downstream users consume.",
-    kinds={"json", "csv"},
+    "definition), as data/review/active_glossary.json, .csv and .tbx (TBX-Basic); the approved rules, formulas and "
+    "briefs beside it as active_knowledge.json and .csv. What downstream users consume.",
+    kinds={"json", "csv", "xml"},
     owners=OWNERS,
     group_name="review",
     automation_condition=REFRESH_AFTER_ANY_DOCUMENT,
 )
 def active_glossary(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]) -> dg.MaterializeResult:
     store = review_db.store(kb.layout)
+    corpus = Corpus(kb.layout)
     try:
-        entries = active_entries(store, Corpus(kb.layout))
+        entries = active_entries(store, corpus)
+        knowledge = active_knowledge(store, corpus)
         revision = store.revision()
     finally:
         store.close()
-    paths = write_active_glossary(entries, kb.layout.within(kb.layout.review))
+    out = kb.layout.within(kb.layout.review)
+    paths = write_active_glossary(entries, out) + write_active_knowledge(knowledge, out)
+    write_text_atomically(out / "active_glossary.tbx", to_tbx(entries, corpus))
     lines = ["| term | definition | edited | reviewer |", "|---|---|---|---|"]
     lines += [
         "| "
@@ -65,9 +72,12 @@ def active_glossary(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabas
             "entries": len(entries),
             "edited": sum(e.edited for e in entries),
             "orphaned": sum(e.orphaned for e in entries),
+            "approved_rules_formulas_briefs": len(knowledge),
             "decision_revision": revision,
             "json": dg.MetadataValue.path(str(paths[0])),
             "csv": dg.MetadataValue.path(str(paths[1])),
+            "knowledge_json": dg.MetadataValue.path(str(paths[2])),
+            "tbx": dg.MetadataValue.path(str(out / "active_glossary.tbx")),
             "preview": dg.MetadataValue.md("\n".join(lines) if entries else "no approved entries"),
         }
     )

@@ -15,27 +15,37 @@ payloads out, nothing read or written.
 The canonical term is matched across documents too: ids are per document (contract §1), but a
 definition that contradicts an approved one elsewhere is exactly the expert decision §9 asks to
 surface first. It flags, it never merges.
+
+Rules and formulas are compared the same way (`text_diff_status`: the statement, the formula),
+but the contract gives them no `diff_status` field, so the review desk computes it in its view
+and the payloads stay as the contract says.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import BaseModel
 
-from .contracts import GlossaryEntry, Payloads
+from .contracts import DiffStatus, GlossaryEntry, Payloads
 from .review import review_queue
 from .text import canonical
 
+Kind = Literal["term", "rule", "formula", "brief"]
+
 
 class ApprovedDefinition(BaseModel):
-    """One entry of the active glossary version: what an expert approved, edits applied."""
+    """One entry of the active knowledge version: what an expert approved, edits applied. For a
+    rule, formula or brief, `term_id` is its own id, `term` its name (a formula's, else its
+    text) and `definition` its verbatim text (the statement, the formula, the purpose)."""
 
     term_id: str
     doc_id: str
     term: str
     definition: str | None  # the approved definition: the edit, if the expert edited it
     extracted_definition: str | None = None  # what the extraction said when the expert decided
+    kind: Kind = "term"
 
     def matches(self, definition: str | None) -> bool:
         return same_definition(self.definition, definition) or (
@@ -87,7 +97,28 @@ def apply_diff(payloads: Payloads, active: Iterable[ApprovedDefinition]) -> Payl
     by_id: dict[str, ApprovedDefinition] = {}
     by_term: dict[str, list[ApprovedDefinition]] = {}
     for approved in active:
+        if approved.kind != "term":
+            continue
         by_id[approved.term_id] = approved
         by_term.setdefault(canonical(approved.term), []).append(approved)
     glossary = [diff_entry(entry, by_id, by_term) for entry in payloads.glossary]
     return payloads.model_copy(update={"glossary": glossary, "review_queue": review_queue(glossary, payloads.rejected)})
+
+
+def text_diff_status(
+    kind: Kind, entity_id: str, name: str | None, text: str | None, active: Iterable[ApprovedDefinition]
+) -> DiffStatus:
+    """A rule's or formula's status against the approved ones of its kind: `duplicate` when its
+    id is approved with this text, `conflicting` when its id, or (a formula) its name, is approved
+    with another text, else `new`. Names are matched only for formulas: a rule has none."""
+    rivals = []
+    for approved in active:
+        if approved.kind != kind:
+            continue
+        if approved.term_id == entity_id:
+            if approved.matches(text):
+                return "duplicate"
+            rivals.append(approved)
+        elif kind == "formula" and name and canonical(approved.term) == canonical(name):
+            rivals.append(approved)
+    return "conflicting" if any(not a.matches(text) for a in rivals) else "new"

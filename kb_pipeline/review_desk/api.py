@@ -15,6 +15,9 @@ from .corpus import QueueRow, filter_queue
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
 from .export import ActiveEntry, active_entries
+from .items import KindFilter
+from .progress import progress
+from .reattach import current_decisions
 from .store import Decision
 
 router = APIRouter(prefix="/api", dependencies=[require("viewer")])
@@ -36,20 +39,40 @@ def api_docs() -> HTMLResponse:
 
 
 @router.get("/queue")
-def api_queue(corpus: CorpusDep, store: StoreDep, doc: str = "", reason: str = "", state: str = "") -> list[QueueRow]:
-    return filter_queue(corpus.queue(store.latest()), doc, reason, state)
+def api_queue(
+    corpus: CorpusDep,
+    store: StoreDep,
+    kind: KindFilter = "term",
+    doc: str = "",
+    reason: str = "",
+    state: str = "",
+    q: str = "",
+) -> list[QueueRow]:
+    """One kind's queue (`kind=all`: every kind's), filtered; `q` searches term, full name, text."""
+    return filter_queue(corpus.queue(current_decisions(corpus, store), kind), doc, reason, state, q)
+
+
+@router.get("/progress")
+def api_progress(corpus: CorpusDep, store: StoreDep) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per document and kind: (decided, total)."""
+    return progress(corpus.queue(current_decisions(corpus, store), "all"))
 
 
 @router.get("/entries/{term_id}")
 def api_entry(term_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
-    found = corpus.entry(term_id)
+    """An entry of any kind: `entry` is the payload's object (GlossaryEntry, RuleEntry,
+    FormulaEntry, BriefContext), `item` the desk's view of it."""
+    decisions = current_decisions(corpus, store)
+    found = corpus.entry(term_id, decisions)
     if found is None:
         raise unknown_term(corpus, term_id)
-    latest = store.latest().get(term_id)
+    latest = decisions.get(term_id)
     return {
         "doc_id": found.doc_id,
-        "entry": found.entry.model_dump(mode="json"),
-        "review_reason": found.row.review_reason if found.row else None,
+        "kind": found.kind,
+        "entry": found.entity.model_dump(mode="json"),
+        "item": found.item.model_dump(mode="json"),
+        "review_reason": found.item.review_reason,
         "formulas": [f.model_dump(mode="json") for f in found.formulas],
         "rules": [r.model_dump(mode="json") for r in found.rules],
         "decision": latest.model_dump() if latest else None,

@@ -45,6 +45,11 @@ class Principal:
             return role != "admin"  # no accounts: nothing to manage
         return self.account is not None and self.account.may(role)
 
+    def may_approve_in_bulk(self) -> bool:
+        """A document's routine confirmations at once (bulk.py): an admin's, or the single
+        expert's (who, with no accounts, is every role but account management)."""
+        return self.may("admin") if self.team else self.may("reviewer")
+
 
 def _proxy_csrf_token(desk: Desk, user: str) -> str:
     """A proxy-signed-in user has no session here: their CSRF token is derived from the desk's

@@ -12,42 +12,109 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
-from ..knowledge.contracts import FormulaEntry, GlossaryEntry, ReviewQueueRow, ReviewReason, RuleEntry
-from ..knowledge.diff import same_definition
+from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
+from ..knowledge.diff import ApprovedDefinition, Kind, same_definition
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
+from .items import (
+    CONFLICT,
+    KINDS,
+    Entity,
+    KindFilter,
+    ReviewItem,
+    brief_item,
+    formula_item,
+    rule_item,
+    term_item,
+)
 from .store import Decision
 
 State = Literal["pending", "approved", "edited", "rejected", "orphaned"]
 STATES: tuple[State, ...] = ("pending", "approved", "edited", "rejected", "orphaned")
-CONFLICT: ReviewReason = "conflicting definitions — expert decision required"
 _STATE_OF: dict[str, State] = {"approve": "approved", "edit": "edited", "reject": "rejected"}
 
 
 class QueueRow(BaseModel):
-    """A review-queue row with the document it came from and its decision state."""
+    """A queue row of any kind with the document it came from and its decision state. `term_id`
+    is the entry's id whatever its kind (the name kept from when the desk had terms only);
+    `row` is a term's `ReviewQueueRow`, `item` every kind's view (None when orphaned)."""
 
     doc_id: str
-    row: ReviewQueueRow | None  # None for an orphaned decision
+    row: ReviewQueueRow | None  # None for an orphaned decision and for the kinds other than term
     term_id: str
     term: str
     state: State
     decision: Decision | None
+    kind: Kind = "term"
+    item: ReviewItem | None = None
+    # Against the document version: "carried" — decided on an earlier version whose text this
+    # one still says; "changed" — pending because the text changed since it was decided.
+    since: Literal["carried", "changed"] | None = None
 
 
 @dataclass(frozen=True)
 class Entry:
     doc_id: str
-    entry: GlossaryEntry
-    formulas: list[FormulaEntry]
+    kind: Kind
+    entity: Entity  # the payload's object: GlossaryEntry, RuleEntry, FormulaEntry, BriefContext
+    item: ReviewItem
+    formulas: list[FormulaEntry]  # a term's and a rule's linked formulas
+    rules: list[RuleEntry]  # a term's rules
+    row: ReviewQueueRow | None  # a term's queue row
+
+    @property
+    def entry(self) -> GlossaryEntry:
+        """A term's glossary entry (only for kind "term")."""
+        assert isinstance(self.entity, GlossaryEntry)
+        return self.entity
+
+
+@dataclass(frozen=True)
+class Found:
+    """An entry of a document: the desk's view of it, the payload's object, a term's queue row."""
+
+    item: ReviewItem
+    entity: Entity
+    row: ReviewQueueRow | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document's payloads, as the desk reads them."""
+
+    doc_id: str
+    queue: list[ReviewQueueRow]
+    glossary: list[GlossaryEntry]
     rules: list[RuleEntry]
-    row: ReviewQueueRow | None
+    formulas: list[FormulaEntry]
+    brief: BriefContext | None
+
+    @cached_property
+    def terms(self) -> list[Found]:
+        """The terms' entries: made once per reading of the files (they depend on nothing else)."""
+        terms = {e.term_id: e for e in self.glossary}
+        return [
+            Found(term_item(self.doc_id, row, terms[row.term_id]), terms[row.term_id], row)
+            for row in self.queue
+            if row.term_id in terms
+        ]
+
+    def items(self, active: list[ApprovedDefinition]) -> list[Found]:
+        """Every entry of every kind, in the document's order (a term's: the queue's rank); a
+        rule's and a formula's diff status against `active`."""
+        found = list(self.terms)
+        found += [Found(rule_item(self.doc_id, r, i, active), r) for i, r in enumerate(self.rules, 1)]
+        found += [Found(formula_item(self.doc_id, f, i, active), f) for i, f in enumerate(self.formulas, 1)]
+        if self.brief is not None:
+            found.append(Found(brief_item(self.doc_id, self.brief), self.brief))
+        return found
 
 
 def decided_on(decision: Decision, definition: str | None) -> bool:
@@ -58,70 +125,160 @@ def decided_on(decision: Decision, definition: str | None) -> bool:
     )
 
 
+def state_of(decision: Decision | None, text: str | None) -> State:
+    return _STATE_OF[decision.decision] if decision and decided_on(decision, text) else "pending"
+
+
+def _since(decision: Decision | None, state: State, version: str | None) -> Literal["carried", "changed"] | None:
+    if decision is None:
+        return None
+    if state == "pending":
+        return "changed"
+    carried = decision.doc_version is not None and version is not None and decision.doc_version != version
+    return "carried" if carried else None
+
+
 def _read(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
+def _order(item: ReviewItem) -> tuple:
+    # The contract's order across documents (conflicts first, then mentions); within a document,
+    # its own rank breaks ties; kinds in KINDS' order.
+    return (KINDS.index(item.kind), item.review_reason != CONFLICT, -item.mention_count, item.doc_id, item.rank)
+
+
+PAYLOAD_FILES = (
+    "review_queue.json",
+    "glossary.json",
+    "interpretation_pack.json",
+    "formulas.json",
+    "brief_context.json",
+)
+
+
+def _stamp(folder: Path) -> tuple:
+    """What says a document's payloads changed: each file's size and modification time (they
+    are written atomically, by rename, so a re-extraction always changes them)."""
+    stamps: list[tuple[int, int] | None] = []
+    for name in PAYLOAD_FILES:
+        try:
+            stat = (folder / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size))
+        except FileNotFoundError:
+            stamps.append(None)
+    return tuple(stamps)
+
+
 class Corpus:
-    """The payloads under one data root. Read on every call: a re-extraction shows at the next
-    page load, with nothing to invalidate."""
+    """The payloads under one data root. Looked at on every call: a re-extraction shows at the
+    next page load; a document whose files did not change is not parsed again."""
 
     def __init__(self, layout: DataLayout) -> None:
         self.layout = layout
+        self._read: dict[str, tuple[tuple, Document]] = {}
+        self._artifacts: dict[str, tuple[tuple, dict]] = {}
 
     def documents(self) -> list[str]:
         root = self.layout.knowledge
         return sorted(p.name for p in root.iterdir() if (p / "review_queue.json").is_file()) if root.is_dir() else []
 
-    def queue(self, decisions: dict[str, Decision]) -> list[QueueRow]:
-        found = [
-            (doc_id, ReviewQueueRow.model_validate(raw))
-            for doc_id in self.documents()
-            for raw in _read(self.layout.knowledge / doc_id / "review_queue.json")
-        ]
-        # The contract's order across documents; within a document, its own rank breaks ties.
-        found.sort(key=lambda f: (f[1].review_reason != CONFLICT, -f[1].mention_count, f[0], f[1].rank))
+    def document(self, doc_id: str) -> Document:
+        folder = self.layout.knowledge / doc_id
+        stamp = _stamp(folder)
+        known = self._read.get(doc_id)
+        if known is None or known[0] != stamp:
+            known = self._read[doc_id] = (stamp, self._parse(doc_id, folder))
+        return known[1]
+
+    def _parse(self, doc_id: str, folder: Path) -> Document:
+        brief = folder / "brief_context.json"
+        return Document(
+            doc_id=doc_id,
+            queue=[ReviewQueueRow.model_validate(r) for r in _read(folder / "review_queue.json")],
+            glossary=[GlossaryEntry.model_validate(r) for r in _read(folder / "glossary.json")],
+            rules=[RuleEntry.model_validate(r) for r in _read(folder / "interpretation_pack.json")],
+            formulas=[FormulaEntry.model_validate(r) for r in _read(folder / "formulas.json")],
+            brief=BriefContext.model_validate_json(brief.read_bytes()) if brief.is_file() else None,
+        )
+
+    def items(self, decisions: dict[str, Decision]) -> list[Found]:
+        """Every entry of every document, rules and formulas diffed against the approved ones."""
+        active = [d.approved_definition() for d in decisions.values() if d.approved]
+        return [found for doc_id in self.documents() for found in self.document(doc_id).items(active)]
+
+    def queue(self, decisions: dict[str, Decision], kind: KindFilter = "term") -> list[QueueRow]:
+        """The queue of one kind ("all": every kind), then the decisions no entry has any more
+        (orphaned), never dropped; a decision moved to another id (reattach.py) is not one."""
+        found = sorted(self.items(decisions), key=lambda f: _order(f.item))
+        shown = [f for f in found if kind in ("all", f.item.kind)]
+        versions = {doc_id: self.content_hash(doc_id) for doc_id in {f.item.doc_id for f in shown}}
         rows = []
-        for doc_id, row in found:
-            decision = decisions.get(row.term_id)
-            state = _STATE_OF[decision.decision] if decision and decided_on(decision, row.definition) else "pending"
+        for f in shown:
+            decision = decisions.get(f.item.id)
+            state = state_of(decision, f.item.text)
             rows.append(
-                QueueRow(doc_id=doc_id, row=row, term_id=row.term_id, term=row.term, state=state, decision=decision)
+                QueueRow(
+                    doc_id=f.item.doc_id,
+                    row=f.row,
+                    term_id=f.item.id,
+                    term=f.item.label,
+                    state=state,
+                    decision=decision,
+                    kind=f.item.kind,
+                    item=f.item,
+                    since=_since(decision, state, versions[f.item.doc_id]),
+                )
             )
-        present = {r.term_id for r in rows}
+        present = {f.item.id for f in found}
+        moved = {d.reattached_from for d in decisions.values() if d.reattached_from}
         rows += [
-            QueueRow(doc_id=d.doc_id, row=None, term_id=d.term_id, term=d.term, state="orphaned", decision=d)
+            QueueRow(
+                doc_id=d.doc_id, row=None, term_id=d.term_id, term=d.term, state="orphaned", decision=d, kind=d.kind
+            )
             for d in sorted(decisions.values(), key=lambda d: (d.doc_id, d.term))
-            if d.term_id not in present
+            if d.term_id not in present and d.term_id not in moved and kind in ("all", d.kind)
         ]
         return rows
 
-    def entry(self, term_id: str) -> Entry | None:
+    def entry(self, entity_id: str, decisions: dict[str, Decision] | None = None) -> Entry | None:
+        """The entry of any kind with this id; a rule's or formula's diff status against the
+        approved ones among `decisions`."""
+        active = [d.approved_definition() for d in (decisions or {}).values() if d.approved]
         for doc_id in self.documents():
-            folder = self.layout.knowledge / doc_id
-            for raw in _read(folder / "glossary.json"):
-                if raw.get("term_id") != term_id:
+            document = self.document(doc_id)
+            for found in document.items(active):
+                item, entity = found.item, found.entity
+                if item.id != entity_id:
                     continue
-                entry = GlossaryEntry.model_validate(raw)
-                formulas = [FormulaEntry.model_validate(f) for f in _read(folder / "formulas.json")]
-                rules = [RuleEntry.model_validate(r) for r in _read(folder / "interpretation_pack.json")]
-                row = next((r for r in _read(folder / "review_queue.json") if r.get("term_id") == term_id), None)
-                return Entry(
-                    doc_id=doc_id,
-                    entry=entry,
-                    formulas=[
+                formulas: list[FormulaEntry] = []
+                rules: list[RuleEntry] = []
+                if isinstance(entity, GlossaryEntry):
+                    formulas = [
                         f
-                        for f in formulas
-                        if f.formula_id == entry.defining_formula_id or any(v.term_id == term_id for v in f.variables)
-                    ],
-                    rules=[r for r in rules if term_id in r.term_ids],
-                    row=ReviewQueueRow.model_validate(row) if row else None,
-                )
+                        for f in document.formulas
+                        if f.formula_id == entity.defining_formula_id
+                        or any(v.term_id == entity_id for v in f.variables)
+                    ]
+                    rules = [r for r in document.rules if entity_id in r.term_ids]
+                elif isinstance(entity, RuleEntry):
+                    formulas = [f for f in document.formulas if f.formula_id in entity.formula_ids]
+                return Entry(doc_id, item.kind, entity, item, formulas, rules, found.row)
         return None
 
     def _artifact(self, doc_id: str) -> dict:
+        """The artifact's version fields (read again only when the file changed: it can be large)."""
         artifact = self.layout.parsed_dir(doc_id) / ARTIFACT_NAME
-        return json.loads(artifact.read_bytes()) if artifact.is_file() else {}
+        try:
+            stat = artifact.stat()
+        except FileNotFoundError:
+            return {}
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = self._artifacts.get(doc_id)
+        if known is None or known[0] != stamp:
+            raw = json.loads(artifact.read_bytes())
+            known = self._artifacts[doc_id] = (stamp, {k: raw.get(k) for k in ("content_hash", "raw_output_dir")})
+        return known[1]
 
     def content_hash(self, doc_id: str) -> str | None:
         """The document version an entry is read from: the sha256 of the source PDF the artifact
@@ -140,19 +297,29 @@ def facet_counts(rows: list[QueueRow]) -> dict[str, Counter[str]]:
     """How many rows each document, review_reason and state has: the filters' counts."""
     return {
         "doc": Counter(r.doc_id for r in rows),
-        "reason": Counter(r.row.review_reason for r in rows if r.row),
+        "reason": Counter(r.item.review_reason for r in rows if r.item),
         "state": Counter(r.state for r in rows),
     }
 
 
-def filter_queue(rows: list[QueueRow], doc: str, reason: str, state: str) -> list[QueueRow]:
-    """The rows of one document, review reason and state; an empty filter keeps every row."""
+def matches(row: QueueRow, query: str) -> bool:
+    """Whether the row's term, full name, text or span holds `query` (case aside)."""
+    needle = query.casefold().strip()
+    item = row.item
+    haystack = [row.term, row.term_id] + ([item.full_name or "", item.text or "", item.span] if item else [])
+    return any(needle in h.casefold() for h in haystack)
+
+
+def filter_queue(rows: list[QueueRow], doc: str, reason: str, state: str, query: str = "") -> list[QueueRow]:
+    """The rows of one document, review reason and state, holding `query`; an empty filter keeps
+    every row."""
     return [
         r
         for r in rows
         if (not doc or r.doc_id == doc)
-        and (not reason or (r.row is not None and r.row.review_reason == reason))
+        and (not reason or (r.item is not None and r.item.review_reason == reason))
         and (not state or r.state == state)
+        and (not query.strip() or matches(r, query))
     ]
 
 

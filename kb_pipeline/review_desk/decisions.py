@@ -5,38 +5,70 @@ name the single expert typed."""
 from __future__ import annotations
 
 from fastapi import HTTPException
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 
 from ..knowledge.diff import same_definition
 from .accounts import Account
-from .corpus import Corpus
+from .corpus import Corpus, Entry
+from .items import EDITABLE, RULE_TYPES, TEXT_FIELD
 from .store import Decision, DecisionKind, DecisionStore
 
 
 class DecisionIn(BaseModel):
-    """A decision as the API and the pages' forms take it."""
+    """A decision as the API and the pages' forms take it, on an entry of any kind."""
 
-    term_id: str = Field(min_length=1)
+    # The entry's id (a term_id, rule_id, formula_id or brief_id): "term_id" or "id".
+    term_id: str = Field(min_length=1, validation_alias=AliasChoices("term_id", "id"))
     decision: DecisionKind
+    # A term's edit: the definition. Another kind's: `fields`, the editable fields it sets
+    # (items.EDITABLE), each one it leaves out keeping the extraction's value.
     definition: str | None = None
+    fields: dict[str, str] | None = None
     reason: str | None = None
     # Only in the single-expert mode (no accounts): the name the expert goes by.
     reviewer: str | None = Field(default=None, max_length=200)
-    # The definition the reviewer was shown ("" for none): the pages always send it, and a
-    # decision is refused (409) when a re-extraction changed it since. Optional for API clients.
-    seen_definition: str | None = None
+    # The definition (another kind's: its statement, formula, purpose) the reviewer was shown
+    # ("" for none): the pages always send it, and a decision is refused (409) when a
+    # re-extraction changed it since. Optional for API clients.
+    seen_definition: str | None = Field(default=None, validation_alias=AliasChoices("seen_definition", "seen_text"))
 
     @model_validator(mode="after")
     def _complete(self) -> DecisionIn:
-        if self.decision == "edit" and not (self.definition or "").strip():
-            raise ValueError("an edit needs the edited definition")
+        if self.decision == "edit" and not (self.definition or "").strip() and not self.fields:
+            raise ValueError("an edit needs the edited definition (or, for a rule, formula, brief, its fields)")
         if self.decision == "reject" and not (self.reason or "").strip():
             raise ValueError("a rejection needs a reason")
         return self
 
 
 def unknown_term(corpus: Corpus, term_id: str) -> HTTPException:
-    return HTTPException(404, f"unknown term_id {term_id!r}: no glossary entry under {corpus.layout.knowledge} has it")
+    return HTTPException(
+        404,
+        f"unknown term_id {term_id!r}: no entry (term, rule, formula, brief) under {corpus.layout.knowledge} has it",
+    )
+
+
+def edited_fields(found: Entry, body: DecisionIn) -> dict[str, str] | None:
+    """An edit of a rule, formula or brief: the fields it changes, checked against what a person
+    may set (422 otherwise); None for a term (its edit is the definition) or no edit."""
+    if body.decision != "edit" or found.kind == "term":
+        if body.fields:
+            raise HTTPException(422, f"fields: a {found.kind}'s edit is its definition, not fields")
+        return None
+    allowed = EDITABLE[found.kind]
+    fields = dict(body.fields or {})
+    if body.definition and body.definition.strip():  # the main text, as a term's definition is
+        fields.setdefault(TEXT_FIELD[found.kind], body.definition)
+    unknown = sorted(set(fields) - set(allowed))
+    if unknown:
+        raise HTTPException(422, f"fields: a {found.kind}'s editable fields are {', '.join(allowed)}, not {unknown}")
+    if fields.get("rule_type", RULE_TYPES[0]) not in RULE_TYPES:
+        raise HTTPException(422, f"rule_type: one of {', '.join(RULE_TYPES)}")
+    current = {name: str(getattr(found.entity, name) or "") for name in allowed}
+    changed = {k: v.strip() for k, v in fields.items() if v.strip() != current[k].strip()}
+    if not changed:
+        raise HTTPException(422, "an edit needs a field changed")
+    return changed
 
 
 def record_decision(corpus: Corpus, store: DecisionStore, body: DecisionIn, account: Account | None) -> Decision:
@@ -49,19 +81,26 @@ def record_decision(corpus: Corpus, store: DecisionStore, body: DecisionIn, acco
     found = corpus.entry(body.term_id)
     if found is None:
         raise unknown_term(corpus, body.term_id)
-    if body.seen_definition is not None and not same_definition(body.seen_definition, found.entry.definition):
+    if body.seen_definition is not None and not same_definition(body.seen_definition, found.item.text):
         raise HTTPException(
             409,
             "the definition changed since this page was loaded (the document was extracted again): "
             "reload and decide on what it says now",
         )
+    fields = edited_fields(found, body)
+    if found.kind == "term":
+        edited = body.definition.strip() if body.decision == "edit" and body.definition else None
+    else:  # the text an edit approves: the edited main field, else the extracted one
+        edited = (fields or {}).get(TEXT_FIELD[found.kind], found.item.text) if body.decision == "edit" else None
     return store.record(
         term_id=body.term_id,
         doc_id=found.doc_id,
-        term=found.entry.term,
+        term=found.item.label,
         decision=body.decision,
-        extracted_definition=found.entry.definition,
-        edited_definition=body.definition.strip() if body.decision == "edit" and body.definition else None,
+        extracted_definition=found.item.text,
+        edited_definition=edited,
+        edited_fields=fields,
+        kind=found.kind,
         reason=(body.reason or "").strip() or None,
         reviewer=reviewer,
         account_id=account.id if account else None,

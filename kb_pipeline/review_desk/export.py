@@ -1,5 +1,6 @@
 """The active glossary as files downstream users read: JSON (one object per approved entry) and
-CSV (the same columns). An entry is in it when its current decision approves it (an edit
+CSV (the same columns); the approved rules, formulas and briefs beside it (`active_knowledge`);
+TBX is tbx.py. An entry is in it when its current decision approves it (an edit
 approves the edited definition); `orphaned` says its term_id is in no payload any more,
 `source_changed` that its document now says something else (the approval stands, with what
 it approved, until an expert decides on the new wording)."""
@@ -9,11 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from ..files import write_text_atomically
+from ..knowledge.diff import Kind
 from .corpus import Corpus, decided_on
 from .store import DecisionStore
 
@@ -33,6 +36,8 @@ class ActiveEntry(BaseModel):
 
 def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
     current = {row.term_id: row.row.definition for row in corpus.queue({}) if row.row is not None}
+    # The glossary's: approved rules, formulas and briefs are in the active knowledge (the diff),
+    # not in this file.
     return [
         ActiveEntry(
             term_id=d.term_id,
@@ -47,14 +52,58 @@ def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
             source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
         for d in store.approved()
+        if d.kind == "term"
     ]
 
 
-def to_csv(entries: list[ActiveEntry]) -> str:
+class ActiveKnowledge(BaseModel):
+    """An approved rule, formula or brief: its approved text (the edit's, if edited) and the
+    fields an edit set."""
+
+    kind: Kind
+    id: str
+    doc_id: str
+    label: str
+    text: str | None
+    extracted_text: str | None
+    edited_fields: dict[str, str] | None
+    reviewer: str
+    decided_at: str
+    orphaned: bool
+    source_changed: bool
+
+
+def active_knowledge(store: DecisionStore, corpus: Corpus) -> list[ActiveKnowledge]:
+    """Every approved entry of the kinds other than term (those are the active glossary)."""
+    current = {row.term_id: row.item.text for row in corpus.queue({}, "all") if row.item is not None}
+    return [
+        ActiveKnowledge(
+            kind=d.kind,
+            id=d.term_id,
+            doc_id=d.doc_id,
+            label=d.term,
+            text=d.definition,
+            extracted_text=d.extracted_definition,
+            edited_fields=d.edited_fields,
+            reviewer=d.reviewer,
+            decided_at=d.decided_at,
+            orphaned=d.term_id not in current,
+            source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
+        )
+        for d in store.approved()
+        if d.kind != "term"
+    ]
+
+
+def to_csv(entries: Sequence[BaseModel], model: type[BaseModel]) -> str:
+    """One row per entry, `model`'s fields the columns; a dict-valued one (an edit's fields) as JSON."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(ActiveEntry.model_fields), lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=list(model.model_fields), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(e.model_dump() for e in entries)
+    writer.writerows(
+        {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v for k, v in e.model_dump().items()}
+        for e in entries
+    )
     return out.getvalue()
 
 
@@ -62,5 +111,13 @@ def write_active_glossary(entries: list[ActiveEntry], out: Path) -> list[Path]:
     """`out/active_glossary.json` and `out/active_glossary.csv`, each written atomically."""
     json_path, csv_path = out / "active_glossary.json", out / "active_glossary.csv"
     write_text_atomically(json_path, json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n")
-    write_text_atomically(csv_path, to_csv(entries))
+    write_text_atomically(csv_path, to_csv(entries, ActiveEntry))
+    return [json_path, csv_path]
+
+
+def write_active_knowledge(entries: list[ActiveKnowledge], out: Path) -> list[Path]:
+    """`out/active_knowledge.json` and `.csv`: the approved rules, formulas and briefs."""
+    json_path, csv_path = out / "active_knowledge.json", out / "active_knowledge.csv"
+    write_text_atomically(json_path, json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n")
+    write_text_atomically(csv_path, to_csv(entries, ActiveKnowledge))
     return [json_path, csv_path]

@@ -5,6 +5,7 @@ pages only hide what the role cannot do)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -14,10 +15,14 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .auth import PrincipalDep, principal_of, require
-from .corpus import CONFLICT, STATES, Corpus, facet_counts, filter_queue, next_pending
+from .corpus import STATES, Corpus, Entry, decided_on, facet_counts, filter_queue, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
+from .items import CONFLICT, KINDS, RULE_TYPES, KindFilter, field_values
 from .page_image import PageImage, render_page
+from .progress import progress
+from .reattach import current_decisions
+from .word_diff import word_diff
 
 REVIEWER_COOKIE = "kb_reviewer"
 
@@ -37,6 +42,7 @@ def render(request: Request, name: str, status_code: int = 200, **context) -> HT
             "principal": principal,
             "reviewer": "" if principal.team and not principal.account else reviewer,
             "can_decide": principal.may("reviewer"),
+            "can_bulk": principal.may_approve_in_bulk(),
             **context,
         },
         status_code=status_code,
@@ -55,12 +61,14 @@ def _page_image(pdf: Path, mtime: float, page: int, span: str | None) -> PageIma
     return render_page(pdf, page, span)
 
 
-def page_image(corpus: Corpus, doc_id: str, page: int | None, span: str | None) -> PageImage | None:
-    pdf = corpus.source_pdf(doc_id)
+def page_image(corpus: Corpus, found: Entry) -> PageImage | None:
+    """The entry's source page with its span highlighted, whatever its kind."""
+    pdf = corpus.source_pdf(found.doc_id)
+    page = found.entity.provenance.page
     if pdf is None or page is None:
         return None
     try:
-        return _page_image(pdf, pdf.stat().st_mtime, page, span)
+        return _page_image(pdf, pdf.stat().st_mtime, page, found.entity.provenance.span)
     except (IndexError, OSError, pdfium.PdfiumError):
         # A page past the end, or a cache copy gone or broken: the entry is still decidable.
         return None
@@ -68,39 +76,67 @@ def page_image(corpus: Corpus, doc_id: str, page: int | None, span: str | None) 
 
 @router.get("/", response_class=HTMLResponse)
 def queue_page(
-    request: Request, corpus: CorpusDep, store: StoreDep, doc: str = "", reason: str = "", state: str = ""
+    request: Request,
+    corpus: CorpusDep,
+    store: StoreDep,
+    kind: KindFilter = "term",
+    doc: str = "",
+    reason: str = "",
+    state: str = "",
+    q: str = "",
 ) -> HTMLResponse:
-    rows = corpus.queue(store.latest())
+    decisions = current_decisions(corpus, store)
+    every = corpus.queue(decisions, "all")
+    rows = [r for r in every if kind in ("all", r.kind)]
     return render(
         request,
         "queue.html",
-        rows=filter_queue(rows, doc, reason, state),
+        rows=filter_queue(rows, doc, reason, state, q),
         total=len(rows),
         counts=facet_counts(rows),
+        kinds=KINDS,
+        kind_counts={k: sum(r.kind == k for r in every) for k in KINDS},
+        progress=progress(every),
+        # Per document: entries pending because their text changed since they were decided.
+        changed=Counter(r.doc_id for r in every if r.since == "changed"),
         states=STATES,
         conflict=CONFLICT,
-        filters={"doc": doc, "reason": reason, "state": state},
+        filters={"kind": kind, "doc": doc, "reason": reason, "state": state, "q": q},
     )
 
 
 @router.get("/entries/{term_id}", response_class=HTMLResponse)
 def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
-    found = corpus.entry(term_id)
+    decisions = current_decisions(corpus, store)
+    found = corpus.entry(term_id, decisions)
     history = store.history(term_id)
     if found is None and not history:
         raise unknown_term(corpus, term_id)
-    rows = corpus.queue(store.latest())
-    image = (
-        page_image(corpus, found.doc_id, found.entry.provenance.page, found.entry.provenance.span) if found else None
+    kind = found.kind if found else history[-1].kind
+    rows = corpus.queue(decisions, kind)
+    decision = decisions.get(term_id)
+    changed = (
+        word_diff(decision.extracted_definition, found.item.text)
+        if found and decision and not decided_on(decision, found.item.text)
+        else None
     )
+    version = corpus.content_hash(found.doc_id) if found else None
+    carried = decision is not None and decision.doc_version not in (None, version) and not changed
     return render(
         request,
         "entry.html",
         term_id=term_id,
+        kind=kind,
         found=found,
         history=history,
-        image=image,
+        image=page_image(corpus, found) if found else None,
+        editable=field_values(found.entity, found.kind) if found else {},
+        multiline=("statement", "condition", "consequence", "purpose", "formula_latex"),
+        rule_types=RULE_TYPES,
         next_term=next_pending(rows, term_id),
+        decision=decision,
+        changed=changed,
+        carried=carried,
     )
 
 
@@ -109,7 +145,7 @@ def entry_page_image(term_id: str, corpus: CorpusDep) -> Response:
     found = corpus.entry(term_id)
     if found is None:
         raise unknown_term(corpus, term_id)
-    image = page_image(corpus, found.doc_id, found.entry.provenance.page, found.entry.provenance.span)
+    image = page_image(corpus, found)
     if image is None:
         raise HTTPException(404, f"no source page for {term_id}: the parse cache's PDF or the page is gone")
     return Response(image.png, media_type="image/png", headers={"Cache-Control": "no-store"})
@@ -134,21 +170,44 @@ def decide_form(
     definition: Annotated[str | None, Form()] = None,
     reason: Annotated[str | None, Form()] = None,
     seen_definition: Annotated[str | None, Form()] = None,
+    # The edit form of a rule, formula or brief: its editable fields (items.EDITABLE).
+    statement: Annotated[str | None, Form()] = None,
+    condition: Annotated[str | None, Form()] = None,
+    consequence: Annotated[str | None, Form()] = None,
+    rule_type: Annotated[str | None, Form()] = None,
+    name: Annotated[str | None, Form()] = None,
+    formula_latex: Annotated[str | None, Form()] = None,
+    unit: Annotated[str | None, Form()] = None,
+    title: Annotated[str | None, Form()] = None,
+    purpose: Annotated[str | None, Form()] = None,
 ) -> Response:
     reviewer = request.cookies.get(REVIEWER_COOKIE, "")
     if principal.account is None and not reviewer:
         raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
+    sent = {
+        "statement": statement,
+        "condition": condition,
+        "consequence": consequence,
+        "rule_type": rule_type,
+        "name": name,
+        "formula_latex": formula_latex,
+        "unit": unit,
+        "title": title,
+        "purpose": purpose,
+    }
+    fields = {k: v for k, v in sent.items() if v is not None}
     try:
         body = DecisionIn(
             term_id=term_id,
             decision=decision,
             definition=definition,
+            fields=fields if decision == "edit" and fields else None,
             reason=reason,
             reviewer=reviewer or None,
             seen_definition=seen_definition,
         )
-        record_decision(corpus, store, body, principal.account)
+        made = record_decision(corpus, store, body, principal.account)
     except ValueError as e:
         raise HTTPException(422, str(e)) from e
-    following = next_pending(corpus.queue(store.latest()), term_id)
+    following = next_pending(corpus.queue(store.latest(), made.kind), term_id)
     return RedirectResponse(f"/entries/{following}" if following else "/", status_code=303)

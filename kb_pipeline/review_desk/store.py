@@ -10,14 +10,15 @@ on (the source PDF's sha256, the artifact's `content_hash`).
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import sqlalchemy as sa
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
-from ..knowledge.diff import ApprovedDefinition
+from ..knowledge.diff import ApprovedDefinition, Kind
 from ..paths import DataLayout
 
 DecisionKind = Literal["approve", "reject", "edit"]
@@ -41,8 +42,14 @@ decisions_table = sa.Table(
     # Added after the table first shipped (`add_missing_columns`): null on older rows.
     sa.Column("account_id", sa.Integer, nullable=True),  # review_accounts.id; null: the single-expert mode
     sa.Column("doc_version", sa.String(64), nullable=True),  # the document's content_hash when decided
+    # Issue 27: what kind of entry `term_id` names (null: a term, as on every older row), the
+    # fields an edit of a rule, formula or brief set (JSON), and the id a decision was made on
+    # when it was re-attached to another after a re-parse moved the entry's id.
+    sa.Column("kind", sa.String(16), nullable=True),
+    sa.Column("edited_fields", sa.Text, nullable=True),
+    sa.Column("reattached_from", sa.String(64), nullable=True),
 )
-ADDED_COLUMNS = frozenset({"account_id", "doc_version"})
+ADDED_COLUMNS = frozenset({"account_id", "doc_version", "kind", "edited_fields", "reattached_from"})
 
 
 def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
@@ -80,7 +87,8 @@ def default_url(layout: DataLayout) -> str:
 
 
 def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
-    """The active glossary for the diff stage. Without a review database yet (SQLite, no file)
+    """The active knowledge for the diff stage (it compares terms; the desk, rules and
+    formulas). Without a review database yet (SQLite, no file)
     it is empty, and extraction does not create one as a side effect."""
     if database_url is None and not default_path(layout).is_file():
         return []
@@ -93,7 +101,7 @@ def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[A
 
 class Decision(BaseModel):
     id: int
-    term_id: str
+    term_id: str  # the entry's id: a term_id, or the rule_id, formula_id, brief_id of `kind`
     doc_id: str
     term: str
     decision: DecisionKind
@@ -104,6 +112,19 @@ class Decision(BaseModel):
     decided_at: str
     account_id: int | None = None
     doc_version: str | None = None
+    kind: Kind = "term"
+    edited_fields: dict[str, str] | None = None
+    reattached_from: str | None = None
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _term_when_null(cls, value: str | None) -> str:
+        return value or "term"  # rows from before kinds are terms
+
+    @field_validator("edited_fields", mode="before")
+    @classmethod
+    def _from_json(cls, value: object) -> object:
+        return json.loads(value) if isinstance(value, str) else value
 
     @property
     def definition(self) -> str | None:
@@ -113,6 +134,17 @@ class Decision(BaseModel):
     @property
     def approved(self) -> bool:
         return self.decision in ("approve", "edit")
+
+    def approved_definition(self) -> ApprovedDefinition:
+        """This decision as the diff stage compares an extraction with it."""
+        return ApprovedDefinition(
+            term_id=self.term_id,
+            doc_id=self.doc_id,
+            term=self.term,
+            definition=self.definition,
+            extracted_definition=self.extracted_definition,
+            kind=self.kind,
+        )
 
 
 class DecisionStore:
@@ -171,6 +203,9 @@ class DecisionStore:
         reason: str | None = None,
         account_id: int | None = None,
         doc_version: str | None = None,
+        kind: Kind = "term",
+        edited_fields: dict[str, str] | None = None,
+        reattached_from: str | None = None,
     ) -> Decision:
         values = {
             "term_id": term_id,
@@ -184,6 +219,9 @@ class DecisionStore:
             "decided_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "account_id": account_id,
             "doc_version": doc_version,
+            "kind": kind,
+            "edited_fields": json.dumps(edited_fields, ensure_ascii=False) if edited_fields else None,
+            "reattached_from": reattached_from,
         }
         with self.engine.begin() as connection:
             key = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key
@@ -220,14 +258,5 @@ class DecisionStore:
         return [d for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id)) if d.approved]
 
     def active_glossary(self) -> list[ApprovedDefinition]:
-        """The active glossary as the diff stage compares with it."""
-        return [
-            ApprovedDefinition(
-                term_id=d.term_id,
-                doc_id=d.doc_id,
-                term=d.term,
-                definition=d.definition,
-                extracted_definition=d.extracted_definition,
-            )
-            for d in self.approved()
-        ]
+        """The active knowledge (terms, rules, formulas, briefs) as the diff stage compares with it."""
+        return [d.approved_definition() for d in self.approved()]

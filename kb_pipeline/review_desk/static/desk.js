@@ -1,6 +1,7 @@
 // Keyboard use of the review desk (no inline script: the Content-Security-Policy forbids it).
 // Queue: j/k or arrows move, Enter or o opens, a approves the selected row (through the JSON API).
-// Entry: a approves, r focuses the rejection reason (Enter submits), e the edit (Ctrl+Enter saves),
+// Entry (any kind): a approves, r focuses the rejection reason (Enter submits), e the edit's first
+// field (Ctrl+Enter saves),
 // n next pending entry, q queue, Escape leaves a field.
 "use strict";
 (function () {
@@ -57,8 +58,10 @@
   if (entry) {
     document.addEventListener("keydown", (event) => {
       const edit = document.getElementById("edit-definition");
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && document.activeElement === edit) {
-        edit.form.requestSubmit(edit.form.querySelector("button"));
+      const field = document.activeElement;
+      // Ctrl+Enter in any field of the edit form (a rule's, formula's, brief's has several) saves.
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && field && field.form && field.form.id === "edit-form") {
+        field.form.requestSubmit(field.form.querySelector("button[value=edit]"));
         return;
       }
       if (event.ctrlKey || event.metaKey || event.altKey) return;

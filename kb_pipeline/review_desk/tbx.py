@@ -1,0 +1,71 @@
+"""The active glossary as TBX (ISO 30042:2019, the TBX-Basic dialect, DCA style), the format
+terminology tools import: one `conceptEntry` per approved term; the term and its full form as
+two `termSec` of one `langSec` (termType abbreviation / fullForm); the approved definition with
+its source (document and page); the decision as the term's administrativeStatus and a
+transaction (who, when, whether edited).
+
+The payloads do not say a document's language, so `langSec` carries the language given
+(`und`, "undetermined", by default): a person who knows it says it.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from ..knowledge.contracts import GlossaryEntry
+from .corpus import Corpus
+from .export import ActiveEntry
+
+NAMESPACE = "urn:iso:std:iso:30042:ed-2"
+SCHEMA = "https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBXcoreStructV03_TBX-Basic_integrated.rng"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+# TBX-Basic's picklist: an approved entry is the preferred term; a source since changed is only admitted.
+PREFERRED, ADMITTED = "preferredTerm-admn-sts", "admittedTerm-admn-sts"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attributes: str) -> ET.Element:
+    element = ET.SubElement(parent, tag, attributes)
+    element.text = text
+    return element
+
+
+def _term(lang_sec: ET.Element, term: str, term_type: str | None, status: str) -> None:
+    term_sec = _sub(lang_sec, "termSec")
+    _sub(term_sec, "term", term)
+    if term_type:
+        _sub(term_sec, "termNote", term_type, type="termType")
+    _sub(term_sec, "termNote", status, type="administrativeStatus")
+
+
+def to_tbx(entries: list[ActiveEntry], corpus: Corpus, language: str = "und") -> str:
+    """The TBX document (UTF-8 text, with its XML declaration)."""
+    root = ET.Element("tbx", {"type": "TBX-Basic", "style": "dca", XML_LANG: language, "xmlns": NAMESPACE})
+    header = _sub(root, "tbxHeader")
+    _sub(_sub(_sub(header, "fileDesc"), "sourceDesc"), "p", "kb-pipeline review desk: the approved glossary")
+    body = _sub(_sub(root, "text"), "body")
+    # The entries as the payloads say them now: their full names and pages.
+    terms = {f.item.id: f.entity for f in corpus.items({}) if isinstance(f.entity, GlossaryEntry)}
+    for entry in entries:
+        glossary = terms.get(entry.term_id)
+        concept = _sub(body, "conceptEntry", id=entry.term_id)
+        # The core structure's order: a concept's own information before its langSec.
+        transaction = _sub(concept, "transacGrp")
+        _sub(transaction, "transac", "modification" if entry.edited else "origination", type="transactionType")
+        _sub(transaction, "date", entry.decided_at[:10])
+        _sub(transaction, "transacNote", entry.reviewer, type="responsibility")
+        lang_sec = _sub(concept, "langSec", **{XML_LANG: language})
+        if entry.definition:
+            group = _sub(lang_sec, "descripGrp")
+            _sub(group, "descrip", entry.definition, type="definition")
+            page = glossary.provenance.page if glossary else None
+            _sub(group, "admin", entry.doc_id + (f", page {page + 1}" if page is not None else ""), type="source")
+        status = ADMITTED if entry.source_changed or entry.orphaned else PREFERRED
+        full_name = glossary.full_name if glossary else None
+        _term(lang_sec, entry.term, "abbreviation" if full_name else None, status)
+        if full_name:
+            _term(lang_sec, full_name, "fullForm", status)
+    ET.indent(root)
+    declaration = f'<?xml version="1.0" encoding="UTF-8"?>\n<?xml-model href="{SCHEMA}" type="application/xml" ' + (
+        'schematypens="http://relaxng.org/ns/structure/1.0"?>\n'
+    )
+    return declaration + ET.tostring(root, encoding="unicode") + "\n"
