@@ -118,7 +118,19 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         group = lines[(bands[index], keys[index])]
         return any(items[j]["page_idx"] == page and len(at_place[j]) > len(at_place[index]) for j in group)
 
-    repeats = {i: _repeats(at_place[i], n_pages, items[i]["type"] in typed_kinds) and not outdone(i) for i in bands}
+    # A line in a band only by being a page's first or last one is a running line when it is
+    # short and on three pages at least: two pages opening alike may be the same content twice.
+    widened = {i for i, band in bands.items() if band != "margin" and _band(items[i], None) is None}
+
+    def may_run(index: int) -> bool:
+        if index not in widened:
+            return True
+        return len(texts[index].text.split()) <= _MAX_WORDS and len(at_place[index]) >= 3
+
+    repeats = {
+        i: _repeats(at_place[i], n_pages, items[i]["type"] in typed_kinds) and not outdone(i) and may_run(i)
+        for i in bands
+    }
     # Where running lines stand: in a band with none, any place may be one (a short document).
     places: dict[str, list[int]] = {}
     for index, band in bands.items():
