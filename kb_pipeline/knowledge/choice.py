@@ -29,20 +29,18 @@ _INJECTION_REASON = "reads as an instruction to a language model (prompt injecti
 
 @dataclass
 class Choices:
-    """What a branch's questions gave: the options picked (by question key), what was refused,
-    and the calls' accounting."""
+    """What a branch's questions left beside their picks: what was refused, and the calls'
+    accounting."""
 
-    picked: dict[str, str] = field(default_factory=dict)
     rejected: list[RejectedField] = field(default_factory=list)
     usage: list[CallUsage] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Question:
-    """One choice to put: `key` names it for the caller, `entry` for rejected.json; `prompt` is
-    the user message before the numbered options."""
+    """One choice to put: `entry` names it in rejected.json; `prompt` is the user message before
+    the numbered options."""
 
-    key: str
     entry: str
     # Ends with the options' label ("Sentences:"); the numbered options follow on the next lines.
     prompt: str
@@ -115,5 +113,4 @@ class Chooser:
             shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             self._rejected(question.entry, shown[:500], "not one of the passage's sentences the model was offered")
             return None
-        self.choices.picked[question.key] = value
         return value

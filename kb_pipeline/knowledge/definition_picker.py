@@ -45,7 +45,7 @@ def pick_definitions(clusters: list[Cluster], model: LanguageModel) -> tuple[lis
         full_name = next((f.full_name.text for f in cluster.findings if f.full_name), None)
         named = f"{cluster.term} ({full_name})" if full_name else cluster.term
         options = tuple(q.text for q in escalated.open_sentences if squash(q.text) not in taken)
-        question = Question(cluster.canonical, cluster.term, f"Term: {named}\n\nSentences:", options)
+        question = Question(cluster.term, f"Term: {named}\n\nSentences:", options)
         if (value := chooser.ask(question)) is not None:
             findings.append(
                 Finding(cluster.term, escalated.anchor, "model", definition=Quote(value, escalated.anchor.chunk))

@@ -88,7 +88,7 @@ def decide_open(
     for candidate in candidates:
         if not candidate.decided:
             text = quote(candidate).text
-            if chooser.ask(Question(text, text[:40], step.label, (text,))) is not None:
+            if chooser.ask(Question(text[:40], step.label, (text,))) is not None:
                 # Each candidate is a frozen dataclass (RuleCandidate, FormulaCandidate); the Protocol cannot say so.
                 candidate = replace(candidate, decided=True)  # type: ignore[type-var]
         decided.append(candidate)
