@@ -11,7 +11,7 @@ id never depends on the model.
 Which steps a model is asked in is `KB_LLM_STEPS`; by default those measured to raise the
 yardstick without lowering precision for it (docs/knowledge.md, "The model branch"): for the
 shipped 135M model only `definitions` (on rules it lifted recall 0.87 → 0.92 but dropped precision
-0.89 → 0.57); an endpoint or another GGUF is asked in every step.
+0.87 → 0.57); an endpoint or another GGUF is asked in every step.
 """
 
 from __future__ import annotations
