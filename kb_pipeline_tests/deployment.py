@@ -7,6 +7,12 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,6 +79,35 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextmanager
+def review_desk(log: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """`kb-pipeline review` on a free loopback port, its output in `log`; its base URL once it
+    answers `/health` (30 s at most), stopped on exit."""
+    port = free_port()
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
+            env=dict(env) if env is not None else None,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=2):
+                    break
+            except OSError:
+                assert server.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
+                time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
 
 
 def processes() -> dict[int, tuple[int, int, str]]:

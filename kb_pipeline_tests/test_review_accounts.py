@@ -9,9 +9,7 @@ from __future__ import annotations
 import io
 import re
 import sqlite3
-import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -26,7 +24,7 @@ from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 from kb_pipeline.review_desk.store import DecisionStore, default_path
 
 from .browser import Browser
-from .deployment import free_port
+from .deployment import review_desk
 from .test_review_desk import _extract, parsed  # noqa: F401 (parsed: the module-scoped parse fixture)
 
 PASSWORDS = {
@@ -60,27 +58,9 @@ def team(layout, parsed, monkeypatch):  # noqa: F811
 def server(team, tmp_path):
     """`kb-pipeline review` on a free loopback port over the team's data root (KB_DATA_DIR, which
     the `layout` fixture sets), its output in a log file."""
-    port = free_port()
     log = tmp_path / "desk.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
-            time.sleep(0.2)
-    yield base, log
-    process.terminate()
-    process.wait(timeout=20)
+    with review_desk(log) as base:
+        yield base, log
 
 
 def _client(base: str) -> httpx.Client:

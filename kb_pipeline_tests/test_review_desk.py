@@ -10,9 +10,6 @@ import csv
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -42,7 +39,7 @@ from kb_pipeline.settings import Settings
 from . import test_postgres
 from .browser import Browser
 from .conftest import SAMPLE_DOCS
-from .deployment import free_port
+from .deployment import review_desk
 
 STANDARD = "STD_2026_006_parameter_produksi"
 PA_DEFINITION = "PA menyatakan persentase waktu unit siap beroperasi."
@@ -395,33 +392,14 @@ def test_the_database_is_sqlite_under_the_data_root_or_the_instances_postgres(tm
 
 
 @pytest.fixture
-def review_server(desk):
+def review_server(desk, tmp_path):
     """`kb-pipeline review` on a free loopback port over the desk's data root."""
     layout = desk[0]
-    port = free_port()
-    env = {**os.environ, "KB_DATA_DIR": str(layout.root)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/queue", timeout=2) as response:
-                assert response.status == 200
-                break
-        except OSError:
-            assert server.poll() is None, server.stdout.read() if server.stdout else ""
-            assert time.monotonic() < deadline, "the review desk did not answer in 30 s"
-            time.sleep(0.2)
-    assert server.stdout is not None
-    assert "no accounts: single-expert mode on this machine" in server.stdout.readline() + server.stdout.readline()
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(timeout=20)
+    log = tmp_path / "desk.log"
+    with review_desk(log, {**os.environ, "KB_DATA_DIR": str(layout.root)}) as base:
+        assert urllib.request.urlopen(f"{base}/api/queue", timeout=2).status == 200
+        assert "no accounts: single-expert mode on this machine" in "".join(log.read_text().splitlines(True)[:2])
+        yield base
 
 
 @pytest.mark.services

@@ -10,10 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
-import time
-import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -32,7 +28,7 @@ from kb_pipeline.review_desk.store import DecisionStore
 from kb_pipeline.review_desk.word_diff import word_diff
 
 from .browser import Browser
-from .deployment import free_port
+from .deployment import review_desk
 from .test_review_desk import _extract
 
 DOC = "pump_handbook"
@@ -321,27 +317,9 @@ def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(
 
 
 @pytest.fixture
-def review_server(desk):
-    layout = desk[0]
-    port = free_port()
-    env = {**os.environ, "KB_DATA_DIR": str(layout.root)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                break
-        except OSError:
-            assert server.poll() is None and time.monotonic() < deadline, "the review desk did not answer"
-            time.sleep(0.2)
-    yield f"http://127.0.0.1:{port}"
-    server.terminate()
-    server.wait(timeout=20)
+def review_server(desk, tmp_path):
+    with review_desk(tmp_path / "desk.log", {**os.environ, "KB_DATA_DIR": str(desk[0].root)}) as base:
+        yield base
 
 
 @pytest.mark.services
