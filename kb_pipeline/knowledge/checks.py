@@ -8,7 +8,7 @@ from bisect import bisect_right
 
 from ..contracts import Chunk, ParsedDocument
 from .contracts import Payloads, Provenance
-from .spans import _layout_free, locate
+from .spans import layout_free, locate
 
 
 class _Anywhere:
@@ -24,7 +24,7 @@ class _Anywhere:
             for chunk in chunks:
                 starts.append(at)
                 for source in (chunk.text, chunk.heading or "", *chunk.heading_path):
-                    piece = _layout_free(source, join_hyphenated=join)[0] + "\x00"
+                    piece = layout_free(source, join_hyphenated=join)[0] + "\x00"
                     pieces.append(piece)
                     at += len(piece)
             self.texts.append(("".join(pieces), starts))

@@ -48,6 +48,13 @@ def mentions(term: str, texts: list[str]) -> int:
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
+def _term_tokens(term: str) -> tuple[list[str], bool]:
+    """A term as the token sequence a mention must repeat, and whether case matters (it does for
+    an abbreviation: PA is not "pa"); both indexes below look terms up so."""
+    sensitive = _is_abbreviation_like(term)
+    return _TOKEN.findall(term if sensitive else term.casefold()), sensitive
+
+
 def mention_counts(terms: list[str], texts: list[str]) -> dict[str, int]:
     """Whole-word occurrences of every term (token-wise, so "M&E" also matches "M & E")."""
     index = MentionIndex(texts)
@@ -77,8 +84,7 @@ class MentionIndex:
     def count(self, term: str) -> int:
         if term not in self._counts:
             texts = self._tokens if self._tokens is not None else self._index()
-            sensitive = _is_abbreviation_like(term)
-            wanted = _TOKEN.findall(term if sensitive else term.casefold())
+            wanted, sensitive = _term_tokens(term)
             found = 0
             for n, k in self._at.get(wanted[0].casefold(), []) if wanted else []:
                 tokens, folded = texts[n]
@@ -163,8 +169,7 @@ class TermIndex:
     def __init__(self, terms: list[str]):
         self._by_first: dict[str, list[tuple[list[str], bool, str]]] = {}
         for term in dict.fromkeys(terms):
-            sensitive = _is_abbreviation_like(term)
-            tokens = _TOKEN.findall(term if sensitive else term.casefold())
+            tokens, sensitive = _term_tokens(term)
             if tokens:
                 self._by_first.setdefault(tokens[0].casefold(), []).append((tokens, sensitive, term))
 

@@ -15,7 +15,7 @@ _LINE_END_HYPHEN = re.compile(r"(?<=\w)[-\u00ad][^\S\n]*\n\s*(?=\w)")
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _layout_free(text: str, *, join_hyphenated: bool) -> tuple[str, list[int]]:
+def layout_free(text: str, *, join_hyphenated: bool) -> tuple[str, list[int]]:
     """`text` with each whitespace run as one space and soft hyphens dropped; a hyphen ending a
     line kept (its line break dropped) or, `join_hyphenated`, dropped with it. And, for each
     character, the index in `text` it came from."""
@@ -55,7 +55,7 @@ def locate(value: str, chunk: Chunk) -> str | None:
             return value
     for source in sources:
         for join in (False, True):
-            free, origin = _layout_free(source, join_hyphenated=join)
+            free, origin = layout_free(source, join_hyphenated=join)
             at = free.find(wanted)
             if at >= 0:
                 return source[origin[at] : origin[at + len(wanted) - 1] + 1]
