@@ -319,3 +319,22 @@ def test_a_formula_id_taken_twice_never_overwrites_an_entry():
     )
     assert first.formula_latex == "t = u + w" and second.formula_latex == "q = r + s"
     assert first.formula_id != second.formula_id
+
+
+def test_the_formulas_index_is_built_once_per_extraction(monkeypatch):
+    """The legend reader and the formulas read one `MathText`; a reader called on its own builds its own."""
+    from kb_pipeline.knowledge import legend
+
+    built = []
+
+    class Counted(legend.MathText):
+        def __init__(self, document):
+            built.append(document.doc_id)
+            super().__init__(document)
+
+    monkeypatch.setattr(legend, "MathText", Counted)
+    document = _doc("The force is given by\nF = m a,\nwhere m is the mass and a the acceleration.")
+    payloads = extract_document(document)
+    assert payloads.formulas and built == [document.doc_id]
+    legend.read_symbol_legends(document)
+    assert built == [document.doc_id] * 2

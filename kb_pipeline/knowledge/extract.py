@@ -28,7 +28,7 @@ from .formulas import formula_entries, propose_formulas
 from .glossary import glossary_entry
 from .labelled_definitions import read_labelled_definitions
 from .layout import document_layout
-from .legend import MathText, read_symbol_legends
+from .legend import document_math, read_symbol_legends
 from .link import link
 from .mining import cluster
 from .model_steps import FORMULAS, RULES, asked_steps, decide_open
@@ -52,11 +52,6 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
 )
 
 
-def _read(read: Reader, document: ParsedDocument, math: MathText) -> list[Finding]:
-    # The legend reader shares the formulas' index of the document's math, built once.
-    return read_symbol_legends(document, math) if read is read_symbol_legends else read(document)
-
-
 def extract_document(
     document: ParsedDocument, readers: Sequence[Reader] = DETERMINISTIC_READERS, model: LanguageModel | None = None
 ) -> Payloads:
@@ -64,10 +59,12 @@ def extract_document(
     check = SpanCheck()
     steps = asked_steps(model.endpoint) if model is not None else frozenset()
     asked: list[Choices] = []
-    math = MathText(document)  # the document's formulas, read by the legend reader and the formulas alike
-    with document_layout(document):  # the PDF opened once, for the list readers and the title
-        findings = [finding for read in readers for finding in _read(read, document, math)]
+    # Every proposal first: the PDF's layout and the formulas' index are made once for them all.
+    with document_layout(document), document_math(document):
+        findings = [finding for read in readers for finding in read(document)]
         brief = propose_brief(document)
+        formula_candidates = propose_formulas(document)
+        rule_candidates = propose_rules(document)
     clusters = cluster(document, findings)
     if model is not None and "definitions" in steps:
         picked, choices = pick_definitions(clusters, model)
@@ -75,11 +72,9 @@ def extract_document(
         if picked:
             clusters = cluster(document, findings + picked)
     glossary = [e for c in clusters if (e := glossary_entry(document, c, check))]
-    formula_candidates = propose_formulas(document, math)
     if model is not None and "formulas" in steps:
         formula_candidates, choices = decide_open(formula_candidates, model, FORMULAS, lambda c: c.formula)
         asked.append(choices)
-    rule_candidates = propose_rules(document)
     if model is not None and "rules" in steps:
         rule_candidates, choices = decide_open(rule_candidates, model, RULES, lambda c: c.statement)
         asked.append(choices)

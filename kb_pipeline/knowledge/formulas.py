@@ -25,7 +25,7 @@ from .findings import Quote
 from .glossary import provenance
 from .ids import formula_id
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, legend_after, stands_in, without_functions
+from .legend import Explanation, MathText, document_math, legend_after, stands_in, without_functions
 from .math_text import FormulaLayout, FormulaSpan, is_symbol
 from .spans import SpanCheck
 from .text import squash
@@ -163,11 +163,14 @@ def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCand
     )
 
 
-def propose_formulas(document: ParsedDocument, math: MathText | None = None) -> list[FormulaCandidate]:
+def propose_formulas(document: ParsedDocument) -> list[FormulaCandidate]:
     """Every formula of the document, in reading order. A display formula whose first line a
-    chunk repeats (the text layer read the same box twice) is proposed once. `math`: the
-    document's, when the caller built it already."""
-    math = math or MathText(document)
+    chunk repeats (the text layer read the same box twice) is proposed once."""
+    with document_math(document) as math:
+        return _formula_candidates(document, math)
+
+
+def _formula_candidates(document: ParsedDocument, math: MathText) -> list[FormulaCandidate]:
     legend = _Legend(document, math)
     seen: set[tuple[str, str]] = set()
     out = []

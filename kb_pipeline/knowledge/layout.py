@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
 from ..contracts import Chunk, ParsedDocument
 from ..pdf_text import PDFIUM_LOCK, PdfTextLayer, TextSegment
+from .document_scope import DocumentScoped
 
 Box = tuple[float, float, float, float]
 
@@ -64,26 +64,6 @@ def _item_boxes(raw: Path) -> dict[int, tuple[int, Box]]:
     }
 
 
-# The layout open in this context, and its document: a nested `document_layout` of the same
-# document reuses it (the extraction opens the PDF once for all its readers).
-_OPEN: ContextVar[tuple[ParsedDocument, DocumentLayout | None] | None] = ContextVar("open_layout", default=None)
-
-
-@contextmanager
-def document_layout(document: ParsedDocument) -> Iterator[DocumentLayout | None]:
-    """The document's layout, None without its files; opened once however deeply nested."""
-    opened = _OPEN.get()
-    if opened is not None and opened[0] is document:
-        yield opened[1]
-        return
-    with _open_layout(document) as layout:
-        token = _OPEN.set((document, layout))
-        try:
-            yield layout
-        finally:
-            _OPEN.reset(token)
-
-
 @contextmanager
 def _open_layout(document: ParsedDocument) -> Iterator[DocumentLayout | None]:
     raw = Path(document.raw_output_dir) if document.raw_output_dir else None
@@ -106,3 +86,7 @@ def _open_layout(document: ParsedDocument) -> Iterator[DocumentLayout | None]:
     finally:
         with PDFIUM_LOCK:
             layer.close()
+
+
+# Opened once however deeply nested: the extraction opens the PDF once for all its readers.
+document_layout = DocumentScoped("document_layout", _open_layout)

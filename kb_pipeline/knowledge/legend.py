@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
+from .document_scope import DocumentScoped
 from .findings import Finding, Quote
 from .lead_in import lead_in_name
 from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
@@ -118,6 +120,10 @@ class MathText:
         if symbol not in self._holds:  # once per distinct token: the formulas' text is long
             self._holds[symbol] = stands_in(symbol, self._bare)
         return self._holds[symbol]
+
+
+# Built once per extraction (extract.py opens it): the legend reader and the formulas read the same.
+document_math = DocumentScoped("document_math", lambda document: nullcontext(MathText(document)))
 
 
 def without_functions(formula: str) -> str:
@@ -336,11 +342,14 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     return sorted(found, key=lambda e: (e.symbol.start, e.named))
 
 
-def read_symbol_legends(document: ParsedDocument, math: MathText | None = None) -> list[Finding]:
+def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
     """Glossary reader: each symbol explained in words, and each formula's left-hand symbol
-    with the name its lead-in gives it ("The pressure drop … is given by P = …"). `math`: the
-    document's, when the caller built it already."""
-    math = math or MathText(document)
+    with the name its lead-in gives it ("The pressure drop … is given by P = …")."""
+    with document_math(document) as math:
+        return _symbol_findings(document, math)
+
+
+def _symbol_findings(document: ParsedDocument, math: MathText) -> list[Finding]:
     if not math.formulas:
         return []
     findings = []
