@@ -32,6 +32,10 @@ NORMALISER_VERSION = source_fingerprint(
         _PACKAGE / "source_title.py",
     ]
 )
+# What rewrites the PDF before MinerU reads it (pages turned upright, scanned pages given a text
+# layer): a change to it changes MinerU's output as a setting would, so it is part of the
+# parser-config fingerprint, and the raw-output cache key moves with it.
+PREPROCESS_VERSION = source_fingerprint([_PACKAGE / "parsing" / "upright.py", _PACKAGE / "parsing" / "ocr.py"])
 # The RAG packager: `kb_package`'s code version.
 PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
 # The knowledge extraction (readers, span check, link stage, contracts, and the model call's

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from kb_pipeline.parsing import cache, mineru_adapter
+from kb_pipeline.parsing import config as config_module
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.errors import (
     CorruptPdfError,
@@ -88,6 +89,14 @@ def test_config_change_gives_a_new_cache_dir(layout, mineru_calls):
     assert ParserConfig(max_pages=5).fingerprint == ParserConfig().fingerprint
     assert ParserConfig(page_range="all").fingerprint == ParserConfig().fingerprint
     assert ParserConfig(page_range="1-2").fingerprint != ParserConfig().fingerprint
+
+
+def test_the_code_that_rewrites_the_pdf_is_in_the_fingerprint(monkeypatch):
+    # A new upright.py or ocr.py changes what MinerU reads, so a document parsed before is parsed again.
+    before = ParserConfig().fingerprint
+    monkeypatch.setattr(config_module, "PREPROCESS_VERSION", "0" * 12)
+    assert ParserConfig().fingerprint != before
+    assert ParserConfig().output_settings()["preprocess"] == "0" * 12
 
 
 def test_an_incomplete_cache_dir_is_never_read_as_complete(layout, mineru_calls):

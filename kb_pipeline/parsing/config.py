@@ -1,8 +1,9 @@
 """`ParserConfig`: how MinerU is asked to parse, and the fingerprint of what changes its output.
 
 The fingerprint keys the raw-output cache and the Dagster data versions, so it must move when,
-and only when, MinerU's output can change: settings that only guard a run (`max_pages`) or say
-where things live stay out of it.
+and only when, MinerU's output can change: the settings, and the code that rewrites the PDF it
+reads (`versions.PREPROCESS_VERSION`); settings that only guard a run (`max_pages`) or say where
+things live stay out of it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..versions import PREPROCESS_VERSION
 from . import ocr
 
 Tier = Literal["flash", "basic", "standard", "advanced"]
@@ -77,6 +79,8 @@ class ParserConfig(BaseModel):
             "image_analysis": self.image_analysis if self.tier == "advanced" else False,
             "keep_images": self.keep_images,
             "parse_window": self.parse_window,
+            # The code that rewrites the PDF MinerU reads (versions.py): a new one re-reads it.
+            "preprocess": PREPROCESS_VERSION,
             # Engine, version and languages: a new Tesseract or other languages re-read scans.
             **({"ocr": ocr.fingerprint_settings(self.ocr_langs)} if self.may_ocr_with_tesseract else {}),
         }
