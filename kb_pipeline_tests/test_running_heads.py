@@ -182,3 +182,27 @@ def test_the_documents_title_recurring_as_a_section_title_opens_its_section(tmp_
     # The running head itself stays furniture, on every page.
     assert not any(chunk.text.startswith(title) for chunk in run.document.chunks if chunk.page_idx > 0)
     assert run.checks["text_verbatim"].passed
+
+
+def test_pages_at_place_counts_what_the_definition_says():
+    # The sliding window (linear in a long document) against the definition read literally: for
+    # each item, the pages of its group within `_PLACE` of its place, and whether they share a parity.
+    import random
+
+    from kb_pipeline.normalise import furniture
+
+    rng = random.Random(7)
+    for _ in range(50):
+        items = [
+            {"page_idx": rng.randrange(12), "bbox": [0, top, 1000, top + 10]}
+            for top in (rng.choice([30, 38, 45, 60, 61, 90]) for _ in range(rng.randrange(1, 30)))
+        ]
+        group = list(range(len(items)))
+        found = furniture._pages_at_place(group, items, margin=False)
+        for i in group:
+            pages = {
+                items[j]["page_idx"]
+                for j in group
+                if abs(items[j]["bbox"][1] - items[i]["bbox"][1]) <= furniture._PLACE
+            }
+            assert found[i] == (len(pages), len({p % 2 for p in pages}) == 1)

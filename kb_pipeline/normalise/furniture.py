@@ -14,6 +14,8 @@ is read as body text; body text that does repeat there is furniture.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter
 
 from .item_text import ItemText
 from .outline import squash
@@ -75,15 +77,54 @@ def _key(text: str) -> str:
     return (section[1] if section else "") + _DIGITS.sub("", squash(text))
 
 
-def _repeats(pages: set[int], n_pages: int, typed_furniture: bool) -> bool:
-    """Whether a line seen in one band on these pages recurs there. Repetition is only a signal
-    in a document with pages to repeat on (a short one keeps MinerU's reading). A line MinerU
-    typed a header or footer that stands on pages of one parity only is counted among the pages
-    of that parity, since an alternating running head can stand on no more than every other
-    page; body text is not (two "Source: … survey" lines on pages 2 and 4 are text)."""
-    one_parity = len({page % 2 for page in pages}) == 1
+def _repeats(n_at_place: int, one_parity: bool, n_pages: int, typed_furniture: bool) -> bool:
+    """Whether a line seen in one band on `n_at_place` pages recurs there. Repetition is only a
+    signal in a document with pages to repeat on (a short one keeps MinerU's reading). A line
+    MinerU typed a header or footer that stands on pages of one parity only is counted among the
+    pages of that parity, since an alternating running head can stand on no more than every
+    other page; body text is not (two "Source: … survey" lines on pages 2 and 4 are text)."""
     candidates = (n_pages + 1) // 2 if typed_furniture and one_parity else n_pages
-    return len(pages) >= (2 if candidates < 6 else 3)
+    return n_at_place >= (2 if candidates < 6 else 3)
+
+
+def _pages_at_place(group: list[int], items: list[dict], margin: bool) -> dict[int, tuple[int, bool]]:
+    """{item: (pages, one parity)} for one line's items in one band: on how many pages the line
+    stands within `_PLACE` of the item's place (anywhere, in a margin), and whether those pages
+    are all even or all odd. One pass over the items sorted by place, with a window that only
+    moves forward: a running head on every page of a long document is linear, not quadratic."""
+    if margin:
+        anywhere = {items[j]["page_idx"] for j in group}
+        whole = (len(anywhere), len({page % 2 for page in anywhere}) == 1)
+        return dict.fromkeys(group, whole)
+    ordered = sorted(group, key=lambda j: items[j]["bbox"][1])
+    tops = [items[j]["bbox"][1] for j in ordered]
+    pages: Counter[int] = Counter()
+    parities: Counter[int] = Counter()
+    found: dict[int, tuple[int, bool]] = {}
+    low = high = 0
+
+    def enter(j: int) -> None:
+        page = items[j]["page_idx"]
+        pages[page] += 1
+        if pages[page] == 1:
+            parities[page % 2] += 1
+
+    def leave(j: int) -> None:
+        page = items[j]["page_idx"]
+        pages[page] -= 1
+        if pages[page] == 0:
+            del pages[page]
+            parities[page % 2] -= 1
+
+    for at, index in enumerate(ordered):
+        while high < len(ordered) and tops[high] <= tops[at] + _PLACE:
+            enter(ordered[high])
+            high += 1
+        while tops[low] < tops[at] - _PLACE:
+            leave(ordered[low])
+            low += 1
+        found[index] = (len(pages), sum(1 for n in parities.values() if n > 0) == 1)
+    return found
 
 
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
@@ -100,23 +141,21 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
             bands[index] = band
             lines.setdefault((band, keys[index]), []).append(index)
 
-    def pages_at_its_place(index: int) -> set[int]:
-        """The pages the line stands on in its band, at about its place (anywhere in a margin):
-        a running head stands where it stood on the other pages, and a section title that
-        repeats it under a number ("3 Data model" under the head "Data model") stands lower."""
-        group = lines[(bands[index], keys[index])]
-        top = items[index]["bbox"][1] if bands[index] != "margin" else None
-        return {items[j]["page_idx"] for j in group if top is None or abs(items[j]["bbox"][1] - top) <= _PLACE}
-
     typed_kinds = ("header", "footer", "aside_text")
-    at_place = {i: pages_at_its_place(i) for i in bands}
+    # A running head stands where it stood on the other pages, and a section title that repeats
+    # it under a number ("3 Data model" under the head "Data model") stands lower.
+    at_place: dict[int, tuple[int, bool]] = {}
+    for (band, _), group in lines.items():
+        at_place.update(_pages_at_place(group, items, band == "margin"))
+    # Where the same line stands on the same page at a place where it recurs more often, there
+    # is the page's running line, and the others repeat it (a title under the head).
+    most_on_page: dict[tuple[str, str, int], int] = {}
+    for index in bands:
+        slot = (bands[index], keys[index], items[index]["page_idx"])
+        most_on_page[slot] = max(most_on_page.get(slot, 0), at_place[index][0])
 
     def outdone(index: int) -> bool:
-        """Whether the same line stands on this page at a place where it recurs more often:
-        there is the page's running line, and this one repeats it (a title under the head)."""
-        page = items[index]["page_idx"]
-        group = lines[(bands[index], keys[index])]
-        return any(items[j]["page_idx"] == page and len(at_place[j]) > len(at_place[index]) for j in group)
+        return most_on_page[(bands[index], keys[index], items[index]["page_idx"])] > at_place[index][0]
 
     # A line in a band only by being a page's first or last one is a running line when it is
     # short and on three pages at least: two pages opening alike may be the same content twice.
@@ -125,10 +164,10 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     def may_run(index: int) -> bool:
         if index not in widened:
             return True
-        return len(texts[index].text.split()) <= _MAX_WORDS and len(at_place[index]) >= 3
+        return len(texts[index].text.split()) <= _MAX_WORDS and at_place[index][0] >= 3
 
     repeats = {
-        i: _repeats(at_place[i], n_pages, items[i]["type"] in typed_kinds) and not outdone(i) and may_run(i)
+        i: _repeats(*at_place[i], n_pages, items[i]["type"] in typed_kinds) and not outdone(i) and may_run(i)
         for i in bands
     }
     # Where running lines stand: in a band with none, any place may be one (a short document).
@@ -136,12 +175,18 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     for index, band in bands.items():
         if repeats[index] and band != "margin":
             places.setdefault(band, []).append(items[index]["bbox"][1])
+    for tops in places.values():
+        tops.sort()
 
     def at_running_place(index: int) -> bool:
         band = bands.get(index)
         if band is None:
             return False
-        return band not in places or any(abs(items[index]["bbox"][1] - top) <= _PLACE for top in places[band])
+        if band not in places:
+            return True
+        top = items[index]["bbox"][1]
+        nearest = bisect_left(places[band], top - _PLACE)  # the first place not above the window
+        return nearest < len(places[band]) and places[band][nearest] <= top + _PLACE
 
     # A running header that names the chapter changes with it, so it need not repeat: it is
     # still furniture when it repeats a title of the document where running heads stand.

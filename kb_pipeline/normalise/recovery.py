@@ -57,15 +57,23 @@ def recover_lost_lines(
     if not chunks:
         # Nothing read at all is the parse's failure to report (the not-empty check), not a page's loss.
         return chunks
-    furniture: set[int] | None = None
+    furniture_on: dict[int, list[int]] | None = None  # page -> its furniture items, made on first need
     # (chunk position, page) -> the page's lines to insert after that chunk
     after: dict[tuple[int, int], list[str]] = defaultdict(list)
     # Only pages MinerU was given: a page range leaves the others unread on purpose.
     parsed = set(raw.page_idxs)
+    # Each page's chunks and the last chunk ending before it, indexed once: a long document
+    # with many lossy pages is read in one pass, not once per page.
+    chunks_on: dict[int, list[int]] = defaultdict(list)
+    for n, read in enumerate(chunks):
+        for page in read.page_idxs or [read.page_idx]:
+            chunks_on[page].append(n)
+    last_pages = [max(read.page_idxs or [read.page_idx]) for read in chunks]
+    last_before = _last_ending_before(last_pages, max([raw.n_pages, *last_pages, *lost]) + 1)
     for page_idx, lost_lines in sorted(lost.items()):
         if page_idx not in parsed:
             continue
-        on_page = [n for n, chunk in enumerate(chunks) if page_idx in (chunk.page_idxs or [chunk.page_idx])]
+        on_page = chunks_on.get(page_idx, [])
         tables = [
             (n, box)
             for n in on_page
@@ -76,24 +84,26 @@ def recover_lost_lines(
         if not (whole_page or tables):
             continue
         in_table = {line.text: n for n, box in tables for line in text_layer.lines_in_box(page_idx, box)}
-        if furniture is None:
-            furniture, _demoted = running_furniture(raw.items, texts, raw.n_pages)
+        if furniture_on is None:
+            furniture_on = defaultdict(list)
+            for index in sorted(running_furniture(raw.items, texts, raw.n_pages)[0]):
+                furniture_on[raw.items[index]["page_idx"]].append(index)
         removed = {
             line.text
-            for index in furniture
-            if raw.items[index]["page_idx"] == page_idx and (box := raw.items[index].get("bbox"))
+            for index in furniture_on.get(page_idx, [])
+            if (box := raw.items[index].get("bbox"))
             for line in text_layer.lines_in_box(page_idx, box)
         }
         said = _trigrams(" ".join(chunks[n].text for n in on_page))
         # After the page's last chunk that ends on it (one running on would put the lines after
         # the next page's text); when every chunk on it runs on, before the first of them.
-        ending = [n for n in on_page if max(chunks[n].page_idxs or [chunks[n].page_idx]) == page_idx]
+        ending = [n for n in on_page if last_pages[n] == page_idx]
         if ending:
             page_end = ending[-1]
         elif on_page:
             page_end = on_page[0] - 1
         else:  # MinerU read nothing on the page: after the pages before it
-            page_end = max((n for n, c in enumerate(chunks) if max(c.page_idxs or [c.page_idx]) < page_idx), default=-1)
+            page_end = last_before[page_idx]
         for line in text_layer.lines_in_box(page_idx, _WHOLE_PAGE):
             if line.text in removed or not _is_lost(line.text, lost_lines) or _said_already(line.text, said):
                 continue
@@ -103,13 +113,28 @@ def recover_lost_lines(
                 after[page_end, page_idx].append(line.text)
     if not after:
         return chunks
+    inserted: dict[int, list[tuple[int, list[str]]]] = defaultdict(list)  # position -> (page, lines), by page
+    for (at, page_idx), lines in sorted(after.items()):
+        inserted[at].append((page_idx, lines))
     out: list[Chunk] = []
     for n, chunk in enumerate([None, *chunks], start=-1):
         if chunk is not None:
             out.append(chunk)
         anchor = chunk or chunks[0]
-        out += [_recovered(anchor, lines, page_idx) for (at, page_idx), lines in sorted(after.items()) if at == n]
+        out += [_recovered(anchor, lines, page_idx) for page_idx, lines in inserted.get(n, [])]
     return [chunk.model_copy(update={"chunk_id": make_chunk_id(doc_id, seq)}) for seq, chunk in enumerate(out)]
+
+
+def _last_ending_before(last_pages: list[int], n_pages: int) -> list[int]:
+    """For each page, the position of the last chunk that ends before it (-1: none), from each
+    chunk's last page: a running maximum over the pages, so every page is answered at once."""
+    ending_on = [-1] * (n_pages + 1)
+    for n, last in enumerate(last_pages):
+        if last < n_pages:
+            ending_on[last + 1] = max(ending_on[last + 1], n)
+    for page in range(1, n_pages + 1):
+        ending_on[page] = max(ending_on[page], ending_on[page - 1])
+    return ending_on
 
 
 def _is_lost(line: str, lost_lines: Sequence[str]) -> bool:
