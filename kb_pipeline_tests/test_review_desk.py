@@ -370,7 +370,9 @@ def test_export_and_the_active_knowledge_asset(desk, tmp_path):
         done = dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb))
         assert done.success
         (materialization,) = [
-            m for m in done.asset_materializations_for_node("knowledge_exports") if m.asset_key.path == ["active_knowledge"]
+            m
+            for m in done.asset_materializations_for_node("knowledge_exports")
+            if m.asset_key.path == ["active_knowledge"]
         ]
         metadata = materialization.metadata
         assert metadata["entries"].value == 2 and metadata["edited"].value == 1
