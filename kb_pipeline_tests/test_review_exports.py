@@ -130,8 +130,10 @@ def test_skos_one_preflabel_per_language_per_concept_and_iris_stable_across_expo
     # S13: a concept's preferred and alternative labels are disjoint.
     for c in concepts:
         assert not set(merged.objects(c, SKOS.prefLabel)) & set(merged.objects(c, SKOS.altLabel))
-    with pytest.raises(SystemExit):  # not a language tag: refused before anything is written
-        cli_main(["knowledge", "export", "--lang", "en us", "--out", str(tmp_path / "bad")])
+    # Not a language tag, not a base IRI ("…/termst_…"): refused before anything is written.
+    for bad in (["--lang", "en us"], ["--base-iri", "https://kb.example.org/terms"], ["--base-iri", "terms/"]):
+        with pytest.raises(SystemExit):
+            cli_main(["knowledge", "export", *bad, "--out", str(tmp_path / "bad")])
     assert not (tmp_path / "bad").exists()
 
 

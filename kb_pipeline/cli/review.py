@@ -187,6 +187,18 @@ def _language_tag(value: str) -> str:
     return value
 
 
+# An absolute IRI's scheme, and an end after which a term_id reads as the IRI's last part.
+_BASE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S*[/#:]")
+
+
+def _base_iri(value: str) -> str:
+    if not _BASE_IRI.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a base IRI: {value!r} (an absolute IRI ending in /, # or :, e.g. https://kb.example.org/terms/)"
+        )
+    return value
+
+
 def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledge") -> int:
     """`kb-pipeline knowledge export`; `command` "glossary" for its older name, the same command."""
     parser = argparse.ArgumentParser(
@@ -215,6 +227,7 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
     )
     export.add_argument(
         "--base-iri",
+        type=_base_iri,
         default=DEFAULT_BASE_IRI,
         help=f"the SKOS IRIs' prefix: concept <base><term_id>, scheme <base>glossary (default {DEFAULT_BASE_IRI})",
     )

@@ -6,8 +6,8 @@
     tbx   active_glossary.tbx   (TBX-Basic, tbx.py)
     skos  active_glossary.ttl   (SKOS in Turtle, skos.py)
 
-Every file is written atomically; what is read (the decisions, the payloads) is read once for
-all the formats, so the files of one call agree."""
+Every file is written atomically; the approved entries are read once and every format of a
+call is made from that one list, so its files agree."""
 
 from __future__ import annotations
 
