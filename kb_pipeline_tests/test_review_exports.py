@@ -20,7 +20,6 @@ from rdflib.namespace import DC
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.definitions import definitions_for
 from kb_pipeline.defs import names
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
@@ -31,7 +30,6 @@ from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI
 from kb_pipeline.review_desk.store import DecisionStore
-from kb_pipeline.settings import Settings
 
 from .test_review_desk import _extract, _resources
 from .test_review_knowledge import DOC, handbook_pdf
@@ -275,8 +273,9 @@ def test_knowledge_export_writes_every_format_by_default_and_glossary_export_is_
 def test_the_assets_write_the_exports_downstream_of_active_knowledge(decided, tmp_path):
     layout, terms, decide = decided
     decide("MTBF", "approve")
-    graph = definitions_for(Settings.from_env()).resolve_asset_graph()
-    parents = {k: {p.to_user_string() for p in graph.get(dg.AssetKey(k)).parent_keys} for k in EXPORT_ASSETS}
+    parents = {
+        k.to_user_string(): {d.to_user_string() for d in deps} for k, deps in knowledge_exports.asset_deps.items()
+    }
     assert parents == {
         names.ACTIVE_KNOWLEDGE: {names.REVIEW_DECISIONS, names.KNOWLEDGE_PAYLOADS},
         names.GLOSSARY_TBX: {names.ACTIVE_KNOWLEDGE},
