@@ -23,7 +23,9 @@ def test_names_and_checks_match_the_loaded_definitions():
         names.GLOSSARY_TABLE,
         names.REVIEW_QUEUE_TABLE,
         names.REVIEW_DECISIONS,
-        names.ACTIVE_GLOSSARY,
+        names.ACTIVE_KNOWLEDGE,
+        names.GLOSSARY_TBX,
+        names.GLOSSARY_SKOS,
     }
     assert all(defs.resolve_job_def(job) for job in (names.INGEST_JOB, names.KNOWLEDGE_JOB, names.TABLES_JOB))
     checks = {key.name for key in defs.resolve_asset_graph().asset_check_keys}

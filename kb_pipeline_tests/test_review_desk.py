@@ -22,7 +22,7 @@ from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
-from kb_pipeline.defs.review import active_glossary, review_decisions_sensor
+from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
 from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
 from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
 from kb_pipeline.parsing.config import ParserConfig
@@ -342,7 +342,7 @@ def test_page_image_shows_the_span_highlighted(desk, parsed):
     assert absent.highlights == [] and not absent.whole_span
 
 
-def test_export_and_the_active_glossary_asset(desk, tmp_path):
+def test_export_and_the_active_knowledge_asset(desk, tmp_path):
     layout, store, client, terms = desk
     _decide(client, terms["PA"].term_id, "approve")
     _decide(client, terms["Qty"].term_id, "edit", definition="Jumlah unit.")
@@ -367,9 +367,14 @@ def test_export_and_the_active_glossary_asset(desk, tmp_path):
             dg.build_sensor_context(instance=instance, cursor=result.cursor, resources=_resources(kb))
         )
         assert isinstance(quiet, dg.SkipReason)
-        done = dg.materialize([active_glossary], instance=instance, resources=_resources(kb))
+        done = dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb))
         assert done.success
-        metadata = done.asset_materializations_for_node("active_glossary")[0].metadata
+        (materialization,) = [
+            m
+            for m in done.asset_materializations_for_node("knowledge_exports")
+            if m.asset_key.path == ["active_knowledge"]
+        ]
+        metadata = materialization.metadata
         assert metadata["entries"].value == 2 and metadata["edited"].value == 1
     assert json.loads((layout.root / "review" / "active_glossary.json").read_text(encoding="utf-8")) == exported
 
@@ -494,7 +499,7 @@ def test_the_sensor_and_the_asset_read_no_database_as_no_decisions_and_create_no
     with dg.instance_for_test() as instance:
         result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
         assert isinstance(result, dg.SkipReason)
-        assert dg.materialize([active_glossary], instance=instance, resources=_resources(kb)).success
+        assert dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb)).success
         again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
         assert isinstance(again, dg.SkipReason)  # with the review folder there now
     assert not (layout.root / "review" / "decisions.sqlite3").exists()

@@ -414,7 +414,7 @@ def test_approve_every_routine_confirmation_of_a_document_after_a_confirmation_s
             assert scripted.get(f"/documents/{DOC}/approve-routine").status_code == status
 
 
-def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path, capsys):
+def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path):
     layout, store, client = desk
     terms = {r["term"]: r["term_id"] for r in _queue(client, "term")}
     _decide(client, terms["MTBF"], "approve")  # the expansion confirmed
@@ -448,9 +448,6 @@ def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path, c
     knowledge = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
     assert [(k["kind"], k["id"], k["text"]) for k in knowledge] == [("rule", rule, SEAL_RULE)]
     assert (out / "active_knowledge.csv").read_text(encoding="utf-8").startswith("kind,id,doc_id,label,text,")
-    capsys.readouterr()
-    assert cli_main(["glossary", "export", "--format", "skos", "--out", str(out)]) == 2
-    assert "rdflib" in capsys.readouterr().err
 
 
 def test_text_diff_status_and_word_diff_by_hand():

@@ -36,7 +36,9 @@ ASSETS = {
     "glossary_table",
     "review_queue_table",
     "review_decisions",
-    "active_glossary",
+    "active_knowledge",
+    "glossary_tbx",
+    "glossary_skos",
 }
 CHROMIUM_FLAGS = [
     "--headless",

@@ -6,9 +6,10 @@
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
     kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
-    kb-pipeline review  [--port N]      the review desk: approve, edit or reject glossary entries
+    kb-pipeline review  [--port N]      the review desk: approve, edit or reject the extracted knowledge
     kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, set-role, reset-password, token)
-    kb-pipeline glossary export [--out DIR]  the active (approved) glossary as JSON and CSV
+    kb-pipeline knowledge export [--format json csv tbx skos] [--out DIR]   the approved knowledge as files
+                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV)
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -119,10 +120,14 @@ def main(argv: list[str] | None = None) -> int:
         from .extract import main as extract_main
 
         return extract_main(argv[1:], settings)
-    if argv[:1] in (["review"], ["glossary"]):
-        from .review import glossary_main, review_main
+    if argv[:1] == ["review"]:
+        from .review import review_main
 
-        return (review_main if argv[0] == "review" else glossary_main)(argv[1:], settings)
+        return review_main(argv[1:], settings)
+    if argv[:1] in (["knowledge"], ["glossary"]):  # `glossary export`: the command's older name
+        from .review import knowledge_main
+
+        return knowledge_main(argv[1:], settings, argv[0])
     from .options import add_parser_options
 
     parser = argparse.ArgumentParser(
@@ -156,7 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         help="kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]: the review desk; "
         "kb-pipeline review user …: its accounts",
     )
-    sub.add_parser("glossary", help="kb-pipeline glossary export [--out DIR]: the active glossary as JSON and CSV")
+    sub.add_parser(
+        "knowledge",
+        help="kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]: "
+        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export)",
+    )
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}
     return commands[args.command](args, settings)

@@ -1,24 +1,25 @@
 """`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]`: the review
 desk (docs/review.md) over the data root; `kb-pipeline review user …`: its accounts;
-`kb-pipeline glossary export [--format json csv tbx] [--lang L] [--out DIR]`: the active glossary
-as JSON, CSV and TBX-Basic, and the approved rules, formulas and briefs as JSON and CSV."""
+`kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]`
+(alias `kb-pipeline glossary export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and
+the approved rules, formulas and briefs as JSON and CSV."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
 import ipaddress
+import re
 import sys
 from pathlib import Path
 
-from ..files import write_text_atomically
 from ..paths import DataLayout
 from ..review_desk.accounts import ROLES, Accounts
 from ..review_desk.corpus import Corpus
-from ..review_desk.export import active_entries, active_knowledge, write_active_glossary, write_active_knowledge
+from ..review_desk.knowledge_export import FORMATS, write_knowledge_export
 from ..review_desk.sessions import Sessions
+from ..review_desk.skos import DEFAULT_BASE_IRI
 from ..review_desk.store import DecisionStore
-from ..review_desk.tbx import to_tbx
 from ..settings import Settings
 
 
@@ -176,48 +177,72 @@ def _loopback(host: str) -> bool:
         return False
 
 
-FORMATS = ("json", "csv", "tbx", "skos")
+# BCP 47's shape (language, then subtags): what xml:lang and an RDF literal's tag accept.
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 
 
-def glossary_main(argv: list[str], settings: Settings) -> int:
-    parser = argparse.ArgumentParser(prog="kb-pipeline glossary", description="the active glossary (approved entries)")
+def _language_tag(value: str) -> str:
+    if not _LANGUAGE_TAG.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"not a BCP 47 language tag: {value!r} (e.g. en, id, de-CH)")
+    return value
+
+
+# An absolute IRI's scheme, and an end after which a term_id reads as the IRI's last part.
+_BASE_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S*[/#:]")
+
+
+def _base_iri(value: str) -> str:
+    if not _BASE_IRI.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"not a base IRI: {value!r} (an absolute IRI ending in /, # or :, e.g. https://kb.example.org/terms/)"
+        )
+    return value
+
+
+def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledge") -> int:
+    """`kb-pipeline knowledge export`; `command` "glossary" for its older name, the same command."""
+    parser = argparse.ArgumentParser(
+        prog=f"kb-pipeline {command}", description="the active knowledge: the approved entries of every kind"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     export = sub.add_parser(
         "export",
-        help="write active_glossary.{json,csv} and active_knowledge.{json,csv} (approved rules, formulas, "
-        "briefs), and with --format tbx active_glossary.tbx",
+        help="write the approved knowledge: json and csv = active_glossary.* (terms) and active_knowledge.* "
+        "(rules, formulas, briefs); tbx = active_glossary.tbx (TBX-Basic); skos = active_glossary.ttl (SKOS)",
     )
     export.add_argument("--out", type=Path, default=None, help="folder (default: <data root>/review)")
     export.add_argument(
-        "--format", nargs="+", choices=FORMATS, default=["json", "csv"], help="json and csv (default), tbx"
+        "--format",
+        nargs="+",
+        action="extend",
+        choices=FORMATS,
+        default=None,
+        help="one or more of json csv tbx skos, the option repeatable (default: all four)",
     )
-    export.add_argument("--lang", default="und", help="the documents' language for TBX (BCP 47; default und)")
+    export.add_argument(
+        "--lang",
+        type=_language_tag,
+        default="und",
+        help="the documents' language for the TBX and the SKOS labels (BCP 47; default und: undetermined)",
+    )
+    export.add_argument(
+        "--base-iri",
+        type=_base_iri,
+        default=DEFAULT_BASE_IRI,
+        help=f"the SKOS IRIs' prefix: concept <base><term_id>, scheme <base>glossary (default {DEFAULT_BASE_IRI})",
+    )
     args = parser.parse_args(argv)
-    if "skos" in args.format:
-        print(
-            "SKOS is not available: it is written with rdflib, which this installation does not have", file=sys.stderr
-        )
-        return 2
     layout = DataLayout(settings.data_dir)
-    out = args.out or layout.review
     store = DecisionStore.open(settings.review_database_url, layout)
     try:
-        corpus = Corpus(layout)
-        entries = active_entries(store, corpus)
-        knowledge = active_knowledge(store, corpus)
-        paths = []
-        if {"json", "csv"} & set(args.format):
-            # Written together, as the active_glossary asset writes them.
-            paths += write_active_glossary(entries, out) + write_active_knowledge(knowledge, out)
-        if "tbx" in args.format:
-            tbx = out / "active_glossary.tbx"
-            write_text_atomically(tbx, to_tbx(entries, corpus, args.lang))
-            paths.append(tbx)
+        written = write_knowledge_export(
+            store, Corpus(layout), args.out or layout.review, args.format or FORMATS, args.lang, args.base_iri
+        )
     finally:
         store.close()
-    orphaned = sum(e.orphaned for e in entries)
+    orphaned = sum(e.orphaned for e in written.entries)
     print(
-        f"{len(entries)} approved entries ({orphaned} orphaned), {len(knowledge)} approved rules, formulas, briefs "
-        f"→ {', '.join(map(str, paths))}"
+        f"{len(written.entries)} approved entries ({orphaned} orphaned), {len(written.knowledge)} approved rules, "
+        f"formulas, briefs → {', '.join(map(str, written.paths))}"
     )
     return 0

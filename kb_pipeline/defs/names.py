@@ -10,9 +10,12 @@ KB_PACKAGE = "kb_package"
 KNOWLEDGE_PAYLOADS = "knowledge_payloads"
 GLOSSARY_TABLE = "glossary_table"
 REVIEW_QUEUE_TABLE = "review_queue_table"
-# The review desk's decisions (outside Dagster) and the approved entries they make.
+# The review desk's decisions (outside Dagster), the approved knowledge they make (JSON, CSV)
+# and the glossary's exports in the terminology formats downstream of it.
 REVIEW_DECISIONS = "review_decisions"
-ACTIVE_GLOSSARY = "active_glossary"
+ACTIVE_KNOWLEDGE = "active_knowledge"
+GLOSSARY_TBX = "glossary_tbx"
+GLOSSARY_SKOS = "glossary_skos"
 
 INGEST_JOB = "ingest_documents"
 # One document's knowledge step alone: what `kb-pipeline ingest` re-runs when only it failed.

@@ -1,6 +1,6 @@
 """The active glossary as files downstream users read: JSON (one object per approved entry) and
 CSV (the same columns); the approved rules, formulas and briefs beside it (`active_knowledge`);
-TBX is tbx.py. An entry is in it when its current decision approves it (an edit
+TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry is in it when its current decision approves it (an edit
 approves the edited definition); `orphaned` says its term_id is in no payload any more,
 `source_changed` that its document now says something else (the approval stands, with what
 it approved, until an expert decides on the new wording)."""
@@ -11,11 +11,10 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from pathlib import Path
 
 from pydantic import BaseModel
 
-from ..files import write_text_atomically
+from ..knowledge.contracts import GlossaryEntry
 from ..knowledge.diff import Kind
 from .corpus import Corpus, decided_on
 from .store import DecisionStore
@@ -107,17 +106,18 @@ def to_csv(entries: Sequence[BaseModel], model: type[BaseModel]) -> str:
     return out.getvalue()
 
 
-def write_active_glossary(entries: list[ActiveEntry], out: Path) -> list[Path]:
-    """`out/active_glossary.json` and `out/active_glossary.csv`, each written atomically."""
-    json_path, csv_path = out / "active_glossary.json", out / "active_glossary.csv"
-    write_text_atomically(json_path, json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n")
-    write_text_atomically(csv_path, to_csv(entries, ActiveEntry))
-    return [json_path, csv_path]
+def to_json(entries: Sequence[BaseModel]) -> str:
+    return json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n"
 
 
-def write_active_knowledge(entries: list[ActiveKnowledge], out: Path) -> list[Path]:
-    """`out/active_knowledge.json` and `.csv`: the approved rules, formulas and briefs."""
-    json_path, csv_path = out / "active_knowledge.json", out / "active_knowledge.csv"
-    write_text_atomically(json_path, json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n")
-    write_text_atomically(csv_path, to_csv(entries, ActiveKnowledge))
-    return [json_path, csv_path]
+def current_terms(corpus: Corpus) -> dict[str, GlossaryEntry]:
+    """The terms as the payloads say them now, by term_id: the full names and pages the
+    glossary formats add to a decision."""
+    return {f.item.id: f.entity for f in corpus.items({}) if isinstance(f.entity, GlossaryEntry)}
+
+
+def source_reference(entry: ActiveEntry, glossary: GlossaryEntry | None) -> str:
+    """Where the definition is read: "doc_id, page N" (1-based), the document alone when the
+    entry is gone from the payloads or has no page."""
+    page = glossary.provenance.page if glossary else None
+    return entry.doc_id + (f", page {page + 1}" if page is not None else "")

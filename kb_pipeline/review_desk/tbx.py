@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ..knowledge.contracts import GlossaryEntry
 from .corpus import Corpus
-from .export import ActiveEntry
+from .export import ActiveEntry, current_terms, source_reference
 
 NAMESPACE = "urn:iso:std:iso:30042:ed-2"
 SCHEMA = "https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBXcoreStructV03_TBX-Basic_integrated.rng"
@@ -43,8 +42,7 @@ def to_tbx(entries: list[ActiveEntry], corpus: Corpus, language: str = "und") ->
     header = _sub(root, "tbxHeader")
     _sub(_sub(_sub(header, "fileDesc"), "sourceDesc"), "p", "kb-pipeline review desk: the approved glossary")
     body = _sub(_sub(root, "text"), "body")
-    # The entries as the payloads say them now: their full names and pages.
-    terms = {f.item.id: f.entity for f in corpus.items({}) if isinstance(f.entity, GlossaryEntry)}
+    terms = current_terms(corpus)
     for entry in entries:
         glossary = terms.get(entry.term_id)
         concept = _sub(body, "conceptEntry", id=entry.term_id)
@@ -57,8 +55,7 @@ def to_tbx(entries: list[ActiveEntry], corpus: Corpus, language: str = "und") ->
         if entry.definition:
             group = _sub(lang_sec, "descripGrp")
             _sub(group, "descrip", entry.definition, type="definition")
-            page = glossary.provenance.page if glossary else None
-            _sub(group, "admin", entry.doc_id + (f", page {page + 1}" if page is not None else ""), type="source")
+            _sub(group, "admin", source_reference(entry, glossary), type="source")
         status = ADMITTED if entry.source_changed or entry.orphaned else PREFERRED
         full_name = glossary.full_name if glossary else None
         _term(lang_sec, entry.term, "abbreviation" if full_name else None, status)

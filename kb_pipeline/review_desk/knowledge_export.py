@@ -1,0 +1,69 @@
+"""The approved knowledge written as files, in the formats asked: the one writer behind
+`kb-pipeline knowledge export` and the Dagster assets (docs/review.md, "Exports").
+
+    json  active_glossary.json  active_knowledge.json   (the approved terms; rules, formulas, briefs)
+    csv   active_glossary.csv   active_knowledge.csv
+    tbx   active_glossary.tbx   (TBX-Basic, tbx.py)
+    skos  active_glossary.ttl   (SKOS in Turtle, skos.py)
+
+Every file is written atomically; the approved entries are read once and every format of a
+call is made from that one list, so its files agree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..files import write_text_atomically
+from .corpus import Corpus
+from .export import ActiveEntry, ActiveKnowledge, active_entries, active_knowledge, to_csv, to_json
+from .skos import DEFAULT_BASE_IRI, to_skos
+from .store import DecisionStore
+from .tbx import to_tbx
+
+FORMATS = ("json", "csv", "tbx", "skos")
+
+
+@dataclass
+class KnowledgeExport:
+    entries: list[ActiveEntry]
+    knowledge: list[ActiveKnowledge]
+    files: dict[str, list[Path]] = field(default_factory=dict)  # by format, in FORMATS order
+
+    @property
+    def paths(self) -> list[Path]:
+        return [path for paths in self.files.values() for path in paths]
+
+
+def write_knowledge_export(
+    store: DecisionStore,
+    corpus: Corpus,
+    out: Path,
+    formats: Iterable[str] = FORMATS,
+    language: str = "und",
+    base_iri: str = DEFAULT_BASE_IRI,
+) -> KnowledgeExport:
+    """The files of `formats` under `out`; `language` (BCP 47) for the TBX and the SKOS labels."""
+    export = KnowledgeExport(active_entries(store, corpus), active_knowledge(store, corpus))
+    asked = set(formats)
+    for fmt in (f for f in FORMATS if f in asked):
+        if fmt == "json":
+            texts = {
+                out / "active_glossary.json": to_json(export.entries),
+                out / "active_knowledge.json": to_json(export.knowledge),
+            }
+        elif fmt == "csv":
+            texts = {
+                out / "active_glossary.csv": to_csv(export.entries, ActiveEntry),
+                out / "active_knowledge.csv": to_csv(export.knowledge, ActiveKnowledge),
+            }
+        elif fmt == "tbx":
+            texts = {out / "active_glossary.tbx": to_tbx(export.entries, corpus, language)}
+        else:
+            histories = {e.term_id: store.history(e.term_id) for e in export.entries}
+            texts = {out / "active_glossary.ttl": to_skos(export.entries, corpus, histories, language, base_iri)}
+        for path, text in texts.items():
+            write_text_atomically(path, text)
+        export.files[fmt] = list(texts)
+    return export

@@ -1,0 +1,77 @@
+"""The active glossary as SKOS (W3C, 2009) in Turtle, the format thesaurus and vocabulary tools
+read: one `skos:ConceptScheme` for the knowledge base, one `skos:Concept` per approved term.
+
+- IRIs: `<base><term_id>` for a concept (the term_id is content-derived, so the IRI is stable
+  across re-extractions), `<base>glossary` for the scheme; the base is the caller's
+  (`DEFAULT_BASE_IRI`, a URN, unless a team publishes under its own domain).
+- `skos:prefLabel` the full name when there is one, else the term; `skos:altLabel` the term (the
+  abbreviation) when the full name is the prefLabel; `skos:definition` the approved definition.
+  Every label and the definition carry the one language given (`und`, "undetermined", by
+  default, as the TBX: the payloads do not say a document's language), so a concept has exactly
+  one prefLabel per language (SKOS S14) and its labels are disjoint (S13).
+- `dc:source` "doc_id, page N" (Dublin Core 1.1): DCMI means `dcterms:source` for a resource
+  (an IRI), and the document and page are a reference in words here, as in the TBX.
+- One `skos:changeNote` per decision in the entry's history: when, who, what (and the reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rdflib import RDF, SKOS, Graph, Literal, URIRef
+from rdflib.namespace import DC
+
+from .corpus import Corpus
+from .export import ActiveEntry, current_terms, source_reference
+from .store import Decision
+
+DEFAULT_BASE_IRI = "urn:kb-pipeline:"
+SCHEME_LABEL = "kb-pipeline active glossary"
+
+
+def change_note(decision: Decision) -> str:
+    """A decision in words: "2026-01-02T10:00:00+00:00 Rina: reject — not a definition"."""
+    note = f"{decision.decided_at} {decision.reviewer}: {decision.decision}"
+    if decision.reason:
+        note += f" — {decision.reason}"
+    if decision.reattached_from:
+        note += f" (re-attached from {decision.reattached_from})"
+    return note
+
+
+def to_skos(
+    entries: list[ActiveEntry],
+    corpus: Corpus,
+    histories: Mapping[str, Sequence[Decision]],
+    language: str = "und",
+    base_iri: str = DEFAULT_BASE_IRI,
+) -> str:
+    """The Turtle document; `histories` holds each entry's decisions (by term_id), oldest first."""
+    graph = Graph()
+    graph.bind("skos", SKOS)
+    graph.bind("dc", DC)
+    scheme = URIRef(base_iri + "glossary")
+    graph.add((scheme, RDF.type, SKOS.ConceptScheme))
+    # The scheme's label is this program's English, not a document's words.
+    graph.add((scheme, SKOS.prefLabel, Literal(SCHEME_LABEL, lang="en")))
+    terms = current_terms(corpus)
+    for entry in entries:
+        glossary = terms.get(entry.term_id)
+        concept = URIRef(base_iri + entry.term_id)
+        graph.add((concept, RDF.type, SKOS.Concept))
+        graph.add((concept, SKOS.inScheme, scheme))
+        # A flat vocabulary: every concept is a top concept, so tools that browse from the top find it.
+        graph.add((concept, SKOS.topConceptOf, scheme))
+        graph.add((scheme, SKOS.hasTopConcept, concept))
+        full_name = glossary.full_name if glossary else None
+        if full_name and full_name != entry.term:
+            graph.add((concept, SKOS.prefLabel, Literal(full_name, lang=language)))
+            graph.add((concept, SKOS.altLabel, Literal(entry.term, lang=language)))
+        else:
+            graph.add((concept, SKOS.prefLabel, Literal(entry.term, lang=language)))
+        if entry.definition:
+            graph.add((concept, SKOS.definition, Literal(entry.definition, lang=language)))
+        graph.add((concept, DC.source, Literal(source_reference(entry, glossary))))
+        for decision in histories.get(entry.term_id, ()):
+            graph.add((concept, SKOS.changeNote, Literal(change_note(decision))))
+    return graph.serialize(format="turtle")
