@@ -16,7 +16,12 @@ from .corpus import Corpus
 from .export import ActiveEntry, current_terms, source_reference
 
 NAMESPACE = "urn:iso:std:iso:30042:ed-2"
-SCHEMA = "https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/master/DCA/TBXcoreStructV03_TBX-Basic_integrated.rng"
+# The schema of the TBX-Basic 1.0 release, pinned: it declares ISO 30042:2019's namespace, which
+# the export writes (the repository's newer files moved to "urn:iso:std:iso:30042:ed:3.0").
+SCHEMA = (
+    "https://raw.githubusercontent.com/LTAC-Global/TBX-Basic_dialect/6d29eb584c4bbb83e2039997486a5a18566b21fa/"
+    "docs/TBX-Basic_dialect_1.0/DCA/TBXcoreStructV03_TBX-Basic_integrated.rng"
+)
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # TBX-Basic's picklist: an approved entry is the preferred term; a source since changed is only admitted.
 PREFERRED, ADMITTED = "preferredTerm-admn-sts", "admittedTerm-admn-sts"
