@@ -100,10 +100,10 @@ def excerpt_pdf(path: Path) -> None:
 
     def number(canvas, doc) -> None:
         canvas.setFont("Helvetica", 9)
-        canvas.drawRightString(A4[0] - 72, 40, "7-45")
+        canvas.drawRightString(A4[0] - 72, 40, "4-12")
 
     ss = getSampleStyleSheet()
-    text = "The nut is tightened by hand until it seats, then turned a further quarter turn with a wrench. " * 6
+    text = "The rail clip is driven home with a mallet until it seats, then checked with a feeler gauge. " * 6
     SimpleDocTemplate(str(path), pagesize=A4, title="Handbook", invariant=True).build(
         [Paragraph(text, ss["BodyText"]), Paragraph(text, ss["BodyText"])], onFirstPage=number
     )

@@ -178,7 +178,7 @@ def _doc(*texts: str, kind: str = "text") -> ParsedDocument:
         "Released on 2024-01-05 as version = 1.8.2 of the library.",
         "toc = doc.ToC()",
         'rw->name = "x";',
-        "WHERE function_id='QIBM_DB_SECADM'",
+        "WHERE depot_id='NORTH_YARD_07'",
         "Key FY = Financial Year ending March 31",
         "In the limit x → ∞ the series converges.",
         "ND = no data",
@@ -191,7 +191,7 @@ def test_not_a_formula(text):
 def test_display_lines_of_a_text_layer_make_formulas():
     """The flash tier's text layer: an operand a line, a glyph ("=") lost, a box read twice."""
     text = (
-        "The head loss is given by\n\nH =\nmu v\nD\n\nwhere mu is the viscosity and v the flow velocity.\n\n"
+        "The head loss is given by\n\nH =\nmu v\nD\n\nwhere mu is the friction coefficient and v the flow velocity.\n\n"
         "k mu t/(D),\nK = mu T/(pi r2),\n\nH =\nmu v\nD"
     )
     document = _doc(text)
@@ -199,14 +199,14 @@ def test_display_lines_of_a_text_layer_make_formulas():
     formulas = formula_entries(document, propose_formulas(document), SpanCheck())
     assert [f.formula_latex for f in formulas] == ["H =\nmu v\nD", "k mu t/(D)", "K = mu T/(pi r2)"]
     assert formulas[0].name == "The head loss"
-    assert _meanings(formulas[0]) == {"H": "The head loss", "mu": "the viscosity", "v": "the flow velocity"}
+    assert _meanings(formulas[0]) == {"H": "The head loss", "mu": "the friction coefficient", "v": "the flow velocity"}
     assert formulas[1].name is None and formulas[1].formula_id != formulas[2].formula_id
 
 
 def test_an_assignment_of_words_is_left_open():
-    (candidate,) = propose_formulas(_doc("Owner = JOE"))
+    (candidate,) = propose_formulas(_doc("Colour = RED"))
     assert not candidate.decided
-    assert formula_entries(_doc("Owner = JOE"), [candidate], SpanCheck()) == []
+    assert formula_entries(_doc("Colour = RED"), [candidate], SpanCheck()) == []
 
 
 def test_no_symbol_claims_without_formulas():
