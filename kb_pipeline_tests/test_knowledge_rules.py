@@ -242,7 +242,7 @@ def test_wording_that_only_resembles_a_target_a_permission_or_a_calculation_deci
             "We then calculate the mean of the samples.",
             "It is assumed that you know the basics of SQL.",
             "When the switch is open, the output has the same value as the input.",
-            "In the first case, this leads to the simple expression below.",
+            "In the first case, this leads to a shorter expression below.",
             "This is to be expected after a long winter.",
             "Die Methode ist einfach zu verwenden.",
             "Das Ziel ist es, die Kosten zu senken.",
