@@ -204,9 +204,9 @@ def test_display_lines_of_a_text_layer_make_formulas():
 
 
 def test_an_assignment_of_words_is_left_open():
-    (candidate,) = propose_formulas(_doc("Colour = RED"))
+    (candidate,) = propose_formulas(_doc("Finish = OAK"))
     assert not candidate.decided
-    assert formula_entries(_doc("Colour = RED"), [candidate], SpanCheck()) == []
+    assert formula_entries(_doc("Finish = OAK"), [candidate], SpanCheck()) == []
 
 
 def test_no_symbol_claims_without_formulas():

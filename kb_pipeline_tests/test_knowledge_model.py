@@ -320,11 +320,11 @@ def test_an_answer_of_the_moment_is_not_cached_but_one_the_model_would_repeat_is
 
 # A statement that may or may not be a rule ("can"), and a relation layout cannot call a formula.
 OPEN_RULE = "The report can be exported as a CSV file by the operator."
-OPEN_FORMULA = "Colour = RED"
+OPEN_FORMULA = "Finish = OAK"
 
 
 def _open_candidates_document():
-    return _doc(("Export", f"{OPEN_RULE} The colour of the part is set as follows.\n{OPEN_FORMULA}"))
+    return _doc(("Export", f"{OPEN_RULE} The finish of the part is set as follows.\n{OPEN_FORMULA}"))
 
 
 def test_the_model_decides_open_rules_and_formulas_only_in_the_steps_it_is_asked_in(endpoint):
