@@ -8,11 +8,11 @@ from pathlib import Path
 # (abbreviation, expansion): the list pages print these; the fifth expansion is long enough to
 # wrap onto a second line of its column.
 LISTED = [
-    ("ALT", "alanine aminotransferase"),
-    ("CrCl", "creatinine clearance"),
-    ("DAA", "direct-acting antiviral"),
-    ("eGFR", "estimated glomerular filtration rate"),
-    ("HBsAg", "hepatitis B surface antigen, measured in serum or plasma by a laboratory-based immunoassay"),
+    ("BOD", "biochemical oxygen demand"),
+    ("PoE", "Power over Ethernet"),
+    ("HSR", "high-speed rail"),
+    ("eWMS", "extended warehouse management system"),
+    ("TSdS", "total suspended and dissolved solids, measured in raw or settled water by a laboratory-based method"),
 ]
 BORDERLESS = [
     ("KPI", "key performance indicator"),
@@ -29,18 +29,18 @@ GLOSSARY_STYLE = [
 # Running text: an inline expansion per sentence, and parentheticals that are none.
 ENGLISH = [
     "The plant reports its output to the Transmission System Operator (TSO) every quarter.",
-    "Each site keeps a record of its point-of-care (POC) tests and its Mixture-of-Experts (MoE) models.",
-    "Backups follow the guidance of the Office of Management and Budget (OMB) for federal systems.",
-    "The firmware stack (e.g. the Unified Extensible Firmware Interface [UEFI] [12]) is verified at boot.",
-    "Cure is confirmed by sustained virological response (SVR12 or SVR24) after treatment.",
+    "Each depot keeps a record of its end-of-line (EOL) checks and its Mixture-of-Experts (MoE) models.",
+    "Backups follow the guidance of the Department of Water and Sanitation (DWS) for public utilities.",
+    "The signalling stack (e.g. the European Train Control System [ETCS] [12]) is verified at each depot visit.",
+    "Fabric strength is confirmed by the wet abrasion test (WAT10 or WAT20) after dyeing.",
     "The fleet uses LNG (liquefied natural gas) for its heavy trucks.",
     "Earlier work on flow curves (Smith 2020) found the same trend in the yearly energy use (kWh).",
     "The layout of the crusher is shown in the drawing (Fig. 3) and in the site plan (ABX).",
     "Operators log every stop in the new tracking system (NTS) and review the monthly safety report (QRS).",
 ]
 FRENCH = [
-    "La programmation pluriannuelle de l’énergie (PPE) fixe les objectifs du pays.",
-    "Le schéma régional d’aménagement, de développement durable et d’égalité des territoires (SRADDET) les reprend.",
+    "La charte régionale d’économie circulaire (CREC) fixe les objectifs du pays.",
+    "Le schéma régional de prévention, de gestion et d’élimination des déchets (SRPGED) les reprend.",
 ]
 GERMAN = [
     "Die Anlage meldet ihre Daten an die Bundesnetzagentur (BNetzA) und an den Übertragungsnetzbetreiber (ÜNB).",
@@ -100,10 +100,10 @@ def excerpt_pdf(path: Path) -> None:
 
     def number(canvas, doc) -> None:
         canvas.setFont("Helvetica", 9)
-        canvas.drawRightString(A4[0] - 72, 40, "7-45")
+        canvas.drawRightString(A4[0] - 72, 40, "4-12")
 
     ss = getSampleStyleSheet()
-    text = "The nut is tightened by hand until it seats, then turned a further quarter turn with a wrench. " * 6
+    text = "The rail clip is driven home with a mallet until it seats, then checked with a feeler gauge. " * 6
     SimpleDocTemplate(str(path), pagesize=A4, title="Handbook", invariant=True).build(
         [Paragraph(text, ss["BodyText"]), Paragraph(text, ss["BodyText"])], onFirstPage=number
     )

@@ -61,8 +61,8 @@ ENGLISH = [
     ("BodyText", "The gate valve may be opened by hand until the wedge is clear of the flow."),
     ("Heading2", "3.3 Torque wrench"),
     ("BodyText", "The torque wrench is important for every maintenance task on the truck."),
-    ("Heading2", "3.4 Containers"),
-    ("BodyText", "Containers are deployed in the yard before each shift starts."),
+    ("Heading2", "3.4 Pallets"),
+    ("BodyText", "Pallets are stacked in the yard before each shift starts."),
     ("Heading2", "3.5 Conveyors"),
     ("BodyText", "Conveyors move the ore from the crusher to the stockpile."),
     ("Heading2", "3.6 Check valve"),
@@ -205,7 +205,7 @@ def test_a_section_opening_definition_and_not_a_description(english, french, ger
     assert key(german["Kreiselpumpe"]).startswith("einemaschine")
     for terms, descriptions in (
         # A participle or another verb describes the thing; "is of one piece" says what it is made of.
-        (english, ["gate valve", "torque wrench", "Containers", "Conveyors", "check valve"]),
+        (english, ["gate valve", "torque wrench", "Pallets", "Conveyors", "check valve"]),
         (french, ["pompe doseuse"]),
         (german, ["Dosierpumpe"]),
     ):
@@ -255,13 +255,13 @@ def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
         ("Pumps", "Pumps require regular maintenance by the crew."),
         ("Overview", "This is a guide for operators."),
         ("Results", "A notable feature of Fig. 1 is the increase in flow."),
-        ("Security", "Cryptographic mechanisms are an effective means of providing integrity."),
+        ("Treatment", "Settling tanks are an effective means of removing grit."),
         ("Shift rotation", "Shift rotation helps operators stay alert on long night shifts."),
         ("Geometry", "A rectangle is called finite if its corners are ordered."),
         ("Results", "Results are shown in Table 2 for every site."),
         ("Challenges", "A key challenge is the cost of the sensors."),
         ("Hydrology", "where Q is the flow (i.e. Q50 is the median flow) of the stream."),
-        ("Containers", "Containers are deployed in the yard before each shift."),
+        ("Pallets", "Pallets are stacked in the yard before each shift."),
         ("Pumps", "Pumps move water from the sump to the plant."),
         ("Valves", "The valve is of one piece and made of cast steel."),
         ("Pompes", "Les pompes sont installées dans la station de relevage."),

@@ -39,7 +39,7 @@ MANUAL = [
         "Efficiency is computed as eta = Q x H / (367 x P), where Q is the flow rate in m3/h, H is the total "
         "head in m and P is the shaft power in kW.",
     ),
-    ("body", "Set the nominal bore d = 12 mm before assembly and tighten to 45 Nm."),
+    ("body", "Set the nominal diameter d = 12 mm before assembly and tighten to 45 Nm."),
     ("body", "This manual was revised on 2024-05-01; the controller runs firmware v = 2.3.1 since then."),
     ("code", "pump.rate = read_sensor('flow');"),
     ("body", "Table 3 = summary of the acceptance tests, one row for each pump of the series."),
@@ -173,12 +173,12 @@ def _doc(*texts: str, kind: str = "text") -> ParsedDocument:
 @pytest.mark.parametrize(
     "text",
     [
-        "For 2a = 14.75 mm, b = 4.0 mm and d = 18.2 mm the cutoff frequency is fc = 1.420 kHz.",
+        "For 2r = 22.40 mm, t = 3.0 mm and w = 16.5 mm the burst pressure is pb = 4.250 MPa.",
         "The threshold p = 0.05 was used.",
         "Released on 2024-01-05 as version = 1.8.2 of the library.",
         "toc = doc.ToC()",
         'rw->name = "x";',
-        "WHERE function_id='QIBM_DB_SECADM'",
+        "WHERE depot_id='NORTH_YARD_07'",
         "Key FY = Financial Year ending March 31",
         "In the limit x → ∞ the series converges.",
         "ND = no data",
@@ -191,22 +191,22 @@ def test_not_a_formula(text):
 def test_display_lines_of_a_text_layer_make_formulas():
     """The flash tier's text layer: an operand a line, a glyph ("=") lost, a box read twice."""
     text = (
-        "The impedance is given by\n\nZ =\nrho c\nS\n\nwhere rho is the density and c the speed of sound.\n\n"
-        "m rho t/(S),\nM = rho T/(pi b2),\n\nZ =\nrho c\nS"
+        "The head loss is given by\n\nH =\nmu v\nD\n\nwhere mu is the friction coefficient and v the flow velocity.\n\n"
+        "k mu t/(D),\nK = mu T/(pi r2),\n\nH =\nmu v\nD"
     )
     document = _doc(text)
     document.chunks[0].has_formula = True  # the parser boxed an equation in this chunk
     formulas = formula_entries(document, propose_formulas(document), SpanCheck())
-    assert [f.formula_latex for f in formulas] == ["Z =\nrho c\nS", "m rho t/(S)", "M = rho T/(pi b2)"]
-    assert formulas[0].name == "The impedance"
-    assert _meanings(formulas[0]) == {"Z": "The impedance", "rho": "the density", "c": "the speed of sound"}
+    assert [f.formula_latex for f in formulas] == ["H =\nmu v\nD", "k mu t/(D)", "K = mu T/(pi r2)"]
+    assert formulas[0].name == "The head loss"
+    assert _meanings(formulas[0]) == {"H": "The head loss", "mu": "the friction coefficient", "v": "the flow velocity"}
     assert formulas[1].name is None and formulas[1].formula_id != formulas[2].formula_id
 
 
 def test_an_assignment_of_words_is_left_open():
-    (candidate,) = propose_formulas(_doc("Owner = JOE"))
+    (candidate,) = propose_formulas(_doc("Finish = OAK"))
     assert not candidate.decided
-    assert formula_entries(_doc("Owner = JOE"), [candidate], SpanCheck()) == []
+    assert formula_entries(_doc("Finish = OAK"), [candidate], SpanCheck()) == []
 
 
 def test_no_symbol_claims_without_formulas():

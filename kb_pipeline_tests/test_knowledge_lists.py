@@ -52,13 +52,13 @@ def test_a_glossary_style_list_run_together_gives_each_line(names):
 
 def test_inline_expansions_in_four_languages(names):
     assert names["TSO"] == "Transmission System Operator"
-    assert names["POC"] == "point-of-care" and names["MoE"] == "Mixture-of-Experts"
-    assert names["OMB"] == "Office of Management and Budget"  # not "of Management and Budget"
-    assert names["UEFI"] == "Unified Extensible Firmware Interface"  # bracketed, a citation after it
-    assert names["SVR12"] == names["SVR24"] == "sustained virological response"
+    assert names["EOL"] == "end-of-line" and names["MoE"] == "Mixture-of-Experts"
+    assert names["DWS"] == "Department of Water and Sanitation"  # not "of Water and Sanitation"
+    assert names["ETCS"] == "European Train Control System"  # bracketed, a citation after it
+    assert names["WAT10"] == names["WAT20"] == "wet abrasion test"
     assert names["LNG"] == "liquefied natural gas"  # "ABBR (long form)"
-    assert names["PPE"] == "programmation pluriannuelle de l’énergie"
-    assert names["SRADDET"] == "schéma régional d’aménagement, de développement durable et d’égalité des territoires"
+    assert names["CREC"] == "charte régionale d’économie circulaire"
+    assert names["SRPGED"] == "schéma régional de prévention, de gestion et d’élimination des déchets"
     assert names["BNetzA"] == "Bundesnetzagentur" and names["EEG"] == "Erneuerbare-Energien-Gesetz"
     assert names["CNMC"] == "Comisión Nacional de los Mercados y la Competencia"
 
@@ -83,14 +83,14 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_f
     ("abbreviation", "phrase", "spelled"),
     [
         ("SNCF", "Société nationale des chemins de fer", True),
-        ("ODBC", "Open Database Connectivity", True),
-        ("PXE", "Preboot eXecution Environment", True),
+        ("SONAR", "sound navigation and ranging", True),
+        ("XML", "eXtensible Markup Language", True),
         ("SMEs", "small- and medium-sized enterprises", True),
         ("RWB", "Regional Water Quality Board", True),
         ("MTTR2", "mean time to repair", True),
-        ("OMB", "Management and Budget", False),  # a word before the long form's start is no part of it
+        ("DWS", "Water and Sanitation", False),  # a word before the long form's start is no part of it
         ("NTS", "new system", False),
-        ("HCV", "hepatitis virus", False),
+        ("RFID", "radio identification", False),
     ],
 )
 def test_letter_alignment(abbreviation, phrase, spelled):

@@ -30,15 +30,15 @@ _MAX_EXPANSION_WORDS = 12
 
 
 def is_abbreviation(token: str) -> bool:
-    """PLC, CrCl, LoD, KPIs, M&E, ISO-9001, CO2, UN: two capitals, or one with a digit or &;
-    mRNA, eGFR, pH: a lower-case prefix before capitals."""
+    """PLC, PoE, QoS, KPIs, R&D, ISO-9001, CO2, UN: two capitals, or one with a digit or &;
+    eMMC, eWMS, pH: a lower-case prefix before capitals."""
     letters = [c for c in token if c.isalpha()]
     if not letters or len(token) > 12:
         return False
     if not re.fullmatch(r"[\w&/\-.]+", token) or token.endswith((".", "-")):
         return False
     if token[0].islower():
-        # One lower-case letter, then capitals: mRNA, eGFR, iSCSI, pH (not cAg, olItem).
+        # One lower-case letter, then capitals: eMMC, eWMS, iOS, pH (not kWh, olItem).
         rest = token[1:]
         return token.isalnum() and rest[:1].isupper() and (len(rest) == 1 or sum(c.isupper() for c in rest) >= 2)
     if not token[0].isupper():
@@ -245,7 +245,7 @@ def _plain(text: str) -> str:
 def _spelling_words(text: str) -> list[tuple[str, frozenset[int]]]:
     """Words as an abbreviation spells them, accents and case aside, hyphenated parts and elided
     articles (d’, l’) apart; with where a letter may start its word's share: its initial, or a
-    capital inside it ("Preboot eXecution Environment")."""
+    capital inside it ("eXtensible Markup Language")."""
     return [
         (w.casefold(), frozenset([0] + [k for k, c in enumerate(w) if c.isupper()]))
         for w in re.findall(r"[^\W_]+", _plain(text))
@@ -260,7 +260,7 @@ def _subsequence(wanted: str, word: str) -> bool:
 def spells(abbreviation: str, phrase: str) -> bool:
     """Whether the phrase's words spell the abbreviation, letter by letter: each word in turn
     gives the next letters, starting with its initial and then others of its own, in order
-    ("Open DataBase Connectivity", "Mixture-of-Experts", "Société nationale des chemins de fer"
+    ("sound navigation and ranging", "Mixture-of-Experts", "Société nationale des chemins de fer"
     for SNCF). The first word gives letters; a function word (of, de, und …) may give none, and
     so may one other word after the first ("Regional Water Quality Board" for RWB,
     "electro-magnetic sensors" for EMSs). Trailing digits may stand apart ("mean time to repair"
@@ -300,8 +300,8 @@ _UNSPELT = frozenset(_plain(w) for w in FUNCTION_WORDS)
 
 def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
     """The shortest run of words right before `end` (same sentence) that spells `abbreviation`,
-    one not starting with a function word if there is one ("Office of Management and Budget
-    (OMB)", not "of Management and Budget"; but "in situ measurements (ISMs)")."""
+    one not starting with a function word if there is one ("Department of Water and
+    Sanitation (DWS)", not "of Water and Sanitation"; but "in situ measurements (ISMs)")."""
     head = text[:end].rstrip()
     stop = max((m.end() for m in _STOP.finditer(head, max(0, len(head) - 300))), default=0)
     # Each word's first letter or digit: where a long form may start.
@@ -344,7 +344,7 @@ _LEGEND = re.compile(
 
 def _initials(abbreviation: str, expansion: str) -> bool:
     """A legend's expansion spells an all-capitals abbreviation with its words' initials, in
-    order ("FY = Financial Year ending …"); a mixed-case one (mRNA) as `aligns` does."""
+    order ("FY = Financial Year ending …"); a mixed-case one (eMMC) as `aligns` does."""
     if any(c.islower() for c in abbreviation):
         return aligns(abbreviation, expansion)
     initials = iter(w[0].lower() for w in re.findall(r"[^\W_]+", expansion))

@@ -25,7 +25,7 @@ DISCOURSE = re.compile(
     r"|Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann|Por\s+ejemplo|Además|Sin\s+embargo|Luego"
     r"|Misalnya|Contohnya|Selain\s+itu|Namun|Kemudian),\s*)+"
 )
-# A clause up to its comma; a full stop inside a number ("14.75 mm") does not end it.
+# A clause up to its comma; a full stop inside a number ("22.40 mm") does not end it.
 _CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
 _LEADING = re.compile(
     # An English subordinator or preposition, possibly after an adverb of degree or time ("Only if",

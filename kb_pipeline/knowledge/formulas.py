@@ -55,7 +55,7 @@ class FormulaCandidate:
     variables: tuple[VariableCandidate, ...]
     unit: Quote | None
     reader: FormulaLayout
-    # Open: layout alone cannot say it is a formula ("Owner = JOE"); not emitted without a model.
+    # Open: layout alone cannot say it is a formula ("Finish = OAK"); not emitted without a model.
     decided: bool = True
 
 

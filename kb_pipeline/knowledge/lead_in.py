@@ -1,10 +1,10 @@
 """What a document calls a formula: the lead-in sentence that introduces it.
 
-"The characteristic impedance is given by", "Efficiency is computed as", "La puissance est donnée
+"The head loss is given by", "Efficiency is computed as", "La puissance est donnée
 par", "Die Leistung wird berechnet als", "La potencia se calcula como", "Produksi dihitung dengan
 rumus berikut:": the subject before such a verb is the formula's name. A lead-in that ends in a
-named quantity ("… is represented by the input impedance") names it with that; one that ends in
-a word for any formula ("the following formula") or a pronoun ("this leads to") names nothing.
+named quantity ("… is represented by the pump head") names it with that; one that ends in
+a word for any formula ("the following formula") or a pronoun ("this gives") names nothing.
 The lead-in is the sentence right before the formula (or, inline, the same sentence before it).
 """
 

@@ -57,7 +57,7 @@ _INLINE_END = re.compile(
     rf"|\s(?=(?:{_FUNCTION_WORD})(?!\w))"
 )
 # A value, not a formula: a number (a date, a version, a range, 3e-4), optionally with a unit, glued
-# ("12mm") or not ("14.75 mm", "85 °C"); "2a" is a product.
+# ("12mm") or not ("22.40 mm", "85 °C"); "2a" is a product.
 _NUMBER = re.compile(r"[-−+]?\d[\d.,:/\-−]*(?:[eE][-−+]?\d+)?(?:%|[^\W\d_]{2,}\S*)?")
 _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
 # What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
@@ -132,7 +132,7 @@ def _balanced(text: str) -> bool:
 
 
 def is_value(expression: str) -> bool:
-    """A number, optionally with a unit ("14.75 mm", "1.420 kHz", "2024-01-05"): a statement of
+    """A number, optionally with a unit ("22.40 mm", "4.250 MPa", "2024-01-05"): a statement of
     a value, not a formula."""
     tokens = expression.strip().rstrip(",.;").split()
     if not _LETTERS.search(expression):

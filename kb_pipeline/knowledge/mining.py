@@ -56,7 +56,7 @@ def _term_tokens(term: str) -> tuple[list[str], bool]:
 
 
 def mention_counts(terms: list[str], texts: list[str]) -> dict[str, int]:
-    """Whole-word occurrences of every term (token-wise, so "M&E" also matches "M & E")."""
+    """Whole-word occurrences of every term (token-wise, so "R&D" also matches "R & D")."""
     index = MentionIndex(texts)
     return {term: index.count(term) for term in terms}
 
@@ -150,7 +150,7 @@ def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
     spellings = {name: list(dict.fromkeys(f.term for f in members)) for name, members in ranked.items()}
     counts = mention_counts([t for terms in spellings.values() for t in terms], texts)
     clusters = [
-        # An abbreviation's plural counts as a mention of it ("RDTs"); other spellings are the same words.
+        # An abbreviation's plural counts as a mention of it ("WTPs"); other spellings are the same words.
         Cluster(
             name,
             members,

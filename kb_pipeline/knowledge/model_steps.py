@@ -4,7 +4,7 @@ Every step is a choice among the document's own text (choice.py), never free tex
 - `definitions`: an escalated term's definition among its open sentences (definition_picker.py);
 - `rules`: a statement whose wording may or may not state a rule ("can be achieved", a modal in
   a descriptive paragraph) is put to the model as itself or null;
-- `formulas`: a relation layout alone cannot call a formula ("Owner = JOE") likewise.
+- `formulas`: a relation layout alone cannot call a formula ("Finish = OAK") likewise.
 A yes decides the candidate; its quotes stay the ones code proposed, still span-checked, and its
 id never depends on the model.
 

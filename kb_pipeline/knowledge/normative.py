@@ -77,7 +77,7 @@ _MAY_BE_CONSIDERED = (
     r"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+)?be\s+considered"
     r"(?=\s+(?:in|for|when|if|where|whenever|only|after|before|during|as\s+an?)\b|\s*[.;:,])"
 )
-# "Clinics may consider …": an option offered; not the authors' "we may consider" nor a judgement
+# "Operators may consider …": an option offered; not the authors' "we may consider" nor a judgement
 # "may consider X to be Y".
 _MAY_CONSIDER = r"(?<!\bwe\s)(?<!\bone\s)(?<!\bI\s)\bmay\s+(?:also\s+)?consider\b(?!(?:\s+[^\s.;:]+){1,5}?\s+to\s+be\b)"
 

@@ -125,7 +125,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     trail = None if lead else trailing_condition(text, after)
     condition = lead or trail
     if not decided and condition and normative_condition(condition.of(text)):
-        decided = True  # "If necessary, a proxy can be installed": an option given to the reader
+        decided = True  # "If necessary, a spare pump can be installed": an option given to the reader
     if _PREFORMATTED.search(text):
         decided = False
     if lead:

@@ -121,7 +121,7 @@ def place_outline(
 
 def _same_number_and_word(title: str, text: str) -> bool:
     """Both start with the same section number and the same first word after it: the printed
-    "2.1 Epidemiology of HCV infection" for the bookmark "2.1 Epidemiology of hepatitis C …"."""
+    "2.1 Corrosion of CWR joints" for the bookmark "2.1 Corrosion of continuous welded rail …"."""
     a, b = numbered(title), numbered(text)
     if a is None or b is None or a[0] != "arabic" or a[1] != b[1]:
         return False
