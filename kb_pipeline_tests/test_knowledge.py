@@ -265,6 +265,26 @@ def test_abbreviation_list_separators_never_enter_the_expansion(text):
     }
 
 
+@pytest.mark.parametrize("separator", [" – ", ": ", " = "])
+def test_a_list_term_of_an_abbreviation_and_a_word_is_one_term_or_none(separator):
+    # "TA Luft – Technische Anleitung … der Luft": the word kept whole ends the expansion, so the
+    # term is both; "COD Test – a test of …" is no expansion of COD, and COD never takes "Test".
+    lines = [
+        "BOD{s}biochemical oxygen demand",
+        "TA Luft{s}Technische Anleitung zur Reinhaltung der Luft",
+        "EU Directive{s}European Union Directive",
+        "COD Test{s}a test of the chemical oxygen demand",
+        "TSS{s}total suspended solids",
+    ]
+    text = "\n".join(line.format(s=separator) for line in lines)
+    assert _names(_doc(("Abbreviations", text))) == {
+        "BOD": "biochemical oxygen demand",
+        "TA Luft": "Technische Anleitung zur Reinhaltung der Luft",
+        "EU Directive": "European Union Directive",
+        "TSS": "total suspended solids",
+    }
+
+
 def test_abbreviation_list_lower_case_initials_and_tables_and_legends():
     listed = "QoS quality of service eMMC embedded MMC SCR selective catalytic reduction eWMS extended warehouse management system"
     assert _names(_doc(("List of acronyms", listed))) == {

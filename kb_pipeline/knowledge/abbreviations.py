@@ -133,7 +133,15 @@ def _separated(chunk: Chunk) -> tuple[list[Finding], list[Span]]:
     findings, taken = [], []
     for m in (_TABLE_ROW if chunk.kind == "table" else _SEPARATED_LINE).finditer(chunk.text):
         name, expansion = m.group("abbreviation").strip(), m.group("expansion")
-        if not all(is_abbreviation(part) for part in name.split()) or not any(c.isalpha() for c in expansion):
+        with_a_word = _abbreviated_with_a_word(name, expansion) if chunk.kind != "table" else None
+        if with_a_word is False:
+            # "ABBR Word – …": the line's form is the list's, its term is not one abbreviation;
+            # read word by word, the abbreviation would take the word as its expansion's start.
+            taken.append(Span(m.start(), m.end()))
+            continue
+        if not (with_a_word or all(is_abbreviation(part) for part in name.split())):
+            continue
+        if not any(c.isalpha() for c in expansion):
             continue
         if len(expansion.split()) > 2 * _MAX_EXPANSION_WORDS:
             continue
@@ -141,6 +149,17 @@ def _separated(chunk: Chunk) -> tuple[list[Finding], list[Span]]:
         findings.append(Finding(name, anchor, "abbreviation_list", full_name=Quote(expansion, chunk)))
         taken.append(Span(m.start(), m.end()))
     return findings, taken
+
+
+def _abbreviated_with_a_word(name: str, expansion: str) -> bool | None:
+    """For a list line's name of an abbreviation and a word ("TA Luft"): whether it is one term
+    whose expansion spells the abbreviation and ends in the word kept whole ("Technische
+    Anleitung zur Reinhaltung der Luft"); None for a name of any other shape."""
+    parts = name.split()
+    if len(parts) != 2 or not is_abbreviation(parts[0]) or is_abbreviation(parts[1]):
+        return None
+    head, _, last = expansion.rstrip(" ;,.").rpartition(" ")
+    return last.casefold() == parts[1].casefold() and aligns(parts[0], head)
 
 
 def _list_tokens(text: str, taken: list[Span]) -> list[tuple[Span, int]]:
