@@ -177,6 +177,60 @@ def test_every_kind_is_queued_and_decided_through_the_api(desk):
     assert latest.reviewer == "Budi" and latest.definition == LOW_RULE  # the statement itself unchanged
 
 
+def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
+    """Each variable's meaning is set under `variables.<symbol>`: through the API and the entry
+    page's form, refused for a symbol the formula has not, kept in the history and the export."""
+    layout, store, client = desk
+    (formula,) = _queue(client, "formula")
+    formula_id = formula["term_id"]
+    variables = client.get(f"/api/entries/{formula_id}").json()["entry"]["variables"]
+    assert [v["symbol"] for v in variables] == ["Operating Hours", "Scheduled Hours"]
+    edited = _decide(client, formula_id, "edit", fields={"variables.Operating Hours": "hours the pump ran"})
+    assert edited["edited_fields"] == {"variables.Operating Hours": "hours the pump ran"}
+    assert edited["edited_definition"] == FORMULA  # the formula itself as extracted
+    rule_id = _queue(client, "rule")[0]["term_id"]
+    for entry_id, key, message in (
+        (formula_id, "variables.Downtime", "has no variable 'Downtime' (its variables: Operating Hours, Scheduled Hours)"),
+        (formula_id, "variables.operating hours", "has no variable 'operating hours'"),  # a symbol is exact
+        (rule_id, "variables.Operating Hours", "(its variables: none)"),
+    ):
+        answer = client.post(
+            "/api/decisions", json={"id": entry_id, "decision": "edit", "reviewer": "Rina", "fields": {key: "x"}}
+        )
+        assert answer.status_code == 422 and message in answer.json()["detail"], answer.text
+
+    # The entry page: one input per variable in the edit form, after the formula's own fields.
+    page = client.get(f"/entries/{formula_id}").text
+    names = re.findall(r'<(?:input|textarea|select) name="([^"]+)"', page.split('id="edit-form"')[1].split("</form>")[0])
+    assert names == ["name", "formula_latex", "unit", "variables.Operating Hours", "variables.Scheduled Hours"]
+    assert "variables.Operating Hours: hours the pump ran" in page  # the history shows the edit
+    token = client.headers[CSRF_HEADER]
+    client.post("/reviewer", data={"name": "Budi", "csrf_token": token})
+    form = {
+        "term_id": formula_id,
+        "decision": "edit",
+        "name": "Availability",
+        "formula_latex": FORMULA,
+        "unit": "",
+        "variables.Operating Hours": "",
+        "variables.Scheduled Hours": "hours the pump was planned to run",
+        "seen_definition": FORMULA,
+        "csrf_token": token,
+    }
+    assert client.post("/decisions", data=form, follow_redirects=False).status_code == 303
+    latest = store.latest()[formula_id]
+    assert latest.edited_fields == {"variables.Scheduled Hours": "hours the pump was planned to run"}
+    assert latest.reviewer == "Budi" and [d.decision for d in store.history(formula_id)] == ["edit", "edit"]
+    refused = client.post("/decisions", data={**form, "variables.Downtime": "x"}, follow_redirects=False)
+    assert refused.status_code == 422 and "has no variable" in refused.text
+
+    out = tmp_path / "export"
+    assert cli_main(["glossary", "export", "--format", "json", "csv", "--out", str(out)]) == 0
+    (exported,) = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
+    assert exported["edited_fields"] == latest.edited_fields and exported["text"] == FORMULA
+    assert "variables.Scheduled Hours" in (out / "active_knowledge.csv").read_text(encoding="utf-8")
+
+
 def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extraction_is_diffed_against(desk, editions):
     layout, store, client = desk
     rules, (formula,) = _by_text(client, "rule"), _queue(client, "formula")

@@ -42,6 +42,9 @@ EDITABLE: dict[Kind, tuple[str, ...]] = {
     "brief": ("title", "purpose"),
 }
 RULE_TYPES: tuple[str, ...] = ("interpretation", "calculation")
+# A formula's variables' meanings are editable too, each keyed "variables.<symbol>" in an edit's
+# fields: no field name has a dot, so a symbol can never be taken for a field.
+VARIABLE_FIELD = "variables."
 
 Entity = GlossaryEntry | RuleEntry | FormulaEntry | BriefContext
 
@@ -151,8 +154,14 @@ def brief_item(doc_id: str, brief: BriefContext) -> ReviewItem:
 
 
 def field_values(entity: Entity, kind: Kind) -> dict[str, str]:
-    """The editable fields' current values ("" for null), as the edit form shows them."""
-    return {name: str(getattr(entity, name) or "") for name in EDITABLE[kind]}
+    """The editable fields' current values ("" for null), as the edit form shows them: a
+    formula's with each variable's meaning under `variables.<symbol>` (the first of a symbol
+    written twice)."""
+    values = {name: str(getattr(entity, name) or "") for name in EDITABLE[kind]}
+    if isinstance(entity, FormulaEntry):
+        for variable in entity.variables:
+            values.setdefault(VARIABLE_FIELD + variable.symbol, variable.meaning or "")
+    return values
 
 
 KindFilter = Literal["term", "rule", "formula", "brief", "all"]
