@@ -379,6 +379,10 @@ def review_server(desk, tmp_path):
 @pytest.mark.services
 def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_bulk(desk, review_server, tmp_path):
     layout, store, _client = desk
+    # KB_SCREENSHOT_DIR: keep docs/review.md's pictures of the formula's edit and the bulk page.
+    shots = Path(os.environ["KB_SCREENSHOT_DIR"]) if "KB_SCREENSHOT_DIR" in os.environ else None
+    if shots:
+        shots.mkdir(parents=True, exist_ok=True)
     browser = Browser(tmp_path / "chromium-profile")
     try:
         browser.goto(f"{review_server}/?kind=rule")
@@ -420,10 +424,25 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         assert decision.decision == "edit" and decision.edited_fields
         assert decision.edited_fields["consequence"].endswith("(edited)")
 
-        # A formula: the formulas' queue, j/k and a in place.
+        # A formula: its entry, the edit's first field with e, Tab on to a variable's meaning,
+        # Ctrl+Enter saves; then its queue, a in place.
         browser.goto(f"{review_server}/?kind=formula")
         formula = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
         assert formula.startswith("f_")
+        browser.goto(f"{review_server}/entries/{formula}")
+        browser.press("e")
+        browser.wait_for("document.activeElement && document.activeElement.name === 'name'")
+        for _ in range(3):  # name → formula_latex → unit → the first variable's meaning
+            browser.press("Tab")
+        browser.wait_for("document.activeElement.name === 'variables.Operating Hours'")
+        browser.type("hours the pump ran")
+        if shots:
+            browser.screenshot(shots / "review-formula.png")
+        browser.send("Input.dispatchKeyEvent", type="keyDown", **ctrl_enter)
+        browser.send("Input.dispatchKeyEvent", type="keyUp", **ctrl_enter)
+        browser.wait_for(f"location.pathname !== '/entries/{formula}' && document.readyState === 'complete'")
+        assert store.latest()[formula].edited_fields == {"variables.Operating Hours": "hours the pump ran"}
+        browser.goto(f"{review_server}/?kind=formula")
         browser.press("a")
         browser.wait_for("document.querySelector('#queue tbody tr .state').textContent === 'approved'")
         assert store.latest()[formula].kind == "formula"
@@ -433,6 +452,8 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         browser.evaluate("document.getElementById('bulk-link').click()")
         browser.wait_for("location.pathname.endsWith('/approve-routine') && document.readyState === 'complete'")
         listed = browser.evaluate("[...document.querySelectorAll('#bulk tbody tr')].map(r => r.dataset.termId)")
+        if shots:
+            browser.screenshot(shots / "review-bulk.png")
         assert listed and rows[0] not in listed  # decided already: not listed again
         browser.evaluate("document.getElementById('bulk-approve').click()")
         browser.wait_for("location.pathname === '/' && document.readyState === 'complete'")
