@@ -12,6 +12,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -190,7 +191,11 @@ def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
     assert edited["edited_definition"] == FORMULA  # the formula itself as extracted
     rule_id = _queue(client, "rule")[0]["term_id"]
     for entry_id, key, message in (
-        (formula_id, "variables.Downtime", "has no variable 'Downtime' (its variables: Operating Hours, Scheduled Hours)"),
+        (
+            formula_id,
+            "variables.Downtime",
+            "has no variable 'Downtime' (its variables: Operating Hours, Scheduled Hours)",
+        ),
         (formula_id, "variables.operating hours", "has no variable 'operating hours'"),  # a symbol is exact
         (rule_id, "variables.Operating Hours", "(its variables: none)"),
     ):
@@ -201,7 +206,9 @@ def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
 
     # The entry page: one input per variable in the edit form, after the formula's own fields.
     page = client.get(f"/entries/{formula_id}").text
-    names = re.findall(r'<(?:input|textarea|select) name="([^"]+)"', page.split('id="edit-form"')[1].split("</form>")[0])
+    names = re.findall(
+        r'<(?:input|textarea|select) name="([^"]+)"', page.split('id="edit-form"')[1].split("</form>")[0]
+    )
     assert names == ["name", "formula_latex", "unit", "variables.Operating Hours", "variables.Scheduled Hours"]
     assert "variables.Operating Hours: hours the pump ran" in page  # the history shows the edit
     token = client.headers[CSRF_HEADER]
@@ -283,17 +290,163 @@ def test_progress_per_document_and_kind_and_search(desk):
     assert page.count('<tr data-term-id="r_') == 1 and f"1 / {len(rules)}" in page
 
 
-def test_a_rule_statement_with_markup_is_shown_as_text(desk):
-    layout, store, client = desk
-    path = layout.knowledge / DOC / "interpretation_pack.json"
-    rules = json.loads(path.read_text(encoding="utf-8"))
-    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-    rules[0].update(statement=hostile, condition=hostile)
-    path.write_text(json.dumps(rules), encoding="utf-8")
-    for url in ("/?kind=rule", f"/entries/{rules[0]['rule_id']}"):
-        page = client.get(url).text
-        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
-        assert "<script>alert" not in page and "<img src=x" not in page
+def _hostile(name: str) -> str:
+    return f'<script>alert("{name}")</script>'
+
+
+def _escaped(name: str) -> str:
+    return f"&lt;script&gt;alert(&#34;{name}&#34;)&lt;/script&gt;"
+
+
+# A document id is a folder's name: no "/", so its markup is an image tag's.
+HOSTILE_DOC = 'pump<img src=x onerror=alert("doc")>'
+ESCAPED_DOC = "pump&lt;img src=x onerror=alert(&#34;doc&#34;)&gt;"
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
+    """Every page and JSON answer of the desk over the handbook with markup in every field a
+    person reads there (one marker per field), and in the decisions' reviewer, reason, edited
+    fields and the text decided on; fetched once for the parametrised test below."""
+    layout = DataLayout(tmp_path_factory.mktemp("hostile").resolve())
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("KB_DATA_DIR", str(layout.root))
+        _extract(layout, editions[0])
+    folder = layout.knowledge / DOC
+
+    def rewrite(name: str, change) -> None:
+        path = folder / name
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        change(payload)
+        path.write_text(json.dumps(payload), encoding="utf-8")
+
+    def rules(pack: list[dict]) -> None:
+        pack[0].update(statement=_hostile("statement"), condition=_hostile("condition"))
+        pack[0].update(consequence=_hostile("consequence"))
+
+    def formulas(entries: list[dict]) -> None:
+        entries[0].update(name=_hostile("name"), formula_latex=_hostile("formula_latex"), unit=_hostile("unit"))
+        entries[0]["variables"][0].update(symbol=_hostile("symbol"), meaning=_hostile("meaning"))
+
+    def glossary(entries: list[dict]) -> None:
+        for entry in entries:
+            if entry["term"] == "MTBF":
+                entry["full_name"] = _hostile("expansion")
+            else:
+                entry.update(full_name=_hostile("full_name"), definition=_hostile("definition"))
+
+    def queue(rows: list[dict]) -> None:
+        for row in rows:
+            row["definition"] = None if row["term"] == "MTBF" else _hostile("definition")
+
+    rewrite("interpretation_pack.json", rules)
+    rewrite("formulas.json", formulas)
+    rewrite("glossary.json", glossary)
+    rewrite("review_queue.json", queue)
+    rewrite("brief_context.json", lambda b: b.update(title=_hostile("title"), purpose=_hostile("purpose")))
+    rewrite("brief_context.json", lambda b: b.update(key_parameters=[_hostile("key_parameters")]))
+    folder.rename(layout.knowledge / HOSTILE_DOC)
+
+    store = DecisionStore.open(None, layout)
+    client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+    token = client.get("/api/csrf-token").json()["token"]
+    client.headers[CSRF_HEADER] = token
+    client.post("/reviewer", data={"name": _hostile("reviewer"), "csrf_token": token})
+    ids = {r["term"] if r["kind"] == "term" else r["kind"]: r["term_id"] for r in _queue(client, "all")}
+    rule_ids = [r["term_id"] for r in _queue(client, "rule")]
+    _, decided, edited = rule_ids  # the first rule's fields are hostile
+    reviewer = _hostile("reviewer")
+    store.record(  # decided on a text the rule no longer says: the page shows the word diff
+        term_id=decided, doc_id=HOSTILE_DOC, term="r", decision="approve", extracted_definition=_hostile("decided"),
+        reviewer=reviewer, kind="rule",
+    )  # fmt: skip
+    for body in (
+        {"id": edited, "decision": "edit", "fields": {"consequence": _hostile("edited")}},
+        {"id": ids["formula"], "decision": "edit", "fields": {f"variables.{_hostile('symbol')}": _hostile("edited")}},
+        {"id": ids["brief"], "decision": "reject", "reason": _hostile("reason")},
+    ):
+        answer = client.post("/api/decisions", json={**body, "reviewer": reviewer})
+        assert answer.status_code == 200, answer.text
+    refused = client.post(
+        "/decisions",
+        data={
+            "term_id": ids["formula"],
+            "decision": "edit",
+            "variables.x" + _hostile("error"): "y",
+            "csrf_token": token,
+        },
+    )
+    assert refused.status_code == 422
+    urls = {
+        "queue": "/?kind=all",
+        "rules": "/?kind=rule",
+        "terms": "/?kind=term",
+        "rule": f"/entries/{rule_ids[0]}",
+        "diff": f"/entries/{decided}",
+        "edited": f"/entries/{edited}",
+        "formula": f"/entries/{ids['formula']}",
+        "brief": f"/entries/{ids['brief']}",
+        "term": f"/entries/{ids['Availability']}",
+        "expansion": f"/entries/{ids['MTBF']}",
+        "bulk": f"/documents/{quote(HOSTILE_DOC)}/approve-routine",
+        "unknown": f"/entries/{quote(_hostile('unknown'))}",
+        "api queue": "/api/queue?kind=all",
+        "api formula": f"/api/entries/{ids['formula']}",
+        "api brief": f"/api/entries/{ids['brief']}",
+        "api rule": f"/api/entries/{rule_ids[0]}",
+    }
+    pages = {name: client.get(url) for name, url in urls.items()}
+    assert all(pages[n].status_code == 200 for n in urls if n != "unknown") and pages["unknown"].status_code == 404
+    assert all(pages[n].headers["content-type"].startswith("application/json") for n in urls if n.startswith("api"))
+    client.close()
+    store.close()
+    return {"error": refused.text, **{name: page.text for name, page in pages.items()}}
+
+
+@pytest.mark.parametrize(
+    ("marker", "shown_on"),
+    [
+        ("statement", ["queue", "rules", "rule", "bulk", "api queue", "api rule"]),
+        ("condition", ["rule", "api rule"]),
+        ("consequence", ["rule", "api rule"]),
+        ("name", ["queue", "formula", "api formula"]),
+        ("formula_latex", ["queue", "formula", "api formula"]),
+        ("symbol", ["formula", "api formula"]),  # the variable's symbol, and its edit's key in the history
+        ("meaning", ["formula", "api formula"]),
+        ("unit", ["formula", "api formula"]),
+        ("title", ["queue", "brief", "api brief"]),
+        ("purpose", ["queue", "brief", "api brief"]),
+        ("key_parameters", ["brief", "api brief"]),
+        ("full_name", ["queue", "terms", "term", "bulk", "api queue"]),  # the full-name column
+        ("expansion", ["terms", "expansion", "api queue"]),  # the confirmation asked
+        ("definition", ["terms", "term", "bulk", "api queue"]),
+        ("decided", ["diff", "api queue"]),  # the word diff's struck words
+        ("edited", ["edited", "formula", "api formula"]),  # an edit's stored fields in the history
+        ("reviewer", ["queue", "rules", "diff", "edited", "formula", "brief", "term"]),
+        ("reason", ["brief", "api brief"]),  # a rejection's
+        ("error", ["error"]),  # an unknown variable's 422, echoing the key sent
+        ("unknown", ["unknown"]),  # an unknown id's 404, echoing it
+    ],
+)
+def test_every_field_with_markup_is_shown_as_text(hostile_pages, marker, shown_on):
+    """A `<script>` in any field, decision or request echoed is escaped on every page (text and
+    attributes) and never a tag; the JSON API gives it as it is, as data."""
+    for name in shown_on:
+        page = hostile_pages[name]
+        if name.startswith("api"):
+            assert _hostile(marker).replace('"', '\\"') in page, name
+        else:
+            assert _escaped(marker) in page, name
+    for name, page in hostile_pages.items():
+        if not name.startswith("api"):
+            assert "<script>alert" not in page and "<img src=x" not in page, name
+
+
+def test_a_document_id_with_markup_is_shown_as_text(hostile_pages):
+    """The queue's document column, filter and progress table, an entry's line, the bulk page."""
+    for name in ("queue", "rules", "rule", "formula", "brief", "bulk"):
+        assert ESCAPED_DOC in hostile_pages[name], name
+    assert f'<tr data-doc="{ESCAPED_DOC}"><td>{ESCAPED_DOC}</td>' in hostile_pages["queue"]  # the progress table
 
 
 def test_roles_apply_to_every_kind(desk):
