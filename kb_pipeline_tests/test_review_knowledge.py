@@ -10,11 +10,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
@@ -24,10 +28,14 @@ from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review_desk.app import create_app
+from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
+from kb_pipeline.review_desk.reattach import reattach
 from kb_pipeline.review_desk.store import DecisionStore
 from kb_pipeline.review_desk.word_diff import word_diff
+from kb_pipeline.settings import Settings
 
+from . import test_postgres
 from .browser import Browser
 from .deployment import review_desk
 from .test_review_desk import _extract
@@ -38,6 +46,7 @@ SEAL_RULE = "If the seal leaks during a test run, then the pump is taken out of 
 LOW_RULE = "If the availability is below 80%, then the pump is sent to maintenance."
 FORMULA = "Availability = Operating Hours / Scheduled Hours x 100%"
 CONFLICT = "conflicting definitions — expert decision required"
+postgres = test_postgres.postgres  # a throwaway PostgreSQL server on a free loopback port
 
 
 def handbook_pdf(path: Path, foreword: bool) -> None:
@@ -502,6 +511,58 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     revision = store.revision()
     _queue(client, "all")
     assert store.revision() == revision
+
+
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=[pytest.mark.services])])
+def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, request, monkeypatch):
+    """Every read re-attaches: two requests (a connection each) that both read the decisions
+    before either moved one record the move once; one that read before a reviewer decided the
+    target records nothing over that decision."""
+    layout, store, client = desk
+    if database == "postgres":
+        for key, value in request.getfixturevalue("postgres").items():
+            monkeypatch.setenv(key, value)
+        store = DecisionStore.open(Settings.from_env().review_database_url, layout)
+        client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+        client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+    rules = _by_text(client, "rule")
+    low, seal = rules[LOW_RULE]["term_id"], rules[SEAL_RULE]["term_id"]
+    _decide(client, low, "approve")
+    _decide(client, seal, "approve")
+    _extract(layout, editions[1])  # renumbers the chunks: both rules' ids move
+    read_before = store.latest()  # as each request reads, before either re-attaches
+    moved_seal = next(f.item.id for f in Corpus(layout).items({}) if f.item.text == SEAL_RULE)
+    _decide(client, moved_seal, "reject", reason="decided on the new edition meanwhile")
+    stores = [DecisionStore.open(store.url, layout) for _ in range(2)]
+    barrier = threading.Barrier(2)
+
+    def hold(connection, cursor, statement, *args) -> None:
+        # Each insert's transaction stays open a while, so the two requests' writes overlap.
+        if statement.lstrip().upper().startswith("INSERT"):
+            time.sleep(0.3)
+
+    for own in stores:
+        sa.event.listen(own.engine, "after_cursor_execute", hold)
+
+    def read(own: DecisionStore) -> int:
+        barrier.wait()
+        return reattach(Corpus(layout), own, read_before)
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            assert list(pool.map(read, stores)) == [2, 2]  # both found both moves
+    finally:
+        for own in stores:
+            own.close()
+    latest = store.latest()
+    (moved_low,) = [d for d in latest.values() if d.reattached_from == low]
+    assert len(store.history(moved_low.term_id)) == 1 and moved_low.decision == "approve"
+    assert latest[moved_seal].decision == "reject"  # not overwritten by the move read before it
+    assert not [d for d in store.history(moved_seal) if d.reattached_from]
+    assert store.revision().startswith("4.")  # two approvals, the rejection, one move
+    if database == "postgres":
+        client.close()
+        store.close()
 
 
 def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(desk):
