@@ -23,7 +23,7 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.diff import ApprovedDefinition, text_diff_status
+from kb_pipeline.knowledge.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
@@ -743,11 +743,15 @@ def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path, c
 
 
 def test_text_diff_status_and_word_diff_by_hand():
-    approved = [
-        ApprovedDefinition(term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"),
-        ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
-        ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
-    ]
+    approved = ApprovedTexts(
+        [
+            ApprovedDefinition(
+                term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"
+            ),
+            ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
+            ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
+        ]
+    )
     assert text_diff_status("rule", "r_1", None, "If A,\nthen  B.", approved) == "duplicate"  # layout aside
     assert text_diff_status("rule", "r_1", None, "If A, then C.", approved) == "conflicting"
     assert text_diff_status("rule", "r_2", None, "If A, then B.", approved) == "new"  # a rule has no name to match

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.diff import ApprovedDefinition, Kind, text_diff_status
+from ..knowledge.diff import ApprovedTexts, Kind, text_diff_status
 
 KINDS: tuple[Kind, ...] = ("term", "rule", "formula", "brief")
 CONFLICT = "conflicting definitions — expert decision required"
@@ -97,7 +97,7 @@ def term_item(doc_id: str, row: ReviewQueueRow, entry: GlossaryEntry | None) -> 
     )
 
 
-def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: list[ApprovedDefinition]) -> ReviewItem:
+def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
     status = text_diff_status("rule", rule.rule_id, None, rule.statement, active)
     return ReviewItem(
         kind="rule",
@@ -114,7 +114,7 @@ def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: list[ApprovedDefi
     )
 
 
-def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: list[ApprovedDefinition]) -> ReviewItem:
+def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
     status = text_diff_status("formula", formula.formula_id, formula.name, formula.formula_latex, active)
     reason = (
         CONFLICT
