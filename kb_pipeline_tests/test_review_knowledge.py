@@ -547,7 +547,7 @@ def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, 
     def hold(connection, cursor, statement, *args) -> None:
         # Each insert's transaction stays open a while, so the two requests' writes overlap.
         if statement.lstrip().upper().startswith("INSERT"):
-            time.sleep(0.3)
+            time.sleep(0.15)
 
     for own in stores:
         sa.event.listen(own.engine, "after_cursor_execute", hold)
