@@ -22,6 +22,7 @@ from .test_ui import CHROMIUM_FLAGS
 _KEYS = {
     "Enter": {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "text": "\r"},
     "Escape": {"key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27},
+    "Tab": {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9},
 }
 
 

@@ -10,23 +10,32 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.diff import ApprovedDefinition, text_diff_status
+from kb_pipeline.knowledge.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review_desk.app import create_app
+from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
+from kb_pipeline.review_desk.reattach import reattach
 from kb_pipeline.review_desk.store import DecisionStore
 from kb_pipeline.review_desk.word_diff import word_diff
+from kb_pipeline.settings import Settings
 
+from . import test_postgres
 from .browser import Browser
 from .deployment import review_desk
 from .test_review_desk import _extract
@@ -37,6 +46,7 @@ SEAL_RULE = "If the seal leaks during a test run, then the pump is taken out of 
 LOW_RULE = "If the availability is below 80%, then the pump is sent to maintenance."
 FORMULA = "Availability = Operating Hours / Scheduled Hours x 100%"
 CONFLICT = "conflicting definitions — expert decision required"
+postgres = test_postgres.postgres  # a throwaway PostgreSQL server on a free loopback port
 
 
 def handbook_pdf(path: Path, foreword: bool) -> None:
@@ -177,6 +187,66 @@ def test_every_kind_is_queued_and_decided_through_the_api(desk):
     assert latest.reviewer == "Budi" and latest.definition == LOW_RULE  # the statement itself unchanged
 
 
+def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
+    """Each variable's meaning is set under `variables.<symbol>`: through the API and the entry
+    page's form, refused for a symbol the formula has not, kept in the history and the export."""
+    layout, store, client = desk
+    (formula,) = _queue(client, "formula")
+    formula_id = formula["term_id"]
+    variables = client.get(f"/api/entries/{formula_id}").json()["entry"]["variables"]
+    assert [v["symbol"] for v in variables] == ["Operating Hours", "Scheduled Hours"]
+    edited = _decide(client, formula_id, "edit", fields={"variables.Operating Hours": "hours the pump ran"})
+    assert edited["edited_fields"] == {"variables.Operating Hours": "hours the pump ran"}
+    assert edited["edited_definition"] == FORMULA  # the formula itself as extracted
+    rule_id = _queue(client, "rule")[0]["term_id"]
+    for entry_id, key, message in (
+        (
+            formula_id,
+            "variables.Downtime",
+            "has no variable 'Downtime' (its variables: Operating Hours, Scheduled Hours)",
+        ),
+        (formula_id, "variables.operating hours", "has no variable 'operating hours'"),  # a symbol is exact
+        (rule_id, "variables.Operating Hours", "(its variables: none)"),
+    ):
+        answer = client.post(
+            "/api/decisions", json={"id": entry_id, "decision": "edit", "reviewer": "Rina", "fields": {key: "x"}}
+        )
+        assert answer.status_code == 422 and message in answer.json()["detail"], answer.text
+
+    # The entry page: one input per variable in the edit form, after the formula's own fields.
+    page = client.get(f"/entries/{formula_id}").text
+    names = re.findall(
+        r'<(?:input|textarea|select) name="([^"]+)"', page.split('id="edit-form"')[1].split("</form>")[0]
+    )
+    assert names == ["name", "formula_latex", "unit", "variables.Operating Hours", "variables.Scheduled Hours"]
+    assert "variables.Operating Hours: hours the pump ran" in page  # the history shows the edit
+    token = client.headers[CSRF_HEADER]
+    client.post("/reviewer", data={"name": "Budi", "csrf_token": token})
+    form = {
+        "term_id": formula_id,
+        "decision": "edit",
+        "name": "Availability",
+        "formula_latex": FORMULA,
+        "unit": "",
+        "variables.Operating Hours": "",
+        "variables.Scheduled Hours": "hours the pump was planned to run",
+        "seen_definition": FORMULA,
+        "csrf_token": token,
+    }
+    assert client.post("/decisions", data=form, follow_redirects=False).status_code == 303
+    latest = store.latest()[formula_id]
+    assert latest.edited_fields == {"variables.Scheduled Hours": "hours the pump was planned to run"}
+    assert latest.reviewer == "Budi" and [d.decision for d in store.history(formula_id)] == ["edit", "edit"]
+    refused = client.post("/decisions", data={**form, "variables.Downtime": "x"}, follow_redirects=False)
+    assert refused.status_code == 422 and "has no variable" in refused.text
+
+    out = tmp_path / "export"
+    assert cli_main(["glossary", "export", "--format", "json", "csv", "--out", str(out)]) == 0
+    (exported,) = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
+    assert exported["edited_fields"] == latest.edited_fields and exported["text"] == FORMULA
+    assert "variables.Scheduled Hours" in (out / "active_knowledge.csv").read_text(encoding="utf-8")
+
+
 def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extraction_is_diffed_against(desk, editions):
     layout, store, client = desk
     rules, (formula,) = _by_text(client, "rule"), _queue(client, "formula")
@@ -229,17 +299,171 @@ def test_progress_per_document_and_kind_and_search(desk):
     assert page.count('<tr data-term-id="r_') == 1 and f"1 / {len(rules)}" in page
 
 
-def test_a_rule_statement_with_markup_is_shown_as_text(desk):
-    layout, store, client = desk
-    path = layout.knowledge / DOC / "interpretation_pack.json"
-    rules = json.loads(path.read_text(encoding="utf-8"))
-    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-    rules[0].update(statement=hostile, condition=hostile)
-    path.write_text(json.dumps(rules), encoding="utf-8")
-    for url in ("/?kind=rule", f"/entries/{rules[0]['rule_id']}"):
-        page = client.get(url).text
-        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
-        assert "<script>alert" not in page and "<img src=x" not in page
+def _hostile(name: str) -> str:
+    return f'<script>alert("{name}")</script>'
+
+
+def _escaped(name: str) -> str:
+    return f"&lt;script&gt;alert(&#34;{name}&#34;)&lt;/script&gt;"
+
+
+# A document id is a folder's name: no "/", so its markup is an image tag's.
+HOSTILE_DOC = 'pump<img src=x onerror=alert("doc")>'
+ESCAPED_DOC = "pump&lt;img src=x onerror=alert(&#34;doc&#34;)&gt;"
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
+    """Every page and JSON answer of the desk over the handbook with markup in every field a
+    person reads there (one marker per field), and in the decisions' reviewer, reason, edited
+    fields and the text decided on; fetched once for the parametrised test below."""
+    layout = DataLayout(tmp_path_factory.mktemp("hostile").resolve())
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("KB_DATA_DIR", str(layout.root))
+        _extract(layout, editions[0])
+    folder = layout.knowledge / DOC
+
+    def rewrite(name: str, change) -> None:
+        path = folder / name
+        payload = json.loads(path.read_text(encoding="utf-8"))
+        change(payload)
+        path.write_text(json.dumps(payload), encoding="utf-8")
+
+    def rules(pack: list[dict]) -> None:
+        pack[0].update(statement=_hostile("statement"), condition=_hostile("condition"))
+        pack[0].update(consequence=_hostile("consequence"))
+
+    def formulas(entries: list[dict]) -> None:
+        entries[0].update(name=_hostile("name"), formula_latex=_hostile("formula_latex"), unit=_hostile("unit"))
+        entries[0]["variables"][0].update(symbol=_hostile("symbol"), meaning=_hostile("meaning"))
+
+    def glossary(entries: list[dict]) -> None:
+        for entry in entries:
+            if entry["term"] == "MTBF":
+                entry["full_name"] = _hostile("expansion")
+            else:
+                entry.update(full_name=_hostile("full_name"), definition=_hostile("definition"))
+
+    def queue(rows: list[dict]) -> None:
+        for row in rows:
+            row["definition"] = None if row["term"] == "MTBF" else _hostile("definition")
+
+    rewrite("interpretation_pack.json", rules)
+    rewrite("formulas.json", formulas)
+    rewrite("glossary.json", glossary)
+    rewrite("review_queue.json", queue)
+    rewrite("brief_context.json", lambda b: b.update(title=_hostile("title"), purpose=_hostile("purpose")))
+    rewrite("brief_context.json", lambda b: b.update(key_parameters=[_hostile("key_parameters")]))
+    folder.rename(layout.knowledge / HOSTILE_DOC)
+
+    store = DecisionStore.open(None, layout)
+    client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+    token = client.get("/api/csrf-token").json()["token"]
+    client.headers[CSRF_HEADER] = token
+    client.post("/reviewer", data={"name": _hostile("typed name"), "csrf_token": token})  # the header's
+    ids = {r["term"] if r["kind"] == "term" else r["kind"]: r["term_id"] for r in _queue(client, "all")}
+    rule_ids = [r["term_id"] for r in _queue(client, "rule")]
+    _, decided, edited = rule_ids  # the first rule's fields are hostile
+    reviewer = _hostile("reviewer")
+    store.record(  # decided on a text the rule no longer says: the page shows the word diff
+        term_id=decided,
+        doc_id=HOSTILE_DOC,
+        term="r",
+        decision="approve",
+        extracted_definition=_hostile("decided"),
+        reviewer=reviewer,
+        kind="rule",
+    )
+    for body in (
+        {"id": edited, "decision": "edit", "fields": {"consequence": _hostile("edited")}},
+        {"id": ids["formula"], "decision": "edit", "fields": {f"variables.{_hostile('symbol')}": _hostile("edited")}},
+        {"id": ids["brief"], "decision": "reject", "reason": _hostile("reason")},
+    ):
+        answer = client.post("/api/decisions", json={**body, "reviewer": reviewer})
+        assert answer.status_code == 200, answer.text
+    refused = client.post(
+        "/decisions",
+        data={
+            "term_id": ids["formula"],
+            "decision": "edit",
+            "variables.x" + _hostile("error"): "y",
+            "csrf_token": token,
+        },
+    )
+    assert refused.status_code == 422
+    urls = {
+        "queue": "/?kind=all",
+        "rules": "/?kind=rule",
+        "terms": "/?kind=term",
+        "rule": f"/entries/{rule_ids[0]}",
+        "diff": f"/entries/{decided}",
+        "edited": f"/entries/{edited}",
+        "formula": f"/entries/{ids['formula']}",
+        "brief": f"/entries/{ids['brief']}",
+        "term": f"/entries/{ids['Availability']}",
+        "expansion": f"/entries/{ids['MTBF']}",
+        "bulk": f"/documents/{quote(HOSTILE_DOC)}/approve-routine",
+        "unknown": f"/entries/{quote(_hostile('unknown'))}",
+        "api queue": "/api/queue?kind=all",
+        "api formula": f"/api/entries/{ids['formula']}",
+        "api brief": f"/api/entries/{ids['brief']}",
+        "api rule": f"/api/entries/{rule_ids[0]}",
+    }
+    pages = {name: client.get(url) for name, url in urls.items()}
+    assert all(pages[n].status_code == 200 for n in urls if n != "unknown") and pages["unknown"].status_code == 404
+    assert all(pages[n].headers["content-type"].startswith("application/json") for n in urls if n.startswith("api"))
+    client.close()
+    store.close()
+    return {"error": refused.text, **{name: page.text for name, page in pages.items()}}
+
+
+# A rule's rule_type is not here: it is one of the contract's two values (the payload's model and
+# the edit refuse any other), so it can carry no markup.
+@pytest.mark.parametrize(
+    ("marker", "shown_on"),
+    [
+        ("statement", ["queue", "rules", "rule", "bulk", "api queue", "api rule"]),
+        ("condition", ["rule", "api rule"]),
+        ("consequence", ["rule", "api rule"]),
+        ("name", ["queue", "formula", "api formula"]),
+        ("formula_latex", ["queue", "formula", "api formula"]),
+        ("symbol", ["formula", "api formula"]),  # the variable's symbol, and its edit's key in the history
+        ("meaning", ["formula", "api formula"]),
+        ("unit", ["formula", "api formula"]),
+        ("title", ["queue", "brief", "api brief"]),
+        ("purpose", ["queue", "brief", "api brief"]),
+        ("key_parameters", ["brief", "api brief"]),
+        ("full_name", ["queue", "terms", "term", "bulk", "api queue"]),  # the full-name column
+        ("expansion", ["terms", "expansion", "api queue"]),  # the confirmation asked
+        ("definition", ["terms", "term", "bulk", "api queue"]),
+        ("decided", ["diff", "api queue"]),  # the word diff's struck words
+        ("edited", ["edited", "formula", "api formula"]),  # an edit's stored fields in the history
+        ("reviewer", ["queue", "rules", "diff", "edited", "formula", "brief"]),  # a decision's
+        ("typed name", ["queue", "rule", "bulk", "error", "unknown"]),  # the single expert's, in the header
+        ("reason", ["brief", "api brief"]),  # a rejection's
+        ("error", ["error"]),  # an unknown variable's 422, echoing the key sent
+        ("unknown", ["unknown"]),  # an unknown id's 404, echoing it
+    ],
+)
+def test_every_field_with_markup_is_shown_as_text(hostile_pages, marker, shown_on):
+    """A `<script>` in any field, decision or request echoed is escaped on every page (text and
+    attributes) and never a tag; the JSON API gives it as it is, as data."""
+    for name in shown_on:
+        page = hostile_pages[name]
+        if name.startswith("api"):
+            assert _hostile(marker).replace('"', '\\"') in page, name
+        else:
+            assert _escaped(marker) in page, name
+    for name, page in hostile_pages.items():
+        if not name.startswith("api"):
+            assert "<script>alert" not in page and "<img src=x" not in page, name
+
+
+def test_a_document_id_with_markup_is_shown_as_text(hostile_pages):
+    """The queue's document column, filter and progress table, an entry's line, the bulk page."""
+    for name in ("queue", "rules", "rule", "formula", "brief", "bulk"):
+        assert ESCAPED_DOC in hostile_pages[name], name
+    assert f'<tr data-doc="{ESCAPED_DOC}"><td>{ESCAPED_DOC}</td>' in hostile_pages["queue"]  # the progress table
 
 
 def test_roles_apply_to_every_kind(desk):
@@ -297,6 +521,58 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     assert store.revision() == revision
 
 
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=[pytest.mark.services])])
+def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, request, monkeypatch):
+    """Every read re-attaches: two requests (a connection each) that both read the decisions
+    before either moved one record the move once; one that read before a reviewer decided the
+    target records nothing over that decision."""
+    layout, store, client = desk
+    if database == "postgres":
+        for key, value in request.getfixturevalue("postgres").items():
+            monkeypatch.setenv(key, value)
+        store = DecisionStore.open(Settings.from_env().review_database_url, layout)
+        client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+        client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+    rules = _by_text(client, "rule")
+    low, seal = rules[LOW_RULE]["term_id"], rules[SEAL_RULE]["term_id"]
+    _decide(client, low, "approve")
+    _decide(client, seal, "approve")
+    _extract(layout, editions[1])  # renumbers the chunks: both rules' ids move
+    read_before = store.latest()  # as each request reads, before either re-attaches
+    moved_seal = next(f.item.id for f in Corpus(layout).items({}) if f.item.text == SEAL_RULE)
+    _decide(client, moved_seal, "reject", reason="decided on the new edition meanwhile")
+    stores = [DecisionStore.open(store.url, layout) for _ in range(2)]
+    barrier = threading.Barrier(2)
+
+    def hold(connection, cursor, statement, *args) -> None:
+        # Each insert's transaction stays open a while, so the two requests' writes overlap.
+        if statement.lstrip().upper().startswith("INSERT"):
+            time.sleep(0.15)
+
+    for own in stores:
+        sa.event.listen(own.engine, "after_cursor_execute", hold)
+
+    def read(own: DecisionStore) -> int:
+        barrier.wait()
+        return reattach(Corpus(layout), own, read_before)
+
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            assert list(pool.map(read, stores)) == [2, 2]  # both found both moves
+    finally:
+        for own in stores:
+            own.close()
+    latest = store.latest()
+    (moved_low,) = [d for d in latest.values() if d.reattached_from == low]
+    assert len(store.history(moved_low.term_id)) == 1 and moved_low.decision == "approve"
+    assert latest[moved_seal].decision == "reject"  # not overwritten by the move read before it
+    assert not [d for d in store.history(moved_seal) if d.reattached_from]
+    assert store.revision().startswith("4.")  # two approvals, the rejection, one move
+    if database == "postgres":
+        client.close()
+        store.close()
+
+
 def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(desk):
     layout, store, client = desk
     rules = _by_text(client, "rule")
@@ -325,6 +601,10 @@ def review_server(desk, tmp_path):
 @pytest.mark.services
 def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_bulk(desk, review_server, tmp_path):
     layout, store, _client = desk
+    # KB_SCREENSHOT_DIR: keep docs/review.md's pictures of the formula's edit and the bulk page.
+    shots = Path(os.environ["KB_SCREENSHOT_DIR"]) if "KB_SCREENSHOT_DIR" in os.environ else None
+    if shots:
+        shots.mkdir(parents=True, exist_ok=True)
     browser = Browser(tmp_path / "chromium-profile")
     try:
         browser.goto(f"{review_server}/?kind=rule")
@@ -366,10 +646,25 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         assert decision.decision == "edit" and decision.edited_fields
         assert decision.edited_fields["consequence"].endswith("(edited)")
 
-        # A formula: the formulas' queue, j/k and a in place.
+        # A formula: its entry, the edit's first field with e, Tab on to a variable's meaning,
+        # Ctrl+Enter saves; then its queue, a in place.
         browser.goto(f"{review_server}/?kind=formula")
         formula = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
         assert formula.startswith("f_")
+        browser.goto(f"{review_server}/entries/{formula}")
+        browser.press("e")
+        browser.wait_for("document.activeElement && document.activeElement.name === 'name'")
+        for _ in range(3):  # name → formula_latex → unit → the first variable's meaning
+            browser.press("Tab")
+        browser.wait_for("document.activeElement.name === 'variables.Operating Hours'")
+        browser.type("hours the pump ran")
+        if shots:
+            browser.screenshot(shots / "review-formula.png")
+        browser.send("Input.dispatchKeyEvent", type="keyDown", **ctrl_enter)
+        browser.send("Input.dispatchKeyEvent", type="keyUp", **ctrl_enter)
+        browser.wait_for(f"location.pathname !== '/entries/{formula}' && document.readyState === 'complete'")
+        assert store.latest()[formula].edited_fields == {"variables.Operating Hours": "hours the pump ran"}
+        browser.goto(f"{review_server}/?kind=formula")
         browser.press("a")
         browser.wait_for("document.querySelector('#queue tbody tr .state').textContent === 'approved'")
         assert store.latest()[formula].kind == "formula"
@@ -379,6 +674,8 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         browser.evaluate("document.getElementById('bulk-link').click()")
         browser.wait_for("location.pathname.endsWith('/approve-routine') && document.readyState === 'complete'")
         listed = browser.evaluate("[...document.querySelectorAll('#bulk tbody tr')].map(r => r.dataset.termId)")
+        if shots:
+            browser.screenshot(shots / "review-bulk.png")
         assert listed and rows[0] not in listed  # decided already: not listed again
         browser.evaluate("document.getElementById('bulk-approve').click()")
         browser.wait_for("location.pathname === '/' && document.readyState === 'complete'")
@@ -451,11 +748,15 @@ def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path):
 
 
 def test_text_diff_status_and_word_diff_by_hand():
-    approved = [
-        ApprovedDefinition(term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"),
-        ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
-        ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
-    ]
+    approved = ApprovedTexts(
+        [
+            ApprovedDefinition(
+                term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"
+            ),
+            ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
+            ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
+        ]
+    )
     assert text_diff_status("rule", "r_1", None, "If A,\nthen  B.", approved) == "duplicate"  # layout aside
     assert text_diff_status("rule", "r_1", None, "If A, then C.", approved) == "conflicting"
     assert text_diff_status("rule", "r_2", None, "If A, then B.", approved) == "new"  # a rule has no name to match

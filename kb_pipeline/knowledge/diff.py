@@ -105,20 +105,28 @@ def apply_diff(payloads: Payloads, active: Iterable[ApprovedDefinition]) -> Payl
     return payloads.model_copy(update={"glossary": glossary, "review_queue": review_queue(glossary, payloads.rejected)})
 
 
+class ApprovedTexts:
+    """The approved rules and formulas by kind and id, and a formula's by its canonical name:
+    what `text_diff_status` compares each entry of a view with, indexed once for all of them."""
+
+    def __init__(self, active: Iterable[ApprovedDefinition]) -> None:
+        self.by_id: dict[tuple[Kind, str], list[ApprovedDefinition]] = {}
+        self.formulas_by_name: dict[str, list[ApprovedDefinition]] = {}
+        for approved in active:
+            self.by_id.setdefault((approved.kind, approved.term_id), []).append(approved)
+            if approved.kind == "formula":
+                self.formulas_by_name.setdefault(canonical(approved.term), []).append(approved)
+
+
 def text_diff_status(
-    kind: Kind, entity_id: str, name: str | None, text: str | None, active: Iterable[ApprovedDefinition]
+    kind: Kind, entity_id: str, name: str | None, text: str | None, active: ApprovedTexts
 ) -> DiffStatus:
     """A rule's or formula's status against the approved ones of its kind: `duplicate` when its
     id is approved with this text, `conflicting` when its id, or (a formula) its name, is approved
     with another text, else `new`. Names are matched only for formulas: a rule has none."""
-    rivals = []
-    for approved in active:
-        if approved.kind != kind:
-            continue
-        if approved.term_id == entity_id:
-            if approved.matches(text):
-                return "duplicate"
-            rivals.append(approved)
-        elif kind == "formula" and name and canonical(approved.term) == canonical(name):
-            rivals.append(approved)
+    rivals = active.by_id.get((kind, entity_id), [])
+    if any(a.matches(text) for a in rivals):
+        return "duplicate"
+    if kind == "formula" and name:
+        rivals = rivals + [a for a in active.formulas_by_name.get(canonical(name), []) if a.term_id != entity_id]
     return "conflicting" if any(not a.matches(text) for a in rivals) else "new"

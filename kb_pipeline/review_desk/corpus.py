@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.diff import ApprovedDefinition, Kind, same_definition
+from ..knowledge.diff import ApprovedTexts, Kind, same_definition
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
@@ -106,7 +106,7 @@ class Document:
             if row.term_id in terms
         ]
 
-    def items(self, active: list[ApprovedDefinition]) -> list[Found]:
+    def items(self, active: ApprovedTexts) -> list[Found]:
         """Every entry of every kind, in the document's order (a term's: the queue's rank); a
         rule's and a formula's diff status against `active`."""
         found = list(self.terms)
@@ -178,6 +178,7 @@ class Corpus:
         self.layout = layout
         self._read: dict[str, tuple[tuple, Document]] = {}
         self._artifacts: dict[str, tuple[tuple, dict]] = {}
+        self._items: tuple[tuple, list[Found]] | None = None
 
     def documents(self) -> list[str]:
         root = self.layout.knowledge
@@ -191,6 +192,11 @@ class Corpus:
             known = self._read[doc_id] = (stamp, self._parse(doc_id, folder))
         return known[1]
 
+    def _stamp_of(self, doc_id: str) -> tuple:
+        """The stamp of the document as now read (read again first if its files changed)."""
+        self.document(doc_id)
+        return self._read[doc_id][0]
+
     def _parse(self, doc_id: str, folder: Path) -> Document:
         brief = folder / "brief_context.json"
         return Document(
@@ -203,9 +209,16 @@ class Corpus:
         )
 
     def items(self, decisions: dict[str, Decision]) -> list[Found]:
-        """Every entry of every document, rules and formulas diffed against the approved ones."""
-        active = [d.approved_definition() for d in decisions.values() if d.approved]
-        return [found for doc_id in self.documents() for found in self.document(doc_id).items(active)]
+        """Every entry of every document, rules and formulas diffed against the approved ones.
+        Made again only when a document's files or the approved decisions changed: a read asks
+        twice (re-attachment, then the queue), and most reads change neither."""
+        stamps = tuple((doc_id, self._stamp_of(doc_id)) for doc_id in self.documents())
+        approved = [d for d in decisions.values() if d.approved]
+        key = (stamps, frozenset(d.id for d in approved))
+        if self._items is None or self._items[0] != key:
+            active = ApprovedTexts(d.approved_definition() for d in approved)
+            self._items = (key, [found for doc_id, _ in stamps for found in self.document(doc_id).items(active)])
+        return self._items[1]
 
     def queue(self, decisions: dict[str, Decision], kind: KindFilter = "term") -> list[QueueRow]:
         """The queue of one kind ("all": every kind), then the decisions no entry has any more
@@ -244,7 +257,7 @@ class Corpus:
     def entry(self, entity_id: str, decisions: dict[str, Decision] | None = None) -> Entry | None:
         """The entry of any kind with this id; a rule's or formula's diff status against the
         approved ones among `decisions`."""
-        active = [d.approved_definition() for d in (decisions or {}).values() if d.approved]
+        active = ApprovedTexts(d.approved_definition() for d in (decisions or {}).values() if d.approved)
         for doc_id in self.documents():
             document = self.document(doc_id)
             for found in document.items(active):

@@ -10,7 +10,7 @@ from pydantic import AliasChoices, BaseModel, Field, model_validator
 from ..knowledge.diff import same_definition
 from .accounts import Account
 from .corpus import Corpus, Entry
-from .items import EDITABLE, RULE_TYPES, TEXT_FIELD
+from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
 from .store import Decision, DecisionKind, DecisionStore
 
 
@@ -21,7 +21,8 @@ class DecisionIn(BaseModel):
     term_id: str = Field(min_length=1, validation_alias=AliasChoices("term_id", "id"))
     decision: DecisionKind
     # A term's edit: the definition. Another kind's: `fields`, the editable fields it sets
-    # (items.EDITABLE), each one it leaves out keeping the extraction's value.
+    # (items.EDITABLE; a formula's variable's meaning: "variables.<symbol>"), each one it
+    # leaves out keeping the extraction's value.
     definition: str | None = None
     fields: dict[str, str] | None = None
     reason: str | None = None
@@ -55,16 +56,24 @@ def edited_fields(found: Entry, body: DecisionIn) -> dict[str, str] | None:
         if body.fields:
             raise HTTPException(422, f"fields: a {found.kind}'s edit is its definition, not fields")
         return None
-    allowed = EDITABLE[found.kind]
+    current = field_values(found.entity, found.kind)
     fields = dict(body.fields or {})
     if body.definition and body.definition.strip():  # the main text, as a term's definition is
         fields.setdefault(TEXT_FIELD[found.kind], body.definition)
-    unknown = sorted(set(fields) - set(allowed))
+    unknown = sorted(set(fields) - set(current))
+    symbols = [k.removeprefix(VARIABLE_FIELD) for k in current if k.startswith(VARIABLE_FIELD)]
+    for key in unknown:
+        if key.startswith(VARIABLE_FIELD):
+            raise HTTPException(
+                422,
+                f"{key}: {found.item.id} has no variable {key.removeprefix(VARIABLE_FIELD)!r}"
+                f" (its variables: {', '.join(symbols) or 'none'})",
+            )
     if unknown:
+        allowed = [*EDITABLE[found.kind], *([f"{VARIABLE_FIELD}<symbol>"] if found.kind == "formula" else [])]
         raise HTTPException(422, f"fields: a {found.kind}'s editable fields are {', '.join(allowed)}, not {unknown}")
     if fields.get("rule_type", RULE_TYPES[0]) not in RULE_TYPES:
         raise HTTPException(422, f"rule_type: one of {', '.join(RULE_TYPES)}")
-    current = {name: str(getattr(found.entity, name) or "") for name in allowed}
     changed = {k: v.strip() for k, v in fields.items() if v.strip() != current[k].strip()}
     if not changed:
         raise HTTPException(422, "an edit needs a field changed")

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.diff import ApprovedDefinition, Kind, text_diff_status
+from ..knowledge.diff import ApprovedTexts, Kind, text_diff_status
 
 KINDS: tuple[Kind, ...] = ("term", "rule", "formula", "brief")
 CONFLICT = "conflicting definitions — expert decision required"
@@ -42,6 +42,9 @@ EDITABLE: dict[Kind, tuple[str, ...]] = {
     "brief": ("title", "purpose"),
 }
 RULE_TYPES: tuple[str, ...] = ("interpretation", "calculation")
+# A formula's variables' meanings are editable too, each keyed "variables.<symbol>" in an edit's
+# fields: no field name has a dot, so a symbol can never be taken for a field.
+VARIABLE_FIELD = "variables."
 
 Entity = GlossaryEntry | RuleEntry | FormulaEntry | BriefContext
 
@@ -94,7 +97,7 @@ def term_item(doc_id: str, row: ReviewQueueRow, entry: GlossaryEntry | None) -> 
     )
 
 
-def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: list[ApprovedDefinition]) -> ReviewItem:
+def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
     status = text_diff_status("rule", rule.rule_id, None, rule.statement, active)
     return ReviewItem(
         kind="rule",
@@ -111,7 +114,7 @@ def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: list[ApprovedDefi
     )
 
 
-def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: list[ApprovedDefinition]) -> ReviewItem:
+def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
     status = text_diff_status("formula", formula.formula_id, formula.name, formula.formula_latex, active)
     reason = (
         CONFLICT
@@ -151,8 +154,14 @@ def brief_item(doc_id: str, brief: BriefContext) -> ReviewItem:
 
 
 def field_values(entity: Entity, kind: Kind) -> dict[str, str]:
-    """The editable fields' current values ("" for null), as the edit form shows them."""
-    return {name: str(getattr(entity, name) or "") for name in EDITABLE[kind]}
+    """The editable fields' current values ("" for null), as the edit form shows them: a
+    formula's with each variable's meaning under `variables.<symbol>` (the first of a symbol
+    written twice)."""
+    values = {name: str(getattr(entity, name) or "") for name in EDITABLE[kind]}
+    if isinstance(entity, FormulaEntry):
+        for variable in entity.variables:
+            values.setdefault(VARIABLE_FIELD + variable.symbol, variable.meaning or "")
+    return values
 
 
 KindFilter = Literal["term", "rule", "formula", "brief", "all"]

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import pypdfium2 as pdfium
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .auth import PrincipalDep, principal_of, require
 from .corpus import STATES, Corpus, Entry, decided_on, facet_counts, filter_queue, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
-from .items import CONFLICT, KINDS, RULE_TYPES, KindFilter, field_values
+from .items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, KindFilter, field_values
 from .page_image import PageImage, render_page
 from .progress import progress
 from .reattach import current_decisions
@@ -133,6 +133,7 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         editable=field_values(found.entity, found.kind) if found else {},
         multiline=("statement", "condition", "consequence", "purpose", "formula_latex"),
         rule_types=RULE_TYPES,
+        variable_field=VARIABLE_FIELD,
         next_term=next_pending(rows, term_id),
         decision=decision,
         changed=changed,
@@ -159,6 +160,13 @@ def set_reviewer(name: Annotated[str, Form()], back: Annotated[str, Form()] = "/
     return response
 
 
+async def variable_meanings(request: Request) -> dict[str, str]:
+    """A formula's edit form's variables' meanings: `variables.<symbol>` fields, whose names no
+    Form() parameter can declare (the form FastAPI parsed already: cached on the request)."""
+    form = await request.form()
+    return {k: v for k, v in form.multi_items() if k.startswith(VARIABLE_FIELD) and isinstance(v, str)}
+
+
 @router.post("/decisions", dependencies=[require("reviewer")])
 def decide_form(
     request: Request,
@@ -167,6 +175,7 @@ def decide_form(
     store: StoreDep,
     term_id: Annotated[str, Form()],
     decision: Annotated[Literal["approve", "reject", "edit"], Form()],
+    variables: Annotated[dict[str, str], Depends(variable_meanings)],
     definition: Annotated[str | None, Form()] = None,
     reason: Annotated[str | None, Form()] = None,
     seen_definition: Annotated[str | None, Form()] = None,
@@ -194,6 +203,7 @@ def decide_form(
         "unit": unit,
         "title": title,
         "purpose": purpose,
+        **variables,
     }
     fields = {k: v for k, v in sent.items() if v is not None}
     try:

@@ -16,7 +16,7 @@ from collections import defaultdict
 from ..knowledge.text import canonical, squash
 from .corpus import Corpus, decided_on
 from .items import ReviewItem
-from .store import Decision, DecisionStore
+from .store import Decision, DecisionStore, decided_now
 
 
 def _key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
@@ -24,8 +24,9 @@ def _key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str
     return (doc_id, kind, canonical(label) if kind == "term" else "", squashed) if squashed else None
 
 
-def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision]) -> list[Decision]:
-    """Re-attach every orphaned decision that has one entry to go to; the rows recorded."""
+def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision]) -> int:
+    """Re-attach every orphaned decision that has one entry to go to; how many moves it found
+    (each recorded, unless another request recorded it, or decided the entry, meanwhile)."""
     items = {f.item.id: f.item for f in corpus.items(decisions)}
     # What has been moved already: (the id it was on, the text), never moved twice.
     moved = {(d.reattached_from, squash(d.extracted_definition or "")) for d in decisions.values() if d.reattached_from}
@@ -42,37 +43,33 @@ def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision
 
     orphans = [d for d in decisions.values() if stale(d)]
     if not orphans:
-        return []
+        return 0
     undecided: dict[tuple[str, str, str, str], list[ReviewItem]] = defaultdict(list)
     for item in items.values():
         key = _key(item.doc_id, item.kind, item.label, item.text)
         if key and (item.id not in decisions or stale(decisions[item.id])):
             undecided[key].append(item)
-    recorded = []
+    moves = 0
     for orphan in sorted(orphans, key=lambda d: d.id):
         key = _key(orphan.doc_id, orphan.kind, orphan.term, orphan.extracted_definition)
         candidates = undecided.pop(key, []) if key else []
         if len(candidates) != 1 or candidates[0].id == orphan.term_id:
             continue  # none, or ambiguous: precision first, it stays orphaned
         (target,) = candidates
-        recorded.append(
-            store.record(
-                term_id=target.id,
-                doc_id=orphan.doc_id,
-                term=target.label,
-                decision=orphan.decision,
-                extracted_definition=orphan.extracted_definition,
-                edited_definition=orphan.edited_definition,
-                reason=orphan.reason,
-                reviewer=orphan.reviewer,
-                account_id=orphan.account_id,
-                doc_version=orphan.doc_version,
-                kind=orphan.kind,
-                edited_fields=orphan.edited_fields,
-                reattached_from=orphan.term_id,
-            )
+        # Reads re-attach, so two requests at once may both find this move: the store records
+        # it only while the target's newest decision is still the one read here.
+        seen = decisions[target.id].id if target.id in decisions else 0
+        moved_decision = orphan.model_copy(
+            update={
+                "term_id": target.id,
+                "term": target.label,
+                "reattached_from": orphan.term_id,
+                "decided_at": decided_now(),
+            }
         )
-    return recorded
+        store.record_unless_decided_since(seen, moved_decision)
+        moves += 1
+    return moves
 
 
 def current_decisions(corpus: Corpus, store: DecisionStore) -> dict[str, Decision]:

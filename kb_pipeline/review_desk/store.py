@@ -77,6 +77,11 @@ def add_missing_columns(engine: sa.Engine) -> None:
                 raise
 
 
+def decided_now() -> str:
+    """Now, as `decided_at` holds it: ISO 8601 UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def default_path(layout: DataLayout) -> Path:
     return layout.review / "decisions.sqlite3"
 
@@ -216,7 +221,7 @@ class DecisionStore:
             "edited_definition": edited_definition if decision == "edit" else None,
             "reason": reason,
             "reviewer": reviewer,
-            "decided_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "decided_at": decided_now(),
             "account_id": account_id,
             "doc_version": doc_version,
             "kind": kind,
@@ -227,6 +232,27 @@ class DecisionStore:
             key = connection.execute(decisions_table.insert().values(**values)).inserted_primary_key
         assert key is not None  # an INSERT of one row always has its key
         return Decision(id=key[0], **values)
+
+    def record_unless_decided_since(self, seen: int, decision: Decision) -> Decision | None:
+        """`decision` (its id aside) recorded only if its entry's newest row is still `seen` (0:
+        none), else None: a re-attachment that two requests make at once is recorded once, and
+        never over a decision made meanwhile. The check and the insert are one statement (on
+        SQLite it runs under the database's write lock); on Postgres, whose READ COMMITTED
+        lets two such statements both see no newer row, a transaction-scoped advisory lock on
+        the id makes the second wait for the first's commit, and its statement then sees it."""
+        values = decision.model_dump(exclude={"id"})
+        values["edited_fields"] = (
+            json.dumps(values["edited_fields"], ensure_ascii=False) if decision.edited_fields else None
+        )
+        columns = decisions_table.c
+        newer = sa.select(columns.id).where(columns.term_id == decision.term_id, columns.id > seen)
+        row = sa.select(*(sa.cast(sa.literal(v, columns[k].type), columns[k].type) for k, v in values.items()))
+        insert = decisions_table.insert().from_select(list(values), row.where(~sa.exists(newer)))
+        with self.engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(decision.term_id))))
+            key = connection.execute(insert.returning(columns.id)).scalar()
+        return decision.model_copy(update={"id": key}) if key is not None else None
 
     def latest(self) -> dict[str, Decision]:
         """Every term_id's current decision (its latest); none before the desk made the table."""
