@@ -242,6 +242,20 @@ class DecisionStore:
         with self.engine.begin() as connection:
             return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
 
+    def decided_versions(self, doc_id: str) -> dict[str, int]:
+        """The document versions decisions of this document were made on (every decision, not
+        only the latest), with how many each."""
+        if not self.has_table() or "doc_version" not in {c.name for c in self._selected()}:
+            return {}
+        version = decisions_table.c.doc_version
+        query = (
+            sa.select(version, sa.func.count())
+            .where(decisions_table.c.doc_id == doc_id, version.is_not(None))
+            .group_by(version)
+        )
+        with self.engine.begin() as connection:
+            return {hash_: n for hash_, n in connection.execute(query)}
+
     def revision(self) -> str:
         """ "<decisions>.<newest id>" ("0.0" with none): it changes whenever a decision is made,
         also one committed after a newer id (two reviewers at once on Postgres)."""
