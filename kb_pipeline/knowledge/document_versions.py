@@ -41,6 +41,9 @@ class DocumentVersion(BaseModel):
     n_pages: int
     parsed_at: str | None  # when this content was parsed (the artifact's `created_at`)
     extracted_at: str  # when these payloads were written (ISO 8601 UTC, seconds)
+    # The document's extractions counted: the order of its versions (a re-extraction of an
+    # older content makes it the latest again), which a clock's seconds cannot always tell.
+    extraction: int
 
     @property
     def short(self) -> str:
@@ -60,6 +63,7 @@ def keep_version(
     """The payloads just written to the folder `payloads`, kept as `document`'s version under
     `versions`; the record is written last, so a version with a record is whole."""
     folder = version_folder(versions, document.content_hash)
+    extraction = max((v.extraction for v in list_versions(versions)), default=0) + 1
     for name in KEPT_PAYLOADS:
         copy_atomically(payloads / name, folder / name)
     record = DocumentVersion(
@@ -69,6 +73,7 @@ def keep_version(
         n_pages=document.n_pages,
         parsed_at=document.created_at,
         extracted_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        extraction=extraction,
     )
     write_text_atomically(folder / RECORD_NAME, record.model_dump_json(indent=2) + "\n")
     return record
@@ -80,4 +85,4 @@ def list_versions(versions: Path) -> list[DocumentVersion]:
     found = []
     for record in versions.glob(f"*/{RECORD_NAME}") if versions.is_dir() else ():
         found.append(DocumentVersion.model_validate_json(record.read_bytes()))
-    return sorted(found, key=lambda v: (v.extracted_at, v.content_hash))
+    return sorted(found, key=lambda v: v.extraction)

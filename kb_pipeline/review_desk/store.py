@@ -244,13 +244,15 @@ class DecisionStore:
 
     def decided_versions(self, doc_id: str) -> dict[str, int]:
         """The document versions decisions of this document were made on (every decision, not
-        only the latest), with how many each."""
-        if not self.has_table() or "doc_version" not in {c.name for c in self._selected()}:
+        only the latest; a re-attachment, which repeats one, aside), with how many each."""
+        if not self.has_table() or not {"doc_version", "reattached_from"} <= {c.name for c in self._selected()}:
             return {}
         version = decisions_table.c.doc_version
         query = (
             sa.select(version, sa.func.count())
-            .where(decisions_table.c.doc_id == doc_id, version.is_not(None))
+            .where(
+                decisions_table.c.doc_id == doc_id, version.is_not(None), decisions_table.c.reattached_from.is_(None)
+            )
             .group_by(version)
         )
         with self.engine.begin() as connection:

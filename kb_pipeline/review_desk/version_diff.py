@@ -26,7 +26,7 @@ from pydantic import BaseModel, computed_field
 from ..knowledge.diff import same_definition
 from ..knowledge.document_versions import DocumentVersion
 from ..knowledge.text import canonical
-from .corpus import Corpus, QueueRow
+from .corpus import Corpus, QueueRow, decided_on
 from .items import ReviewItem
 from .reattach import text_key
 from .store import Decision, DecisionStore
@@ -48,7 +48,7 @@ class RemovedEntry(BaseModel):
 class VersionDiff(BaseModel):
     doc_id: str
     versions: list[DocumentVersion]  # every kept version, the oldest extraction first
-    decided_on: dict[str, int]  # content_hash → decisions made on it
+    decisions_on: dict[str, int]  # content_hash → decisions made on it
     latest: DocumentVersion | None
     base: DocumentVersion | None  # None: a single version, nothing to compare
     base_reviewed: bool  # the base is the last reviewed version (else the previous, none reviewed)
@@ -65,10 +65,10 @@ class VersionDiff(BaseModel):
         return sum(c.pending_for_version for c in self.changed) + sum(r.state == "pending" for r in self.added)
 
 
-def base_version(versions: list[DocumentVersion], decided_on: dict[str, int]) -> tuple[DocumentVersion | None, bool]:
+def base_version(versions: list[DocumentVersion], decisions_on: dict[str, int]) -> tuple[DocumentVersion | None, bool]:
     """The version the latest (the last of `versions`) is compared with, and whether it was reviewed."""
     earlier = versions[:-1]
-    reviewed = [v for v in earlier if decided_on.get(v.content_hash)]
+    reviewed = [v for v in earlier if decisions_on.get(v.content_hash)]
     if reviewed:
         return reviewed[-1], True
     return (earlier[-1] if earlier else None), False
@@ -112,10 +112,15 @@ def match_entries(
     return pairs, list(left.values()), list(right.values())
 
 
+def _made_on(decision: Decision | None, item: ReviewItem) -> Decision | None:
+    # A removed entry's id may name another entry's decision now (a re-parse moved it there).
+    return decision if decision is not None and decided_on(decision, item.text) else None
+
+
 def diff_versions(
     doc_id: str,
     versions: list[DocumentVersion],
-    decided_on: dict[str, int],
+    decisions_on: dict[str, int],
     base_items: list[ReviewItem],
     rows: list[QueueRow],
     decisions: dict[str, Decision],
@@ -123,12 +128,12 @@ def diff_versions(
     """The latest version (its queue rows `rows`, every kind) against the base's entries
     `base_items` (base_version's); `decisions`: every entry's current one."""
     latest = versions[-1] if versions else None
-    base, reviewed = base_version(versions, decided_on)
+    base, reviewed = base_version(versions, decisions_on)
     carried = [r for r in rows if r.since == "carried"]
     diff = VersionDiff(
         doc_id=doc_id,
         versions=versions,
-        decided_on=decided_on,
+        decisions_on=decisions_on,
         latest=latest,
         base=base,
         base_reviewed=reviewed,
@@ -148,7 +153,7 @@ def diff_versions(
         diff.changed.append(
             ChangedEntry(before=old, row=row, words=word_diff(old.text, new.text), pending_for_version=again)
         )
-    diff.removed = [RemovedEntry(item=i, decision=decisions.get(i.id)) for i in removed]
+    diff.removed = [RemovedEntry(item=i, decision=_made_on(decisions.get(i.id), i)) for i in removed]
     diff.added = [now[i.id] for i in added]
     return diff
 
@@ -159,10 +164,15 @@ def document_diff(
     """The document's version diff as the desk reads it: its kept versions, the base's payloads,
     its rows of the queue (`rows`: the document's, every kind), the versions decided on."""
     versions = corpus.versions(doc_id)
-    decided_on = store.decided_versions(doc_id)
-    base, _ = base_version(versions, decided_on)
+    decisions_on = store.decided_versions(doc_id)
+    base, _ = base_version(versions, decisions_on)
     base_items = [f.item for f in corpus.version_document(doc_id, base.content_hash).items([])] if base else []
-    return diff_versions(doc_id, versions, decided_on, base_items, rows, decisions)
+    diff = diff_versions(doc_id, versions, decisions_on, base_items, rows, decisions)
+    for removed in diff.removed:
+        if removed.decision is None:  # its id's latest decision is another's: its own, from the trail
+            history = reversed(store.history(removed.item.id))
+            removed.decision = next((d for d in history if _made_on(d, removed.item)), None)
+    return diff
 
 
 def version_diffs(
