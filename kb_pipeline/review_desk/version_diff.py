@@ -9,7 +9,7 @@ another text; then, for a term, the same term under another id. What is left is 
 in the base) or added (only in the latest). A matched entry whose text (a term's definition, a
 rule's statement, a formula's LaTeX, a brief's purpose) differs, layout aside, is changed, with
 a word diff. A decision made on an earlier version whose text the latest still says is carried
-(the queue's `since: "carried"`).
+(as the queue's `since: "carried"`).
 
 Pending because of the new version (`pending_for_version`, what `kb-pipeline status` and the
 queue's progress table count): the changed entries whose decision, made on an earlier version,
@@ -112,6 +112,18 @@ def match_entries(
     return pairs, list(left.values()), list(right.values())
 
 
+def _carried(row: QueueRow, latest: DocumentVersion | None) -> bool:
+    # Decided on another version than the latest, whose text this one still says (the queue's
+    # "carried", against the kept version rather than the artifact).
+    decision = row.decision
+    return (
+        decision is not None
+        and row.state != "pending"
+        and latest is not None
+        and decision.doc_version not in (None, latest.content_hash)
+    )
+
+
 def _made_on(decision: Decision | None, item: ReviewItem) -> Decision | None:
     # A removed entry's id may name another entry's decision now (a re-parse moved it there).
     return decision if decision is not None and decided_on(decision, item.text) else None
@@ -129,7 +141,7 @@ def diff_versions(
     `base_items` (base_version's); `decisions`: every entry's current one."""
     latest = versions[-1] if versions else None
     base, reviewed = base_version(versions, decisions_on)
-    carried = [r for r in rows if r.since == "carried"]
+    carried = [r for r in rows if _carried(r, latest)]
     diff = VersionDiff(
         doc_id=doc_id,
         versions=versions,
