@@ -23,15 +23,12 @@ from kb_pipeline.knowledge.document_versions import DocumentVersion, keep_versio
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
-from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.corpus import QueueRow
-from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 from kb_pipeline.review_desk.items import ReviewItem
-from kb_pipeline.review_desk.store import Decision, DecisionStore
+from kb_pipeline.review_desk.store import Decision
 from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries
 
 from .browser import Browser
-from .deployment import review_desk
 from .test_review_desk import _extract
 from .test_review_knowledge import (
     AVAILABILITY,
@@ -42,7 +39,9 @@ from .test_review_knowledge import (
     REVISED_FORMULA,
     SEAL_RULE,
     VIBRATION_RULE,
+    desk,  # noqa: F401 — the fixture: the first edition extracted, a store, the app (with this module's editions)
     handbook_pdf,
+    review_server,  # noqa: F401 — the fixture: `kb-pipeline review` on the desk's data root
 )
 
 
@@ -57,17 +56,6 @@ def editions(tmp_path_factory) -> tuple[ParsedDocument, ParsedDocument]:
         handbook_pdf(pdf, foreword=revised, revised=revised)
         parsed.append(process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document)
     return parsed[0], parsed[1]
-
-
-@pytest.fixture
-def desk(layout, editions):
-    _extract(layout, editions[0])
-    store = DecisionStore.open(None, layout)
-    client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
-    client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
-    yield layout, store, client
-    client.close()
-    store.close()
 
 
 def _queue(client: TestClient) -> list[dict]:
@@ -89,7 +77,7 @@ def _decide_all_but(client: TestClient, keep: str) -> None:
             assert answer.status_code == 200, answer.text
 
 
-def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(desk, editions, monkeypatch, capsys):
+def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(desk, editions, monkeypatch, capsys):  # noqa: F811
     layout, store, client = desk
     first, revised = editions
     single = _versions(client)
@@ -161,7 +149,7 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
     assert client.get(f"/documents/{DOC}/versions").status_code == 200
 
 
-def test_the_versions_page_shows_markup_as_text(desk, editions):
+def test_the_versions_page_shows_markup_as_text(desk, editions):  # noqa: F811
     layout, store, client = desk
     _decide_all_but(client, keep="")
     _extract(layout, editions[1])
@@ -176,7 +164,7 @@ def test_the_versions_page_shows_markup_as_text(desk, editions):
     assert "<script>alert" not in page and "<img src=x" not in page
 
 
-def test_viewers_read_a_documents_versions(desk):
+def test_viewers_read_a_documents_versions(desk):  # noqa: F811
     layout, store, client = desk
     accounts = client.app.state.desk.accounts
     accounts.add("vera", "viewer", None)
@@ -190,14 +178,8 @@ def test_viewers_read_a_documents_versions(desk):
         assert stranger.get(f"/api/documents/{DOC}/versions").status_code == 401
 
 
-@pytest.fixture
-def review_server(desk, tmp_path):
-    with review_desk(tmp_path / "desk.log", {**os.environ, "KB_DATA_DIR": str(desk[0].root)}) as base:
-        yield base
-
-
 @pytest.mark.services
-def test_browser_sees_what_the_changed_pdf_changed(desk, editions, review_server, tmp_path):
+def test_browser_sees_what_the_changed_pdf_changed(desk, editions, review_server, tmp_path):  # noqa: F811
     layout, store, client = desk
     _decide_all_but(client, keep="MTBF")
     _extract(layout, editions[1])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+import sqlalchemy as sa
 
 from ..defs import history
 from ..defs.dead_runs import check_worker
@@ -192,17 +193,31 @@ def format_status(statuses: list[FileStatus], folder: Path, *, width: int | None
 
 def review_versions(layout: DataLayout, database_url: str | None) -> dict[str, VersionDiff]:
     """Every document with versions to compare: its latest against the last reviewed one."""
+    corpus = Corpus(layout)
+    if not corpus.versioned():
+        return {}  # nothing kept: no database to reach
     store = DecisionStore.open(database_url, layout, create=False)
     try:
-        corpus = Corpus(layout)
         decisions = current_decisions(corpus, store)
         return version_diffs(corpus, store, decisions, corpus.queue(decisions, "all"))
     finally:
         store.close()
 
 
+def version_lines(layout: DataLayout, database_url: str | None) -> list[str]:
+    """The review desk's line per document with versions to compare (none without); a line
+    saying so when the decisions cannot be read (the files' states above stand regardless)."""
+    try:
+        diffs = review_versions(layout, database_url)
+    except sa.exc.SQLAlchemyError as e:
+        return [
+            f"review: the decisions cannot be read ({type(e).__name__}): no count of what a new version left pending"
+        ]
+    return format_versions(diffs)
+
+
 def format_versions(diffs: dict[str, VersionDiff]) -> list[str]:
-    """The review desk's line per document with versions to compare (none without)."""
+    """A heading and a line per document, the pending count split into changed and new."""
     if not diffs:
         return []
     lines = ["review: entries pending because of a new version (changed since decided on an earlier one, or new)"]
