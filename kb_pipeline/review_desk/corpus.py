@@ -143,18 +143,6 @@ def _read(path: Path) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
-def _parse(doc_id: str, folder: Path) -> Document:
-    brief = folder / "brief_context.json"
-    return Document(
-        doc_id=doc_id,
-        queue=[ReviewQueueRow.model_validate(r) for r in _read(folder / "review_queue.json")],
-        glossary=[GlossaryEntry.model_validate(r) for r in _read(folder / "glossary.json")],
-        rules=[RuleEntry.model_validate(r) for r in _read(folder / "interpretation_pack.json")],
-        formulas=[FormulaEntry.model_validate(r) for r in _read(folder / "formulas.json")],
-        brief=BriefContext.model_validate_json(brief.read_bytes()) if brief.is_file() else None,
-    )
-
-
 def _order(item: ReviewItem) -> tuple:
     # The contract's order across documents (conflicts first, then mentions); within a document,
     # its own rank breaks ties; kinds in KINDS' order.
@@ -194,8 +182,19 @@ class Corpus:
         stamp = _stamp(folder)
         known = self._read.get(str(folder))
         if known is None or known[0] != stamp:
-            known = self._read[str(folder)] = (stamp, _parse(doc_id, folder))
+            known = self._read[str(folder)] = (stamp, self._parse(doc_id, folder))
         return known[1]
+
+    def _parse(self, doc_id: str, folder: Path) -> Document:
+        brief = folder / "brief_context.json"
+        return Document(
+            doc_id=doc_id,
+            queue=[ReviewQueueRow.model_validate(r) for r in _read(folder / "review_queue.json")],
+            glossary=[GlossaryEntry.model_validate(r) for r in _read(folder / "glossary.json")],
+            rules=[RuleEntry.model_validate(r) for r in _read(folder / "interpretation_pack.json")],
+            formulas=[FormulaEntry.model_validate(r) for r in _read(folder / "formulas.json")],
+            brief=BriefContext.model_validate_json(brief.read_bytes()) if brief.is_file() else None,
+        )
 
     def versioned(self) -> list[str]:
         """The documents with kept versions (a document whose latest extraction failed too)."""
