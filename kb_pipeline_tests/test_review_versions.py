@@ -146,7 +146,8 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
     outcome = payload_folder.write_knowledge(revised, layout.knowledge / DOC, versions=layout.document_versions(DOC))
     assert outcome.payloads is None and not (layout.knowledge / DOC / "glossary.json").exists()
     assert len(list_versions(layout.document_versions(DOC))) == 2
-    assert client.get(f"/documents/{DOC}/versions").status_code == 200
+    page = client.get(f"/documents/{DOC}/versions")
+    assert page.status_code == 200 and 'id="no-payloads"' in page.text and page.text.count("<tr data-version=") == 2
 
 
 def test_the_versions_page_shows_markup_as_text(desk, editions):  # noqa: F811

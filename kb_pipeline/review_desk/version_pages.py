@@ -22,6 +22,11 @@ def _diff(corpus: Corpus, store: DecisionStore, doc_id: str) -> VersionDiff:
     # Known by listing the data root's folders, so no path is built from an unknown name.
     if doc_id not in corpus.documents() and doc_id not in corpus.versioned():
         raise HTTPException(404, f"unknown document {doc_id!r}")
+    if doc_id not in corpus.documents():  # its latest extraction failed: its versions, nothing to compare
+        versions = corpus.versions(doc_id)
+        return VersionDiff(
+            doc_id=doc_id, versions=versions, decisions_on={}, latest=None, base=None, base_reviewed=False
+        )
     decisions = current_decisions(corpus, store)
     rows = [r for r in corpus.queue(decisions, "all") if r.doc_id == doc_id and r.item is not None]
     return document_diff(corpus, store, decisions, rows, doc_id)
