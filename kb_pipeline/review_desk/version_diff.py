@@ -14,6 +14,9 @@ a word diff. A decision made on an earlier version whose text the latest still s
 Pending because of the new version (`pending_for_version`, what `kb-pipeline status` and the
 queue's progress table count): the changed entries whose decision, made on an earlier version,
 is pending again (the queue's `since: "changed"`), plus the added entries not decided yet.
+
+`match_entries` and `diff_versions` are pure; `document_diff` reads their inputs (the kept
+versions, the base's payloads, the versions decided on) through the Corpus and the store.
 """
 
 from __future__ import annotations
