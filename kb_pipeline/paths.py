@@ -53,6 +53,14 @@ class DataLayout:
         return self.root / "knowledge"
 
     @property
+    def knowledge_versions(self) -> Path:
+        """Each document's kept versions, `<doc_id>/<content_hash>/` (knowledge/document_versions.py)."""
+        return self.root / "knowledge_versions"
+
+    def document_versions(self, doc_id: str) -> Path:
+        return self.within(self.knowledge_versions / doc_id)
+
+    @property
     def review(self) -> Path:
         """The review desk's SQLite decisions (the default database) and the active glossary."""
         return self.root / "review"

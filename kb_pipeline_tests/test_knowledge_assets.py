@@ -22,6 +22,7 @@ from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOAD
 from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions, ReviewDatabase
 from kb_pipeline.knowledge.checks import link_problems, span_problems
 from kb_pipeline.knowledge.contracts import Payloads
+from kb_pipeline.knowledge.document_versions import list_versions
 from kb_pipeline.knowledge.payload_folder import FAILURE_NAME, read_payloads
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
@@ -85,6 +86,10 @@ def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, 
         assert sorted(p.name for p in folder.iterdir()) == sorted(f"{name}.json" for name in Payloads.model_fields)
         Payloads.model_validate({n: json.loads((folder / f"{n}.json").read_text()) for n in Payloads.model_fields})
     glossary = json.loads((kb.layout.knowledge / STANDARD / "glossary.json").read_text())
+    (version,) = list_versions(kb.layout.document_versions(STANDARD))  # kept as its source's version
+    assert (kb.layout.document_versions(STANDARD) / version.content_hash / "glossary.json").read_text() == (
+        (kb.layout.knowledge / STANDARD / "glossary.json").read_text()
+    )
     assert glossary and list(glossary[0]) == list(Payloads.model_fields["glossary"].annotation.__args__[0].model_fields)
 
     meta = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).metadata

@@ -47,12 +47,19 @@ LOW_RULE = "If the availability is below 80%, then the pump is sent to maintenan
 FORMULA = "Availability = Operating Hours / Scheduled Hours x 100%"
 CONFLICT = "conflicting definitions — expert decision required"
 postgres = test_postgres.postgres  # a throwaway PostgreSQL server on a free loopback port
+# A revised edition's (test_review_versions.py): the definition and formula reworded, the
+# maintenance rule replaced.
+AVAILABILITY = "Availability is the share of scheduled hours in which the pump can run."
+REVISED_AVAILABILITY = "Availability is the share of scheduled hours in which the pump is ready to run."
+REVISED_FORMULA = "Availability = Operating Hours / Calendar Hours x 100%"
+VIBRATION_RULE = "If the pump vibrates above the limit, then the pump is stopped for inspection."
 
 
-def handbook_pdf(path: Path, foreword: bool) -> None:
+def handbook_pdf(path: Path, foreword: bool, revised: bool = False) -> None:
     """A pump handbook: a purpose, an abbreviation with its expansion only, a defined term with
     its formula, two rules. The second edition adds "1. Foreword" in front and renumbers the
-    sections after it; their text is the same."""
+    sections after it; their text is the same. A revised one (`revised`) rewords the definition
+    and the formula and replaces the maintenance rule."""
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import Paragraph, SimpleDocTemplate
 
@@ -70,15 +77,12 @@ def handbook_pdf(path: Path, foreword: bool) -> None:
         Paragraph(f"{2 + n}. Terms", ss["Heading1"]),
         Paragraph("MTBF (Mean Time Between Failures) is reported for every pump each month.", ss["BodyText"]),
         Paragraph(f"{2 + n}.1. Availability", ss["Heading2"]),
-        Paragraph(
-            "Availability is the share of scheduled hours in which the pump can run. It is computed as follows:",
-            ss["BodyText"],
-        ),
-        Paragraph(FORMULA, ss["Code"]),
+        Paragraph(f"{REVISED_AVAILABILITY if revised else AVAILABILITY} It is computed as follows:", ss["BodyText"]),
+        Paragraph(REVISED_FORMULA if revised else FORMULA, ss["Code"]),
         Paragraph(f"{3 + n}. Rules", ss["Heading1"]),
         Paragraph(SEAL_RULE, ss["BodyText"]),
         Paragraph(f"{4 + n}. Maintenance", ss["Heading1"]),
-        Paragraph(LOW_RULE, ss["BodyText"]),
+        Paragraph(VIBRATION_RULE if revised else LOW_RULE, ss["BodyText"]),
     ]
     SimpleDocTemplate(str(path), title="Pump Inspection Handbook", invariant=True).build(story)
 

@@ -6,7 +6,9 @@ the embedded server by default, started only when an answer is not cached). Each
 diffed against the review desk's active glossary (`diff_status`). A document that fails, for
 whatever reason (its model endpoint down included), is reported on stderr and recorded in its
 folder as `FAILED.txt` in place of its payloads (an earlier run's are removed, unless what
-failed was the model's endpoint: they are kept beside the note); the others go on."""
+failed was the model's endpoint: they are kept beside the note); the others go on. Written to
+the data root's knowledge folder (no `--out-dir`), each document's reviewable payloads are also
+kept as its source's version (`<data root>/knowledge_versions/<doc_id>/<content_hash>/`)."""
 
 from __future__ import annotations
 
@@ -58,6 +60,8 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
     settings = settings or Settings.from_env()
     layout = DataLayout(settings.data_dir)
     out_dir = args.out_dir or layout.knowledge
+    # Versions are the desk's: kept for the payloads it reads, not for an --out-dir elsewhere.
+    keep_versions = out_dir.resolve() == layout.knowledge.resolve()
     found = artifacts(args.inputs)
     if not found:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
@@ -73,7 +77,10 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
                 failed += 1
                 print(record_failure(out_dir / artifact.parent.name, str(artifact), exc), file=sys.stderr, flush=True)
                 continue
-            outcome = write_knowledge(document, out_dir / document.doc_id, model, active, label=str(artifact))
+            versions = layout.document_versions(document.doc_id) if keep_versions else None
+            outcome = write_knowledge(
+                document, out_dir / document.doc_id, model, active, label=str(artifact), versions=versions
+            )
             if outcome.payloads is None:
                 failed += 1
                 print(outcome.line, file=sys.stderr, flush=True)

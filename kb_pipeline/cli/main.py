@@ -55,12 +55,14 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     import dagster as dg
 
-    from .status import folder_status, format_status
+    from .status import folder_status, format_status, version_lines
 
     with dg.DagsterInstance.get() as instance:
         statuses = folder_status(kb, instance)
     width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
     print(format_status(statuses, kb.folder, width=width))
+    for line in version_lines(kb.layout, settings.review_database_url):
+        print(line)
     return 1 if any(s.failed for s in statuses) else 0
 
 

@@ -10,6 +10,12 @@ Dagster instance — the same truth the UI shows.
     waiting   modified within the last sensor interval: probably still being written
     pending   not ingested yet for its present bytes (new, changed, or config/code changed)
     skipped   not a PDF, a symlink, or not a regular file (the reason)
+
+Then, per document with two versions kept or more (the review desk's, docs/review.md), how many of
+its entries are pending because of its latest version: those the latest changed against the last
+reviewed version whose decision, made on an earlier version, is pending again, plus those new in
+it not decided yet (review_desk/version_diff.py). Reading the decisions as the desk does, it
+records the re-attachments a re-parse calls for.
 """
 
 import textwrap
@@ -18,12 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+import sqlalchemy as sa
 
 from ..defs import history
 from ..defs.dead_runs import check_worker
 from ..defs.names import CONTENT_TAG
 from ..defs.resources import KnowledgeBase
+from ..paths import DataLayout
 from ..pipeline import content_hash_of
+from ..review_desk.corpus import Corpus
+from ..review_desk.reattach import current_decisions
+from ..review_desk.store import DecisionStore
+from ..review_desk.version_diff import VersionDiff, version_diffs
 from ..sources import list_pdfs
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
@@ -177,3 +189,44 @@ def format_status(statuses: list[FileStatus], folder: Path, *, width: int | None
         + (f" ({knowledge_failed} ingested without knowledge: its extraction failed)" if knowledge_failed else "")
     )
     return "\n".join(lines)
+
+
+def review_versions(layout: DataLayout, database_url: str | None) -> dict[str, VersionDiff]:
+    """Every document with versions to compare: its latest against the last reviewed one."""
+    corpus = Corpus(layout)
+    if not corpus.versioned():
+        return {}  # nothing kept: no database to reach
+    store = DecisionStore.open(database_url, layout, create=False)
+    try:
+        decisions = current_decisions(corpus, store)
+        return version_diffs(corpus, store, decisions, corpus.queue(decisions, "all"))
+    finally:
+        store.close()
+
+
+def version_lines(layout: DataLayout, database_url: str | None) -> list[str]:
+    """The review desk's line per document with versions to compare (none without); a line
+    saying so when the decisions cannot be read (the files' states above stand regardless)."""
+    try:
+        diffs = review_versions(layout, database_url)
+    except sa.exc.SQLAlchemyError as e:
+        return [
+            f"review: the decisions cannot be read ({type(e).__name__}): no count of what a new version left pending"
+        ]
+    return format_versions(diffs)
+
+
+def format_versions(diffs: dict[str, VersionDiff]) -> list[str]:
+    """A heading and a line per document, the pending count split into changed and new."""
+    if not diffs:
+        return []
+    lines = ["review: entries pending because of a new version (changed since decided on an earlier one, or new)"]
+    for doc_id, diff in sorted(diffs.items()):
+        assert diff.latest is not None and diff.base is not None  # version_diffs: two versions or more
+        changed = sum(c.pending_for_version for c in diff.changed)
+        against = "the last reviewed" if diff.base_reviewed else "the previous, none reviewed"
+        lines.append(
+            f"  {doc_id}: {diff.pending_for_version} ({changed} changed, {diff.pending_for_version - changed} new) "
+            f"in version {diff.latest.short} against {diff.base.short}, {against}"
+        )
+    return lines

@@ -125,7 +125,9 @@ def _extract(
     endpoint = kb.settings.llm
     folder = layout.within(layout.knowledge / doc_id)
     with language_model(endpoint, layout.model_answers) as model:
-        outcome = write_knowledge(document, folder, model, review_db.approved(layout))
+        outcome = write_knowledge(
+            document, folder, model, review_db.approved(layout), versions=layout.document_versions(doc_id)
+        )
     if outcome.payloads is None:
         # Recorded in the folder; the artifact and the other documents are untouched.
         raise dg.Failure(

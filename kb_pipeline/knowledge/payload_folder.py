@@ -1,7 +1,9 @@
 """One document's knowledge folder (`<doc_id>/` under the data root's knowledge/, or `kb-pipeline
 extract --out-dir`): a parsed document's extraction, diffed against the active glossary, written
-as the seven payload files — or, when it fails, a failure note (`FAILED.txt`) in their place.
-The one extract-and-write path of `kb-pipeline extract` and of the `knowledge_payloads` asset.
+as the seven payload files — or, when it fails, a failure note (`FAILED.txt`) in their place —
+and, given the document's versions folder, the reviewable payloads kept as the source's version
+(document_versions.py). The one extract-and-write path of `kb-pipeline extract` and of the
+`knowledge_payloads` asset.
 
 Each payload file is replaced atomically (a reader never sees half of one) and the note goes
 once all seven are written. A failure, whatever it is, is recorded, not raised: the earlier
@@ -27,6 +29,7 @@ from ..llm.endpoint import ModelEndpoint
 from ..llm.model import LanguageModel, ModelFailed, ResponseCache
 from .contracts import Payloads
 from .diff import ApprovedDefinition, apply_diff
+from .document_versions import keep_version
 from .extract import extract_document
 
 FAILURE_NAME = "FAILED.txt"
@@ -67,13 +70,18 @@ def write_knowledge(
     model: LanguageModel | None = None,
     active: Sequence[ApprovedDefinition] = (),
     label: str | None = None,
+    versions: Path | None = None,
 ) -> KnowledgeOutcome:
-    """The document's payloads, diffed against the active glossary `active`, written to `folder`;
-    or its failure recorded there (its line starts with `label`, default the doc_id)."""
+    """The document's payloads, diffed against the active glossary `active`, written to `folder`
+    and, with `versions` (the document's kept versions), kept as its source's version; or its
+    failure recorded in `folder` (its line starts with `label`, default the doc_id) — a kept
+    version is never removed."""
     started = time.perf_counter()
     try:
         payloads = apply_diff(extract_document(document, model=model), active)
         payloads.write(folder)
+        if versions is not None:
+            keep_version(document, folder, versions)
         (folder / FAILURE_NAME).unlink(missing_ok=True)
     except Exception as exc:  # one document's failure, whatever it is, is its outcome
         line = record_failure(folder, label or document.doc_id, exc)

@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ..paths import DataLayout
-from . import api, bulk, pages, signin, users
+from . import api, bulk, pages, signin, users, version_pages
 from .accounts import Accounts
 from .auth import require_csrf_token
 from .corpus import Corpus
@@ -81,6 +81,7 @@ def create_app(
     app.include_router(signin.router)
     app.include_router(pages.router)
     app.include_router(bulk.router)
+    app.include_router(version_pages.router)
     app.include_router(users.router)
     app.include_router(api.router)
     return app

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
 from ..knowledge.diff import ApprovedTexts, Kind, same_definition
+from ..knowledge.document_versions import KEPT_PAYLOADS, DocumentVersion, list_versions, version_folder
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
@@ -148,20 +149,11 @@ def _order(item: ReviewItem) -> tuple:
     return (KINDS.index(item.kind), item.review_reason != CONFLICT, -item.mention_count, item.doc_id, item.rank)
 
 
-PAYLOAD_FILES = (
-    "review_queue.json",
-    "glossary.json",
-    "interpretation_pack.json",
-    "formulas.json",
-    "brief_context.json",
-)
-
-
 def _stamp(folder: Path) -> tuple:
     """What says a document's payloads changed: each file's size and modification time (they
     are written atomically, by rename, so a re-extraction always changes them)."""
     stamps: list[tuple[int, int] | None] = []
-    for name in PAYLOAD_FILES:
+    for name in KEPT_PAYLOADS:  # the desk's five, in a document's folder and in a kept version
         try:
             stat = (folder / name).stat()
             stamps.append((stat.st_mtime_ns, stat.st_size))
@@ -176,7 +168,7 @@ class Corpus:
 
     def __init__(self, layout: DataLayout) -> None:
         self.layout = layout
-        self._read: dict[str, tuple[tuple, Document]] = {}
+        self._read: dict[str, tuple[tuple, Document]] = {}  # by folder: the document's, a kept version's
         self._artifacts: dict[str, tuple[tuple, dict]] = {}
         self._items: tuple[tuple, list[Found]] | None = None
 
@@ -185,17 +177,19 @@ class Corpus:
         return sorted(p.name for p in root.iterdir() if (p / "review_queue.json").is_file()) if root.is_dir() else []
 
     def document(self, doc_id: str) -> Document:
-        folder = self.layout.knowledge / doc_id
+        return self._document(doc_id, self.layout.knowledge / doc_id)
+
+    def _document(self, doc_id: str, folder: Path) -> Document:
         stamp = _stamp(folder)
-        known = self._read.get(doc_id)
+        known = self._read.get(str(folder))
         if known is None or known[0] != stamp:
-            known = self._read[doc_id] = (stamp, self._parse(doc_id, folder))
+            known = self._read[str(folder)] = (stamp, self._parse(doc_id, folder))
         return known[1]
 
     def _stamp_of(self, doc_id: str) -> tuple:
         """The stamp of the document as now read (read again first if its files changed)."""
         self.document(doc_id)
-        return self._read[doc_id][0]
+        return self._read[str(self.layout.knowledge / doc_id)][0]
 
     def _parse(self, doc_id: str, folder: Path) -> Document:
         brief = folder / "brief_context.json"
@@ -207,6 +201,19 @@ class Corpus:
             formulas=[FormulaEntry.model_validate(r) for r in _read(folder / "formulas.json")],
             brief=BriefContext.model_validate_json(brief.read_bytes()) if brief.is_file() else None,
         )
+
+    def versioned(self) -> list[str]:
+        """The documents with kept versions (a document whose latest extraction failed too)."""
+        root = self.layout.knowledge_versions
+        return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+    def versions(self, doc_id: str) -> list[DocumentVersion]:
+        """The document's kept versions, oldest extraction first (document_versions.py)."""
+        return list_versions(self.layout.document_versions(doc_id))
+
+    def version_document(self, doc_id: str, content_hash: str) -> Document:
+        """One kept version's payloads, read as the document's own are."""
+        return self._document(doc_id, version_folder(self.layout.document_versions(doc_id), content_hash))
 
     def items(self, decisions: dict[str, Decision]) -> list[Found]:
         """Every entry of every document, rules and formulas diffed against the approved ones.

@@ -22,6 +22,7 @@ from .items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, KindFilter, fiel
 from .page_image import PageImage, render_page
 from .progress import progress
 from .reattach import current_decisions
+from .version_diff import version_diffs
 from .word_diff import word_diff
 
 REVIEWER_COOKIE = "kb_reviewer"
@@ -99,6 +100,8 @@ def queue_page(
         progress=progress(every),
         # Per document: entries pending because their text changed since they were decided.
         changed=Counter(r.doc_id for r in every if r.since == "changed"),
+        # Per document with versions to compare: pending because of its latest (version_diff.py).
+        new_version={d: diff.pending_for_version for d, diff in version_diffs(corpus, store, decisions, every).items()},
         states=STATES,
         conflict=CONFLICT,
         filters={"kind": kind, "doc": doc, "reason": reason, "state": state, "q": q},

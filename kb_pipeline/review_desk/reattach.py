@@ -19,7 +19,9 @@ from .items import ReviewItem
 from .store import Decision, DecisionStore, decided_now
 
 
-def _key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
+def text_key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
+    """What says two entries are the same one, ids aside: its document, kind, verbatim text
+    squashed, and for a term the term itself (canonically)."""
     squashed = squash(text or "")
     return (doc_id, kind, canonical(label) if kind == "term" else "", squashed) if squashed else None
 
@@ -46,12 +48,12 @@ def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision
         return 0
     undecided: dict[tuple[str, str, str, str], list[ReviewItem]] = defaultdict(list)
     for item in items.values():
-        key = _key(item.doc_id, item.kind, item.label, item.text)
+        key = text_key(item.doc_id, item.kind, item.label, item.text)
         if key and (item.id not in decisions or stale(decisions[item.id])):
             undecided[key].append(item)
     moves = 0
     for orphan in sorted(orphans, key=lambda d: d.id):
-        key = _key(orphan.doc_id, orphan.kind, orphan.term, orphan.extracted_definition)
+        key = text_key(orphan.doc_id, orphan.kind, orphan.term, orphan.extracted_definition)
         candidates = undecided.pop(key, []) if key else []
         if len(candidates) != 1 or candidates[0].id == orphan.term_id:
             continue  # none, or ambiguous: precision first, it stays orphaned

@@ -268,6 +268,22 @@ class DecisionStore:
         with self.engine.begin() as connection:
             return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
 
+    def decided_versions(self, doc_id: str) -> dict[str, int]:
+        """The document versions decisions of this document were made on (every decision, not
+        only the latest; a re-attachment, which repeats one, aside), with how many each."""
+        if not self.has_table() or not {"doc_version", "reattached_from"} <= {c.name for c in self._selected()}:
+            return {}
+        version = decisions_table.c.doc_version
+        query = (
+            sa.select(version, sa.func.count())
+            .where(
+                decisions_table.c.doc_id == doc_id, version.is_not(None), decisions_table.c.reattached_from.is_(None)
+            )
+            .group_by(version)
+        )
+        with self.engine.begin() as connection:
+            return {hash_: n for hash_, n in connection.execute(query)}
+
     def revision(self) -> str:
         """ "<decisions>.<newest id>" ("0.0" with none): it changes whenever a decision is made,
         also one committed after a newer id (two reviewers at once on Postgres)."""

@@ -1,0 +1,206 @@
+"""What changed between versions of a document (issue 27, item 3): its latest kept version against
+the last one reviewed — the newest earlier version any decision of the document was made on
+(`Decision.doc_version`), or, with none reviewed, the previous one.
+
+Entries are matched across the two versions by their verbatim text first, so a re-parse that
+renumbers them is no change: the same id saying the same text; then the same text under another
+id (kind, squashed text and, for a term, the term: reattach.py's key); then the same id saying
+another text; then, for a term, the same term under another id. What is left is removed (only
+in the base) or added (only in the latest). A matched entry whose text (a term's definition, a
+rule's statement, a formula's LaTeX, a brief's purpose) differs, layout aside, is changed, with
+a word diff. A decision made on an earlier version whose text the latest still says is carried
+(as the queue's `since: "carried"`).
+
+Pending because of the new version (`pending_for_version`, what `kb-pipeline status` and the
+queue's progress table count): the changed entries whose decision, made on an earlier version,
+is pending again (the queue's `since: "changed"`), plus the added entries not decided yet.
+
+`match_entries` and `diff_versions` are pure; `document_diff` reads their inputs (the kept
+versions, the base's payloads, the versions decided on) through the Corpus and the store.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable
+
+from pydantic import BaseModel, computed_field
+
+from ..knowledge.diff import same_definition
+from ..knowledge.document_versions import DocumentVersion
+from ..knowledge.text import canonical
+from .corpus import Corpus, QueueRow, decided_on
+from .items import ReviewItem
+from .reattach import text_key
+from .store import Decision, DecisionStore
+from .word_diff import Op, word_diff
+
+
+class ChangedEntry(BaseModel):
+    before: ReviewItem  # the entry in the base version
+    row: QueueRow  # the entry now, with its decision
+    words: list[tuple[Op, str]]  # the base's text against the latest's, word by word
+    pending_for_version: bool  # decided on an earlier version, pending again
+
+
+class RemovedEntry(BaseModel):
+    item: ReviewItem  # the entry in the base version
+    decision: Decision | None  # its decision, now orphaned
+
+
+class VersionDiff(BaseModel):
+    doc_id: str
+    versions: list[DocumentVersion]  # every kept version, the oldest extraction first
+    decisions_on: dict[str, int]  # content_hash → decisions made on it
+    latest: DocumentVersion | None
+    base: DocumentVersion | None  # None: a single version, nothing to compare
+    base_reviewed: bool  # the base is the last reviewed version (else the previous, none reviewed)
+    added: list[QueueRow] = []
+    removed: list[RemovedEntry] = []
+    changed: list[ChangedEntry] = []
+    carried: list[QueueRow] = []
+    unchanged: int = 0
+    renumbered: int = 0  # of the unchanged, found under another id
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def pending_for_version(self) -> int:
+        return sum(c.pending_for_version for c in self.changed) + sum(r.state == "pending" for r in self.added)
+
+
+def base_version(versions: list[DocumentVersion], decisions_on: dict[str, int]) -> tuple[DocumentVersion | None, bool]:
+    """The version the latest (the last of `versions`) is compared with, and whether it was reviewed."""
+    earlier = versions[:-1]
+    reviewed = [v for v in earlier if decisions_on.get(v.content_hash)]
+    if reviewed:
+        return reviewed[-1], True
+    return (earlier[-1] if earlier else None), False
+
+
+def _term_key(item: ReviewItem) -> Hashable | None:
+    return canonical(item.label) if item.kind == "term" else None
+
+
+def match_entries(
+    before: list[ReviewItem], after: list[ReviewItem]
+) -> tuple[list[tuple[ReviewItem, ReviewItem]], list[ReviewItem], list[ReviewItem]]:
+    """The entries of two versions of one document paired (base, latest), in the module's order of
+    evidence; then the base's unpaired (removed) and the latest's (added). A key two entries of
+    one side share pairs neither: precision first."""
+    left = {i.id: i for i in before}
+    right = {i.id: i for i in after}
+    pairs: list[tuple[ReviewItem, ReviewItem]] = []
+
+    def by_id(same_text: bool) -> None:
+        for id_ in [i for i in left if i in right]:
+            if not same_text or same_definition(left[id_].text, right[id_].text):
+                pairs.append((left.pop(id_), right.pop(id_)))
+
+    def by_key(key: Callable[[ReviewItem], Hashable | None]) -> None:
+        sides: list[dict[Hashable, list[ReviewItem]]] = [defaultdict(list), defaultdict(list)]
+        for side, items in zip(sides, (left, right), strict=True):
+            for item in items.values():
+                k = key(item)
+                if k is not None:
+                    side[k].append(item)
+        for k, (old, *more) in sides[0].items():
+            new = sides[1].get(k, [])
+            if not more and len(new) == 1:
+                pairs.append((left.pop(old.id), right.pop(new[0].id)))
+
+    by_id(same_text=True)
+    by_key(lambda i: text_key(i.doc_id, i.kind, i.label, i.text))
+    by_id(same_text=False)
+    by_key(_term_key)
+    return pairs, list(left.values()), list(right.values())
+
+
+def _carried(row: QueueRow, latest: DocumentVersion | None) -> bool:
+    # Decided on another version than the latest, whose text this one still says (the queue's
+    # "carried", against the kept version rather than the artifact).
+    decision = row.decision
+    return (
+        decision is not None
+        and row.state != "pending"
+        and latest is not None
+        and decision.doc_version not in (None, latest.content_hash)
+    )
+
+
+def _made_on(decision: Decision | None, item: ReviewItem) -> Decision | None:
+    # A removed entry's id may name another entry's decision now (a re-parse moved it there).
+    return decision if decision is not None and decided_on(decision, item.text) else None
+
+
+def diff_versions(
+    doc_id: str,
+    versions: list[DocumentVersion],
+    decisions_on: dict[str, int],
+    base_items: list[ReviewItem],
+    rows: list[QueueRow],
+    decisions: dict[str, Decision],
+) -> VersionDiff:
+    """The latest version (its queue rows `rows`, every kind) against the base's entries
+    `base_items` (base_version's); `decisions`: every entry's current one."""
+    latest = versions[-1] if versions else None
+    base, reviewed = base_version(versions, decisions_on)
+    carried = [r for r in rows if _carried(r, latest)]
+    diff = VersionDiff(
+        doc_id=doc_id,
+        versions=versions,
+        decisions_on=decisions_on,
+        latest=latest,
+        base=base,
+        base_reviewed=reviewed,
+        carried=carried,
+    )
+    if latest is None or base is None:
+        return diff
+    now = {r.term_id: r for r in rows if r.item is not None}
+    pairs, removed, added = match_entries(base_items, [r.item for r in now.values() if r.item is not None])
+    for old, new in pairs:
+        if same_definition(old.text, new.text):
+            diff.unchanged += 1
+            diff.renumbered += old.id != new.id
+            continue
+        row = now[new.id]
+        again = row.since == "changed" and row.decision is not None and row.decision.doc_version != latest.content_hash
+        diff.changed.append(
+            ChangedEntry(before=old, row=row, words=word_diff(old.text, new.text), pending_for_version=again)
+        )
+    diff.removed = [RemovedEntry(item=i, decision=_made_on(decisions.get(i.id), i)) for i in removed]
+    diff.added = [now[i.id] for i in added]
+    return diff
+
+
+def document_diff(
+    corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision], rows: list[QueueRow], doc_id: str
+) -> VersionDiff:
+    """The document's version diff as the desk reads it: its kept versions, the base's payloads,
+    its rows of the queue (`rows`: the document's, every kind), the versions decided on."""
+    versions = corpus.versions(doc_id)
+    decisions_on = store.decided_versions(doc_id)
+    base, _ = base_version(versions, decisions_on)
+    base_items = [f.item for f in corpus.version_document(doc_id, base.content_hash).items([])] if base else []
+    diff = diff_versions(doc_id, versions, decisions_on, base_items, rows, decisions)
+    for removed in diff.removed:
+        if removed.decision is None:  # its id's latest decision is another's: its own, from the trail
+            history = reversed(store.history(removed.item.id))
+            removed.decision = next((d for d in history if _made_on(d, removed.item)), None)
+    return diff
+
+
+def version_diffs(
+    corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision], rows: list[QueueRow]
+) -> dict[str, VersionDiff]:
+    """Every document with versions to compare (two kept or more) and entries now: its diff.
+    `rows`: the queue of every kind."""
+    by_doc: dict[str, list[QueueRow]] = defaultdict(list)
+    for row in rows:
+        if row.item is not None:
+            by_doc[row.doc_id].append(row)
+    diffs = {}
+    for doc_id in corpus.versioned():
+        if doc_id in by_doc and len(corpus.versions(doc_id)) > 1:
+            diffs[doc_id] = document_diff(corpus, store, decisions, by_doc[doc_id], doc_id)
+    return diffs
