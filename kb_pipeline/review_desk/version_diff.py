@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 
 from pydantic import BaseModel, computed_field
 
-from ..knowledge.diff import same_definition
+from ..knowledge.diff import ApprovedTexts, same_definition
 from ..knowledge.document_versions import DocumentVersion
 from ..knowledge.text import canonical
 from .corpus import Corpus, QueueRow, decided_on
@@ -181,7 +181,8 @@ def document_diff(
     versions = corpus.versions(doc_id)
     decisions_on = store.decided_versions(doc_id)
     base, _ = base_version(versions, decisions_on)
-    base_items = [f.item for f in corpus.version_document(doc_id, base.content_hash).items([])] if base else []
+    base_document = corpus.version_document(doc_id, base.content_hash) if base else None
+    base_items = [f.item for f in base_document.items(ApprovedTexts(()))] if base_document else []
     diff = diff_versions(doc_id, versions, decisions_on, base_items, rows, decisions)
     for removed in diff.removed:
         if removed.decision is None:  # its id's latest decision is another's: its own, from the trail
