@@ -12,6 +12,7 @@ import os
 import re
 import threading
 import time
+import urllib.parse
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -467,7 +468,12 @@ def test_a_document_id_with_markup_is_shown_as_text(hostile_pages):
     """The queue's document column, filter and progress table, an entry's line, the bulk page."""
     for name in ("queue", "rules", "rule", "formula", "brief", "bulk"):
         assert ESCAPED_DOC in hostile_pages[name], name
-    assert f'<tr data-doc="{ESCAPED_DOC}"><td>{ESCAPED_DOC}</td>' in hostile_pages["queue"]  # the progress table
+    # The progress table: the name as text, its versions link with the name percent-encoded.
+    versions = f"/documents/{urllib.parse.quote(HOSTILE_DOC)}/versions"
+    assert (
+        f'<tr data-doc="{ESCAPED_DOC}"><td><a href="{versions}" title="its versions">{ESCAPED_DOC}</a></td>'
+        in (hostile_pages["queue"])
+    )
 
 
 def test_roles_apply_to_every_kind(desk):
