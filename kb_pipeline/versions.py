@@ -32,10 +32,12 @@ NORMALISER_VERSION = source_fingerprint(
         _PACKAGE / "source_title.py",
     ]
 )
-# What rewrites the PDF before MinerU reads it (pages turned upright, scanned pages given a text
-# layer): a change to it changes MinerU's output as a setting would, so it is part of the
-# parser-config fingerprint, and the raw-output cache key moves with it.
-PREPROCESS_VERSION = source_fingerprint([_PACKAGE / "parsing" / "upright.py", _PACKAGE / "parsing" / "ocr.py"])
+# What decides what MinerU reads and how (the preflight's OCR decision) and rewrites the PDF
+# before it does (pages turned upright, scanned pages given a text layer): a change to it changes
+# MinerU's output as a setting would, so it is part of the parser-config fingerprint, and the
+# raw-output cache key moves with it.
+PREPROCESS_SOURCES = [_PACKAGE / "parsing" / name for name in ("preflight.py", "ocr.py", "upright.py")]
+PREPROCESS_VERSION = source_fingerprint(PREPROCESS_SOURCES)
 # The RAG packager: `kb_package`'s code version.
 PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
 # The knowledge extraction (readers, span check, link stage, contracts, and the model call's

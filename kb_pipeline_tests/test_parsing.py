@@ -92,7 +92,14 @@ def test_config_change_gives_a_new_cache_dir(layout, mineru_calls):
 
 
 def test_the_code_that_rewrites_the_pdf_is_in_the_fingerprint(monkeypatch):
-    # A new upright.py or ocr.py changes what MinerU reads, so a document parsed before is parsed again.
+    # What cached_parse runs on the PDF before MinerU (the preflight's OCR decision, Tesseract's
+    # text layer, pages turned upright) changes what MinerU reads: a new version re-parses.
+    from kb_pipeline import versions
+    from kb_pipeline.parsing import cached_parse
+
+    before_mineru = {cached_parse.preflight.__module__, cached_parse.ocr.__name__, cached_parse.upright.__name__}
+    assert {f"kb_pipeline.parsing.{p.stem}" for p in versions.PREPROCESS_SOURCES} == before_mineru
+    assert versions.PREPROCESS_VERSION == versions.source_fingerprint(versions.PREPROCESS_SOURCES)
     before = ParserConfig().fingerprint
     monkeypatch.setattr(config_module, "PREPROCESS_VERSION", "0" * 12)
     assert ParserConfig().fingerprint != before

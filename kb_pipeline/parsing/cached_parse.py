@@ -13,7 +13,8 @@ from . import cache, ocr, upright
 from .backends import ParseBackend
 from .config import ParserConfig
 from .errors import SourceChangedError, SourceMissingError
-from .mineru_adapter import ORIGINAL_COPY, SOURCE_COPY, configure_mineru_environment, mineru_version, preflight
+from .mineru_adapter import ORIGINAL_COPY, SOURCE_COPY, configure_mineru_environment, mineru_version
+from .preflight import preflight
 from .windows import WindowProgress, parse_windowed, plan_windows
 
 
