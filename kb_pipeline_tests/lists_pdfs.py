@@ -20,11 +20,16 @@ BORDERLESS = [
     ("OEE", "overall equipment effectiveness"),
     ("PM", "preventive maintenance, scheduled by running hours or by calendar days whichever comes first"),
     ("RCA", "root cause analysis"),
+    # An abbreviation and a word the expansion ends in: one term.
+    ("UV Reactor", "ultraviolet reactor"),
 ]
+# A left cell that is no term, with text beside it: no entry, and not the row above's expansion.
+BORDERLESS_NOTE = ("Note", "the figures are annual averages")
 GLOSSARY_STYLE = [
     ("SCADA", "supervisory control and data acquisition"),
     ("PLC", "programmable logic controller"),
     ("HMI", "human–machine interface"),
+    ("HV Cable", "high-voltage cable"),
 ]
 # Running text: an inline expansion per sentence, and parentheticals that are none.
 ENGLISH = [
@@ -80,7 +85,7 @@ def lists_pdf(path: Path) -> None:
     ruled = Table(rows(LISTED), colWidths=[3 * cm, 8 * cm])
     ruled.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")]))
     story += [ruled, PageBreak(), Paragraph("Acronyms", ss["Heading1"])]
-    borderless = Table(rows(BORDERLESS), colWidths=[3 * cm, 8 * cm])
+    borderless = Table(rows([*BORDERLESS, BORDERLESS_NOTE]), colWidths=[3 * cm, 8 * cm])
     borderless.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP")]))
     story += [borderless, PageBreak(), Paragraph("List of abbreviations", ss["Heading1"])]
     story += [Paragraph(f"{a} – {e}", body) for a, e in GLOSSARY_STYLE]

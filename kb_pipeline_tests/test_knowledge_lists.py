@@ -43,6 +43,8 @@ def test_a_borderless_two_column_list_keeps_each_wrapped_row(names):
     for term, expansion in pdfs.BORDERLESS:
         assert names[term] == expansion
     assert not any("\n" in term for term in names)
+    note, text = pdfs.BORDERLESS_NOTE
+    assert note not in names and not any(text in (full_name or "") for full_name in names.values())
 
 
 def test_a_glossary_style_list_run_together_gives_each_line(names):

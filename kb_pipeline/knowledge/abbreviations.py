@@ -179,9 +179,16 @@ def _list_tokens(text: str, taken: list[Span]) -> list[tuple[Span, int]]:
 
 
 def _is_term(text: str) -> bool:
-    """A list's term: one or two abbreviations ("PLC", "TA Luft" is not one)."""
+    """A list's term by itself: one or two abbreviations ("PLC", "AC DC"); "TA Luft" is one only
+    with its expansion (`_is_row`)."""
     parts = text.split()
     return 0 < len(parts) <= 2 and all(is_abbreviation(p) for p in parts)
+
+
+def _is_row(term: str, expansion: str) -> bool:
+    """Whether a list's row is a term and its expansion: an abbreviation, or an abbreviation and
+    a word the expansion ends in ("TA Luft" – "… der Luft")."""
+    return _is_term(term) or bool(_abbreviated_with_a_word(term, expansion))
 
 
 def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
@@ -194,7 +201,8 @@ def _laid_out(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
         # One column, a separator on each line ("ABC – long form"), which MinerU may have run
         # together into one line: the text layer's lines.
         lines = [m for s in layout.chunk_segments(chunk) if (m := _SEPARATED_LINE.fullmatch(s.text))]
-        rows = [(m.group("abbreviation"), m.group("expansion")) for m in lines if _is_term(m.group("abbreviation"))]
+        rows = [(m.group("abbreviation"), m.group("expansion")) for m in lines]
+    rows = [(term, expansion) for term, expansion in rows if _is_row(term, expansion)]
     findings = []
     for term, expansion in rows if len(rows) >= 2 else []:
         name, full_name = find_squashed(term, chunk.text), find_squashed(expansion, chunk.text)

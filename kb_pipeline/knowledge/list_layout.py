@@ -21,23 +21,26 @@ _COLUMN_SLACK = 12
 
 
 def list_rows(chunk: Chunk, layout: DocumentLayout, is_term: Callable[[str], bool]) -> list[tuple[str, str]]:
-    """(term, expansion) per row, as the text layer writes them; [] when the chunk is not laid out
-    as two columns (at least two rows, each with an expansion)."""
+    """(left cell, expansion) per row, as the text layer writes them; [] when the chunk is not
+    laid out as two columns (at least two rows whose left cell `is_term`, each with an
+    expansion). A left cell that is no term but has lines beside it ("TA Luft", a header row) is
+    a row too, so its lines are not taken for the row above's: the caller judges it."""
     heading = squash(chunk.heading or "")
     segments = [s for s in layout.chunk_segments(chunk) if squash(s.text) != heading]
     terms = [s for s in segments if is_term(s.text)]
     if len(terms) < 2:
         return []
     left = min(s.box[0] for s in terms)
-    anchors = sorted((s for s in terms if s.box[0] - left <= _COLUMN_SLACK), key=lambda s: s.box[1])
+    anchors = sorted((s for s in segments if abs(s.box[0] - left) <= _COLUMN_SLACK), key=lambda s: s.box[1])
     rest = [s for s in segments if s.box[0] - left > _COLUMN_SLACK]
-    if len(anchors) < 2 or not rest:
+    if sum(is_term(a.text) for a in anchors) < 2 or not rest:
         return []
     rows: dict[int, list[TextSegment]] = {k: [] for k in range(len(anchors))}
     for line in sorted(rest, key=lambda s: s.box[1]):
         level = [k for k, a in enumerate(anchors) if a.box[1] <= line.box[1] + (a.box[3] - a.box[1]) / 2]
         if level:
             rows[level[-1]].append(line)
-    if not all(rows.values()):
+    if not all(rows[k] for k, a in enumerate(anchors) if is_term(a.text)):
         return []
-    return [(anchors[k].text, " ".join(s.text for s in rows[k])) for k in range(len(anchors))]
+    # A left-column line with nothing beside it that is no term (a lead-in, a note) is no row.
+    return [(a.text, " ".join(s.text for s in rows[k])) for k, a in enumerate(anchors) if rows[k]]
