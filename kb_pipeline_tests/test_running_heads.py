@@ -6,10 +6,12 @@ note under a table on two pages) is not."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
+from kb_pipeline.normalise import furniture
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.paths import DataLayout
@@ -187,10 +189,6 @@ def test_the_documents_title_recurring_as_a_section_title_opens_its_section(tmp_
 def test_pages_at_place_counts_what_the_definition_says():
     # The sliding window (linear in a long document) against the definition read literally: for
     # each item, the pages of its group within `_PLACE` of its place, and whether they share a parity.
-    import random
-
-    from kb_pipeline.normalise import furniture
-
     rng = random.Random(7)
     for _ in range(50):
         items = [
