@@ -8,6 +8,7 @@ that are not the desk, recorded in its database directly."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime
@@ -29,8 +30,9 @@ from kb_pipeline.paths import DataLayout
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
+from kb_pipeline.review_desk.export import ActiveEntry
 from kb_pipeline.review_desk.reattach import current_decisions
-from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI
+from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI, SOURCE_CHANGED_NOTE, to_skos
 from kb_pipeline.review_desk.store import DecisionStore, default_path
 
 from .test_review_desk import _extract, _resources
@@ -133,6 +135,30 @@ def test_skos_one_preflabel_per_language_per_concept_and_iris_stable_across_expo
         with pytest.raises(SystemExit):
             cli_main(["knowledge", "export", *bad, "--out", str(tmp_path / "bad")])
     assert not (tmp_path / "bad").exists()
+
+
+def test_skos_marks_a_changed_source_in_an_editorial_note(tmp_path):
+    """An approval whose document now says something else keeps its definition, and says so."""
+    changed = ActiveEntry(
+        term_id="t_pa",
+        doc_id="laporan",
+        term="PA",
+        definition="PA adalah persentase waktu unit siap bekerja.",
+        extracted_definition="PA adalah persentase waktu unit siap bekerja.",
+        edited=False,
+        reviewer="Rina",
+        decided_at="2026-01-02T10:00:00+00:00",
+        orphaned=False,
+        source_changed=True,
+    )
+    current = changed.model_copy(update={"term_id": "t_qty", "term": "Qty", "source_changed": False})
+    text = to_skos([changed, current], Corpus(DataLayout(tmp_path)), {})
+    graph = Graph().parse(data=text, format="turtle")
+    pa, qty = (URIRef(DEFAULT_BASE_IRI + t) for t in ("t_pa", "t_qty"))
+    assert [str(n) for n in graph.objects(pa, SKOS.editorialNote)] == [SOURCE_CHANGED_NOTE]
+    assert list(graph.objects(pa, SKOS.definition)) == [Literal(changed.definition, lang="und")]
+    assert list(graph.objects(qty, SKOS.editorialNote)) == []
+    assert not list(graph.subjects(OWL.deprecated, None))  # neither is orphaned
 
 
 # TBX-Basic (LTAC-Global/TBX-Basic_dialect, DCA: TBXcoreStructV03_TBX-Basic_integrated.rng and
@@ -427,6 +453,14 @@ def test_status_reads_a_read_only_database_and_writes_nothing(renumbered):
         database.chmod(0o644)
     assert database.read_bytes() == before  # (chmod alone does not stop root: the bytes say it)
     assert lines[0].startswith("review: entries pending because of a new version")
+    # A database the desk last opened before issue 27's columns: read without them, not blamed.
+    older = database.with_name("older.sqlite3")
+    older.write_bytes(before)
+    with sqlite3.connect(older) as connection:
+        for column in ("kind", "edited_fields", "reattached_from"):
+            connection.execute(f"ALTER TABLE review_decisions DROP COLUMN {column}")
+    older_lines = version_lines(layout, f"sqlite:///{older}")
+    assert older_lines[0] == lines[0] and "cannot be read" not in " ".join(older_lines)
     # The count is the desk's: the same once it has recorded the moves.
     current_decisions(Corpus(layout), store)
     assert version_lines(layout, None) == lines
