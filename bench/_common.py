@@ -11,10 +11,12 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -381,6 +383,27 @@ def table(headers: list[str], rows: list[list]) -> str:
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def timings(seconds: list[float]) -> dict[str, float]:
+    """A benchmark's repeated timings summed up: the median, the 95th percentile (the nearest
+    rank: with 20 runs the 19th, with 5 the slowest) and the slowest, in seconds."""
+    ordered = sorted(seconds)
+    return {
+        "median_s": statistics.median(ordered),
+        "p95_s": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+        "max_s": ordered[-1],
+    }
+
+
+def timings_table(what: str, results: dict[str, dict], **more: Callable[[dict], object]) -> str:
+    """One row per result (`timings`' median, p95 and max), then a column per `more` (its
+    header the keyword, its cell the function of the result)."""
+    headers = [what, "median s", "p95 s", "max s", *more]
+    rows = [
+        [name, r["median_s"], r["p95_s"], r["max_s"], *(f(r) for f in more.values())] for name, r in results.items()
+    ]
+    return table(headers, rows)
 
 
 def write_json(name: str, payload: dict) -> Path:

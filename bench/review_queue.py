@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -166,13 +165,7 @@ def timed(url: str, requests: int) -> dict:
         with urllib.request.urlopen(url) as response:
             size = len(response.read())
         seconds.append(time.perf_counter() - started)
-    seconds.sort()
-    return {
-        "median_s": statistics.median(seconds),
-        "p95_s": seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))],
-        "max_s": seconds[-1],
-        "bytes": size,
-    }
+    return {**_common.timings(seconds), "bytes": size}
 
 
 def browser_loads(url: str, loads: int, profile: Path) -> dict:
@@ -186,16 +179,9 @@ def browser_loads(url: str, loads: int, profile: Path) -> dict:
             browser.wait_for("performance.getEntriesByType('navigation')[0].loadEventEnd > 0")
             seconds.append(browser.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd") / 1000)
             rows = browser.evaluate("document.querySelectorAll('#queue tbody tr').length")
-        seconds = sorted(seconds[1:])
     finally:
         browser.close()
-    return {
-        "median_s": statistics.median(seconds),
-        "p95_s": seconds[-1],
-        "max_s": seconds[-1],
-        "bytes": 0,
-        "rows": rows,
-    }
+    return {**_common.timings(seconds[1:]), "bytes": 0, "rows": rows}
 
 
 def main() -> None:
@@ -240,12 +226,7 @@ def main() -> None:
             server.wait(timeout=20)
     shares = ", ".join(f"{share}% {kind}s" for kind, share in KIND_SHARE.items())
     print(f"review queue, {args.rows} rows ({shares}) over {args.documents} documents, {args.requests} requests each")
-    print(
-        _common.table(
-            ["request", "median s", "p95 s", "max s", "KiB"],
-            [[name, r["median_s"], r["p95_s"], r["max_s"], r["bytes"] // 1024] for name, r in results.items()],
-        )
-    )
+    print(_common.timings_table("request", results, KiB=lambda r: r["bytes"] // 1024))
     # The targets: the 1,000-row page's median over HTTP; what a reviewer waits for in a browser.
     page, load = results["GET /?kind=all"], results["Chromium load of /?kind=all"]
     print(

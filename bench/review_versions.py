@@ -18,7 +18,6 @@ table counts what is pending because of the new version). Median, p95 and max se
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -86,6 +85,7 @@ def _payloads(entries: int, revised: bool):
 
 def make_data_root(root: Path, entries: int) -> None:
     from kb_pipeline.contracts import ParsedDocument
+    from kb_pipeline.knowledge.diff import ApprovedTexts
     from kb_pipeline.knowledge.document_versions import keep_version
     from kb_pipeline.paths import DataLayout
     from kb_pipeline.review_desk.corpus import Corpus
@@ -100,7 +100,9 @@ def make_data_root(root: Path, entries: int) -> None:
         )
         _payloads(entries, revised).write(folder)
         keep_version(document, folder, layout.document_versions(DOC))
-        for found in [] if revised else Corpus(layout).document(DOC).items([]):  # all approved on the first
+        for found in (
+            [] if revised else Corpus(layout).document(DOC).items(ApprovedTexts([]))
+        ):  # all approved on the first
             item = found.item
             store.record(
                 term_id=item.id,
@@ -113,15 +115,6 @@ def make_data_root(root: Path, entries: int) -> None:
                 kind=item.kind,
             )
     store.close()
-
-
-def _summary(seconds: list[float]) -> dict:
-    seconds = sorted(seconds)
-    return {
-        "median_s": statistics.median(seconds),
-        "p95_s": seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))],
-        "max_s": seconds[-1],
-    }
 
 
 def main() -> None:
@@ -161,9 +154,9 @@ def main() -> None:
         diff_once(warm_corpus)
         warm = [diff_once(warm_corpus)[0] for _ in range(args.requests)]
         results = {
-            "decisions + queue + diff, cold (files parsed)": _summary([c[0] for c in cold]),
-            "decisions + queue + diff, warm": _summary([w[0] for w in warm]),
-            "the diff alone (document_diff), warm": _summary([w[1] for w in warm]),
+            "decisions + queue + diff, cold (files parsed)": _common.timings([c[0] for c in cold]),
+            "decisions + queue + diff, warm": _common.timings([w[0] for w in warm]),
+            "the diff alone (document_diff), warm": _common.timings([w[1] for w in warm]),
         }
         client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
         for name, url in (
@@ -178,7 +171,7 @@ def main() -> None:
                 response = client.get(url)
                 seconds.append(time.perf_counter() - started)
                 assert response.status_code == 200, response.text
-            results[name] = {**_summary(seconds), "bytes": len(response.content)}
+            results[name] = {**_common.timings(seconds), "bytes": len(response.content)}
         client.close()
         store.close()
     print(
@@ -186,12 +179,7 @@ def main() -> None:
         f"{len(diff.removed)} removed, {len(diff.carried)} carried, {diff.renumbered} renumbered; "
         f"{args.requests} runs each, in process"
     )
-    print(
-        _common.table(
-            ["what", "median s", "p95 s", "max s"],
-            [[name, r["median_s"], r["p95_s"], r["max_s"]] for name, r in results.items()],
-        )
-    )
+    print(_common.timings_table("what", results))
     # The target is on what a reviewer waits for: the versions page, request to response.
     page = results["GET /documents/{doc}/versions"]["p95_s"]
     print(

@@ -337,7 +337,7 @@ def test_a_decisions_table_from_before_accounts_is_read_and_extended(tmp_path):
             " VALUES ('t_1', 'doc', 'PA', 'approve', 'PA is availability.', 'Rina', '2026-01-01T00:00:00+00:00')"
         )
     reader = DecisionStore.open(None, layout, create=False)
-    assert [a.definition for a in reader.active_glossary()] == ["PA is availability."]
+    assert [a.definition for a in reader.active_knowledge()] == ["PA is availability."]
     reader.close()
     desk = DecisionStore.open(None, layout)
     (old_row,) = desk.history("t_1")

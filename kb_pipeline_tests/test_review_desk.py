@@ -193,7 +193,7 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     # shown; the active glossary keeps what was approved, marked as no longer the source's.
     assert rows[pa.term_id]["state"] == "pending" and rows[pa.term_id]["decision"]["decision"] == "approve"
     assert rows[qty.term_id]["state"] == "edited"
-    exported = {e.term: e for e in active_entries(store, Corpus(layout))}
+    exported = {e.term: e for e in active_entries(store.latest(), Corpus(layout))}
     assert exported["PA"].source_changed and exported["PA"].definition == PA_DEFINITION
     assert not exported["Qty"].source_changed
     assert rows[production.term_id]["state"] == "orphaned" and rows[production.term_id]["row"] is None
@@ -247,7 +247,7 @@ def test_api_entries_decisions_and_refusals(desk):
     latest = store.latest()[pa.term_id]
     assert (latest.decision, latest.reason, latest.reviewer) == ("reject", "wrong unit", "Budi")
     assert store.history(pa.term_id)[-1].decided_at
-    assert store.active_glossary() == []
+    assert store.active_knowledge() == []
     # Another site's name for this machine (DNS rebinding) is refused.
     assert client.get("/api/queue", headers={"host": "evil.example"}).status_code == 400
 
@@ -487,7 +487,7 @@ def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
         again = _extract(layout, parsed)
         assert again["PA"].diff_status == again["Qty"].diff_status == "duplicate"
         assert again["Production"].diff_status == "new"
-        assert [a.term for a in store.active_glossary()] == ["PA", "Qty"]
+        assert [a.term for a in store.active_knowledge()] == ["PA", "Qty"]
         client.close()
     finally:
         store.close()

@@ -2,11 +2,13 @@
 in Turtle and TBX-Basic checked as their readers would read them, `kb-pipeline knowledge export`
 (and its older name), and the Dagster assets review_decisions → active_knowledge → glossary_tbx,
 glossary_skos. On a REAL MinerU parse of test_review_knowledge's generated pump handbook (its
-first edition, parsed once here), decisions made through the desk's API."""
+two editions, parsed once here), decisions made through the desk's API, or, for the readers
+that are not the desk, recorded in its database directly."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import xml.etree.ElementTree as ET
 from collections import Counter
 from datetime import datetime
@@ -15,24 +17,28 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from fastapi.testclient import TestClient
-from rdflib import RDF, SKOS, Graph, Literal, URIRef
+from rdflib import OWL, RDF, SKOS, Graph, Literal, URIRef
 from rdflib.namespace import DC
 
 from kb_pipeline.cli.main import main as cli_main
+from kb_pipeline.cli.status import version_lines
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.defs import names
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
-from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review_desk.app import create_app
+from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
-from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI
-from kb_pipeline.review_desk.store import DecisionStore
+from kb_pipeline.review_desk.export import ActiveEntry
+from kb_pipeline.review_desk.reattach import current_decisions
+from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI, SOURCE_CHANGED_NOTE, to_skos
+from kb_pipeline.review_desk.store import DecisionStore, default_path
 
 from .test_review_desk import _extract, _resources
-from .test_review_knowledge import DOC, handbook_pdf
+from .test_review_knowledge import DOC, LOW_RULE, SEAL_RULE, editions
+
+editions = editions  # both editions of the handbook, parsed once for this module
 
 # Every character Turtle and XML must escape, markup, a line break and text outside ASCII.
 HOSTILE = 'The "share" of hours \\ a pump runs: <script>alert(1)</script>\nsecond line — Verfügbarkeit, 可用性'
@@ -42,12 +48,8 @@ EXPORT_ASSETS = (names.ACTIVE_KNOWLEDGE, names.GLOSSARY_TBX, names.GLOSSARY_SKOS
 
 
 @pytest.fixture(scope="module")
-def handbook(tmp_path_factory) -> ParsedDocument:
-    folder = tmp_path_factory.mktemp("handbook").resolve()
-    handbook_pdf(folder / f"{DOC}.pdf", foreword=False)
-    return process_document(
-        folder / f"{DOC}.pdf", Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
-    ).document
+def handbook(editions) -> ParsedDocument:
+    return editions[0]
 
 
 @pytest.fixture
@@ -133,6 +135,30 @@ def test_skos_one_preflabel_per_language_per_concept_and_iris_stable_across_expo
         with pytest.raises(SystemExit):
             cli_main(["knowledge", "export", *bad, "--out", str(tmp_path / "bad")])
     assert not (tmp_path / "bad").exists()
+
+
+def test_skos_marks_a_changed_source_in_an_editorial_note(tmp_path):
+    """An approval whose document now says something else keeps its definition, and says so."""
+    changed = ActiveEntry(
+        term_id="t_pa",
+        doc_id="laporan",
+        term="PA",
+        definition="PA adalah persentase waktu unit siap bekerja.",
+        extracted_definition="PA adalah persentase waktu unit siap bekerja.",
+        edited=False,
+        reviewer="Rina",
+        decided_at="2026-01-02T10:00:00+00:00",
+        orphaned=False,
+        source_changed=True,
+    )
+    current = changed.model_copy(update={"term_id": "t_qty", "term": "Qty", "source_changed": False})
+    text = to_skos([changed, current], Corpus(DataLayout(tmp_path)), {})
+    graph = Graph().parse(data=text, format="turtle")
+    pa, qty = (URIRef(DEFAULT_BASE_IRI + t) for t in ("t_pa", "t_qty"))
+    assert [str(n) for n in graph.objects(pa, SKOS.editorialNote)] == [SOURCE_CHANGED_NOTE]
+    assert list(graph.objects(pa, SKOS.definition)) == [Literal(changed.definition, lang="und")]
+    assert list(graph.objects(qty, SKOS.editorialNote)) == []
+    assert not list(graph.subjects(OWL.deprecated, None))  # neither is orphaned
 
 
 # TBX-Basic (LTAC-Global/TBX-Basic_dialect, DCA: TBXcoreStructV03_TBX-Basic_integrated.rng and
@@ -302,3 +328,139 @@ def test_the_assets_write_the_exports_downstream_of_active_knowledge(decided, tm
         assert marker in metadata[key]["preview"].value
     assert len(_concepts(Graph().parse(review / "active_glossary.ttl", format="turtle"))) == 2
     assert tbx_basic_problems(ET.parse(review / "active_glossary.tbx").getroot()) == []
+
+
+def test_a_new_knowledge_payloads_materialisation_requests_the_whole_knowledge_exports(tmp_path):
+    """The eager condition is on active_knowledge alone; knowledge_exports is one step that
+    cannot be subset, so automation requests its three assets together. A stand-in for the
+    per-document `knowledge_payloads` (the same key and partitions), so no MinerU."""
+    documents = dg.DynamicPartitionsDefinition(name="documents")
+
+    @dg.asset(name=names.KNOWLEDGE_PAYLOADS, partitions_def=documents)
+    def knowledge_payloads() -> None:
+        pass
+
+    kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(tmp_path / "data"))
+    defs = dg.Definitions(assets=[knowledge_payloads, knowledge_exports], resources=_resources(kb))
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("documents", [DOC])
+        dg.materialize([knowledge_payloads], partition_key=DOC, instance=instance)
+        assert dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb)).success
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        assert tick.total_requested == 0  # current
+        dg.materialize([knowledge_payloads], partition_key=DOC, instance=instance)  # a re-extraction
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        assert {key: tick.get_num_requested(dg.AssetKey(key)) for key in EXPORT_ASSETS} == dict.fromkeys(
+            EXPORT_ASSETS, 1
+        )
+
+
+@pytest.fixture
+def renumbered(layout, editions):
+    """Every entry of the first edition approved in the database (no desk), then the second
+    extracted: its foreword renumbers the chunks, so the rules' ids move (one old id now names
+    the other rule); and, as a clustering change would, both terms get a
+    new id: Availability's definition says where it went, MTBF (an expansion) has none to say
+    it. No desk has read the decisions since."""
+    _extract(layout, editions[0])
+    store = DecisionStore.open(None, layout)
+    first = {f.item.id: f.item for f in Corpus(layout).items({})}
+    for item in first.values():
+        store.record(
+            term_id=item.id,
+            doc_id=item.doc_id,
+            term=item.label,
+            decision="approve",
+            extracted_definition=item.text,
+            reviewer="Rina",
+            kind=item.kind,
+        )
+    _extract(layout, editions[1])
+    folder = layout.knowledge / DOC
+    terms = {i.label: i.id for i in first.values() if i.kind == "term"}
+    for path in folder.glob("*.json"):
+        text = path.read_text(encoding="utf-8")
+        for old in terms.values():
+            text = text.replace(old, old.replace("t_", "t_re"))
+        path.write_text(text, encoding="utf-8")
+    yield layout, store, first, terms
+    store.close()
+
+
+def _ids(layout: DataLayout) -> tuple[dict[str, str], dict[str, str]]:
+    """The entries' ids now: the rules', formula's and brief's by text, the terms' by term."""
+    items = [f.item for f in Corpus(layout).items({})]
+    return {i.text or "": i.id for i in items if i.kind != "term"}, {i.label: i.id for i in items if i.kind == "term"}
+
+
+def test_the_exports_right_after_a_renumbering_reparse_list_each_approval_once_under_its_new_id(renumbered, tmp_path):
+    """No desk opened since the re-parse: the export applies the re-attachments (reattach.py)
+    without recording them, lists each approval once, under the id it has now, and deprecates
+    the orphaned term in SKOS. Once the desk has recorded the moves, the export says the same."""
+    layout, store, first, terms = renumbered
+    now, now_terms = _ids(layout)
+    # The renumbering moved the rules' ids, and gave the low rule's old one to the seal rule.
+    assert now[LOW_RULE] not in first and first[now[SEAL_RULE]].text == LOW_RULE
+    revision = store.revision()
+    out = tmp_path / "export"
+    assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
+    assert store.revision() == revision  # nothing recorded: the desk records the moves
+    knowledge = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
+    approved = sorted((i.kind, i.text) for i in first.values() if i.kind != "term")
+    assert sorted((k["kind"], k["text"]) for k in knowledge) == approved  # each once
+    assert all(k["id"] == now[k["text"]] and not k["orphaned"] for k in knowledge)  # under its new id
+    glossary = {e["term"]: e for e in json.loads((out / "active_glossary.json").read_text(encoding="utf-8"))}
+    availability = now_terms["Availability"]
+    assert (glossary["Availability"]["term_id"], glossary["Availability"]["orphaned"]) == (availability, False)
+    assert (glossary["MTBF"]["term_id"], glossary["MTBF"]["orphaned"]) == (terms["MTBF"], True)  # nothing to follow
+    ns = {"t": TBX}
+    tbx = ET.parse(out / "active_glossary.tbx").getroot()
+    status = {
+        c.get("id"): c.findtext("t:langSec/t:termSec/t:termNote[@type='administrativeStatus']", namespaces=ns)
+        for c in tbx.findall("t:text/t:body/t:conceptEntry", ns)
+    }
+    assert status == {availability: "preferredTerm-admn-sts", terms["MTBF"]: "admittedTerm-admn-sts"}
+    graph = Graph().parse(out / "active_glossary.ttl", format="turtle")
+    moved, orphan = URIRef(DEFAULT_BASE_IRI + availability), URIRef(DEFAULT_BASE_IRI + terms["MTBF"])
+    assert _concepts(graph) == {moved, orphan}
+    assert list(graph.objects(orphan, OWL.deprecated)) == [Literal(True)]
+    assert list(graph.objects(moved, OWL.deprecated)) == []
+    notes = [str(n) for n in graph.objects(moved, SKOS.changeNote)]
+    assert len(notes) == 1 and notes[0].endswith(f"Rina: approve (re-attached from {terms['Availability']})")
+
+    # The desk reads (and records the moves): the export lists the same entries.
+    assert current_decisions(Corpus(layout), store) and store.revision() != revision
+    assert cli_main(["knowledge", "export", "--out", str(tmp_path / "after")]) == 0
+    again = json.loads((tmp_path / "after" / "active_knowledge.json").read_text(encoding="utf-8"))
+    assert [(k["id"], k["text"]) for k in again] == [(k["id"], k["text"]) for k in knowledge]
+    again_terms = json.loads((tmp_path / "after" / "active_glossary.json").read_text(encoding="utf-8"))
+    assert [(e["term_id"], e["orphaned"]) for e in again_terms] == [
+        (e["term_id"], e["orphaned"]) for e in glossary.values()
+    ]
+
+
+def test_status_reads_a_read_only_database_and_writes_nothing(renumbered):
+    """`kb-pipeline status`'s review lines come from the decisions with the re-attachments
+    applied, never recorded: a database file it may not write (or one an older desk made) is
+    read all the same, and left as it was."""
+    layout, store, first, terms = renumbered
+    database = default_path(layout)
+    before = database.read_bytes()
+    database.chmod(0o444)
+    try:
+        lines = version_lines(layout, None)
+    finally:
+        database.chmod(0o644)
+    assert database.read_bytes() == before  # (chmod alone does not stop root: the bytes say it)
+    assert lines[0].startswith("review: entries pending because of a new version")
+    # A database the desk last opened before issue 27's columns: read without them, not blamed.
+    older = database.with_name("older.sqlite3")
+    older.write_bytes(before)
+    with sqlite3.connect(older) as connection:
+        for column in ("kind", "edited_fields", "reattached_from"):
+            connection.execute(f"ALTER TABLE review_decisions DROP COLUMN {column}")
+    older_lines = version_lines(layout, f"sqlite:///{older}")
+    assert older_lines[0] == lines[0] and "cannot be read" not in " ".join(older_lines)
+    # The count is the desk's: the same once it has recorded the moves.
+    current_decisions(Corpus(layout), store)
+    assert version_lines(layout, None) == lines

@@ -32,7 +32,7 @@ from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 from kb_pipeline.review_desk.reattach import reattach
-from kb_pipeline.review_desk.store import DecisionStore
+from kb_pipeline.review_desk.store import DecisionStore, advisory_lock_key
 from kb_pipeline.review_desk.word_diff import word_diff
 from kb_pipeline.settings import Settings
 
@@ -535,14 +535,24 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
 def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, request, monkeypatch):
     """Every read re-attaches: two requests (a connection each) that both read the decisions
     before either moved one record the move once; one that read before a reviewer decided the
-    target records nothing over that decision."""
+    target records nothing over that decision. On Postgres the two wait on an advisory lock
+    keyed by the id's sha256 (`advisory_lock_key`), not Postgres's internal `hashtext`."""
     layout, store, client = desk
     if database == "postgres":
         for key, value in request.getfixturevalue("postgres").items():
             monkeypatch.setenv(key, value)
         store = DecisionStore.open(Settings.from_env().review_database_url, layout)
         client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
-        client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+    try:
+        _race(layout, store, client, editions, database)
+    finally:
+        if database == "postgres":
+            client.close()
+            store.close()
+
+
+def _race(layout: DataLayout, store: DecisionStore, client: TestClient, editions, database: str) -> None:
+    client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
     rules = _by_text(client, "rule")
     low, seal = rules[LOW_RULE]["term_id"], rules[SEAL_RULE]["term_id"]
     _decide(client, low, "approve")
@@ -553,9 +563,11 @@ def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, 
     _decide(client, moved_seal, "reject", reason="decided on the new edition meanwhile")
     stores = [DecisionStore.open(store.url, layout) for _ in range(2)]
     barrier = threading.Barrier(2)
+    statements: list[str] = []
 
     def hold(connection, cursor, statement, *args) -> None:
         # Each insert's transaction stays open a while, so the two requests' writes overlap.
+        statements.append(statement)
         if statement.lstrip().upper().startswith("INSERT"):
             time.sleep(0.15)
 
@@ -578,9 +590,18 @@ def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, 
     assert latest[moved_seal].decision == "reject"  # not overwritten by the move read before it
     assert not [d for d in store.history(moved_seal) if d.reattached_from]
     assert store.revision().startswith("4.")  # two approvals, the rejection, one move
-    if database == "postgres":
-        client.close()
-        store.close()
+    locks = [s for s in statements if "pg_advisory_xact_lock" in s]
+    assert len(locks) == (4 if database == "postgres" else 0)  # each store, each move
+    assert not [s for s in statements if "hashtext" in s]
+
+
+def test_the_advisory_lock_key_is_the_ids_sha256_as_a_signed_bigint():
+    """The same key in every process, release and Postgres version (two desks of different
+    releases at once still exclude each other): the first 8 bytes of the id's sha256."""
+    assert advisory_lock_key("r_2b75f52fba") == 0x4A6E80FBE04E7B1D  # sha256: 4a6e80fbe04e7b1d…
+    keys = [advisory_lock_key(f"r_{i:010x}") for i in range(200)]
+    assert all(-(2**63) <= k < 2**63 for k in keys) and len(set(keys)) == 200 and min(keys) < 0 < max(keys)
+    assert advisory_lock_key("t_Verfügbarkeit") != advisory_lock_key("t_Verfugbarkeit")
 
 
 def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(desk):

@@ -26,7 +26,7 @@ from ..knowledge.payload_folder import (
 )
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
-from ..review_desk.store import read_active_glossary
+from ..review_desk.store import read_active_knowledge
 from ..settings import Settings
 
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
     # The review desk's approved entries: every document's diff_status is set against them.
-    active = read_active_glossary(settings.review_database_url, layout)
+    active = read_active_knowledge(settings.review_database_url, layout)
     failed = 0
     with language_model(settings.llm, layout.model_answers) as model:
         for artifact in found:

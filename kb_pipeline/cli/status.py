@@ -14,8 +14,9 @@ Dagster instance — the same truth the UI shows.
 Then, per document with two versions kept or more (the review desk's, docs/review.md), how many of
 its entries are pending because of its latest version: those the latest changed against the last
 reviewed version whose decision, made on an earlier version, is pending again, plus those new in
-it not decided yet (review_desk/version_diff.py). Reading the decisions as the desk does, it
-records the re-attachments a re-parse calls for.
+it not decided yet (review_desk/version_diff.py). It reads the decisions with the
+re-attachments a re-parse calls for applied, as the desk would record them, and never writes to
+the database (a read-only one, or one an older desk made, is read all the same).
 """
 
 import textwrap
@@ -33,7 +34,7 @@ from ..defs.resources import KnowledgeBase
 from ..paths import DataLayout
 from ..pipeline import content_hash_of
 from ..review_desk.corpus import Corpus
-from ..review_desk.reattach import current_decisions
+from ..review_desk.reattach import read_decisions
 from ..review_desk.store import DecisionStore
 from ..review_desk.version_diff import VersionDiff, version_diffs
 from ..sources import list_pdfs
@@ -198,7 +199,7 @@ def review_versions(layout: DataLayout, database_url: str | None) -> dict[str, V
         return {}  # nothing kept: no database to reach
     store = DecisionStore.open(database_url, layout, create=False)
     try:
-        decisions = current_decisions(corpus, store)
+        decisions = read_decisions(corpus, store)
         return version_diffs(corpus, store, decisions, corpus.queue(decisions, "all"))
     finally:
         store.close()

@@ -9,9 +9,11 @@ of `review_decisions` and materialises the exports: `active_knowledge`, the appr
 (active_glossary.json, .csv) and the approved rules, formulas and briefs (active_knowledge.json,
 .csv), and downstream of it the glossary in the terminology formats, `glossary_tbx` (TBX-Basic)
 and `glossary_skos` (SKOS, Turtle), all under <data root>/review/. A re-extraction refreshes
-them too (their orphaned flags, full names, pages). The three are one step, `knowledge_exports`,
-writing them with the CLI's writer (`write_knowledge_export`) from one list of the approved
-entries, so they always agree; the lineage between them says what the formats are made from.
+them too (their orphaned flags, full names, pages, and the ids a re-parse moved approvals to:
+the re-attachments applied, never recorded, reattach.py `read_decisions`). The three are one
+step, `knowledge_exports`, writing them with the CLI's writer (`write_knowledge_export`) from
+one reading of the decisions, so they always agree; the lineage between them says what the
+formats are made from.
 
 The database is the `review_db` resource (`ReviewDatabase`: the settings' URL, read when the
 code location loads), never Dagster config: on Postgres its URL holds the password.
@@ -47,7 +49,9 @@ def _file_preview(path: Path, language: str) -> dg.MetadataValue:
     return dg.MetadataValue.md(f"```{language}\n" + "\n".join(lines[:_PREVIEW_LINES]) + f"\n```{more}")
 
 
-# Not subsettable: one list of approved entries makes all three (automation and the sensor request them together).
+# Not subsettable: one reading of the decisions makes all three. The sensor requests the three;
+# automation, whose condition is on active_knowledge alone, requests them together too
+# (test_review_exports: all three after a knowledge_payloads materialisation).
 @dg.multi_asset(
     name="knowledge_exports",
     specs=[

@@ -83,7 +83,7 @@ def api_entry(term_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
 @router.get("/active-glossary")
 def api_active_glossary(corpus: CorpusDep, store: StoreDep) -> list[ActiveEntry]:
     """What `kb-pipeline knowledge export` writes as active_glossary.json: the approved terms."""
-    return active_entries(store, corpus)
+    return active_entries(current_decisions(corpus, store), corpus)
 
 
 @router.post("/decisions", dependencies=[require("reviewer")])

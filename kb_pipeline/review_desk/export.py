@@ -1,23 +1,24 @@
 """The active glossary as files downstream users read: JSON (one object per approved entry) and
 CSV (the same columns); the approved rules, formulas and briefs beside it (`active_knowledge`);
-TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry is in it when its current decision approves it (an edit
-approves the edited definition); `orphaned` says its term_id is in no payload any more,
-`source_changed` that its document now says something else (the approval stands, with what
-it approved, until an expert decides on the new wording)."""
+TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry is in it when
+its current decision approves it (an edit approves the edited definition), once: a decision a
+re-attachment moved is listed under its new id only (`approved_decisions`). `orphaned` says its
+id is in no payload any more, `source_changed` that its document now says something else (the
+approval stands, with what it approved, until an expert decides on the new wording)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
 from ..knowledge.contracts import GlossaryEntry
 from ..knowledge.diff import Kind
 from .corpus import Corpus, decided_on
-from .store import DecisionStore
+from .store import Decision, approved_decisions
 
 
 class ActiveEntry(BaseModel):
@@ -33,7 +34,8 @@ class ActiveEntry(BaseModel):
     source_changed: bool
 
 
-def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
+def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveEntry]:
+    """The approved terms among `decisions` (each entry's current one, re-attachments applied)."""
     current = {row.term_id: row.row.definition for row in corpus.queue({}) if row.row is not None}
     # The glossary's: approved rules, formulas and briefs are in the active knowledge (the diff),
     # not in this file.
@@ -50,7 +52,7 @@ def active_entries(store: DecisionStore, corpus: Corpus) -> list[ActiveEntry]:
             orphaned=d.term_id not in current,
             source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
-        for d in store.approved()
+        for d in approved_decisions(decisions.values())
         if d.kind == "term"
     ]
 
@@ -72,7 +74,7 @@ class ActiveKnowledge(BaseModel):
     source_changed: bool
 
 
-def active_knowledge(store: DecisionStore, corpus: Corpus) -> list[ActiveKnowledge]:
+def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
     """Every approved entry of the kinds other than term (those are the active glossary)."""
     current = {row.term_id: row.item.text for row in corpus.queue({}, "all") if row.item is not None}
     return [
@@ -89,7 +91,7 @@ def active_knowledge(store: DecisionStore, corpus: Corpus) -> list[ActiveKnowled
             orphaned=d.term_id not in current,
             source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
         )
-        for d in store.approved()
+        for d in approved_decisions(decisions.values())
         if d.kind != "term"
     ]
 

@@ -6,8 +6,10 @@
     tbx   active_glossary.tbx   (TBX-Basic, tbx.py)
     skos  active_glossary.ttl   (SKOS in Turtle, skos.py)
 
-Every file is written atomically; the approved entries are read once and every format of a
-call is made from that one list, so its files agree."""
+Every file is written atomically; the decisions are read once, with the re-attachments a
+re-parse calls for applied but not recorded (reattach.py `read_decisions`: an export never
+writes to the desk's database, and one run right after a re-parse lists the moved ids), and
+every format of a call is made from that one reading, so its files agree."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from pathlib import Path
 from ..files import write_text_atomically
 from .corpus import Corpus
 from .export import ActiveEntry, ActiveKnowledge, active_entries, active_knowledge, to_csv, to_json
+from .reattach import read_decisions
 from .skos import DEFAULT_BASE_IRI, to_skos
-from .store import DecisionStore
+from .store import Decision, DecisionStore
 from .tbx import to_tbx
 
 FORMATS = ("json", "csv", "tbx", "skos")
@@ -45,7 +48,8 @@ def write_knowledge_export(
     base_iri: str = DEFAULT_BASE_IRI,
 ) -> KnowledgeExport:
     """The files of `formats` under `out`; `language` (BCP 47) for the TBX and the SKOS labels."""
-    export = KnowledgeExport(active_entries(store, corpus), active_knowledge(store, corpus))
+    decisions = read_decisions(corpus, store)
+    export = KnowledgeExport(active_entries(decisions, corpus), active_knowledge(decisions, corpus))
     asked = set(formats)
     for fmt in (f for f in FORMATS if f in asked):
         if fmt == "json":
@@ -61,9 +65,16 @@ def write_knowledge_export(
         elif fmt == "tbx":
             texts = {out / "active_glossary.tbx": to_tbx(export.entries, corpus, language)}
         else:
-            histories = {e.term_id: store.history(e.term_id) for e in export.entries}
+            histories = {e.term_id: _history(store, decisions[e.term_id]) for e in export.entries}
             texts = {out / "active_glossary.ttl": to_skos(export.entries, corpus, histories, language, base_iri)}
         for path, text in texts.items():
             write_text_atomically(path, text)
         export.files[fmt] = list(texts)
     return export
+
+
+def _history(store: DecisionStore, current: Decision) -> list[Decision]:
+    """An entry's decisions, oldest first, ending with its current one: a re-attachment the desk
+    has not recorded yet is the last."""
+    history = store.history(current.term_id)
+    return history if current in history else [*history, current]

@@ -1,9 +1,12 @@
 """The active glossary as SKOS (W3C, 2009) in Turtle, the format thesaurus and vocabulary tools
 read: one `skos:ConceptScheme` for the knowledge base, one `skos:Concept` per approved term.
 
-- IRIs: `<base><term_id>` for a concept (the term_id is content-derived, so the IRI is stable
-  across re-extractions), `<base>glossary` for the scheme; the base is the caller's
-  (`DEFAULT_BASE_IRI`, a URN, unless a team publishes under its own domain).
+- IRIs: `<base><term_id>` for a concept, `<base>glossary` for the scheme; the base is the
+  caller's (`DEFAULT_BASE_IRI`, a URN, unless a team publishes under its own domain). The
+  term_id is content-derived, so the IRI stays while a re-extraction clusters the term alike; a
+  clustering change gives it a new id, and its approval re-attached there is the concept of the
+  new IRI, once (its changeNote "re-attached from <old id>" links the two); the old IRI is then
+  no concept of the export any more.
 - `skos:prefLabel` the full name when there is one, else the term; `skos:altLabel` the term (the
   abbreviation) when the full name is the prefLabel; `skos:definition` the approved definition.
   Every label and the definition carry the one language given (`und`, "undetermined", by
@@ -12,13 +15,17 @@ read: one `skos:ConceptScheme` for the knowledge base, one `skos:Concept` per ap
 - `dc:source` "doc_id, page N" (Dublin Core 1.1): DCMI means `dcterms:source` for a resource
   (an IRI), and the document and page are a reference in words here, as in the TBX.
 - One `skos:changeNote` per decision in the entry's history: when, who, what (and the reason).
+- An approval whose term is in no payload any more (orphaned) stays, `owl:deprecated true`: its
+  IRI was published, and deprecating, not dropping, is how a vocabulary retires one (OWL 2's
+  annotation, read by SKOS tools); one whose document now says something else keeps the
+  approved definition and says so in a `skos:editorialNote` (TBX: both an admittedTerm).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rdflib import RDF, SKOS, Graph, Literal, URIRef
+from rdflib import OWL, RDF, SKOS, Graph, Literal, URIRef
 from rdflib.namespace import DC
 
 from .corpus import Corpus
@@ -27,6 +34,9 @@ from .store import Decision
 
 DEFAULT_BASE_IRI = "urn:kb-pipeline:"
 SCHEME_LABEL = "kb-pipeline active glossary"
+SOURCE_CHANGED_NOTE = (
+    "The document now says something else; this is the definition approved, until an expert decides on the new one."
+)
 
 
 def change_note(decision: Decision) -> str:
@@ -50,6 +60,7 @@ def to_skos(
     graph = Graph()
     graph.bind("skos", SKOS)
     graph.bind("dc", DC)
+    graph.bind("owl", OWL)
     scheme = URIRef(base_iri + "glossary")
     graph.add((scheme, RDF.type, SKOS.ConceptScheme))
     # The scheme's label is this program's English, not a document's words.
@@ -72,6 +83,10 @@ def to_skos(
         if entry.definition:
             graph.add((concept, SKOS.definition, Literal(entry.definition, lang=language)))
         graph.add((concept, DC.source, Literal(source_reference(entry, glossary))))
+        if entry.orphaned:
+            graph.add((concept, OWL.deprecated, Literal(True)))
+        elif entry.source_changed:
+            graph.add((concept, SKOS.editorialNote, Literal(SOURCE_CHANGED_NOTE, lang="en")))
         for decision in histories.get(entry.term_id, ()):
             graph.add((concept, SKOS.changeNote, Literal(change_note(decision))))
     return graph.serialize(format="turtle")

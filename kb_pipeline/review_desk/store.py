@@ -10,7 +10,10 @@ on (the source PDF's sha256, the artifact's `content_hash`).
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import defaultdict
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -91,7 +94,7 @@ def default_url(layout: DataLayout) -> str:
     return f"sqlite:///{default_path(layout)}"
 
 
-def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
+def read_active_knowledge(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
     """The active knowledge for the diff stage (it compares terms; the desk, rules and
     formulas). Without a review database yet (SQLite, no file)
     it is empty, and extraction does not create one as a side effect."""
@@ -99,9 +102,13 @@ def read_active_glossary(database_url: str | None, layout: DataLayout) -> list[A
         return []
     store = DecisionStore.open(database_url, layout, create=False)
     try:
-        return store.active_glossary() if store.has_table() else []
+        return store.active_knowledge() if store.has_table() else []
     finally:
         store.close()
+
+
+# What `Decision.moved_to` sets; a re-attachment copies the rest.
+_SET_BY_A_MOVE = {"id", "term_id", "term", "reattached_from", "decided_at"}
 
 
 class Decision(BaseModel):
@@ -140,6 +147,19 @@ class Decision(BaseModel):
     def approved(self) -> bool:
         return self.decision in ("approve", "edit")
 
+    def moved_to(self, term_id: str, term: str, row_id: int) -> Decision:
+        """This decision re-attached to another entry (reattach.py): a copy on its id, naming the
+        id it was made on; `row_id` the id it stands under until the store records it."""
+        update = {"id": row_id, "term_id": term_id, "term": term, "reattached_from": self.term_id}
+        return self.model_copy(update={**update, "decided_at": decided_now()})
+
+    def is_move_of(self, other: Decision) -> bool:
+        """Whether this decision is `other` re-attached (`other.moved_to`): made after it, from
+        its id, the rest the same."""
+        if self.reattached_from != other.term_id or self.id <= other.id:
+            return False
+        return self.model_dump(exclude=_SET_BY_A_MOVE) == other.model_dump(exclude=_SET_BY_A_MOVE)
+
     def approved_definition(self) -> ApprovedDefinition:
         """This decision as the diff stage compares an extraction with it."""
         return ApprovedDefinition(
@@ -150,6 +170,31 @@ class Decision(BaseModel):
             extracted_definition=self.extracted_definition,
             kind=self.kind,
         )
+
+
+def approved_decisions(decisions: Iterable[Decision]) -> list[Decision]:
+    """Every one of the current `decisions` that approves its entry (an edit approves the edited
+    definition), by document and term: the active knowledge. A decision a re-attachment moved
+    to another id (reattach.py) is left out on the id it was made on, where the move stands for
+    it: listed once, under the new id. (Not every decision on a moved-from id: a renumbering
+    gives it to another entry, and a decision moved there, or made there since, is that one's.)"""
+    current = list(decisions)
+    moves: dict[str, list[Decision]] = defaultdict(list)
+    for d in current:
+        if d.reattached_from:
+            moves[d.reattached_from].append(d)
+    return [
+        d
+        for d in sorted(current, key=lambda d: (d.doc_id, d.term, d.term_id))
+        if d.approved and not any(move.is_move_of(d) for move in moves.get(d.term_id, ()))
+    ]
+
+
+def advisory_lock_key(entity_id: str) -> int:
+    """The key of an entry's Postgres advisory lock (`pg_advisory_xact_lock(bigint)`): the first
+    8 bytes of its id's sha256 as a signed 64-bit integer, the same in every process and on
+    every server version (Postgres's own `hashtext` is an undocumented internal)."""
+    return int.from_bytes(hashlib.sha256(entity_id.encode("utf-8")).digest()[:8], "big", signed=True)
 
 
 class DecisionStore:
@@ -239,7 +284,8 @@ class DecisionStore:
         never over a decision made meanwhile. The check and the insert are one statement (on
         SQLite it runs under the database's write lock); on Postgres, whose READ COMMITTED
         lets two such statements both see no newer row, a transaction-scoped advisory lock on
-        the id makes the second wait for the first's commit, and its statement then sees it."""
+        the id (`advisory_lock_key`) makes the second wait for the first's commit, and its
+        statement then sees it."""
         values = decision.model_dump(exclude={"id"})
         values["edited_fields"] = (
             json.dumps(values["edited_fields"], ensure_ascii=False) if decision.edited_fields else None
@@ -250,7 +296,8 @@ class DecisionStore:
         insert = decisions_table.insert().from_select(list(values), row.where(~sa.exists(newer)))
         with self.engine.begin() as connection:
             if connection.dialect.name == "postgresql":
-                connection.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(decision.term_id))))
+                lock = sa.literal(advisory_lock_key(decision.term_id), sa.BigInteger)
+                connection.execute(sa.select(sa.func.pg_advisory_xact_lock(lock)))
             key = connection.execute(insert.returning(columns.id)).scalar()
         return decision.model_copy(update={"id": key}) if key is not None else None
 
@@ -294,11 +341,7 @@ class DecisionStore:
             count, newest = connection.execute(query).one()
         return f"{count}.{newest}"
 
-    def approved(self) -> list[Decision]:
-        """Every current decision that approves its entry (an edit approves the edited
-        definition), by document and term: the active glossary version."""
-        return [d for d in sorted(self.latest().values(), key=lambda d: (d.doc_id, d.term, d.term_id)) if d.approved]
-
-    def active_glossary(self) -> list[ApprovedDefinition]:
-        """The active knowledge (terms, rules, formulas, briefs) as the diff stage compares with it."""
-        return [d.approved_definition() for d in self.approved()]
+    def active_knowledge(self) -> list[ApprovedDefinition]:
+        """The active knowledge (terms, rules, formulas, briefs) as the diff stage compares with it:
+        the re-attachments recorded so far applied (the diff stage reads no payloads to find more)."""
+        return [d.approved_definition() for d in approved_decisions(self.latest().values())]
