@@ -28,8 +28,8 @@ from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review_desk import corpus as corpus_module
 from kb_pipeline.review_desk.corpus import Corpus, QueueRow
-from kb_pipeline.review_desk.reattach import current_decisions
 from kb_pipeline.review_desk.items import ReviewItem
+from kb_pipeline.review_desk.reattach import current_decisions
 from kb_pipeline.review_desk.store import Decision
 from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries, version_diffs
 
@@ -140,10 +140,13 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
 
     event.listen(store.engine, "before_cursor_execute", executed)
     try:
-        assert version_diffs(corpus, store, decisions, rows)[DOC].pending_for_version == 3
+        diffs = version_diffs(corpus, store, decisions, rows)
+        assert diffs[DOC].pending_for_version == 3
+        assert listed == [layout.document_versions(DOC)] and len(statements) == 2
+        # Nothing changed since: the same diff, no query.
+        assert version_diffs(corpus, store, decisions, rows)[DOC] is diffs[DOC] and len(statements) == 2
     finally:
         event.remove(store.engine, "before_cursor_execute", executed)
-    assert listed == [layout.document_versions(DOC)] and len(statements) == 2
     entry = client.get(f"/entries/{term['row']['term_id']}").text  # the diff beside the page
     assert 'id="changed"' in entry and 'id="page-image"' in entry and f"/documents/{DOC}/versions" in entry
     # `kb-pipeline status` says it under the drop folder's files (an instance of its own).
@@ -217,7 +220,11 @@ def test_the_latest_is_the_payloads_version_and_a_removed_document_says_so(desk,
     )
     diff = _versions(client)
     assert diff["latest"]["content_hash"] == revised.content_hash and diff["base"]["content_hash"] == first.content_hash
-    assert diff["pending_for_version"] == 3
+    assert diff["pending_for_version"] == 3 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 3
+    # A decision counts at the next load (the desk's diffs are kept until their inputs change).
+    (added,) = diff["added"]
+    answer = client.post("/api/decisions", json={"id": added["term_id"], "decision": "approve", "reviewer": "Rina"})
+    assert answer.status_code == 200 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 2
     # The payloads' version's folder removed: nothing compared, no count anywhere.
     shutil.rmtree(versions / revised.content_hash)
     page = client.get(f"/documents/{DOC}/versions").text

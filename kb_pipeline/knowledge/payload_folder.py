@@ -107,9 +107,7 @@ def write_knowledge(
                 f"{failure_reason(exc)} (the payloads are written; the desk has no copy of them to diff against)"
             )
             _log.warning("%s", warning, exc_info=exc)
-    return KnowledgeOutcome(
-        document.doc_id, folder, time.perf_counter() - started, payloads=payloads, warning=warning
-    )
+    return KnowledgeOutcome(document.doc_id, folder, time.perf_counter() - started, payloads=payloads, warning=warning)
 
 
 def record_failure(folder: Path, label: str, exc: BaseException) -> str:

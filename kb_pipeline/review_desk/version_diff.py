@@ -20,16 +20,19 @@ queue's progress table count): the changed entries whose decision, made on an ea
 is pending again (the queue's `since: "changed"`), plus the added entries not decided yet.
 
 `match_entries` and `diff_versions` are pure; `document_diff` and `version_diffs` (every
-document's, for the queue's progress table and `kb-pipeline status`) read their inputs (the kept
-versions, the base's payloads, the versions decided on) through the Corpus and the store: one
-query for the versions decided on, one for the removed entries' trails, whatever the documents.
+document's, for the queue's progress table, `/api/progress` and `kb-pipeline status`) read their
+inputs (the kept versions, the base's payloads, the versions decided on) through the Corpus and
+the store: one query for the versions decided on, one for the removed entries' trails, whatever
+the documents; `version_diffs` keeps each document's diff until its inputs change.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection, Hashable
+from dataclasses import dataclass
 from typing import Literal
+from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from pydantic import BaseModel, computed_field
@@ -37,7 +40,7 @@ from pydantic import BaseModel, computed_field
 from ..knowledge.diff import ApprovedTexts, same_definition
 from ..knowledge.document_versions import DocumentVersion
 from ..knowledge.text import canonical
-from .corpus import Corpus, QueueRow, decided_on
+from .corpus import Corpus, Document, QueueRow, decided_on
 from .items import ReviewItem
 from .reattach import text_key
 from .store import Decision, DecisionStore, decisions_table
@@ -234,7 +237,9 @@ def _own_decisions(store: DecisionStore, diffs: Collection[VersionDiff]) -> None
     orphans = [r for diff in diffs for r in diff.removed if r.decision is None]
     trails = _trails(store, {r.item.id for r in orphans})
     for removed in orphans:
-        removed.decision = next((d for d in reversed(trails.get(removed.item.id, [])) if _made_on(d, removed.item)), None)
+        removed.decision = next(
+            (d for d in reversed(trails.get(removed.item.id, [])) if _made_on(d, removed.item)), None
+        )
 
 
 def _document_diff(
@@ -244,13 +249,15 @@ def _document_diff(
     decisions_on: dict[str, int],
     rows: list[QueueRow],
     decisions: dict[str, Decision],
-) -> VersionDiff:
-    # The diff of a document with payloads, its removed entries' own decisions not looked up yet.
+) -> tuple[VersionDiff, Document | None]:
+    # The diff of a document with payloads (its removed entries' own decisions not looked up
+    # yet), and the base's payloads it was made from.
     payloads_version = corpus.content_hash(doc_id)
     base, _ = base_version(versions, latest_version(versions, payloads_version), decisions_on)
     base_document = corpus.version_document(doc_id, base.content_hash) if base else None
     base_items = [f.item for f in base_document.items(ApprovedTexts(()))] if base_document else []
-    return diff_versions(doc_id, versions, payloads_version, decisions_on, base_items, rows, decisions)
+    diff = diff_versions(doc_id, versions, payloads_version, decisions_on, base_items, rows, decisions)
+    return diff, base_document
 
 
 def document_diff(
@@ -260,29 +267,67 @@ def document_diff(
     base's payloads, its rows of the queue (`rows`: the document's, every kind), the versions
     decided on."""
     decisions_on = decided_versions(store).get(doc_id, {})
-    diff = _document_diff(corpus, doc_id, corpus.versions(doc_id), decisions_on, rows, decisions)
+    diff, _ = _document_diff(corpus, doc_id, corpus.versions(doc_id), decisions_on, rows, decisions)
     _own_decisions(store, [diff])
     return diff
+
+
+@dataclass(frozen=True)
+class _Known:
+    """A document's diff and what it was made from."""
+
+    key: tuple  # the decisions' ids, the kept versions' records, the payloads' version
+    document: Document  # its payloads as read (the Corpus's object: another once the files change)
+    base: Document | None  # the base's, likewise
+    diff: VersionDiff
+
+    def holds(self, corpus: Corpus, doc_id: str, key: tuple) -> bool:
+        base = self.diff.base
+        return (
+            self.key == key
+            and corpus.document(doc_id) is self.document
+            and (base is None or corpus.version_document(doc_id, base.content_hash) is self.base)
+        )
+
+
+# Per desk (its Corpus), each document's diff: the queue page and /api/progress read it on every
+# load, and most loads change neither the payloads, the versions nor the decisions. Any decision
+# recorded changes the latest ones' ids (it is its entry's latest), so they stand for the versions
+# decided on too, without the query.
+_known: WeakKeyDictionary[Corpus, dict[str, _Known]] = WeakKeyDictionary()
 
 
 def version_diffs(
     corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision], rows: list[QueueRow]
 ) -> dict[str, VersionDiff]:
     """Every document with entries now and versions to compare (its latest kept, another beside
-    it): its diff. `rows`: the queue of every kind."""
+    it): its diff, made again only when its inputs changed. `rows`: the queue of every kind."""
     by_doc: dict[str, list[QueueRow]] = defaultdict(list)
     for row in rows:
         if row.item is not None:
             by_doc[row.doc_id].append(row)
     listed = {doc_id: corpus.versions(doc_id) for doc_id in corpus.versioned() if doc_id in by_doc}
     listed = {doc_id: versions for doc_id, versions in listed.items() if len(versions) > 1}
-    if not listed:
-        return {}
-    decided = decided_versions(store)
-    diffs = {}
-    for doc_id, versions in listed.items():
-        diff = _document_diff(corpus, doc_id, versions, decided.get(doc_id, {}), by_doc[doc_id], decisions)
-        if diff.base is not None:
-            diffs[doc_id] = diff
-    _own_decisions(store, diffs.values())
-    return diffs
+    ids = frozenset(d.id for d in decisions.values())
+    keys = {
+        doc_id: (
+            ids,
+            tuple((v.content_hash, v.extraction, v.extracted_at) for v in versions),
+            corpus.content_hash(doc_id),
+        )
+        for doc_id, versions in listed.items()
+    }
+    known = {d: k for d, k in _known.get(corpus, {}).items() if d in listed}
+    stale = [
+        doc_id for doc_id in listed if doc_id not in known or not known[doc_id].holds(corpus, doc_id, keys[doc_id])
+    ]
+    if stale:
+        decided = decided_versions(store)
+        for doc_id in stale:
+            diff, base = _document_diff(
+                corpus, doc_id, listed[doc_id], decided.get(doc_id, {}), by_doc[doc_id], decisions
+            )
+            known[doc_id] = _Known(keys[doc_id], corpus.document(doc_id), base, diff)
+        _own_decisions(store, [known[doc_id].diff for doc_id in stale])
+    _known[corpus] = known
+    return {doc_id: k.diff for doc_id, k in known.items() if k.diff.base is not None}
