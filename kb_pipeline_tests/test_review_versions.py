@@ -9,11 +9,14 @@ also on hand-built entries."""
 from __future__ import annotations
 
 import json
+import logging
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
@@ -23,10 +26,12 @@ from kb_pipeline.knowledge.document_versions import DocumentVersion, keep_versio
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
-from kb_pipeline.review_desk.corpus import QueueRow
+from kb_pipeline.review_desk import corpus as corpus_module
+from kb_pipeline.review_desk.corpus import Corpus, QueueRow
 from kb_pipeline.review_desk.items import ReviewItem
+from kb_pipeline.review_desk.reattach import current_decisions
 from kb_pipeline.review_desk.store import Decision
-from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries
+from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries, version_diffs
 
 from .browser import Browser
 from .test_review_desk import _extract
@@ -120,6 +125,28 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
     assert '<b id="pending-for-version">3</b>' in page and "the last reviewed" in page
     queue = client.get("/", params={"kind": "all"}).text
     assert '<td class="new-version">3</td>' in queue and f'href="/documents/{DOC}/versions"' in queue
+    assert client.get("/api/progress").json()[DOC]["pending_for_version"] == 3  # the JSON says it too
+    # Every document's diff: its versions listed once; one query for the versions decided on, one
+    # for the removed entries' own decisions (the low rule's id names the moved seal rule's now).
+    listed: list[Path] = []
+    monkeypatch.setattr(corpus_module, "list_versions", lambda folder: listed.append(folder) or list_versions(folder))
+    corpus = Corpus(layout)
+    decisions = current_decisions(corpus, store)
+    rows = corpus.queue(decisions, "all")
+    statements: list[str] = []
+
+    def executed(connection, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", executed)
+    try:
+        diffs = version_diffs(corpus, store, decisions, rows)
+        assert diffs[DOC].pending_for_version == 3
+        assert listed == [layout.document_versions(DOC)] and len(statements) == 2
+        # Nothing changed since: the same diff, no query.
+        assert version_diffs(corpus, store, decisions, rows)[DOC] is diffs[DOC] and len(statements) == 2
+    finally:
+        event.remove(store.engine, "before_cursor_execute", executed)
     entry = client.get(f"/entries/{term['row']['term_id']}").text  # the diff beside the page
     assert 'id="changed"' in entry and 'id="page-image"' in entry and f"/documents/{DOC}/versions" in entry
     # `kb-pipeline status` says it under the drop folder's files (an instance of its own).
@@ -148,6 +175,67 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
     assert len(list_versions(layout.document_versions(DOC))) == 2
     page = client.get(f"/documents/{DOC}/versions")
     assert page.status_code == 200 and 'id="no-payloads"' in page.text and page.text.count("<tr data-version=") == 2
+    assert "its latest extraction failed" in page.text
+
+
+def test_an_unreadable_version_breaks_neither_the_extraction_nor_the_desk(desk, editions, monkeypatch, caplog):  # noqa: F811
+    layout, store, client = desk
+    first, revised = editions
+    versions = layout.document_versions(DOC)
+    kept = versions / first.content_hash
+    shutil.copytree(kept, versions / ("0" * 64))  # named by a hash, its record naming another content
+    shutil.copytree(kept, versions / "notes")  # named by no content hash
+    (kept / "version.json").write_text(json.dumps({"doc_id": DOC}), encoding="utf-8")  # a hand edit
+    caplog.set_level(logging.WARNING)
+    _extract(layout, revised)  # extracted, its version kept (it used to fail, its payloads deleted)
+    assert [v.content_hash for v in list_versions(versions)] == [revised.content_hash]
+    assert caplog.text.count("not a version, skipped") >= 2
+    assert client.get("/").status_code == 200
+    assert 'id="single-version"' in client.get(f"/documents/{DOC}/versions").text
+
+    def no_space(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    # A version that cannot be kept: the extraction stands, a warning says what was not kept.
+    monkeypatch.setattr(payload_folder, "keep_version", no_space)
+    outcome = payload_folder.write_knowledge(first, layout.knowledge / DOC, versions=versions)
+    assert outcome.payloads is not None and (layout.knowledge / DOC / "glossary.json").is_file()
+    assert f"version {first.content_hash[:12]} not kept" in outcome.warning and "No space left" in outcome.warning
+    assert not (layout.knowledge / DOC / "FAILED.txt").exists() and outcome.warning in caplog.text
+
+
+def test_the_latest_is_the_payloads_version_and_a_removed_document_says_so(desk, editions):  # noqa: F811
+    layout, store, client = desk
+    first, revised = editions
+    _decide_all_but(client, keep="MTBF")
+    _extract(layout, revised)
+    versions = layout.document_versions(DOC)
+    # A version of another content with a later extraction number (two extractions at once, or a
+    # source put back since): the payloads are still the artifact's, the revised edition's.
+    other = versions / ("a" * 64)
+    shutil.copytree(versions / first.content_hash, other)
+    record = DocumentVersion.model_validate_json((other / "version.json").read_bytes())
+    (other / "version.json").write_text(
+        record.model_copy(update={"content_hash": other.name, "extraction": 9}).model_dump_json(), encoding="utf-8"
+    )
+    diff = _versions(client)
+    assert diff["latest"]["content_hash"] == revised.content_hash and diff["base"]["content_hash"] == first.content_hash
+    assert diff["pending_for_version"] == 3 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 3
+    # A decision counts at the next load (the desk's diffs are kept until their inputs change).
+    (added,) = diff["added"]
+    answer = client.post("/api/decisions", json={"id": added["term_id"], "decision": "approve", "reviewer": "Rina"})
+    assert answer.status_code == 200 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 2
+    # The payloads' version's folder removed: nothing compared, no count anywhere.
+    shutil.rmtree(versions / revised.content_hash)
+    page = client.get(f"/documents/{DOC}/versions").text
+    assert 'id="latest-not-kept"' in page and revised.content_hash[:12] in page and 'id="summary"' not in page
+    assert "pending_for_version" not in client.get("/api/progress").json()[DOC]
+    assert '<td class="new-version"></td>' in client.get("/", params={"kind": "all"}).text
+    # The document removed (its folder gone), its versions kept: no payloads, and no failure either.
+    shutil.rmtree(layout.knowledge / DOC)
+    page = client.get(f"/documents/{DOC}/versions").text
+    assert 'id="no-payloads"' in page and "removed from the drop folder" in page
+    assert "its latest extraction failed" not in page
 
 
 def test_the_versions_page_shows_markup_as_text(desk, editions):  # noqa: F811
@@ -174,7 +262,9 @@ def test_viewers_read_a_documents_versions(desk):  # noqa: F811
         assert viewer.get(f"/api/documents/{DOC}/versions").status_code == 200
         assert viewer.get(f"/documents/{DOC}/versions").status_code == 200
         assert viewer.get("/api/documents/nothing/versions").status_code == 404
-        assert viewer.get("/api/documents/../versions").status_code == 404
+        # `..` names a real folder (the data root): refused by the document check, before any path.
+        outside = viewer.get("/api/documents/%2E%2E/versions")
+        assert outside.status_code == 404 and outside.json()["detail"] == "unknown document '..'"
     with TestClient(client.app, base_url="http://127.0.0.1") as stranger:
         assert stranger.get(f"/api/documents/{DOC}/versions").status_code == 401
 
@@ -279,10 +369,24 @@ def test_an_ambiguous_text_matches_nothing():
 
 def test_the_base_is_the_last_reviewed_version_else_the_previous():
     v1, v2, v3 = _version(1), _version(2), _version(3)
-    assert base_version([v1, v2, v3], {v1.content_hash: 4}) == (v1, True)
-    assert base_version([v1, v2, v3], {v1.content_hash: 4, v3.content_hash: 1}) == (v1, True)  # earlier only
-    assert base_version([v1, v2, v3], {}) == (v2, False)
-    assert base_version([v1], {v1.content_hash: 2}) == (None, False)
+    assert base_version([v1, v2, v3], v3, {v1.content_hash: 4}) == (v1, True)
+    assert base_version([v1, v2, v3], v3, {v1.content_hash: 4, v3.content_hash: 1}) == (v1, True)  # others only
+    assert base_version([v1, v2, v3], v3, {}) == (v2, False)
+    assert base_version([v1], v1, {v1.content_hash: 2}) == (None, False)
+    assert base_version([v1, v2], None, {v1.content_hash: 2}) == (None, False)  # the latest not kept
+
+
+def test_the_latest_is_the_version_the_payloads_come_from():
+    """Not the highest extraction number: a later version kept whose content the payloads are not
+    (the artifact's is another), or the payloads' version not kept (its folder removed)."""
+    v1, v2, v3 = _version(1), _version(2), _version(3)
+    old, new = _item("rule", "r_1", "If A, then B."), _item("rule", "r_1", "If A, then C.")
+    rows = [_row(new, _decision(old, 1))]
+    diff = diff_versions("d", [v1, v2, v3], v2.content_hash, {v1.content_hash: 1}, [old], rows, {})
+    assert (diff.latest, diff.base, diff.base_reviewed) == (v2, v1, True) and diff.pending_for_version == 1
+    diff = diff_versions("d", [v1, v3], v2.content_hash, {v1.content_hash: 1}, [old], rows, {})
+    assert diff.latest is None and diff.base is None and diff.pending_for_version == 0 and not diff.changed
+    assert diff.payloads_version == v2.content_hash
 
 
 def test_a_diff_of_500_entries():
@@ -296,7 +400,8 @@ def test_a_diff_of_500_entries():
         new = _item(old.kind, f"y_{i}" if i % 10 == 2 else old.id, text)
         after.append(_row(new, _decision(old, 1) if i % 2 == 0 else None))
     after += [_row(_item("rule", f"z_{i}", f"New rule {i}.")) for i in range(5)]
-    diff = diff_versions("d", [_version(1), _version(2)], {_version(1).content_hash: 250}, before, after, {})
+    versions = [_version(1), _version(2)]
+    diff = diff_versions("d", versions, versions[1].content_hash, {versions[0].content_hash: 250}, before, after, {})
     assert (len(diff.changed), len(diff.added), len(diff.removed)) == (50, 5, 5)
     assert diff.renumbered == 50 and diff.unchanged == 445
     assert len(diff.carried) == 248  # the even ones (all unchanged: the reworded are odd)
@@ -326,3 +431,17 @@ def test_a_version_kept_once_per_content(tmp_path, editions):
     )  # fmt: skip
     with pytest.raises(ValueError):
         version_folder(versions, "../elsewhere")
+
+
+def test_versions_of_one_extraction_number_are_ordered_by_when_they_were_extracted(tmp_path):
+    # Two extractions at once count the same number: the later written is the later version.
+    versions = tmp_path / "versions"
+    early, late = "2026-12-01T00:00:01+00:00", "2026-12-01T00:00:02+00:00"
+    for one, two in ((early, late), (late, early)):
+        for n, at in ((1, one), (2, two)):
+            version = _version(n).model_copy(update={"extraction": 2, "extracted_at": at})
+            folder = version_folder(versions, version.content_hash)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "version.json").write_text(version.model_dump_json(), encoding="utf-8")
+        order = [v.extracted_at for v in list_versions(versions)]
+        assert order == [early, late]

@@ -86,6 +86,8 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
                 print(outcome.line, file=sys.stderr, flush=True)
             else:
                 print(summary_line(outcome, document), flush=True)
+                if outcome.warning:
+                    print(outcome.warning, file=sys.stderr, flush=True)
     print(f"{len(found) - failed} of {len(found)} documents extracted → {out_dir}")
     return 1 if failed else 0
 

@@ -134,6 +134,8 @@ def _extract(
             f"{KNOWLEDGE_FAILED}: {outcome.reason}", metadata={"traceback": dg.MetadataValue.text(outcome.trace)}
         )
     payloads = outcome.payloads
+    if outcome.warning:
+        context.log.warning(outcome.warning)
     for table, rows, columns in (
         ("glossary", glossary_rows(doc_id, payloads), GLOSSARY_COLUMNS),
         ("review_queue", review_queue_rows(doc_id, payloads), REVIEW_QUEUE_COLUMNS),

@@ -7,15 +7,19 @@ A version is the source's content (`ParsedDocument.content_hash`, the PDF's sha2
 re-extraction of the same content replaces that version's copy, a new content adds one. Kept
 apart from the document's folder, so a failed extraction — which removes the folder's payloads —
 removes no kept version. None is pruned: a version costs about its payloads (~1 KB per entry).
+A folder that is no content hash, or whose record is unreadable or names another content (a hand
+edit, an older schema), is no version: skipped with a warning, never an error — the document's
+extraction and the desk's pages read the versions that are whole.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..contracts import ParsedDocument
 from ..files import copy_atomically, write_text_atomically
@@ -30,6 +34,7 @@ KEPT_PAYLOADS = (
     "review_queue.json",
 )
 _HASH = re.compile(r"[0-9a-f]{16,128}")
+_log = logging.getLogger(__name__)
 
 
 class DocumentVersion(BaseModel):
@@ -42,7 +47,8 @@ class DocumentVersion(BaseModel):
     parsed_at: str | None  # when this content was parsed (the artifact's `created_at`)
     extracted_at: str  # when these payloads were written (ISO 8601 UTC, seconds)
     # The document's extractions counted: the order of its versions (a re-extraction of an
-    # older content makes it the latest again), which a clock's seconds cannot always tell.
+    # older content makes it the latest again), which a clock's seconds cannot always tell. Two
+    # extractions at once may count the same number: `extracted_at` then orders them.
     extraction: int
 
     @property
@@ -80,9 +86,20 @@ def keep_version(
 
 
 def list_versions(versions: Path) -> list[DocumentVersion]:
-    """Every whole version kept under `versions`, the oldest extraction first (the last is the
-    one the document's payloads are now)."""
+    """Every whole version kept under `versions`, the oldest extraction first: the folders named
+    by a content hash whose record is readable and names that content."""
     found = []
-    for record in versions.glob(f"*/{RECORD_NAME}") if versions.is_dir() else ():
-        found.append(DocumentVersion.model_validate_json(record.read_bytes()))
-    return sorted(found, key=lambda v: v.extraction)
+    for folder in sorted(versions.iterdir()) if versions.is_dir() else ():
+        record = folder / RECORD_NAME
+        if not _HASH.fullmatch(folder.name) or not record.is_file():
+            continue
+        try:
+            version = DocumentVersion.model_validate_json(record.read_bytes())
+        except (OSError, ValidationError) as error:
+            _log.warning("%s: not a version, skipped (unreadable: %s)", record, str(error).splitlines()[0])
+            continue
+        if version.content_hash != folder.name:
+            _log.warning("%s: not a version, skipped (it names content %s)", record, version.content_hash)
+            continue
+        found.append(version)
+    return sorted(found, key=lambda v: (v.extraction, v.extracted_at))

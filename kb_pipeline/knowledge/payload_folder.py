@@ -9,7 +9,8 @@ Each payload file is replaced atomically (a reader never sees half of one) and t
 once all seven are written. A failure, whatever it is, is recorded, not raised: the earlier
 payloads are removed (what is there is this run's), unless what failed was the model's
 endpoint — that says nothing about the document, and the review decisions bound to its earlier
-payloads stay until a run succeeds.
+payloads stay until a run succeeds. A version that cannot be kept fails nothing: the payloads
+stand, and the outcome's `warning` (logged too) says what was not kept.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class KnowledgeOutcome:
     line: str = ""
     model_down: bool = False
     trace: str = ""
+    warning: str = ""  # with payloads: what went wrong beside them (their version not kept)
 
 
 def write_knowledge(
@@ -80,8 +82,6 @@ def write_knowledge(
     try:
         payloads = apply_diff(extract_document(document, model=model), active)
         payloads.write(folder)
-        if versions is not None:
-            keep_version(document, folder, versions)
         (folder / FAILURE_NAME).unlink(missing_ok=True)
     except Exception as exc:  # one document's failure, whatever it is, is its outcome
         line = record_failure(folder, label or document.doc_id, exc)
@@ -97,7 +97,17 @@ def write_knowledge(
             model_down=model_down,
             trace="".join(traceback.format_exception(exc)),
         )
-    return KnowledgeOutcome(document.doc_id, folder, time.perf_counter() - started, payloads=payloads)
+    warning = ""
+    if versions is not None:
+        try:
+            keep_version(document, folder, versions)
+        except Exception as exc:  # the extraction stands: only its copy under `versions` is missing
+            warning = (
+                f"{label or document.doc_id}: version {document.content_hash[:12]} not kept in {versions} — "
+                f"{failure_reason(exc)} (the payloads are written; the desk has no copy of them to diff against)"
+            )
+            _log.warning("%s", warning, exc_info=exc)
+    return KnowledgeOutcome(document.doc_id, folder, time.perf_counter() - started, payloads=payloads, warning=warning)
 
 
 def record_failure(folder: Path, label: str, exc: BaseException) -> str:

@@ -19,6 +19,7 @@ from .items import KindFilter
 from .progress import progress
 from .reattach import current_decisions
 from .store import Decision
+from .version_diff import version_diffs
 
 router = APIRouter(prefix="/api", dependencies=[require("viewer")])
 
@@ -53,9 +54,15 @@ def api_queue(
 
 
 @router.get("/progress")
-def api_progress(corpus: CorpusDep, store: StoreDep) -> dict[str, dict[str, tuple[int, int]]]:
-    """Per document and kind: (decided, total)."""
-    return progress(corpus.queue(current_decisions(corpus, store), "all"))
+def api_progress(corpus: CorpusDep, store: StoreDep) -> dict[str, dict[str, tuple[int, int] | int]]:
+    """Per document and kind: (decided, total); and, for a document with versions to compare,
+    `pending_for_version`: its entries pending because of its latest version (version_diff.py)."""
+    decisions = current_decisions(corpus, store)
+    rows = corpus.queue(decisions, "all")
+    counts: dict[str, dict[str, tuple[int, int] | int]] = {doc: dict(kinds) for doc, kinds in progress(rows).items()}
+    for doc_id, diff in version_diffs(corpus, store, decisions, rows).items():
+        counts[doc_id]["pending_for_version"] = diff.pending_for_version
+    return counts
 
 
 @router.get("/entries/{term_id}")

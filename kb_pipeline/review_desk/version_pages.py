@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
+from ..knowledge.payload_folder import FAILURE_NAME
 from .auth import require
 from .corpus import Corpus
 from .dependencies import CorpusDep, StoreDep
@@ -22,10 +23,16 @@ def _diff(corpus: Corpus, store: DecisionStore, doc_id: str) -> VersionDiff:
     # Known by listing the data root's folders, so no path is built from an unknown name.
     if doc_id not in corpus.documents() and doc_id not in corpus.versioned():
         raise HTTPException(404, f"unknown document {doc_id!r}")
-    if doc_id not in corpus.documents():  # its latest extraction failed: its versions, nothing to compare
-        versions = corpus.versions(doc_id)
+    if doc_id not in corpus.documents():  # no payloads now: its versions, nothing to compare
+        failed = (corpus.layout.knowledge / doc_id / FAILURE_NAME).is_file()
         return VersionDiff(
-            doc_id=doc_id, versions=versions, decisions_on={}, latest=None, base=None, base_reviewed=False
+            doc_id=doc_id,
+            versions=corpus.versions(doc_id),
+            decisions_on={},
+            no_payloads="failed" if failed else "absent",
+            latest=None,
+            base=None,
+            base_reviewed=False,
         )
     decisions = current_decisions(corpus, store)
     rows = [r for r in corpus.queue(decisions, "all") if r.doc_id == doc_id and r.item is not None]
