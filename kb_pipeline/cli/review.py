@@ -233,7 +233,8 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
     )
     args = parser.parse_args(argv)
     layout = DataLayout(settings.data_dir)
-    store = DecisionStore.open(settings.review_database_url, layout)
+    # A reader: no database made or altered by an export (none yet reads as no decisions).
+    store = DecisionStore.open(settings.review_database_url, layout, create=False)
     try:
         written = write_knowledge_export(
             store, Corpus(layout), args.out or layout.review, args.format or FORMATS, args.lang, args.base_iri
