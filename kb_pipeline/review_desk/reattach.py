@@ -18,11 +18,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..knowledge.text import canonical, squash
 from .corpus import Corpus, decided_on
 from .items import ReviewItem
 from .store import Decision, DecisionStore
+
+# Every read looks for stale decisions, squashing the texts of every entry while any is stale
+# (after a new version, a removed entry's stays so): the same texts, read after read.
+_squash = lru_cache(maxsize=1 << 15)(squash)
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,7 @@ class Move:
 def text_key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
     """What says two entries are the same one, ids aside: its document, kind, verbatim text
     squashed, and for a term the term itself (canonically)."""
-    squashed = squash(text or "")
+    squashed = _squash(text or "")
     return (doc_id, kind, canonical(label) if kind == "term" else "", squashed) if squashed else None
 
 
@@ -47,17 +52,19 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
     recording the moves in order would number them, so it is told apart from the one it copies."""
     items = {f.item.id: f.item for f in corpus.items(decisions)}
     # What has been moved already: (the id it was on, the text), never moved twice.
-    moved = {(d.reattached_from, squash(d.extracted_definition or "")) for d in decisions.values() if d.reattached_from}
+    moved = {
+        (d.reattached_from, _squash(d.extracted_definition or "")) for d in decisions.values() if d.reattached_from
+    }
 
     def stale(d: Decision) -> bool:
         # Its entry gone, or saying something else now (layout aside, as the span check sees it).
         item = items.get(d.term_id)
         if item is not None and decided_on(d, item.text):
             return False  # the common case, first: the cheap comparison
-        decided = squash(d.extracted_definition or "")
+        decided = _squash(d.extracted_definition or "")
         if (d.term_id, decided) in moved:
             return False
-        return item is None or squash(item.text or "") != decided
+        return item is None or _squash(item.text or "") != decided
 
     orphans = [d for d in decisions.values() if stale(d)]
     if not orphans:
