@@ -529,6 +529,15 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     revision = store.revision()
     _queue(client, "all")
     assert store.revision() == revision
+    # Decided again on their new ids, the moved decisions stay off their old ids (one now the
+    # other rule's, one in no payload): nothing orphaned, no second approval of a rule.
+    _decide(client, moved_low, "reject", reason="superseded by the new edition")
+    _decide(client, moved_seal, "approve")
+    assert not [r for r in _queue(client, "all") if r["state"] == "orphaned"]
+    assert {d.term_id: d.decision for d in store.latest().values() if d.extracted_definition == LOW_RULE} == {
+        moved_low: "reject"
+    }
+    assert LOW_RULE not in [a.extracted_definition for a in store.active_knowledge()]
 
 
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=[pytest.mark.services])])

@@ -302,13 +302,27 @@ class DecisionStore:
         return decision.model_copy(update={"id": key}) if key is not None else None
 
     def latest(self) -> dict[str, Decision]:
-        """Every term_id's current decision (its latest); none before the desk made the table."""
+        """Every term_id's current decision (its latest); none before the desk made the table.
+        A decision re-attached to another id since (a later row is its move) is no current one of
+        its old id: it stands on the new id, also once an expert has decided there again."""
         if not self.has_table():
             return {}
         newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
         query = sa.select(*self._selected()).join(newest, decisions_table.c.id == newest.c.id)
         with self.engine.begin() as connection:
-            return {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
+            latest = {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
+            if "reattached_from" not in {c.name for c in self._selected()}:
+                return latest
+            moved = sa.select(*self._selected()).where(decisions_table.c.reattached_from.is_not(None))
+            moves: dict[str, list[Decision]] = defaultdict(list)
+            for row in connection.execute(moved):
+                move = Decision.model_validate(row._asdict())
+                moves[move.reattached_from or ""].append(move)
+        return {
+            term_id: d
+            for term_id, d in latest.items()
+            if not any(move.is_move_of(d) for move in moves.get(term_id, ()))
+        }
 
     def history(self, term_id: str) -> list[Decision]:
         query = sa.select(*self._selected()).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
