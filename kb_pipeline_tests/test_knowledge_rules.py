@@ -23,6 +23,10 @@ MANUAL = [
     ("b", "the oil level in the bearing housing;"),
     ("b", "the coupling guard;"),
     ("b", "the position of the suction valve."),
+    # A lead-in ending on a word no clause ends with, no colon: its items complete it.
+    ("p", "Before the first start, make sure that"),
+    ("b", "the suction valve is fully open;"),
+    ("b", "the pump casing is filled with water."),
     ("p", "If the bearing temperature exceeds 85 °C, stop the pump and inform the supervisor."),
     ("p", "The discharge pressure should not exceed 4.2 bar unless a relief valve is fitted."),
     ("p", "Efficiency is computed as the ratio of the hydraulic power to the shaft power."),
@@ -34,6 +38,9 @@ MANUAL = [
     ("h", "3. Consignes d'exploitation"),
     ("p", "L'exploitant doit vérifier la pression de refoulement avant chaque démarrage."),
     ("p", "Lorsque la température dépasse 85 °C, il faut arrêter la pompe immédiatement."),
+    ("p", "Avant la mise en service, il faut vérifier que"),
+    ("b", "la vanne d'aspiration est ouverte ;"),
+    ("b", "le corps de pompe est rempli d'eau."),
     ("p", "La pompe a été installée dans la station en 2019 par le fabricant."),
     ("p", "Nombre des visiteurs a doublé entre 2018 et 2022."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
@@ -122,6 +129,12 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
     listed = _rule(rules, "the operator shall check:")
     assert "the coupling guard" in listed.statement and "suction valve" in listed.statement
     assert listed.condition == "Before start-up"
+    for lead_in, items in (
+        ("make sure that", ("suction valve is fully open", "casing is filled with water")),
+        ("il faut vérifier que", ("vanne d'aspiration est ouverte", "rempli d'eau")),
+    ):
+        joined = _rule(rules, lead_in)
+        assert all(item in " ".join(joined.statement.split()) for item in items), joined.statement
     stop = _rule(rules, "stop the pump and inform the supervisor")
     assert stop.condition == "If the bearing temperature exceeds 85 °C"
     assert stop.consequence == "stop the pump and inform the supervisor"
@@ -299,6 +312,8 @@ def test_licence_wording_drops_a_rule_only_when_it_is_the_document_s_own_licence
 def test_a_condition_ends_with_its_sentence_and_only_fragments_join_their_lead_in():
     document = _chunks(
         "The operator shall check:\n• the oil level;\n• the seal.",
+        "Make sure that\n• the valve is shut;\n• the tank is empty.",
+        "The figures of this report cover the\n• first quarter;\n• second quarter.",  # no rule, joined or not
         "Guards should be fitted to every machine, on these grounds:\n• Loose clothing can be caught by a belt."
         "\n• Most injuries last year came from open belts.",
         "Gloves should be worn for all cleaning tasks.\n\n2. The survey found that most staff agree.",
@@ -308,6 +323,7 @@ def test_a_condition_ends_with_its_sentence_and_only_fragments_join_their_lead_i
     rules = extract_document(document).interpretation_pack
     assert [(r.statement, r.condition) for r in rules] == [
         ("The operator shall check:\n• the oil level;\n• the seal.", None),
+        ("Make sure that\n• the valve is shut;\n• the tank is empty.", None),
         ("Guards should be fitted to every machine, on these grounds:", None),
         ("Gloves should be worn for all cleaning tasks.", "for all cleaning tasks"),
         ("Samples should be stored cold in those with a lid.", None),

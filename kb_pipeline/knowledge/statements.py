@@ -3,7 +3,7 @@ each a slice of one chunk's text.
 
 Layout decides the unit: a table's cells are read one by one; a sentence cut by a page or column
 break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
-with a colon that states the rule itself and the fragments completing it ("the operator shall
+with a colon (or on a word no clause ends with: "make sure that") that states the rule itself and the fragments completing it ("the operator shall
 check: • the oil level; • the seal") are one statement; an item that is a sentence of its own, or
 an item under any other lead-in, is one statement and remembers its lead-in ("the steps to follow
 are these: – …").
@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
+from .language import is_function_word
 from .text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
@@ -120,6 +121,13 @@ class _Unit:
     joined: bool = False
 
 
+def _open_ended(text: str) -> bool:
+    """A clause that stops on a word no clause ends with ("make sure that", "prüfen, ob"), no
+    stop after it: the items below complete it, as they would after a colon."""
+    words = text.split()
+    return bool(words) and not ends_a_sentence(text) and is_function_word(words[-1])
+
+
 def _fragment(item: str) -> bool:
     """An item that completes its lead-in ("the oil level;"), not a sentence of its own ("The
     level is read cold."): one that opens in lower case or ends without a sentence stop."""
@@ -138,7 +146,7 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
         last = units[-1] if units and units[-1].segment == piece.segment else None
         if last:
             previous = last.span.of(text)
-            introduces = not last.item and previous.endswith(":")
+            introduces = not last.item and (previous.endswith(":") or _open_ended(previous))
             if piece.item and _fragment(said) and (last.joined or introduces and joins(previous)):
                 last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
                 continue
@@ -147,7 +155,7 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
             if not piece.item and not ends and previous[-1:].islower() and (said[:1].islower() or said[:1].isdigit()):
                 last.span = Span(last.span.start, piece.span.end)
                 continue
-            if piece.item and previous.endswith(":"):
+            if piece.item and (previous.endswith(":") or _open_ended(previous)):
                 lead_in = previous
         if not piece.item:
             lead_in = None
