@@ -348,6 +348,15 @@ def test_sentences_end_at_a_glued_stop_before_a_function_word_and_after_a_count(
     assert split("Go back to step 2. Then close the lid.") == ["Go back to step 2.", "Then close the lid."]
     assert split("See Fig. 1. The curve rises.") == ["See Fig. 1. The curve rises."]
     assert split("As shown in Table 2. The rows are sorted.") == ["As shown in Table 2. The rows are sorted."]
+    # A table's notes run together, each after its letter: one sentence each; lower case else goes on.
+    assert split("a Depth is measured at noon. b Flow is the daily mean.") == [
+        "a Depth is measured at noon.",
+        "b Flow is the daily mean.",
+    ]
+    assert split("Use e.g. a Torque wrench. It was done. and then more.") == [
+        "Use e.g. a Torque wrench.",
+        "It was done. and then more.",
+    ]
 
 
 def test_a_long_statement_with_many_modals_is_read_in_linear_time():

@@ -98,6 +98,9 @@ _NOT_AN_END = re.compile(
 # step 2. Then …" ends there.
 _COUNT_END = re.compile(r"(?:^|\s)[a-z]+\s\d\.$")
 _GLUED_WORD = re.compile(r"[A-Z][a-z]*")
+# A note's letter marker run into the text after a stop ("… of record. b Total flow …"): table
+# and figure notes, each a sentence of its own though it opens in lower case.
+_NOTE_MARKER = re.compile(r"[a-z] (?=[A-Z][a-z])")
 
 
 def sentences(text: str, span: Span) -> list[Span]:
@@ -110,7 +113,9 @@ def sentences(text: str, span: Span) -> list[Span]:
             glued = _GLUED_WORD.match(piece, m.end())
             if not glued or glued.group(0).casefold() not in FUNCTION_WORDS:
                 continue
-        if _NOT_AN_END.search(head) and not (_COUNT_END.search(head) and nxt.isupper()) or nxt.islower():
+        if _NOT_AN_END.search(head) and not (_COUNT_END.search(head) and nxt.isupper()):
+            continue
+        if nxt.islower() and not _NOTE_MARKER.match(piece, m.end()):
             continue
         if head.strip():
             out.append(Span(span.start + start, span.start + m.start()))
