@@ -215,6 +215,21 @@ def test_no_symbol_claims_without_formulas():
     assert payloads.glossary == [] and payloads.formulas == []
 
 
+def test_one_noun_before_two_symbols_names_their_kind_not_each():
+    # "the coefficients b and c", "the parameter k": what kind they are; "the measured wall
+    # temperatures T1 and T2" names both (more than their kind).
+    payloads = extract_document(
+        _doc(
+            "The curve is y = a x + b x2 + c. The shear changes the coefficients b and c only.",
+            "The loss is Q = k (T1 - T2), with the measured wall temperatures T1 and T2, where the parameter k "
+            "is set by the pipe.",
+        )
+    )
+    names = {e.term: e.full_name for e in payloads.glossary}
+    assert not {"b", "c", "k"} & set(names)
+    assert names["T1"] == names["T2"] == "measured wall temperatures"
+
+
 def test_a_symbol_list_after_the_formula_and_a_nomenclature_table():
     document = _doc(
         "The formula for the load factor is:\n\nLF = RPK / ASK × 100\n\nwhere:\n"

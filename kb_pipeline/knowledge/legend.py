@@ -305,6 +305,19 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     return Span(start, end - 1) if len(head) >= 3 else None
 
 
+# Nouns for what any symbol is (English, French, German, Spanish, Indonesian), singular and plural.
+_KIND_NOUNS = frozenset(
+    """symbol symbols variable variables parameter parameters coefficient coefficients constant constants
+    attribute attributes argument arguments value values index indices indexes term terms factor factors
+    quantity quantities letter letters
+    symbole symboles variable variables paramètre paramètres coefficient coefficients constante constantes
+    attribut attributs argument arguments valeur valeurs indice indices terme termes facteur facteurs grandeur
+    Symbol Symbole Variable Variablen Parameter Koeffizient Koeffizienten Konstante Konstanten Attribut Attribute
+    Argument Argumente Wert Werte Index Indizes Term Terme Faktor Faktoren Größe Größen
+    símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
+    atributo atributos argumento argumentos valor valores índice índices término términos factor factores
+    simbol variabel parameter koefisien konstanta atribut argumen nilai indeks faktor""".casefold().split()
+)
 # A symbol named in apposition is followed by punctuation, a relation or a function word
 # ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
 _TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
@@ -323,10 +336,15 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
         name = _noun_phrase(text, m.start(), math.words)
         if name is None:
             continue
+        more = _AND_SYMBOL.match(text, m.end())
+        words = name.of(text).split()
+        if len(words) == 1 and (more or words[0].casefold() in _KIND_NOUNS):
+            # "attributes b and c", "the parameter k": one noun for two symbols, or a noun for
+            # what any symbol is, says what kind the symbol is, not what it stands for.
+            continue
         out.append(Explanation(chunk, Span(m.start(), m.end()), name, named=True))
-        if more := _AND_SYMBOL.match(text, m.end()):
-            if _is_legend_symbol(more.group("sym"), math):
-                out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, named=True))
+        if more and _is_legend_symbol(more.group("sym"), math):
+            out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, named=True))
     return out
 
 
