@@ -34,11 +34,27 @@ class ActiveEntry(BaseModel):
     source_changed: bool
 
 
+def _current_texts(corpus: Corpus) -> dict[str, str | None]:
+    """Every entry's verbatim text as the payloads say it now, by id (its definition, statement,
+    formula or purpose): what says an approval is orphaned or its source changed. The corpus's
+    entries, read once per change of its files (`Corpus.items`)."""
+    return {f.item.id: f.item.text for f in corpus.items({})}
+
+
+def _standing(decision: Decision, current: Mapping[str, str | None]) -> dict[str, bool]:
+    """An approval against the payloads: `orphaned`, its id in none; `source_changed`, its entry
+    saying something else now."""
+    present = decision.term_id in current
+    return {
+        "orphaned": not present,
+        "source_changed": present and not decided_on(decision, current[decision.term_id]),
+    }
+
+
 def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveEntry]:
-    """The approved terms among `decisions` (each entry's current one, re-attachments applied)."""
-    current = {row.term_id: row.row.definition for row in corpus.queue({}) if row.row is not None}
-    # The glossary's: approved rules, formulas and briefs are in the active knowledge (the diff),
-    # not in this file.
+    """The approved terms among `decisions` (each entry's current one, re-attachments applied).
+    The approved rules, formulas and briefs are `active_knowledge`'s."""
+    current = _current_texts(corpus)
     return [
         ActiveEntry(
             term_id=d.term_id,
@@ -49,8 +65,7 @@ def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[Ac
             edited=d.decision == "edit",
             reviewer=d.reviewer,
             decided_at=d.decided_at,
-            orphaned=d.term_id not in current,
-            source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
+            **_standing(d, current),
         )
         for d in approved_decisions(decisions.values())
         if d.kind == "term"
@@ -76,7 +91,7 @@ class ActiveKnowledge(BaseModel):
 
 def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
     """Every approved entry of the kinds other than term (those are the active glossary)."""
-    current = {row.term_id: row.item.text for row in corpus.queue({}, "all") if row.item is not None}
+    current = _current_texts(corpus)
     return [
         ActiveKnowledge(
             kind=d.kind,
@@ -88,8 +103,7 @@ def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[
             edited_fields=d.edited_fields,
             reviewer=d.reviewer,
             decided_at=d.decided_at,
-            orphaned=d.term_id not in current,
-            source_changed=d.term_id in current and not decided_on(d, current[d.term_id]),
+            **_standing(d, current),
         )
         for d in approved_decisions(decisions.values())
         if d.kind != "term"
