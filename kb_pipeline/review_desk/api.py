@@ -6,16 +6,17 @@ role, deciding the reviewer role."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
 from .auth import PrincipalDep, require
-from .corpus import QueueRow, filter_queue
+from .corpus import QueueFilter, QueueRow
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
 from .export import ActiveEntry, active_entries
-from .items import KindFilter
 from .progress import progress
 from .reattach import current_decisions
 from .store import Decision
@@ -40,17 +41,9 @@ def api_docs() -> HTMLResponse:
 
 
 @router.get("/queue")
-def api_queue(
-    corpus: CorpusDep,
-    store: StoreDep,
-    kind: KindFilter = "term",
-    doc: str = "",
-    reason: str = "",
-    state: str = "",
-    q: str = "",
-) -> list[QueueRow]:
+def api_queue(corpus: CorpusDep, store: StoreDep, filters: Annotated[QueueFilter, Depends()]) -> list[QueueRow]:
     """One kind's queue (`kind=all`: every kind's), filtered; `q` searches term, full name, text."""
-    return filter_queue(corpus.queue(current_decisions(corpus, store), kind), doc, reason, state, q)
+    return filters.apply(corpus.queue(current_decisions(corpus, store), filters.kind))
 
 
 @router.get("/progress")

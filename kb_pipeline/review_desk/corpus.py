@@ -330,17 +330,29 @@ def matches(row: QueueRow, query: str) -> bool:
     return any(needle in h.casefold() for h in haystack)
 
 
-def filter_queue(rows: list[QueueRow], doc: str, reason: str, state: str, query: str = "") -> list[QueueRow]:
-    """The rows of one document, review reason and state, holding `query`; an empty filter keeps
-    every row."""
-    return [
-        r
-        for r in rows
-        if (not doc or r.doc_id == doc)
-        and (not reason or (r.item is not None and r.item.review_reason == reason))
-        and (not state or r.state == state)
-        and (not query.strip() or matches(r, query))
-    ]
+@dataclass(frozen=True)
+class QueueFilter:
+    """The queue's filters, as the page's form and `/api/queue` take them (query parameters): one
+    kind ("all": every kind), document, review reason and state, and text to search for; an
+    empty one keeps every row."""
+
+    kind: KindFilter = "term"
+    doc: str = ""
+    reason: str = ""
+    state: str = ""
+    q: str = ""
+
+    def keeps(self, row: QueueRow) -> bool:
+        return (
+            self.kind in ("all", row.kind)
+            and (not self.doc or row.doc_id == self.doc)
+            and (not self.reason or (row.item is not None and row.item.review_reason == self.reason))
+            and (not self.state or row.state == self.state)
+            and (not self.q.strip() or matches(row, self.q))
+        )
+
+    def apply(self, rows: list[QueueRow]) -> list[QueueRow]:
+        return [r for r in rows if self.keeps(r)]
 
 
 def next_pending(rows: list[QueueRow], after: str) -> str | None:

@@ -15,10 +15,10 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from .auth import PrincipalDep, principal_of, require
-from .corpus import STATES, Corpus, Entry, decided_on, facet_counts, filter_queue, next_pending
+from .corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
-from .items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, KindFilter, field_values
+from .items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
 from .page_image import PageImage, render_page
 from .progress import progress
 from .reattach import current_decisions
@@ -77,22 +77,15 @@ def page_image(corpus: Corpus, found: Entry) -> PageImage | None:
 
 @router.get("/", response_class=HTMLResponse)
 def queue_page(
-    request: Request,
-    corpus: CorpusDep,
-    store: StoreDep,
-    kind: KindFilter = "term",
-    doc: str = "",
-    reason: str = "",
-    state: str = "",
-    q: str = "",
+    request: Request, corpus: CorpusDep, store: StoreDep, filters: Annotated[QueueFilter, Depends()]
 ) -> HTMLResponse:
     decisions = current_decisions(corpus, store)
     every = corpus.queue(decisions, "all")
-    rows = [r for r in every if kind in ("all", r.kind)]
+    rows = QueueFilter(kind=filters.kind).apply(every)  # the kind's: what the filters' counts count
     return render(
         request,
         "queue.html",
-        rows=filter_queue(rows, doc, reason, state, q),
+        rows=filters.apply(rows),
         total=len(rows),
         counts=facet_counts(rows),
         kinds=KINDS,
@@ -104,7 +97,7 @@ def queue_page(
         new_version={d: diff.pending_for_version for d, diff in version_diffs(corpus, store, decisions, every).items()},
         states=STATES,
         conflict=CONFLICT,
-        filters={"kind": kind, "doc": doc, "reason": reason, "state": state, "q": q},
+        filters=filters,
     )
 
 
