@@ -127,7 +127,7 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         history=history,
         image=page_image(corpus, found) if found else None,
         editable=field_values(found.entity, found.kind) if found else {},
-        multiline=("statement", "condition", "consequence", "purpose", "formula_latex"),
+        multiline=("definition", "statement", "condition", "consequence", "purpose", "formula_latex"),
         rule_types=RULE_TYPES,
         variable_field=VARIABLE_FIELD,
         next_term=next_pending(rows, term_id),
