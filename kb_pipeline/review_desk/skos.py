@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rdflib import OWL, RDF, SKOS, Graph, Literal, URIRef
-from rdflib.namespace import DC
 
 from .corpus import Corpus
 from .export import ActiveEntry, current_terms, source_reference
@@ -57,6 +55,11 @@ def to_skos(
     base_iri: str = DEFAULT_BASE_IRI,
 ) -> str:
     """The Turtle document; `histories` holds each entry's decisions (by term_id), oldest first."""
+    # rdflib (~0.1 s to import) only when a glossary is written as SKOS, not wherever the
+    # exports are defined (the Dagster code location, the desk).
+    from rdflib import OWL, RDF, SKOS, Graph, Literal, URIRef
+    from rdflib.namespace import DC
+
     graph = Graph()
     graph.bind("skos", SKOS)
     graph.bind("dc", DC)
