@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-
 from .corpus import Corpus
 from .export import ActiveEntry, current_terms, source_reference
 from .store import Decision
