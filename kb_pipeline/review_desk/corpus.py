@@ -251,13 +251,13 @@ class Corpus:
                 )
             )
         present = {f.item.id for f in found}
-        moved = {d.reattached_from for d in decisions.values() if d.reattached_from}
+        # A moved decision is current on its new id only (`DecisionStore.latest`): not orphaned.
         rows += [
             QueueRow(
                 doc_id=d.doc_id, row=None, term_id=d.term_id, term=d.term, state="orphaned", decision=d, kind=d.kind
             )
             for d in sorted(decisions.values(), key=lambda d: (d.doc_id, d.term))
-            if d.term_id not in present and d.term_id not in moved and kind in ("all", d.kind)
+            if d.term_id not in present and kind in ("all", d.kind)
         ]
         return rows
 

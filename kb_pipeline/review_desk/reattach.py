@@ -51,20 +51,15 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
     go to, moved there; nothing recorded. A moved decision's id follows the newest read, as
     recording the moves in order would number them, so it is told apart from the one it copies."""
     items = {f.item.id: f.item for f in corpus.items(decisions)}
-    # What has been moved already: (the id it was on, the text), never moved twice.
-    moved = {
-        (d.reattached_from, _squash(d.extracted_definition or "")) for d in decisions.values() if d.reattached_from
-    }
 
+    # A decision already moved is none of `decisions` (`DecisionStore.latest`, `with_moves`): it
+    # is never moved twice.
     def stale(d: Decision) -> bool:
         # Its entry gone, or saying something else now (layout aside, as the span check sees it).
         item = items.get(d.term_id)
         if item is not None and decided_on(d, item.text):
             return False  # the common case, first: the cheap comparison
-        decided = _squash(d.extracted_definition or "")
-        if (d.term_id, decided) in moved:
-            return False
-        return item is None or _squash(item.text or "") != decided
+        return item is None or _squash(item.text or "") != _squash(d.extracted_definition or "")
 
     orphans = [d for d in decisions.values() if stale(d)]
     if not orphans:
@@ -88,8 +83,14 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
 
 
 def with_moves(decisions: dict[str, Decision], moves: list[Move]) -> dict[str, Decision]:
-    """`decisions` as they stand once `moves` are recorded: each moved one its new id's."""
-    return {**decisions, **{move.decision.term_id: move.decision for move in moves}}
+    """`decisions` as they stand once `moves` are recorded (`DecisionStore.latest`): each moved
+    one its new id's, and no longer its old id's."""
+    current = dict(decisions)
+    for move in moves:
+        source = move.decision.reattached_from or ""
+        if source in current and move.decision.is_move_of(current[source]):
+            del current[source]
+    return {**current, **{move.decision.term_id: move.decision for move in moves}}
 
 
 def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision]) -> int:

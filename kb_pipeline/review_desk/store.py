@@ -174,20 +174,9 @@ class Decision(BaseModel):
 
 def approved_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     """Every one of the current `decisions` that approves its entry (an edit approves the edited
-    definition), by document and term: the active knowledge. A decision a re-attachment moved
-    to another id (reattach.py) is left out on the id it was made on, where the move stands for
-    it: listed once, under the new id. (Not every decision on a moved-from id: a renumbering
-    gives it to another entry, and a decision moved there, or made there since, is that one's.)"""
-    current = list(decisions)
-    moves: dict[str, list[Decision]] = defaultdict(list)
-    for d in current:
-        if d.reattached_from:
-            moves[d.reattached_from].append(d)
-    return [
-        d
-        for d in sorted(current, key=lambda d: (d.doc_id, d.term, d.term_id))
-        if d.approved and not any(move.is_move_of(d) for move in moves.get(d.term_id, ()))
-    ]
+    definition), by document and term: the active knowledge. A moved decision is current on its
+    new id only (`DecisionStore.latest`, `reattach.with_moves`), so it is listed once."""
+    return [d for d in sorted(decisions, key=lambda d: (d.doc_id, d.term, d.term_id)) if d.approved]
 
 
 def advisory_lock_key(entity_id: str) -> int:
