@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-DEFINITE_ARTICLES = ("the", "le", "la", "les", "der", "die", "das", "el", "los", "las")
+DEFINITE_ARTICLES = ("the", "le", "la", "les", "der", "die", "das", "den", "dem", "des", "el", "los", "las")
 INDEFINITE_ARTICLES = ("a", "an", "un", "une", "ein", "eine", "uno", "una", "suatu", "sebuah")
 # French elides "le"/"la" before a vowel: "l'eau", "l’usine".
 ELIDED_ARTICLE = r"l['’]"

@@ -14,6 +14,7 @@ import re
 
 from ..contracts import Chunk
 from .findings import Quote
+from .language import ARTICLES, ELIDED_ARTICLE, alternation
 from .math_text import is_symbol
 from .text import Span, paragraphs, sentences
 
@@ -45,7 +46,7 @@ _GENERIC_TAIL = re.compile(
     r"|berikut)\b",
     re.IGNORECASE,
 )
-_ARTICLE_TAIL = re.compile(r"^(?:the|a|an|le|la|les|l'|der|die|das|den|dem|el|los|las)\s+\S", re.IGNORECASE)
+_ARTICLE_TAIL = re.compile(rf"^(?:(?:{alternation(ARTICLES)})\s+|{ELIDED_ARTICLE})\S", re.IGNORECASE)
 _PRONOUN = re.compile(
     r"^(?:this|that|it|these|they|which|ce(?:ci|la)?|il|elle|dies|es|er|sie|esto|esta|ello|ini|itu)$", re.IGNORECASE
 )

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 from .document_scope import DocumentScoped
 from .findings import Finding, Quote
+from .language import ARTICLES, alternation
 from .lead_in import lead_in_name
 from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
 from .text import FUNCTION_WORDS, Span
@@ -30,7 +31,7 @@ _VERB = (
     r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
     r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
 )
-_ARTICLE = r"(?:the|a|an|le|la|les|un|une|der|die|das|den|dem|des|ein|eine|einer|eines|el|los|las|una|uno)"
+_ARTICLE = rf"(?:{alternation((*ARTICLES, 'einer', 'eines'))})"
 _ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
