@@ -104,6 +104,12 @@ ENGLISH = [
         "Remote access is granted per user. Weighing is another technique for checking each load. "
         "The cycle time is important for planning.",
     ),
+    # A table's notes run together, each after its letter: a definition ends with its own note.
+    (
+        "BodyText",
+        "a Rainfall is the yearly total at the gauge. The value in brackets refers to the deviation from the "
+        "shift mean. b Tonnes are wet tonnes.",
+    ),
 ]
 
 FRENCH = [
@@ -232,6 +238,7 @@ def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, frenc
     assert key(english["payload meter"]).startswith("ascalethatweighs")
     assert english["remote access"] == "logging in from outside the site"
     assert not {"Weighing", "cycle time is important"} & set(english)
+    assert english["value in brackets"] == "the deviation from the shift mean."
     assert key(french["piste de roulage"]).startswith("laroutesurlaquelle")
     assert key(french["temps de cycle"]).startswith("laduréedunaller")
     assert key(german["Fahrstraße"]).startswith("denweg")
