@@ -66,6 +66,9 @@ PAPER = [
     ("body", "El caudal se calcula como"),
     ("display", "Qv = v x A          (6)"),
     ("body", "donde v es la velocidad media en m/s y A es el área de la sección."),
+    # Nouns for what kind a symbol is, not what it stands for.
+    ("h1", "5. Test conditions"),
+    ("body", "During a test both constants g and H stay fixed, and so does the parameter Q."),
 ]
 
 
@@ -147,6 +150,12 @@ def test_numbered_display_equations_in_four_languages(paper):
     assert _meanings(spanish) == {"Qv": "El caudal", "v": "la velocidad media en m/s", "A": "el área de la sección"}
     assert len(paper.formulas) == 4
     assert len({f.formula_id for f in paper.formulas}) == 4
+
+
+def test_a_noun_for_a_symbols_kind_is_no_meaning(paper):
+    said = {value for e in paper.glossary for value in (e.full_name, e.definition, *e.conflict_variants)}
+    said |= {v.meaning for f in paper.formulas for v in f.variables}
+    assert not {"constants", "parameter"} & said
 
 
 def test_a_symbol_named_in_apposition_is_a_full_name(paper):
