@@ -65,7 +65,8 @@ def write_knowledge_export(
         elif fmt == "tbx":
             texts = {out / "active_glossary.tbx": to_tbx(export.entries, corpus, language)}
         else:
-            histories = {e.term_id: _history(store, decisions[e.term_id]) for e in export.entries}
+            trails = store.histories([e.term_id for e in export.entries])
+            histories = {e.term_id: _history(trails.get(e.term_id, []), decisions[e.term_id]) for e in export.entries}
             texts = {out / "active_glossary.ttl": to_skos(export.entries, corpus, histories, language, base_iri)}
         for path, text in texts.items():
             write_text_atomically(path, text)
@@ -73,8 +74,7 @@ def write_knowledge_export(
     return export
 
 
-def _history(store: DecisionStore, current: Decision) -> list[Decision]:
-    """An entry's decisions, oldest first, ending with its current one: a re-attachment the desk
-    has not recorded yet is the last."""
-    history = store.history(current.term_id)
+def _history(history: list[Decision], current: Decision) -> list[Decision]:
+    """An entry's decisions (its trail, oldest first), ending with its current one: a
+    re-attachment the desk has not recorded yet is the last."""
     return history if current in history else [*history, current]

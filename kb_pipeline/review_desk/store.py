@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -314,25 +314,36 @@ class DecisionStore:
         }
 
     def history(self, term_id: str) -> list[Decision]:
-        query = sa.select(*self._selected()).where(decisions_table.c.term_id == term_id).order_by(decisions_table.c.id)
-        with self.engine.begin() as connection:
-            return [Decision.model_validate(row._asdict()) for row in connection.execute(query)]
+        """The decisions made on this id, oldest first: its audit trail."""
+        return self.histories([term_id]).get(term_id, [])
 
-    def decided_versions(self, doc_id: str) -> dict[str, int]:
-        """The document versions decisions of this document were made on (every decision, not
-        only the latest; a re-attachment, which repeats one, aside), with how many each."""
+    def histories(self, ids: Collection[str]) -> dict[str, list[Decision]]:
+        """The audit trails of many ids in one query, each oldest first (none: no key)."""
+        if not ids or not self.has_table():
+            return {}
+        query = sa.select(*self._selected()).where(decisions_table.c.term_id.in_(ids)).order_by(decisions_table.c.id)
+        trails: dict[str, list[Decision]] = defaultdict(list)
+        with self.engine.begin() as connection:
+            for row in connection.execute(query):
+                trails[row.term_id].append(Decision.model_validate(row._asdict()))
+        return dict(trails)
+
+    def decided_versions(self) -> dict[str, dict[str, int]]:
+        """doc_id → the document versions its decisions were made on (every decision, not only
+        the latest; a re-attachment, which repeats one, aside), with how many each."""
         if not self.has_table() or not {"doc_version", "reattached_from"} <= {c.name for c in self._selected()}:
             return {}
-        version = decisions_table.c.doc_version
+        columns = decisions_table.c
         query = (
-            sa.select(version, sa.func.count())
-            .where(
-                decisions_table.c.doc_id == doc_id, version.is_not(None), decisions_table.c.reattached_from.is_(None)
-            )
-            .group_by(version)
+            sa.select(columns.doc_id, columns.doc_version, sa.func.count())
+            .where(columns.doc_version.is_not(None), columns.reattached_from.is_(None))
+            .group_by(columns.doc_id, columns.doc_version)
         )
+        found: dict[str, dict[str, int]] = defaultdict(dict)
         with self.engine.begin() as connection:
-            return {hash_: n for hash_, n in connection.execute(query)}
+            for doc_id, version, n in connection.execute(query):
+                found[doc_id][version] = n
+        return dict(found)
 
     def revision(self) -> str:
         """ "<decisions>.<newest id>" ("0.0" with none): it changes whenever a decision is made,

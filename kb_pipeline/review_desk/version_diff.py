@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Literal
 from weakref import WeakKeyDictionary
 
-import sqlalchemy as sa
 from pydantic import BaseModel, computed_field
 
 from ..knowledge.diff import ApprovedTexts, same_definition
@@ -43,7 +42,7 @@ from ..knowledge.text import canonical
 from .corpus import Corpus, Document, QueueRow, decided_on
 from .items import ReviewItem
 from .reattach import text_key
-from .store import Decision, DecisionStore, decisions_table
+from .store import Decision, DecisionStore
 from .word_diff import Op, word_diff
 
 
@@ -201,41 +200,11 @@ def diff_versions(
     return diff
 
 
-def decided_versions(store: DecisionStore) -> dict[str, dict[str, int]]:
-    """doc_id → the document versions its decisions were made on (every decision, not only the
-    latest; a re-attachment, which repeats one, aside), with how many each: one grouped query."""
-    if not store.has_table() or not {"doc_version", "reattached_from"} <= {c.name for c in store._selected()}:
-        return {}
-    columns = decisions_table.c
-    query = (
-        sa.select(columns.doc_id, columns.doc_version, sa.func.count())
-        .where(columns.doc_version.is_not(None), columns.reattached_from.is_(None))
-        .group_by(columns.doc_id, columns.doc_version)
-    )
-    found: dict[str, dict[str, int]] = defaultdict(dict)
-    with store.engine.begin() as connection:
-        for doc_id, version, n in connection.execute(query):
-            found[doc_id][version] = n
-    return dict(found)
-
-
-def _trails(store: DecisionStore, ids: Collection[str]) -> dict[str, list[Decision]]:
-    """The decisions made on these ids, oldest first: one query (`DecisionStore.history`'s, for many)."""
-    if not ids:
-        return {}
-    query = sa.select(*store._selected()).where(decisions_table.c.term_id.in_(ids)).order_by(decisions_table.c.id)
-    trails: dict[str, list[Decision]] = defaultdict(list)
-    with store.engine.begin() as connection:
-        for row in connection.execute(query):
-            trails[row.term_id].append(Decision.model_validate(row._asdict()))
-    return trails
-
-
 def _own_decisions(store: DecisionStore, diffs: Collection[VersionDiff]) -> None:
     # A removed entry whose id's latest decision is another's (a re-parse moved that one there):
     # its own, the newest made on its text, from the trail.
     orphans = [r for diff in diffs for r in diff.removed if r.decision is None]
-    trails = _trails(store, {r.item.id for r in orphans})
+    trails = store.histories({r.item.id for r in orphans})
     for removed in orphans:
         removed.decision = next(
             (d for d in reversed(trails.get(removed.item.id, [])) if _made_on(d, removed.item)), None
@@ -266,7 +235,7 @@ def document_diff(
     """The version diff of a document with payloads, as the desk reads it: its kept versions, the
     base's payloads, its rows of the queue (`rows`: the document's, every kind), the versions
     decided on."""
-    decisions_on = decided_versions(store).get(doc_id, {})
+    decisions_on = store.decided_versions().get(doc_id, {})
     diff, _ = _document_diff(corpus, doc_id, corpus.versions(doc_id), decisions_on, rows, decisions)
     _own_decisions(store, [diff])
     return diff
@@ -322,7 +291,7 @@ def version_diffs(
         doc_id for doc_id in listed if doc_id not in known or not known[doc_id].holds(corpus, doc_id, keys[doc_id])
     ]
     if stale:
-        decided = decided_versions(store)
+        decided = store.decided_versions()
         for doc_id in stale:
             diff, base = _document_diff(
                 corpus, doc_id, listed[doc_id], decided.get(doc_id, {}), by_doc[doc_id], decisions
