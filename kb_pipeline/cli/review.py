@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 from ..paths import DataLayout
-from ..review_desk.accounts import ROLES, Accounts
-from ..review_desk.corpus import Corpus
-from ..review_desk.knowledge_export import FORMATS, write_knowledge_export
-from ..review_desk.sessions import Sessions
-from ..review_desk.skos import DEFAULT_BASE_IRI
-from ..review_desk.store import DecisionStore
+from ..review.accounts import ROLES, Accounts
+from ..review.corpus import Corpus
+from ..review.knowledge_export import FORMATS, write_knowledge_export
+from ..review.sessions import Sessions
+from ..review.skos import DEFAULT_BASE_IRI
+from ..review.store import DecisionStore
 from ..settings import Settings
 
 

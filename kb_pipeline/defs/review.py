@@ -24,8 +24,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..review_desk.corpus import Corpus
-from ..review_desk.knowledge_export import write_knowledge_export
+from ..review.corpus import Corpus
+from ..review.knowledge_export import write_knowledge_export
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_KNOWLEDGE, GLOSSARY_SKOS, GLOSSARY_TBX, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
 from .resources import KnowledgeBase, ReviewDatabase

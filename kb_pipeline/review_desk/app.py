@@ -24,13 +24,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ..paths import DataLayout
+from ..review.accounts import Accounts
+from ..review.corpus import Corpus
+from ..review.sessions import Sessions
+from ..review.store import DecisionStore
 from . import api, bulk, pages, signin, users, version_pages
-from .accounts import Accounts
 from .auth import require_csrf_token
-from .corpus import Corpus
 from .dependencies import Desk
-from .sessions import Sessions
-from .store import DecisionStore
 
 _HERE = Path(__file__).parent
 _CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"

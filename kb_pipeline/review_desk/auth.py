@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
-from .accounts import Account, Role
+from ..review.accounts import Account, Role
 from .dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS, Desk, current_desk
 
 SESSION_COOKIE = "kb_session"

@@ -8,10 +8,10 @@ from fastapi import HTTPException
 from pydantic import AliasChoices, BaseModel, Field, model_validator
 
 from ..knowledge.diff import same_definition
-from .accounts import Account
-from .corpus import Corpus, Entry
-from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
-from .store import Decision, DecisionKind, DecisionStore
+from ..review.accounts import Account
+from ..review.corpus import Corpus, Entry
+from ..review.items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
+from ..review.store import Decision, DecisionKind, DecisionStore
 
 
 class DecisionIn(BaseModel):

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .accounts import ROLES, Role
+from ..review.accounts import ROLES, Role
 from .auth import require
 from .dependencies import DeskDep
 from .pages import render
