@@ -1,9 +1,9 @@
-"""`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H] [--trust-forwarded-for]`: the review
-desk (docs/review.md) over the data root; `kb-pipeline review user …`: its accounts;
-`kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]
-[--allow-empty]`
-(alias `kb-pipeline glossary export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and
-the approved rules, formulas and briefs as JSON and CSV."""
+"""`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]
+[--trust-forwarded-for]`: the review desk (docs/review.md) over the data root;
+`kb-pipeline review user …`: its accounts; `kb-pipeline knowledge export [--format json csv tbx
+skos] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (alias `kb-pipeline glossary
+export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and the approved rules, formulas
+and briefs as JSON and CSV."""
 
 from __future__ import annotations
 
