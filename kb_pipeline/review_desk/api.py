@@ -6,20 +6,26 @@ role, deciding the reviewer role."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import asdict
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from ..review.corpus import QueueFilter, QueueRow
+from ..review.accounts import Account
+from ..review.completion import complete, mark
+from ..review.corpus import Corpus, QueueFilter, QueueRow
+from ..review.expert_entries import AddedKind, EntryRefused, ExpertEntry
 from ..review.export import ActiveEntry, active_entries
 from ..review.progress import progress
 from ..review.reattach import current_decisions
-from ..review.store import Decision
+from ..review.score import KindScore, score
+from ..review.store import Decision, DecisionStore
 from ..review.version_diff import version_diffs
 from .auth import PrincipalDep, require
-from .decisions import DecisionIn, record_decision, unknown_term
+from .decisions import DecisionIn, checked_text, record_decision, unknown_term
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
 
 router = APIRouter(prefix="/api", dependencies=[require("viewer")])
@@ -89,3 +95,88 @@ def api_active_glossary(corpus: CorpusDep, store: StoreDep) -> list[ActiveEntry]
 @router.post("/decisions", dependencies=[require("reviewer")])
 def api_decide(body: DecisionIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> Decision:
     return record_decision(corpus, store, body, principal.account)
+
+
+class EntryIn(BaseModel):
+    """An entry an expert adds from a selection in one chunk (expert_entries.py): its kind, the
+    chunk, the selected text, and the kind's fields, each verbatim in that chunk (a rule's
+    `rule_type` aside; a formula's variables' meanings as `variables.<symbol>`)."""
+
+    doc_id: str = Field(min_length=1)
+    kind: AddedKind
+    chunk_id: str = Field(min_length=1)
+    span: str = Field(min_length=1)
+    fields: dict[str, str]
+    # Only in the single-expert mode (no accounts): the name the expert goes by.
+    reviewer: str | None = Field(default=None, max_length=200)
+
+    @field_validator("span", "reviewer")
+    @classmethod
+    def _text(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else checked_text(str(info.field_name), value)
+
+    @field_validator("fields")
+    @classmethod
+    def _fields(cls, value: dict[str, str]) -> dict[str, str]:
+        return {k: checked_text(f"fields.{k}", v) for k, v in value.items()}
+
+
+def add_entry(corpus: Corpus, store: DecisionStore, body: EntryIn, account: Account | None) -> ExpertEntry:
+    """The entry added and approved under the account (or the single expert's name); 422 when it
+    is not verbatim in its chunk or the desk has it already."""
+    reviewer = account.name if account else (body.reviewer or "").strip()
+    if not reviewer:
+        raise HTTPException(422, "reviewer: who added it is required (the name you go by)")
+    assert corpus.added is not None  # the desk's corpus reads the added entries
+    taken = {f.item.id for f in corpus.items(store.latest())}
+    try:
+        return corpus.added.add(
+            corpus.layout,
+            doc_id=body.doc_id,
+            kind=body.kind,
+            chunk_id=body.chunk_id,
+            span=body.span,
+            fields=body.fields,
+            reviewer=reviewer,
+            account_id=account.id if account else None,
+            doc_version=corpus.content_hash(body.doc_id),
+            taken=taken,
+        )
+    except EntryRefused as e:
+        raise HTTPException(422, str(e)) from e
+
+
+@router.post("/entries", dependencies=[require("reviewer")])
+def api_add_entry(body: EntryIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> ExpertEntry:
+    return add_entry(corpus, store, body, principal.account)
+
+
+class CompletionIn(BaseModel):
+    doc_id: str = Field(min_length=1)
+    kind: Literal["term", "rule", "formula"]
+    complete: bool = True
+    reviewer: str | None = Field(default=None, max_length=200)
+
+
+@router.post("/review-complete", dependencies=[require("reviewer")])
+def api_review_complete(body: CompletionIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> dict:
+    """Mark a document's entries of one kind fully reviewed (`complete: false` takes it back):
+    what `kb-pipeline knowledge score` and `--format gold` read."""
+    reviewer = principal.account.name if principal.account else (body.reviewer or "").strip()
+    if not reviewer:
+        raise HTTPException(422, "reviewer: who marked it is required (the name you go by)")
+    if body.doc_id not in corpus.documents():
+        raise HTTPException(404, f"unknown document {body.doc_id!r} under {corpus.layout.knowledge}")
+    mark(store, body.doc_id, body.kind, body.complete, reviewer, principal.account.id if principal.account else None)
+    return {"doc_id": body.doc_id, "kind": body.kind, "complete": body.complete}
+
+
+@router.get("/scores")
+def api_scores(corpus: CorpusDep, store: StoreDep) -> dict[str, list[dict]]:
+    """What `kb-pipeline knowledge score` prints: per complete document and kind, and per kind."""
+    scores = score(corpus, current_decisions(corpus, store), complete(store))
+    return {"documents": [_figures(s) for s in scores.documents], "totals": [_figures(s) for s in scores.totals]}
+
+
+def _figures(s: KindScore) -> dict:
+    return {**asdict(s), "precision": list(s.precision), "recall": list(s.recall)}

@@ -1,0 +1,158 @@
+"""Experts add what the readers missed, and the team's own decisions score the readers (issue 36,
+items 1 and 2; docs/review.md). On REAL MinerU parses of generated PDFs: a handbook of three
+conditional rules and a fact the readers do not take for one, which the expert adds as a rule;
+and the pump handbook's two editions (test_review_knowledge.py), whose second renumbers every
+chunk, so an added entry must be found again by its text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from kb_pipeline.cli.main import main as cli_main
+from kb_pipeline.contracts import ParsedDocument
+from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline.review.store import DecisionStore
+from kb_pipeline.review_desk.app import create_app
+from kb_pipeline.review_desk.dependencies import CSRF_HEADER
+
+from .test_review_desk import _extract
+from .test_review_knowledge import editions  # noqa: F401  (the fixture: both editions, parsed once)
+
+DOC = "valve_rules"
+RULES = (
+    "If the valve leaks during a test run, then the valve is replaced at once.",
+    "If the pressure exceeds the limit, then the line is closed by the operator.",
+    "If the gauge shows no reading, then the gauge is sent for calibration.",
+)
+# No condition, no modal verb: a statement the readers do not take for a rule; the expert does.
+MISSED = "Valves in standby are turned by hand once a week to keep the seals supple."
+MTBF = "MTBF (Mean Time Between Failures) is reported for every pump each month."
+
+
+def valve_pdf(path: Path) -> None:
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    story = [Paragraph("Valve Inspection Rules", ss["Title"]), Paragraph("1. Rules", ss["Heading1"])]
+    story += [Paragraph(rule, ss["BodyText"]) for rule in RULES]
+    story += [Paragraph("2. Care", ss["Heading1"]), Paragraph(MISSED, ss["BodyText"])]
+    SimpleDocTemplate(str(path), title="Valve Inspection Rules", invariant=True).build(story)
+
+
+@pytest.fixture(scope="module")
+def valves(tmp_path_factory) -> ParsedDocument:
+    folder = tmp_path_factory.mktemp("valves").resolve()
+    pdf = folder / f"{DOC}.pdf"
+    valve_pdf(pdf)
+    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document
+
+
+def _client(layout: DataLayout) -> tuple[DecisionStore, TestClient]:
+    store = DecisionStore.open(None, layout)
+    client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
+    client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
+    return store, client
+
+
+def _chunk_saying(document: ParsedDocument, text: str) -> str:
+    (chunk,) = [c for c in document.chunks if text in c.text]
+    return chunk.chunk_id
+
+
+def _queue(client: TestClient, kind: str) -> list[dict]:
+    response = client.get("/api/queue", params={"kind": kind})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def _add_rule(client: TestClient, document: ParsedDocument, statement: str, **more) -> dict:
+    body = {
+        "doc_id": document.doc_id,
+        "kind": "rule",
+        "chunk_id": _chunk_saying(document, statement),
+        "span": statement,
+        "fields": {"statement": statement, "rule_type": "interpretation", **more},
+        "reviewer": "Rina",
+    }
+    return client.post("/api/entries", json=body).json() | {"_body": body}
+
+
+def test_score_two_approvals_one_rejection_one_added(layout, valves, capsys):
+    _extract(layout, valves)
+    store, client = _client(layout)
+    try:
+        rules = {r["item"]["text"]: r for r in _queue(client, "rule")}
+        assert set(RULES) <= set(rules) and MISSED not in rules  # what the readers found, and missed
+        for text, decision in zip(RULES, ("approve", "approve", "reject"), strict=True):
+            body = {"id": rules[text]["term_id"], "decision": decision, "reviewer": "Rina", "reason": "not a rule"}
+            assert client.post("/api/decisions", json=body).status_code == 200
+        added = _add_rule(client, valves, MISSED)
+        assert added["entry_id"].startswith("r_") and added["reviewer"] == "Rina", added
+        # Only a complete document and kind is scored.
+        assert cli_main(["knowledge", "score"]) == 1
+        mark = {"doc_id": DOC, "kind": "rule", "reviewer": "Rina"}
+        assert client.post("/api/review-complete", json=mark).status_code == 200
+    finally:
+        client.close()
+        store.close()
+    capsys.readouterr()
+    assert cli_main(["knowledge", "score", "--doc", DOC]) == 0
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    (row,) = [line for line in lines if line[:2] == [DOC, "rule"]]
+    # approved, edited, rejected, added, pending; precision 2/3, recall 2/3
+    assert row[2:7] == ["2", "0", "1", "1", "0"] and row[7:] == ["2/3", "(0.67)", "2/3", "(0.67)"], row
+
+    assert cli_main(["knowledge", "export", "--format", "gold", "--out", str(layout.root / "out")]) == 0
+    gold = json.loads((layout.root / "out" / "gold" / f"{DOC}.json").read_text(encoding="utf-8"))
+    assert sorted(r["sentence"] for r in gold["rules"]) == sorted([RULES[0], RULES[1], MISSED])
+    assert "claims" not in gold and "exhaustive_pages" not in gold  # terms and formulas not marked complete
+
+
+def test_an_added_rule_is_span_checked_approved_exported_and_survives_a_re_parse(layout, editions):  # noqa: F811
+    first, second = editions
+    _extract(layout, first)
+    store, client = _client(layout)
+    try:
+        refused = client.post(
+            "/api/entries",
+            json={
+                "doc_id": first.doc_id,
+                "kind": "rule",
+                "chunk_id": _chunk_saying(first, MTBF),
+                "span": "MTBF is reported for every pump",  # not what the chunk says
+                "fields": {"statement": "MTBF is reported for every pump"},
+                "reviewer": "Rina",
+            },
+        )
+        assert refused.status_code == 422 and "not verbatim" in refused.text
+        added = _add_rule(client, first, MTBF)
+        rule_id = added["entry_id"]
+        again = client.post("/api/entries", json=added["_body"])
+        assert again.status_code == 422 and "already" in again.text  # no duplicate
+        row = next(r for r in _queue(client, "rule") if r["term_id"] == rule_id)
+        assert row["state"] == "approved" and row["item"]["origin"] == "expert" and row["item"]["added_by"] == "Rina"
+        exported = json.loads(client.get("/api/entries/" + rule_id).content)
+        assert exported["entry"]["provenance"]["chunk_id"] == _chunk_saying(first, MTBF)
+
+        # The second edition renumbers every chunk: the rule is found again by its text.
+        _extract(layout, second)
+        assert _chunk_saying(second, MTBF) != _chunk_saying(first, MTBF)
+        row = next(r for r in _queue(client, "rule") if r["term_id"] == rule_id)
+        assert row["state"] == "approved"
+        entry = client.get("/api/entries/" + rule_id).json()
+        assert entry["entry"]["provenance"]["chunk_id"] == _chunk_saying(second, MTBF)
+    finally:
+        client.close()
+        store.close()
+    out = layout.root / "out"
+    assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
+    (knowledge,) = [k for k in json.loads((out / "active_knowledge.json").read_text()) if k["id"] == rule_id]
+    assert knowledge["origin"] == "expert" and not knowledge["orphaned"] and knowledge["reviewer"] == "Rina"
+    assert rule_id in (out / "active_knowledge.csv").read_text()
