@@ -99,6 +99,13 @@ def test_score_two_approvals_one_rejection_one_added(layout, valves, capsys):
         assert cli_main(["knowledge", "score"]) == 1
         mark = {"doc_id": DOC, "kind": "rule", "reviewer": "Rina"}
         assert client.post("/api/review-complete", json=mark).status_code == 200
+        # The progress page shows the same figures, and marks a kind complete by its form.
+        page = client.get("/").text
+        assert 'id="scores"' in page and page.count("2/3 (0.67)") == 4  # the document's row and the total's
+        form = {"doc_id": DOC, "kind": "term", "csrf_token": client.headers[CSRF_HEADER]}
+        client.post("/reviewer", data={"name": "Rina", "csrf_token": client.headers[CSRF_HEADER]})
+        assert client.post("/review-complete", data=form, follow_redirects=False).status_code == 303
+        assert client.get("/api/scores").json()["totals"][1]["precision"] == [2, 3]
     finally:
         client.close()
         store.close()
@@ -112,7 +119,8 @@ def test_score_two_approvals_one_rejection_one_added(layout, valves, capsys):
     assert cli_main(["knowledge", "export", "--format", "gold", "--out", str(layout.root / "out")]) == 0
     gold = json.loads((layout.root / "out" / "gold" / f"{DOC}.json").read_text(encoding="utf-8"))
     assert sorted(r["sentence"] for r in gold["rules"]) == sorted([RULES[0], RULES[1], MISSED])
-    assert "claims" not in gold and "exhaustive_pages" not in gold  # terms and formulas not marked complete
+    # Terms marked complete too (none approved: no claim); formulas not: no exhaustive pages.
+    assert gold["claims"] == [] and "formulas" not in gold and "exhaustive_pages" not in gold
 
 
 def test_an_added_rule_is_span_checked_approved_exported_and_survives_a_re_parse(layout, editions):  # noqa: F811

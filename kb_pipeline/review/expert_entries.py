@@ -108,7 +108,7 @@ class ExpertEntry(BaseModel):
         if self.kind == "rule":
             return RuleEntry(
                 rule_id=self.entry_id,
-                rule_type=get("rule_type") or "interpretation",  # type: ignore[arg-type]  # checked on input
+                rule_type=get("rule_type") or "interpretation",  # checked on input
                 statement=get("statement"),
                 condition=get("condition"),
                 consequence=get("consequence"),

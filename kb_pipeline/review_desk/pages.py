@@ -14,11 +14,13 @@ import pypdfium2 as pdfium
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ..review.completion import MARKABLE, complete, mark
 from ..review.corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
 from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
 from ..review.page_image import PageImage, render_page
 from ..review.progress import progress
 from ..review.reattach import current_decisions
+from ..review.score import ratio, score
 from ..review.version_diff import version_diffs
 from ..review.word_diff import word_diff
 from .auth import PrincipalDep, principal_of, require
@@ -91,6 +93,11 @@ def queue_page(
         kinds=KINDS,
         kind_counts={k: sum(r.kind == k for r in every) for k in KINDS},
         progress=progress(every),
+        # The readers measured on the documents and kinds marked review complete (score.py).
+        marked=(marked := complete(store)),
+        markable=MARKABLE,
+        scores=score(corpus, decisions, marked),
+        ratio=ratio,
         # Per document: entries pending because their text changed since they were decided.
         changed=Counter(r.doc_id for r in every if r.since == "changed"),
         # Per document with versions to compare: pending because of its latest (version_diff.py).
@@ -154,6 +161,26 @@ def set_reviewer(name: Annotated[str, Form()], back: Annotated[str, Form()] = "/
     # No max-age: a browser-session cookie, the name typed once per session.
     response.set_cookie(REVIEWER_COOKIE, name.strip()[:200], httponly=True, samesite="strict")
     return response
+
+
+@router.post("/review-complete", dependencies=[require("reviewer")])
+def review_complete_form(
+    request: Request,
+    principal: PrincipalDep,
+    corpus: CorpusDep,
+    store: StoreDep,
+    doc_id: Annotated[str, Form()],
+    kind: Annotated[Literal["term", "rule", "formula"], Form()],
+    complete: Annotated[bool, Form()] = True,
+) -> Response:
+    """The progress page's "review complete" mark of a document and kind (or its withdrawal)."""
+    reviewer = principal.account.name if principal.account else request.cookies.get(REVIEWER_COOKIE, "")
+    if not reviewer:
+        raise HTTPException(400, "type your name first (top of the page): every mark records who made it")
+    if doc_id not in corpus.documents():
+        raise HTTPException(404, f"unknown document {doc_id!r}")
+    mark(store, doc_id, kind, complete, reviewer, principal.account.id if principal.account else None)
+    return RedirectResponse("/#progress", status_code=303)
 
 
 async def variable_meanings(request: Request) -> dict[str, str]:
