@@ -7,6 +7,7 @@ chunk, so an added entry must be found again by its text."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from kb_pipeline.review.store import DecisionStore
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 
+from .browser import Browser
+from .deployment import review_desk
 from .test_review_desk import _extract
 from .test_review_knowledge import editions  # noqa: F401  (the fixture: both editions, parsed once)
 
@@ -163,4 +166,119 @@ def test_an_added_rule_is_span_checked_approved_exported_and_survives_a_re_parse
     assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
     (knowledge,) = [k for k in json.loads((out / "active_knowledge.json").read_text()) if k["id"] == rule_id]
     assert knowledge["origin"] == "expert" and not knowledge["orphaned"] and knowledge["reviewer"] == "Rina"
+    assert rule_id in (out / "active_knowledge.csv").read_text()
+
+
+def test_the_document_page_and_the_add_form(layout, valves):
+    """The document page lists the chunks in reading order beside the page; its form adds an
+    entry (refused when not verbatim); the entry page shows its chunk with the same form."""
+    _extract(layout, valves)
+    store, client = _client(layout)
+    try:
+        page = client.get(f"/documents/{DOC}")
+        assert page.status_code == 200 and 'id="add-form"' in page.text
+        ids = [c.chunk_id for c in valves.chunks]
+        assert [page.text.index(f'data-chunk-id="{i}"') for i in ids] == sorted(
+            page.text.index(f'data-chunk-id="{i}"') for i in ids
+        )
+        image = client.get(f"/documents/{DOC}/pages/0.png")
+        assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
+        assert client.get(f"/documents/{DOC}/pages/9.png").status_code == 404
+        token = client.headers[CSRF_HEADER]
+        client.post("/reviewer", data={"name": "Rina", "csrf_token": token})
+        form = {"csrf_token": token, "doc_id": DOC, "kind": "term", "chunk_id": _chunk_saying(valves, MISSED)}
+        refused = client.post("/entries/add", data={**form, "span": "seals", "term": "seal", "definition": "a ring"})
+        assert refused.status_code == 422 and "not verbatim" in refused.text
+        made = client.post(
+            "/entries/add",
+            data={**form, "span": MISSED, "term": "standby", "definition": MISSED},
+            follow_redirects=False,
+        )
+        assert made.status_code == 303 and made.headers["location"].startswith("/entries/t_")
+        entry = client.get(made.headers["location"])
+        assert entry.status_code == 200 and "added by an expert" in entry.text and 'class="chunk-text"' in entry.text
+        assert store.latest()[made.headers["location"].removeprefix("/entries/")].reviewer == "Rina"
+    finally:
+        client.close()
+        store.close()
+
+
+@pytest.mark.services
+def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, tmp_path):
+    _extract(layout, valves)
+    # KB_SCREENSHOT_DIR: keep docs/review.md's pictures of the document page and the scores.
+    shots = Path(os.environ["KB_SCREENSHOT_DIR"]) if "KB_SCREENSHOT_DIR" in os.environ else None
+    if shots:
+        shots.mkdir(parents=True, exist_ok=True)
+    chunk_id = _chunk_saying(valves, MISSED)
+    with review_desk(tmp_path / "desk.log", {**os.environ, "KB_DATA_DIR": str(layout.root)}) as base:
+        browser = Browser(tmp_path / "chromium-profile")
+        try:
+            browser.goto(f"{base}/documents/{DOC}")
+            browser.evaluate("document.getElementById('reviewer-name').focus()")
+            browser.type("Rina")
+            browser.press("Enter")
+            browser.wait_for(
+                "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
+            )
+            browser.wait_for(
+                "(() => { const i = document.getElementById('page-image'); return i && i.complete && i.naturalWidth > 0; })()"
+            )
+            # The sentence selected in its chunk (a person's drag or Shift+arrows), then Shift+R.
+            browser.evaluate(
+                f"(() => {{ const c = document.querySelector('[data-chunk-id=\"{chunk_id}\"]'); c.focus();"
+                f" const t = c.firstChild, at = t.data.indexOf({json.dumps(MISSED)});"
+                f" const r = document.createRange(); r.setStart(t, at); r.setEnd(t, at + {len(MISSED)});"
+                " const s = getSelection(); s.removeAllRanges(); s.addRange(r); })()"
+            )
+            shift_r = {"key": "R", "code": "KeyR", "windowsVirtualKeyCode": 82, "text": "R", "modifiers": 8}  # 8: Shift
+            browser.send("Input.dispatchKeyEvent", type="keyDown", **shift_r)
+            browser.send("Input.dispatchKeyEvent", type="keyUp", **{k: v for k, v in shift_r.items() if k != "text"})
+            browser.wait_for(
+                "!document.getElementById('add-form').hidden && document.activeElement.name === 'condition'"
+            )
+            assert browser.evaluate("document.querySelector('#add-form [name=statement]').value") == MISSED
+            browser.press("Tab")  # condition → consequence: none; the type stays interpretation
+            if shots:
+                browser.screenshot(shots / "review-document.png")
+            ctrl_enter = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "modifiers": 2}  # 2: Ctrl
+            browser.send("Input.dispatchKeyEvent", type="keyDown", **ctrl_enter)
+            browser.send("Input.dispatchKeyEvent", type="keyUp", **ctrl_enter)
+            browser.wait_for("location.pathname.startsWith('/entries/r_') && document.readyState === 'complete'")
+            rule_id = browser.evaluate("document.querySelector('.entry').dataset.termId")
+            if shots:
+                browser.screenshot(shots / "review-added.png")
+
+            # In the queue, approved; in the exports.
+            browser.goto(f"{base}/?kind=rule")
+            state = browser.evaluate(
+                f"document.querySelector('#queue tr[data-term-id=\"{rule_id}\"] .state').textContent"
+            )
+            assert state == "approved"
+            # Two of the readers' rules approved from the queue (j moves past the added one, a
+            # approves and moves on); the document's rules marked complete: the scores.
+            browser.press("j")
+            for row in (1, 2):
+                browser.press("a")
+                browser.wait_for(
+                    f"document.querySelectorAll('#queue tbody tr .state')[{row}].textContent === 'approved'"
+                )
+            browser.evaluate(
+                f"document.querySelector('#progress tr[data-doc=\"{DOC}\"] form input[name=kind][value=rule]')"
+                ".form.requestSubmit()"
+            )
+            browser.wait_for("document.readyState === 'complete' && document.getElementById('scores') !== null")
+            figures = browser.evaluate(
+                f"[...document.querySelectorAll('#scores tr[data-doc=\"{DOC}\"] td')].map(td => td.textContent)"
+            )
+            assert figures[1:] == ["rule", "2", "0", "0", "1", "1", "2/2 (1.00)", "2/3 (0.67)"], figures
+            if shots:
+                browser.evaluate("document.getElementById('progress').scrollIntoView()")
+                browser.screenshot(shots / "review-scores.png")
+        finally:
+            browser.close()
+    out = tmp_path / "exports"
+    assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
+    (added,) = [k for k in json.loads((out / "active_knowledge.json").read_text()) if k["id"] == rule_id]
+    assert added["text"] == MISSED and added["origin"] == "expert" and added["reviewer"] == "Rina"
     assert rule_id in (out / "active_knowledge.csv").read_text()

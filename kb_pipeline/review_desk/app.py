@@ -31,7 +31,7 @@ from ..review.corpus import Corpus
 from ..review.expert_entries import ExpertEntries
 from ..review.sessions import Sessions
 from ..review.store import DecisionStore
-from . import api, bulk, pages, signin, users, version_pages
+from . import api, bulk, documents, pages, signin, users, version_pages
 from .auth import require_csrf_token
 from .dependencies import Desk
 
@@ -150,6 +150,7 @@ def create_app(
     app.include_router(signin.router)
     app.include_router(pages.router)
     app.include_router(bulk.router)
+    app.include_router(documents.router)
     app.include_router(version_pages.router)
     app.include_router(users.router)
     app.include_router(api.router)

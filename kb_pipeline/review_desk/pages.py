@@ -14,8 +14,10 @@ import pypdfium2 as pdfium
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ..contracts import Chunk
 from ..review.completion import MARKABLE, complete, mark
 from ..review.corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
+from ..review.expert_entries import FIELDS, document_chunks
 from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
 from ..review.page_image import PageImage, render_page
 from ..review.progress import progress
@@ -64,17 +66,22 @@ def _page_image(pdf: Path, mtime: float, page: int, span: str | None) -> PageIma
     return render_page(pdf, page, span)
 
 
+def cached_page_image(pdf: Path, page: int, span: str | None) -> PageImage | None:
+    """Page `page` of `pdf`, `span` highlighted; None for a page past the end, or a cache copy
+    gone or broken (the entry is still decidable, the document still readable)."""
+    try:
+        return _page_image(pdf, pdf.stat().st_mtime, page, span)
+    except (IndexError, OSError, pdfium.PdfiumError):
+        return None
+
+
 def page_image(corpus: Corpus, found: Entry) -> PageImage | None:
     """The entry's source page with its span highlighted, whatever its kind."""
     pdf = corpus.source_pdf(found.doc_id)
     page = found.entity.provenance.page
     if pdf is None or page is None:
         return None
-    try:
-        return _page_image(pdf, pdf.stat().st_mtime, page, found.entity.provenance.span)
-    except (IndexError, OSError, pdfium.PdfiumError):
-        # A page past the end, or a cache copy gone or broken: the entry is still decidable.
-        return None
+    return cached_page_image(pdf, page, found.entity.provenance.span)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -137,11 +144,19 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         multiline=("definition", "statement", "condition", "consequence", "purpose", "formula_latex"),
         rule_types=RULE_TYPES,
         variable_field=VARIABLE_FIELD,
+        chunk=_chunk(corpus, found) if found else None,
+        added_fields=FIELDS,
         next_term=next_pending(rows, term_id),
         decision=decision,
         changed=changed,
         carried=carried,
     )
+
+
+def _chunk(corpus: Corpus, found: Entry) -> Chunk | None:
+    """The chunk the entry is read from, to select in (the add form: documents.py)."""
+    chunk_id = found.entity.provenance.chunk_id
+    return next((c for c in document_chunks(corpus.layout, found.doc_id) if c.chunk_id == chunk_id), None)
 
 
 @router.get("/entries/{term_id}/page.png")
