@@ -28,7 +28,9 @@ router = APIRouter(dependencies=[require("viewer")])
 def document_page(request: Request, doc_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
     chunks = document_chunks(corpus.layout, doc_id)
     if not chunks:
-        raise HTTPException(404, f"unknown document {doc_id!r}: no parsed artifact at {corpus.layout.parsed_dir(doc_id)}")
+        raise HTTPException(
+            404, f"unknown document {doc_id!r}: no parsed artifact at {corpus.layout.parsed_dir(doc_id)}"
+        )
     entries = defaultdict(list)
     for found in corpus.items(current_decisions(corpus, store)):
         if found.item.doc_id == doc_id:
