@@ -282,3 +282,38 @@ def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, 
     (added,) = [k for k in json.loads((out / "active_knowledge.json").read_text()) if k["id"] == rule_id]
     assert added["text"] == MISSED and added["origin"] == "expert" and added["reviewer"] == "Rina"
     assert rule_id in (out / "active_knowledge.csv").read_text()
+
+
+def test_a_later_extraction_of_the_same_entry_joins_the_experts(layout, valves):
+    """A reader that later proposes the added rule (its statement; under another id, as a reader
+    of another version would number it) joins it: one rule with that text in the queue, the
+    reader's, approved by the expert's approval re-attached; exported once. The payload is
+    written by hand: it isolates the join from which reader finds what."""
+    _extract(layout, valves)
+    store, client = _client(layout)
+    try:
+        added = _add_rule(client, valves, MISSED)
+        pack_path = layout.knowledge / DOC / "interpretation_pack.json"
+        pack = json.loads(pack_path.read_text(encoding="utf-8"))
+        chunk_id = _chunk_saying(valves, MISSED)
+        found = {
+            "rule_id": "r_reader00001",
+            "rule_type": "interpretation",
+            "statement": MISSED,
+            "provenance": {"doc_id": DOC, "span": MISSED, "page": 0, "chunk_id": chunk_id},
+        }
+        pack_path.write_text(json.dumps([*pack, found]), encoding="utf-8")
+        rows = [r for r in _queue(client, "rule") if r["item"] and r["item"]["text"] == MISSED]
+        assert [(r["term_id"], r["state"], r["item"]["origin"]) for r in rows] == [
+            ("r_reader00001", "approved", "reader")
+        ]
+        assert store.latest()["r_reader00001"].reattached_from == added["entry_id"]
+        again = client.post("/api/entries", json=added["_body"])
+        assert again.status_code == 422  # the desk has it: decide it in the queue
+    finally:
+        client.close()
+        store.close()
+    out = layout.root / "out"
+    assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
+    knowledge = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
+    assert [k["id"] for k in knowledge if k["text"] == MISSED] == ["r_reader00001"]

@@ -9,7 +9,9 @@
     kb-pipeline review  [--port N]      the review desk: approve, edit or reject the extracted knowledge
     kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, enable, set-role, reset-password, token)
     kb-pipeline knowledge export [--format json csv tbx skos] [--out DIR]   the approved knowledge as files
-                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV)
+                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV;
+                                        gold: the documents marked review complete, as yardstick gold v2)
+    kb-pipeline knowledge score [--doc D]   the readers' precision and recall on the documents marked review complete
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -184,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "knowledge",
         help="kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]: "
-        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export)",
+        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export); "
+        "kb-pipeline knowledge score [--doc D]: the readers measured on the documents marked review complete",
     )
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}

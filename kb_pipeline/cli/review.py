@@ -1,11 +1,11 @@
 """`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]
 [--trust-forwarded-for]`: the review desk (docs/review.md) over the data root;
-`kb-pipeline review user …`: its accounts; `kb-pipeline knowledge score [--doc D]`: the readers'
-precision and recall on the documents marked review complete; `kb-pipeline knowledge export [--format json csv tbx
-skos] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (`--format gold`: those documents as the
-yardstick's gold v2 files) (alias `kb-pipeline glossary
-export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and the approved rules, formulas
-and briefs as JSON and CSV."""
+`kb-pipeline review user …`: its accounts; `kb-pipeline knowledge export [--format json csv tbx
+skos gold] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (alias `kb-pipeline glossary
+export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, the approved rules, formulas and
+briefs as JSON and CSV, and (gold) the documents marked review complete as the knowledge
+yardstick's gold v2 files; `kb-pipeline knowledge score [--doc D]`: the readers' precision and
+recall on those documents."""
 
 from __future__ import annotations
 
