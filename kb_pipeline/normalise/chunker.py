@@ -20,6 +20,8 @@ Where things go:
 - A formula stays in the text chunk that explains it (`has_formula`), its characters read from the
   text layer inside its box (flash gives no LaTeX); markup MinerU did give goes in `latex`.
 - A figure with no caption and no text joins the current chunk (`images`); quality checks flag it.
+- Items come in MinerU's reading order, but a "header" read as body text comes where it stands
+  on its page (`reading_order`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
 _CONTENTS_MIN_LEADERS = 3
+_FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 _SAME_LINE = 8  # 0–1000 of the page height
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
@@ -135,10 +138,13 @@ def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
     return widen(text, where[found], where[found + len(wanted) - 1] + 1) if found >= 0 else None
 
 
-def reading_order(items: list[dict]) -> list[int]:
+def reading_order(items: list[dict], demoted: set[int] | None = None) -> list[int]:
     """MinerU's order, except that of two text blocks side by side on one line (a term and its
-    definition) the left one comes first: MinerU sometimes reads the wider right one first."""
-    order = list(range(len(items)))
+    definition) the left one comes first: MinerU sometimes reads the wider right one first; and
+    that a "header" read as body text (`demoted`) comes where it stands: MinerU lists a page's
+    headers first, so one standing under the page's first title came before it ("5.1 …" before
+    "Chapter 5", then read as the end of chapter 4)."""
+    order = _demoted_in_place(list(range(len(items))), items, demoted or set())
     k = 0
     while k + 1 < len(order):
         a, b = items[order[k]], items[order[k + 1]]
@@ -158,6 +164,27 @@ def reading_order(items: list[dict]) -> list[int]:
     return order
 
 
+def _demoted_in_place(order: list[int], items: list[dict], demoted: set[int]) -> list[int]:
+    """`order` with each demoted header moved after the last body item of its page that MinerU
+    listed after it but that stands above it."""
+    for index in sorted(demoted):
+        box = items[index].get("bbox")
+        if not box:
+            continue
+        at = order.index(index)
+        above = [
+            k
+            for k in range(at + 1, len(order))
+            if items[order[k]]["page_idx"] == items[index]["page_idx"]
+            and items[order[k]]["type"] not in _FURNITURE_TYPES
+            and items[order[k]].get("bbox")
+            and items[order[k]]["bbox"][1] < box[1]
+        ]
+        if above:
+            order.insert(above[-1], order.pop(at))  # after the pop, that item is at above[-1] - 1
+    return order
+
+
 @dataclass
 class _Section:
     heading: Heading
@@ -172,7 +199,7 @@ def build_chunks(
 ) -> list[Chunk]:
     """The document's chunks. `texts` are `item_texts(raw)` when the caller has them already."""
     builder = _ChunkBuilder(raw, text_layer, item_texts(raw) if texts is None else texts)
-    for index in reading_order(raw.items):
+    for index in reading_order(raw.items, builder.demoted):
         builder.take(index)
     return [_to_chunk(doc_id, seq, draft, builder.running_headers) for seq, draft in enumerate(builder.finish())]
 

@@ -1,0 +1,189 @@
+"""Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
+a numbered heading alone above a class diagram under a running head of the same words; a
+chapter page under a trademark band and a part name, where MinerU lists a section heading it
+typed "header" before the chapter title above it; and running titles MinerU types as titles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb_pipeline.normalise import furniture
+from kb_pipeline.normalise.item_text import ItemText
+from kb_pipeline.parsing.config import ParserConfig
+from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import Parsing, process_document
+
+BODY = (
+    "The model describes each asset of the network with its identifier, its location and the date "
+    "it was put into service, so that records can be exchanged between utilities and regulators."
+)
+DIAGRAM_SECTIONS = [
+    ("4.1", "Pipe network"),
+    ("4.1.1", "Valves"),
+    ("4.1.2", "Pipe network nodes"),
+    ("4.2", "Water network"),
+    ("4.2.1", "Pumps"),
+    ("4.3", "Pipe network metering"),
+]
+
+
+def _class_diagram(names: list[str]):
+    """A UML-like class diagram drawn with lines and labels: five boxes joined by associations."""
+    from reportlab.lib import colors
+    from reportlab.platypus import Flowable
+
+    class Diagram(Flowable):
+        def wrap(self, *_):
+            return 440, 420
+
+        def draw(self):
+            c = self.canv
+            centres = []
+            for (x, y), name in zip([(10, 250), (240, 250), (10, 20), (240, 20), (125, 140)], names):
+                attributes = [f"+{name.lower()}Id: Identifier", "+inService: Date", "+owner: Party"]
+                height = 20 + 12 * len(attributes)
+                c.setFillColor(colors.Color(1, 1, 0.85))
+                c.rect(x, y, 190, height, fill=1)
+                c.line(x, y + height - 18, x + 190, y + height - 18)
+                c.setFillColor(colors.black)
+                c.setFont("Helvetica-Bold", 8)
+                c.drawCentredString(x + 95, y + height - 13, name)
+                c.setFont("Helvetica", 7)
+                for k, attribute in enumerate(attributes):
+                    c.drawString(x + 5, y + height - 30 - 12 * k, attribute)
+                centres.append((x + 95, y + height / 2))
+            for a, b in zip(centres, centres[1:]):
+                c.line(*a, *b)
+
+    return Diagram()
+
+
+def diagram_standard_pdf(path: Path, running_head: str) -> None:
+    """A data-model standard: three sections of text, then a page per subsection of chapter 4
+    holding nothing but its numbered heading, a class diagram and its caption; the running head
+    (`running_head`, the words of two of those headings) and the page number on every page."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    width, height = A4
+
+    def head(c, doc) -> None:
+        c.saveState()
+        c.setFont("Helvetica", 8)
+        c.drawString(72, height - 30, running_head)
+        c.drawRightString(width - 72, 30, str(doc.page))
+        c.restoreState()
+
+    story = []
+    for title in ("1 Scope", "2 Conformance", "3 Overview of the model"):
+        story += [Paragraph(title, ss["Heading1"]), *[Paragraph(BODY, ss["BodyText"])] * 4]
+    story += [PageBreak(), Paragraph("4 Network model", ss["Heading1"]), *[Paragraph(BODY, ss["BodyText"])] * 3]
+    names = ["Valve", "Hydrant", "Pump", "Meter", "Reservoir", "Pipe", "Junction", "Tank"]
+    for n, (number, title) in enumerate(DIAGRAM_SECTIONS):
+        style = ss["Heading2"] if number.count(".") == 1 else ss["Heading3"]
+        story += [PageBreak(), Paragraph(f"{number} {title}", style)]
+        story.append(_class_diagram([names[(n + k) % len(names)] for k in range(5)]))
+        story.append(Paragraph(f"Figure {n + 1} — Class diagram of {title.lower()}", ss["Italic"]))
+    story += [PageBreak(), Paragraph("5 Code lists", ss["Heading1"]), *[Paragraph(BODY, ss["BodyText"])] * 4]
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=45).build(
+        story, onFirstPage=head, onLaterPages=head
+    )
+
+
+AREAS = ["northern", "southern", "eastern", "western", "central"]
+BAND = "AquaGrid\u00ae Network Services"
+PART = "SERVICE DELIVERY"
+
+
+def banded_report_pdf(path: Path) -> None:
+    """A report under a dark band carrying a trademark name on every page, and the part's short
+    name in bold capitals above the chapter title opening each page after the first. The
+    chapter title and its first section's heading stand close under the part name: MinerU types
+    them "header"."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    width, height = A4
+
+    def furniture_of(c, doc) -> None:
+        c.saveState()
+        c.setFillColor(colors.Color(0.05, 0.3, 0.5))
+        c.rect(0, height - 56, width, 56, fill=1, stroke=0)
+        c.setFillColor(colors.white)
+        c.setFont("Helvetica-Bold", 20)
+        c.drawString(60, height - 36, BAND)
+        c.setFillColor(colors.black)
+        c.setFont("Helvetica", 8)
+        c.drawRightString(width - 60, 30, str(doc.page))
+        if doc.page > 1:
+            c.setFont("Helvetica-Bold", 13)
+            c.drawString(72, height - 80, PART)
+        c.restoreState()
+
+    story = [Paragraph("Annual network report", ss["Title"]), Paragraph(" ".join([BODY] * 3), ss["BodyText"])]
+    for chapter, area in enumerate(AREAS, 1):
+        story += [PageBreak(), Paragraph(f"Chapter {chapter}. Findings of the {area} area", ss["Heading1"])]
+        for section, district in enumerate(["upper", "lower"], 1):
+            story.append(Paragraph(f"{chapter}.{section} Measurements in the {district} district", ss["Heading2"]))
+            story += [Paragraph(" ".join([BODY] * 3), ss["BodyText"])] * 3
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True).build(
+        story, onFirstPage=furniture_of, onLaterPages=furniture_of
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("page_structure")
+    parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
+    diagrams, report = folder / "diagrams.pdf", folder / "report.pdf"
+    diagram_standard_pdf(diagrams, "Pipe network")
+    banded_report_pdf(report)
+    return {"diagrams": process_document(diagrams, parsing), "report": process_document(report, parsing)}
+
+
+def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs):
+    run = runs["diagrams"]
+    started = {chunk.heading_path[-1]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
+    for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
+        assert started.get(f"{number} {title}") == page, (number, title)
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    assert ("4 Network model", "4.1 Pipe network", "4.1.1 Valves") in paths
+    assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
+    # The running head itself is furniture: no chunk says it.
+    assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_section_heading_mineru_lists_before_its_chapter_title_opens_its_section_under_it(runs):
+    run = runs["report"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    # On the last page MinerU types "5.1 …" a header and lists it before the chapter title above it.
+    assert ("Chapter 5. Findings of the central area", "5.1 Measurements in the upper district") in paths
+    assert not any("5.1 Measurements" in chunk.text for chunk in run.document.chunks)
+    text = "\n".join(chunk.text for chunk in run.document.chunks)
+    assert BAND not in text and PART not in text
+    assert run.checks["text_verbatim"].passed
+
+
+def _title(page: int, top: int, text: str) -> tuple[dict, ItemText]:
+    return {"type": "text", "text_level": 1, "page_idx": page, "bbox": [120, top, 480, top + 30]}, ItemText(text=text)
+
+
+def test_a_title_repeating_in_the_top_band_is_furniture_unless_numbered():
+    """Isolates the furniture rule on MinerU-shaped items (the dev corpus's guideline has the
+    part's name typed a title at the top of three chapter-opening pages): a short unnumbered
+    title at one place in the top band of three pages runs; numbered headings there do not."""
+    pairs = [_title(page, 70, "SIMPLIFIED SERVICE DELIVERY") for page in (3, 9, 15)]
+    # "4 Pipe network", "5 Pipe network", …: the same line once the page numbers are set aside.
+    pairs += [_title(page, 70, f"{k} Pipe network") for k, page in enumerate((4, 10, 16), 4)]
+    pairs += [_title(page, 70, "Valves") for page in (5, 11)]  # two pages: not yet a running line
+    items, texts = [p[0] for p in pairs], [p[1] for p in pairs]
+    found, _demoted = furniture.running_furniture(items, texts, n_pages=20)
+    assert found == {0, 1, 2}
