@@ -1,10 +1,13 @@
 """Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
 a numbered heading alone above a class diagram under a running head of the same words; a
 chapter page under a trademark band and a part name, where MinerU lists a section heading it
-typed "header" before the chapter title above it; and running titles MinerU types as titles."""
+typed "header" before the chapter title above it; running titles MinerU types as titles; and a
+`/Rotate 90` page whose table is drawn turned again, its text running two ways."""
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 
 import pytest
@@ -138,14 +141,76 @@ def banded_report_pdf(path: Path) -> None:
     )
 
 
+PROGRAMMES = ["Primary health clinics", "District hospitals", "Water and sanitation", "Rural road maintenance"]
+TABLE = [["Programme", "2019 actual", "2020 actual", "2021 budget"]] + [
+    [name, *(f"{(i + 3) * 1000 + k * 137:,}" for k in (1, 2, 3))] for i, name in enumerate(PROGRAMMES)
+]
+NOTE = "Note {}: the figures of the annex are given in thousand euros at current prices."
+
+
+def two_way_page_pdf(path: Path) -> None:
+    """Three A4 pages; the middle one is a landscape page shown by `/Rotate 90` whose title and
+    notes stand upright and whose table is drawn turned a quarter again (its text runs down the
+    page as displayed): the upright text is most of the page, so the page is read as it stands."""
+    import pypdf
+    from pypdf import Transformation
+    from pypdf.generic import RectangleObject
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.pdfgen.canvas import Canvas
+    from reportlab.platypus import Frame, Paragraph, Table, TableStyle
+
+    width, height = A4
+    ss = getSampleStyleSheet()
+    buffer = io.BytesIO()
+    c = Canvas(buffer, pagesize=A4, invariant=True)
+    for title in ("1 Budget overview", None, "2 Outlook"):
+        if title is None:
+            c.setPageSize((height, width))
+            c.setFont("Helvetica-Bold", 14)
+            c.drawString(50, width - 50, "Annex 2. Expenditure of the ministry by programme and year")
+            c.setFont("Helvetica", 10)
+            for k in range(8):
+                c.drawString(50, width - 70 - 14 * k, NOTE.format(k + 1))
+            style = TableStyle([("FONTSIZE", (0, 0), (-1, -1), 9), ("GRID", (0, 0), (-1, -1), 0.5, colors.black)])
+            table = Table(TABLE, colWidths=[150, 80, 80, 80], style=style)
+            _w, h = table.wrapOn(c, 600, 800)
+            c.saveState()
+            c.translate(450, width - 120)
+            c.rotate(-90)
+            table.drawOn(c, 0, -h)
+            c.restoreState()
+        else:
+            c.setPageSize(A4)
+            body = "The budget of the ministry grew in each of the years this report covers."
+            Frame(60, 60, width - 120, height - 120).addFromList(
+                [Paragraph(title, ss["Heading1"]), *[Paragraph(body, ss["BodyText"])] * 3], c
+            )
+        c.showPage()
+    c.save()
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(buffer))
+    page = writer.pages[1]
+    page.add_transformation(Transformation((0, 1, -1, 0, width, 0)))  # exact quarter turn
+    page.mediabox = RectangleObject([0, 0, width, height])
+    page.rotate(90)
+    with path.open("wb") as f:
+        writer.write(f)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
     parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
-    diagrams, report = folder / "diagrams.pdf", folder / "report.pdf"
+    diagrams, report, two_way = folder / "diagrams.pdf", folder / "report.pdf", folder / "two_way.pdf"
     diagram_standard_pdf(diagrams, "Pipe network")
     banded_report_pdf(report)
-    return {"diagrams": process_document(diagrams, parsing), "report": process_document(report, parsing)}
+    two_way_page_pdf(two_way)
+    return {
+        "diagrams": process_document(diagrams, parsing),
+        "report": process_document(report, parsing),
+        "two_way": process_document(two_way, parsing),
+    }
 
 
 def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs):
@@ -187,3 +252,22 @@ def test_a_title_repeating_in_the_top_band_is_furniture_unless_numbered():
     items, texts = [p[0] for p in pairs], [p[1] for p in pairs]
     found, _demoted = furniture.running_furniture(items, texts, n_pages=20)
     assert found == {0, 1, 2}
+
+
+def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_whole(runs):
+    """MinerU reads the turned table with its words split ("P ro gramme") and no cells; its text
+    is the text layer's lines, each row whole, and the page keeps its words."""
+    import pypdfium2
+
+    run = runs["two_way"]
+    page_text = "\n".join(chunk.text for chunk in run.document.chunks if 1 in chunk.page_idxs)
+    lines = page_text.split("\n")
+    assert "Programme 2019 actual 2020 actual 2021 budget" in lines
+    assert "Primary health clinics 3,137 3,274 3,411" in lines
+    assert "P ro gramme" not in page_text
+    assert "Note 8: the figures of the annex" in page_text
+    pdf = pypdfium2.PdfDocument(str(run.raw.path / "origin.pdf"))
+    words = re.findall(r"\S+", pdf[1].get_textpage().get_text_range())
+    kept = set(re.findall(r"\S+", page_text))
+    assert sum(word in kept for word in words) >= 0.95 * len(words)
+    assert run.checks["text_verbatim"].passed and run.checks["text_coverage"].passed

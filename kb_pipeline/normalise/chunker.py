@@ -99,8 +99,22 @@ def formula_text(text_layer: PdfTextLayer, item: dict) -> str:
 
 
 def table_text(text_layer: PdfTextLayer, item: dict) -> str:
-    """A cell-less table's characters (a boxed theorem, a diagram with text), from the text layer."""
-    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip() if item.get("bbox") else ""
+    """A cell-less table's characters (a boxed theorem, a diagram with text), from the text layer;
+    of a table drawn turned (`sideways_lines`), its lines as they run."""
+    if not item.get("bbox"):
+        return ""
+    return "\n".join(sideways_lines(text_layer, item)) or text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
+
+
+def sideways_lines(text_layer: PdfTextLayer, item: dict) -> list[str]:
+    """The text-layer lines of an item whose text runs across the page as MinerU saw it (most of
+    its characters), or nothing. A page's text can run two ways: a table drawn turned again on a
+    page otherwise upright. MinerU reads such text with its words split ("P ro gramme") and no
+    cells; the text layer has each line whole, in its own direction. Upright lines crossing the
+    box (the end of a note above it) are the page's other text, not the table's."""
+    lines = text_layer.lines_in_box(item["page_idx"], item["bbox"]) if item.get("bbox") else []
+    turned = [line.text for line in lines if line.sideways]
+    return turned if 2 * sum(map(len, turned)) > sum(len(line.text) for line in lines) else []
 
 
 def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
@@ -486,9 +500,12 @@ class _ChunkBuilder:
         if has_cells(html):
             self._add_standalone("table", index, text, html)
             return
-        # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no html.
+        # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no
+        # html; a table drawn turned is its text-layer lines (MinerU's split words are no text).
         if not html.strip():
             text = ItemText(text="\n".join(p for p in (text.text, table_text(self.text_layer, item)) if p))
+        elif turned := sideways_lines(self.text_layer, item):
+            text = ItemText(text="\n".join(turned))
         self._add_standalone("text", index, text)
 
     def _take_bare_image(self, index: int) -> None:
