@@ -445,8 +445,8 @@ class _ChunkBuilder:
         )
 
     def _split_run_in(self, index: int) -> bool:
-        """Headings MinerU merged into a paragraph: lines in a font of their own carrying the next
-        section number, and standard section names on a line of their own ("Résultats") opening
+        """Headings MinerU merged into a paragraph: lines in a font of their own (or of a demoted
+        header) carrying the next section number, and standard section names on a line of their own ("Résultats") opening
         the paragraph or following a sentence's end, with text after them. The paragraph is cut
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
@@ -461,11 +461,14 @@ class _ChunkBuilder:
         if len(lines) < 2:
             return False
         fonts = Counter(line.font for line in lines)
+        # A "header" MinerU read as body text is no paragraph: lines of it carrying the next
+        # numbers are headings it merged ("Chapter 5. …" over "5.1 …" under a page's top band).
+        heading_block = index in self.demoted
         position = 0
         for k, line in enumerate(lines):
             # Its font is its own: used by no other line, unlike the line after it (or before).
             neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            own_font = fonts[line.font] == 1 and line.font != neighbour.font
+            own_font = heading_block or (fonts[line.font] == 1 and line.font != neighbour.font)
             named = (
                 is_section_name(line.text)
                 and k + 1 < len(lines)
