@@ -2,7 +2,8 @@
 a numbered heading alone above a class diagram under a running head of the same words; a
 chapter page under a trademark band and a part name, where MinerU lists a section heading it
 typed "header" before the chapter title above it; running titles MinerU types as titles; and a
-`/Rotate 90` page whose table is drawn turned again, its text running two ways."""
+`/Rotate 90` page whose table is drawn turned again, its text running two ways; a bookmarked
+chapter title set on three lines."""
 
 from __future__ import annotations
 
@@ -198,6 +199,46 @@ def two_way_page_pdf(path: Path) -> None:
         writer.write(f)
 
 
+LAB = "The laboratory tests each sample twice and reports the mean of the two readings to the clinic within a week."
+CHAPTERS = [
+    ("CHAPTER 1. INTRODUCTION", ["CHAPTER 1. INTRODUCTION"]),
+    (
+        "CHAPTER 2. LABORATORY-BASED REFLEX TESTING AND REFLEX SAMPLE COLLECTION FOR VIRAEMIA",
+        ["CHAPTER 2. LABORATORY-BASED", "REFLEX TESTING AND REFLEX SAMPLE", "COLLECTION FOR VIRAEMIA"],
+    ),
+    ("CHAPTER 3. MONITORING", ["CHAPTER 3. MONITORING"]),
+]
+
+
+def bookmarked_chapters_pdf(path: Path) -> None:
+    """Three chapters a page, each bookmarked with its whole title; the second's title set in
+    large capitals on three lines (MinerU: three title items), its sections bookmarked below."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.pdfgen.canvas import Canvas
+    from reportlab.platypus import Frame, Paragraph
+
+    width, height = A4
+    ss = getSampleStyleSheet()
+    c = Canvas(str(path), pagesize=A4, invariant=True)
+    for n, (bookmark, lines) in enumerate(CHAPTERS, 1):
+        c.bookmarkPage(f"c{n}")
+        c.addOutlineEntry(bookmark, f"c{n}", level=0)
+        c.setFont("Helvetica-Bold", 20)
+        y = height - 90
+        for line in lines:
+            c.drawString(72, y, line)
+            y -= 26
+        story = []
+        for k, name in enumerate(["Background", "Recommendations"], 1):
+            c.bookmarkPage(f"c{n}.{k}")
+            c.addOutlineEntry(f"{n}.{k} {name}", f"c{n}.{k}", level=1)
+            story += [Paragraph(f"{n}.{k} {name}", ss["Heading2"]), *[Paragraph(LAB, ss["BodyText"])] * 4]
+        Frame(60, 60, width - 120, y - 70).addFromList(story, c)
+        c.showPage()
+    c.save()
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
@@ -206,7 +247,10 @@ def runs(tmp_path_factory):
     diagram_standard_pdf(diagrams, "Pipe network")
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
+    chapters = folder / "chapters.pdf"
+    bookmarked_chapters_pdf(chapters)
     return {
+        "chapters": process_document(chapters, parsing),
         "diagrams": process_document(diagrams, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
@@ -278,3 +322,14 @@ def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_whole(runs):
     kept = set(re.findall(r"\S+", page_text))
     assert sum(word in kept for word in words) >= 0.95 * len(words)
     assert run.checks["text_verbatim"].passed and run.checks["text_coverage"].passed
+
+
+def test_a_bookmarked_title_set_on_three_lines_is_one_heading_not_a_fragment(runs):
+    """The bookmark names the whole title; its second and third lines join the first (the second
+    alone, a title of its own, opened a fragment heading "REFLEX TESTING … VIRAEMIA")."""
+    run = runs["chapters"]
+    title = CHAPTERS[1][0]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    assert (title, "2.1 Background") in paths and (title, "2.2 Recommendations") in paths
+    assert not any(heading.startswith("REFLEX") for path in paths for heading in path)
+    assert run.checks["text_verbatim"].passed
