@@ -180,23 +180,25 @@ def reading_order(items: list[dict], demoted: set[int] | None = None) -> list[in
 
 def _demoted_in_place(order: list[int], items: list[dict], demoted: set[int]) -> list[int]:
     """`order` with each demoted header moved after the last body item of its page that MinerU
-    listed after it but that stands above it."""
-    for index in sorted(demoted):
-        box = items[index].get("bbox")
-        if not box:
-            continue
-        at = order.index(index)
-        above = [
-            k
-            for k in range(at + 1, len(order))
-            if items[order[k]]["page_idx"] == items[index]["page_idx"]
-            and items[order[k]]["type"] not in _FURNITURE_TYPES
-            and items[order[k]].get("bbox")
-            and items[order[k]]["bbox"][1] < box[1]
-        ]
-        if above:
-            order.insert(above[-1], order.pop(at))  # after the pop, that item is at above[-1] - 1
-    return order
+    listed after it but that stands above it. Page by page: a long document stays linear."""
+    pages: list[list[int]] = []
+    for index in order:
+        if not pages or items[pages[-1][0]]["page_idx"] != items[index]["page_idx"]:
+            pages.append([])
+        pages[-1].append(index)
+    for page in pages:
+        for index in [i for i in page if i in demoted and items[i].get("bbox")]:
+            at = page.index(index)
+            above = [
+                k
+                for k in range(at + 1, len(page))
+                if items[page[k]]["type"] not in _FURNITURE_TYPES
+                and items[page[k]].get("bbox")
+                and items[page[k]]["bbox"][1] < items[index]["bbox"][1]
+            ]
+            if above:
+                page.insert(above[-1], page.pop(at))  # after the pop, that item is at above[-1] - 1
+    return [index for page in pages for index in page]
 
 
 @dataclass
