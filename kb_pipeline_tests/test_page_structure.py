@@ -305,16 +305,17 @@ def test_a_title_repeating_in_the_top_band_is_furniture_unless_numbered():
     assert found == {0, 1, 2}
 
 
-def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_whole(runs):
+def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_and_its_cells(runs):
     """MinerU reads the turned table with its words split ("P ro gramme") and no cells; its text
-    is the text layer's lines, each row whole, and the page keeps its words."""
+    is the text layer's lines, cut into cells at the column gutters, and the page keeps its words."""
     import pypdfium2
 
     run = runs["two_way"]
+    (table,) = [chunk for chunk in run.document.chunks if chunk.kind == "table"]
+    assert table.page_idx == 1
+    assert table.text.split("\n") == [" | ".join(row) for row in TABLE]
+    assert table.table_html is not None and "<td>Primary health clinics</td><td>3,137</td>" in table.table_html
     page_text = "\n".join(chunk.text for chunk in run.document.chunks if 1 in chunk.page_idxs)
-    lines = page_text.split("\n")
-    assert "Programme 2019 actual 2020 actual 2021 budget" in lines
-    assert "Primary health clinics 3,137 3,274 3,411" in lines
     assert "P ro gramme" not in page_text
     assert "Note 8: the figures of the annex" in page_text
     pdf = pypdfium2.PdfDocument(str(run.raw.path / "origin.pdf"))

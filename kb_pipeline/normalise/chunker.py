@@ -29,10 +29,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from html import escape
 
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
-from ..pdf_text import PdfTextLayer
+from ..pdf_text import PdfTextLayer, TextLine
 from .furniture import running_furniture
 from .headings import (
     DOT_LEADER,
@@ -103,18 +104,34 @@ def table_text(text_layer: PdfTextLayer, item: dict) -> str:
     of a table drawn turned (`sideways_lines`), its lines as they run."""
     if not item.get("bbox"):
         return ""
-    return "\n".join(sideways_lines(text_layer, item)) or text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
+    turned = sideways_lines(text_layer, item)
+    return "\n".join(line.text for line in turned) or text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
 
 
-def sideways_lines(text_layer: PdfTextLayer, item: dict) -> list[str]:
+def sideways_lines(text_layer: PdfTextLayer, item: dict) -> list[TextLine]:
     """The text-layer lines of an item whose text runs across the page as MinerU saw it (most of
     its characters), or nothing. A page's text can run two ways: a table drawn turned again on a
     page otherwise upright. MinerU reads such text with its words split ("P ro gramme") and no
     cells; the text layer has each line whole, in its own direction. Upright lines crossing the
     box (the end of a note above it) are the page's other text, not the table's."""
     lines = text_layer.lines_in_box(item["page_idx"], item["bbox"]) if item.get("bbox") else []
-    turned = [line.text for line in lines if line.sideways]
-    return turned if 2 * sum(map(len, turned)) > sum(len(line.text) for line in lines) else []
+    turned = [line for line in lines if line.sideways]
+    return turned if 2 * sum(len(line.text) for line in turned) > sum(len(line.text) for line in lines) else []
+
+
+def turned_table(text_layer: PdfTextLayer, item: dict) -> tuple[ItemText, str | None] | None:
+    """A cell-less table MinerU read from text drawn turned (`sideways_lines`): its text from the
+    text layer, and its html when most of its lines have cells (gutters between columns), else
+    None; or None when its text runs upright."""
+    turned = sideways_lines(text_layer, item)
+    if not turned:
+        return None
+    rows = [line.cells for line in turned]
+    if len(rows) < 2 or 2 * sum(len(row) >= 2 for row in rows) <= len(rows):
+        return ItemText(text="\n".join(line.text for line in turned), pieces=[line.text for line in turned]), None
+    html = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    text = ItemText(text="\n".join(" | ".join(row) for row in rows), pieces=[cell for row in rows for cell in row])
+    return text, f"<table>{html}</table>"
 
 
 def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
@@ -505,12 +522,15 @@ class _ChunkBuilder:
         if has_cells(html):
             self._add_standalone("table", index, text, html)
             return
-        # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no
-        # html; a table drawn turned is its text-layer lines (MinerU's split words are no text).
-        if not html.strip():
+        # A table drawn turned: the text layer's rows and cells (MinerU's split words are no text).
+        if html.strip() and (turned := turned_table(self.text_layer, item)) is not None:
+            text, turned_html = turned
+            if turned_html is not None:
+                self._add_standalone("table", index, text, turned_html)
+                return
+        # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no html.
+        elif not html.strip():
             text = ItemText(text="\n".join(p for p in (text.text, table_text(self.text_layer, item)) if p))
-        elif turned := sideways_lines(self.text_layer, item):
-            text = ItemText(text="\n".join(turned))
         self._add_standalone("text", index, text)
 
     def _take_bare_image(self, index: int) -> None:
