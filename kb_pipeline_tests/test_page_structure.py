@@ -334,3 +334,28 @@ def test_a_bookmarked_title_set_on_three_lines_is_one_heading_not_a_fragment(run
     assert (title, "2.1 Background") in paths and (title, "2.2 Recommendations") in paths
     assert not any(heading.startswith("REFLEX") for path in paths for heading in path)
     assert run.checks["text_verbatim"].passed
+
+
+def test_a_plain_numbered_line_takes_its_bookmark_and_its_wrapped_end():
+    """Isolates the outline rule on MinerU-shaped items (the corpus guideline's "2.1 Epidemiology
+    of HCV infection and the challenge of" / "HCV elimination", set bold but typed body text,
+    bookmarked "… hepatitis C virus …"): a heading-length line with the bookmark's number and
+    first word is the heading, with the next line that ends the bookmark; a paragraph is not."""
+    from kb_pipeline.normalise.outline import place_outline
+    from kb_pipeline.pdf_text import OutlineEntry
+
+    lines = [
+        "2.1 Epidemiology of HCV infection and the challenge of",
+        "HCV elimination",
+        "HCV infection is a major public health problem and cause of liver disease.",
+    ]
+    items = [{"type": "text", "page_idx": 0, "bbox": [79, 200 + 25 * k, 900, 220 + 25 * k]} for k in range(3)]
+    entry = OutlineEntry(
+        "2.1 Epidemiology of hepatitis C virus infection and the challenge of HCV elimination", 2, 0, None
+    )
+    hits = place_outline([entry], items, [ItemText(text=line) for line in lines], set())
+    assert list(hits) == [0] and hits[0].continued_by == (1,) and hits[0].cut is None
+    paragraph = (
+        "2.1 Epidemiology of HCV infection is described in the annex, with the challenge of elimination and its cost."
+    )
+    assert place_outline([entry], items[:1], [ItemText(text=paragraph)], set()) == {}

@@ -21,6 +21,7 @@ from .item_text import ItemText
 _CANDIDATE_TYPES = {"text", "image", "chart", "header", "footer"}
 _SIMILAR = 0.9
 _MIN_SHARE_OF_WRAPPED_LINE = 0.3
+_MAX_PLAIN_TITLE = 90  # characters: a plain line longer than this is a paragraph
 
 
 @dataclass(frozen=True)
@@ -147,9 +148,17 @@ def _match(
         return OutlineHit(entry.level)
     title = squash(entry.title)
     line = squash(text)
-    if items[index].get("text_level") and (
+    # A line MinerU did not call a title may still be the bookmarked one when it is a heading's
+    # length and carries its number and first word ("2.1 Epidemiology of HCV …" for the bookmark
+    # "2.1 Epidemiology of hepatitis C virus …").
+    heading_like = len(text) <= _MAX_PLAIN_TITLE and text[-1] not in ".:;,"
+    if (items[index].get("text_level") or heading_like) and (
         _same_number_and_word(entry.title, text)
-        or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))
+        or (
+            items[index].get("text_level")
+            and title.startswith(line)
+            and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title)
+        )
     ):
         # A title the bookmark words differently, or shortens; its wrapped lines join it: the
         # next line when it ends the bookmark, or the next lines when together they complete it
