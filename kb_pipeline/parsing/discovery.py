@@ -18,6 +18,10 @@ class NoContentListError(FileNotFoundError):
     """The directory holds neither content_list_v2.json nor content_list.json (plain or prefixed)."""
 
 
+class IncompleteOutputError(ValueError):
+    """The directory lacks a file the normaliser reads (a content list, the middle JSON, the PDF)."""
+
+
 # Checked in this order; the first role whose pattern matches claims the file,
 # so "*_content_list_v2.json" is never mistaken for "*_content_list.json".
 _ROLE_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -44,6 +48,12 @@ class DiscoveredInputs:
     @property
     def content_list(self) -> Path | None:
         return self.first("content_list_v2") or self.first("content_list")
+
+    def required(self, role: str, what: str) -> Path:
+        found = self.first(role)
+        if found is None:
+            raise IncompleteOutputError(f"no {what} in {self.input_dir}")
+        return found
 
 
 def _role_of(name: str) -> str:
