@@ -23,15 +23,14 @@ import json
 import sys
 from pathlib import Path
 
-from ..contracts import ParsedDocument
 from ..parsing.cache import COMPLETE_MARKER, read_marker
 from ..parsing.cached_parse import RawOutputRef
 from ..parsing.discovery import IncompleteOutputError, NoContentListError
 from ..parsing.mineru_adapter import SOURCE_COPY
-from ..parsing.raw_output import RawOutput, RawOutputMismatchError, load_raw_output
+from ..parsing.raw_output import RawOutputMismatchError, load_raw_output
 from ..pipeline import normalise_mineru_output, normalise_raw
 from ..rag.metrics import format_metrics
-from ..rag.packager import default_doc_name, package_document
+from ..rag.packager import PackageResult, default_doc_name, package_document
 from ..sources import doc_id_for, doc_id_for_name
 
 EXIT_OK = 0
@@ -76,24 +75,49 @@ def _is_our_cache_entry(raw_dir: Path) -> bool:
     return (raw_dir / COMPLETE_MARKER).is_file() and (raw_dir / SOURCE_COPY).is_file()
 
 
-def _normalised(args: argparse.Namespace) -> tuple[ParsedDocument, RawOutput, Path]:
-    """The directory's document through the normaliser, the output it read and the PDF used."""
-    raw_dir = args.mineru_output_dir
-    if _is_our_cache_entry(raw_dir) and args.pdf is None:
-        marker = read_marker(raw_dir)
+def package_directory(
+    mineru_output_dir: Path,
+    output_dir: Path | None = None,
+    *,
+    project_root: Path,
+    pdf: Path | None = None,
+    doc_name: str | None = None,
+    shared_output_dir: Path | None = None,
+) -> PackageResult:
+    """Normalise the directory's MinerU output into a `ParsedDocument`, then package it (into
+    ``output_dir``, default ``./kb_output/<doc_id>``). Raises `NoContentListError`,
+    `IncompleteOutputError`, `RawOutputMismatchError`, or what reading a malformed file raises."""
+    if _is_our_cache_entry(mineru_output_dir) and pdf is None:
+        marker = read_marker(mineru_output_dir)
         source = Path(marker["source_path"])
-        doc_id = doc_id_for_name(args.doc_name) if args.doc_name else doc_id_for(source)
-        ref = RawOutputRef(raw_dir, True, 0.0, marker)
-        return normalise_raw(source, ref, doc_id=doc_id).document, load_raw_output(raw_dir), raw_dir / SOURCE_COPY
-    doc_id = doc_id_for_name(args.doc_name or default_doc_name(raw_dir))
-    normalised, raw, pdf = normalise_mineru_output(raw_dir, doc_id=doc_id, pdf=args.pdf)
-    return normalised.document, raw, pdf
+        doc_id = doc_id_for_name(doc_name) if doc_name else doc_id_for(source)
+        ref = RawOutputRef(mineru_output_dir, True, 0.0, marker)
+        document = normalise_raw(source, ref, doc_id=doc_id).document
+        raw, pdf = load_raw_output(mineru_output_dir), mineru_output_dir / SOURCE_COPY
+    else:
+        doc_id = doc_id_for_name(doc_name or default_doc_name(mineru_output_dir))
+        normalised, raw, pdf = normalise_mineru_output(mineru_output_dir, doc_id=doc_id, pdf=pdf)
+        document = normalised.document
+    return package_document(
+        document,
+        raw,
+        output_dir or Path.cwd() / "kb_output" / document.doc_id,
+        project_root=project_root,
+        source_pdf=pdf,
+        shared_output_dir=shared_output_dir,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    cwd = Path.cwd()
     try:
-        document, raw, pdf = _normalised(args)
+        result = package_directory(
+            args.mineru_output_dir,
+            args.output_dir,
+            project_root=args.project_root or Path.cwd(),
+            pdf=args.pdf,
+            doc_name=args.doc_name,
+            shared_output_dir=args.shared_output,
+        )
     except (NoContentListError, IncompleteOutputError, RawOutputMismatchError) as exc:
         print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -104,15 +128,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
-    output_dir = args.output_dir or cwd / "kb_output" / document.doc_id
-    result = package_document(
-        document,
-        raw,
-        output_dir,
-        project_root=args.project_root or cwd,
-        source_pdf=pdf,
-        shared_output_dir=args.shared_output,
-    )
     print(f"Packaged {result.doc_id} → {result.output_dir}")
     if result.shared_chunks_path:
         print(f"Shared copy: {result.shared_chunks_path}")

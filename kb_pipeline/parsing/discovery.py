@@ -77,8 +77,13 @@ def discover_inputs(input_dir: Path) -> DiscoveredInputs:
             continue
         files.setdefault(_role_of(entry.name), []).append(entry)
     for role, patterns in _ROLE_PATTERNS:
-        # A plain name (exact pattern) wins over prefixed variants; ties keep name order.
-        files.get(role, []).sort(key=lambda path: path.name.lower() not in patterns)
+        # The first pattern matched wins: a plain name over prefixed variants, MinerU 4's names
+        # over older ones (middle_json.json over layout.json); ties keep name order.
+        files.get(role, []).sort(
+            key=lambda path: next(
+                n for n, pattern in enumerate(patterns) if fnmatch.fnmatch(path.name.lower(), pattern)
+            )
+        )
     found = DiscoveredInputs(input_dir=input_dir, files=files, images_dir=images_dir)
     if found.content_list is None:
         raise NoContentListError(f"no content_list_v2.json or content_list.json (plain or prefixed) in {input_dir}")

@@ -136,9 +136,11 @@ class DocumentPackager:
         return image
 
     def _count_noise(self) -> None:
+        """Page furniture the normaliser left out of every chunk (a one-off "header" it kept is body text)."""
+        kept = {item for chunk in self.chunks_in for item in chunk.source_items}
         for item, v1 in enumerate(self.raw.items):
             kind = V1_TO_V2_TYPE.get(v1["type"], v1["type"])
-            if kind in NOISE_KINDS:
+            if kind in NOISE_KINDS and item not in kept:
                 self.stats.noise[kind] += 1
                 self.report.skipped(self._block_id(item), kind, "noise block skipped")
 
@@ -267,7 +269,7 @@ class DocumentPackager:
                 )
                 for part in table_parts(caption, footnote, table, page_no=page_no)
             ]
-        if image.path or caption or footnote:
+        if image.path:
             text = image_only_table_text(caption, footnote, page_no=page_no)
             return [self._emit(page_no, "table", text, (position, 0, 0), image.path)]
         self.stats.empty_tables += 1
