@@ -33,6 +33,7 @@ from .output_files import (
 from .table_chunking import is_oversized
 from .token_estimate import ESTIMATE_DESCRIPTION, HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 
+SOURCE_FORMAT = "parsed_document"
 _UUID_SUFFIX = re.compile(r"[-_][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
@@ -69,7 +70,6 @@ def _manifest(
     chunks: list[RagChunk],
     metrics: dict[str, Any],
     project_root: Path,
-    source_format: str,
 ) -> dict[str, Any]:
     def rel(path: Path) -> str:
         return project_relative(path, project_root)
@@ -79,13 +79,13 @@ def _manifest(
     files_used: dict[str, Any] = {role: rel(path) for role, path in used.items()}
     if inputs.images_dir and any(chunk.image_path for chunk in chunks):
         files_used["images_dir"] = rel(inputs.images_dir)
-    origin_pdf = inputs.first("origin_pdf")
     return {
         "doc_id": doc_id,
         "doc_title": doc_title,
         "source_dir": rel(inputs.input_dir),
-        "source_pdf": rel(origin_pdf) if origin_pdf else None,
-        "source_format": source_format,
+        "source_pdf": rel(used["origin_pdf"]),
+        # Built from the normalised document, whose sources are the files of `input_files_used`.
+        "source_format": SOURCE_FORMAT,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "project_root": str(project_root.resolve()),
         "input_files_all": files_all,
@@ -119,7 +119,6 @@ def package_document(
     used = _files_used(inputs, source_pdf)
     doc_id = document.doc_id
     report = ErrorReport()
-    source_format = "content_list_v2"
 
     packager = DocumentPackager(document, raw, project_root, report)
     chunks = order_and_number(packager.package(), doc_id)
@@ -145,12 +144,12 @@ def package_document(
     output_dir.mkdir(parents=True, exist_ok=True)
     chunks_path = output_dir / CHUNKS_FILE
     write_chunks(chunks_path, chunks)
-    manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root, source_format)
+    manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root)
     write_json(output_dir / MANIFEST_FILE, manifest)
     write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
     write_text_atomically(
         output_dir / README_FILE,
-        readme_text(doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics),
+        readme_text(doc_id=doc_id, doc_title=doc_title, metrics=metrics),
     )
     shared_path = None
     if shared_output_dir is not None:
