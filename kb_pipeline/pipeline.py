@@ -170,7 +170,7 @@ def normalise_mineru_output(
         content_list_v2=inputs.required("content_list_v2", "content_list_v2.json"),
         middle_json=inputs.required("middle_json", "middle_json.json (MinerU 4's middle JSON)"),
     )
-    pdf = pdf or inputs.required("origin_pdf", "PDF (the normaliser reads its text layer; give it with --pdf)")
+    pdf = pdf or inputs.required("origin_pdf", "PDF", "the normaliser reads its text layer: give it with --pdf")
     normalised = normalise_output(raw, pdf, doc_id=doc_id, source_path=pdf, content_hash=content_hash_of(pdf))
     return normalised, raw, pdf
 

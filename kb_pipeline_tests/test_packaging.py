@@ -208,6 +208,15 @@ def test_error_report_summary_matches_lists_and_shared_copy(fixture_runs: dict[s
     assert "split_info" in readme and "kb_manifest.json" in readme
 
 
+@pytest.mark.parametrize("name", ["demo1", "chem_intro"])
+def test_chunk_ids_are_stable_across_runs(fixture_runs: dict[str, Packaged], tmp_path: Path, name: str) -> None:
+    """The same output normalised and packaged again: the same chunks under the same ids, byte for byte."""
+    first = fixture_runs[name]
+    again = Packaged(first.input_dir, tmp_path / "again", first.project_root, pdf=FIXTURE_PDFS / f"{name}.pdf")
+    assert again.result.chunks_path.read_bytes() == first.result.chunks_path.read_bytes()
+    assert again.manifest["split_info"] == first.manifest["split_info"]
+
+
 def test_fixture_without_images_dir_logs_every_missing_image(fixture_runs: dict[str, Packaged]) -> None:
     """scanned_small_ocr has 447 image blocks and no images/ folder."""
     run = fixture_runs["scanned_small_ocr"]

@@ -49,10 +49,10 @@ class DiscoveredInputs:
     def content_list(self) -> Path | None:
         return self.first("content_list_v2") or self.first("content_list")
 
-    def required(self, role: str, what: str) -> Path:
+    def required(self, role: str, what: str, hint: str = "") -> Path:
         found = self.first(role)
         if found is None:
-            raise IncompleteOutputError(f"no {what} in {self.input_dir}")
+            raise IncompleteOutputError(f"no {what} in {self.input_dir}" + (f" ({hint})" if hint else ""))
         return found
 
 
