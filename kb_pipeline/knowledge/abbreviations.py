@@ -13,7 +13,7 @@ from functools import cache
 
 from ..contracts import Chunk, ParsedDocument
 from .findings import Finding, Quote
-from .language import FUNCTION_WORDS
+from .language.lexicon import FUNCTION_WORDS
 from .layout import DocumentLayout, document_layout
 from .list_layout import list_rows
 from .text import Span, find_squashed, key, paragraphs, words

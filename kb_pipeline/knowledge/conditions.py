@@ -9,51 +9,19 @@ from __future__ import annotations
 
 import re
 
+from .language.lexicon import CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
 from .text import Span, sentences
 
 _I = re.IGNORECASE
 
 # Connectives and discourse markers that open a sentence without making it conditional.
-DISCOURSE = re.compile(
-    r"(?:(?:For\s+example|For\s+instance|E\.g\.|In\s+general|In\s+practice|In\s+addition|In\s+particular"
-    r"|In\s+other\s+words|In\s+fact|In\s+contrast|In\s+short|In\s+summary|In\s+this\s+\w+|On\s+the\s+other\s+hand"
-    r"|At\s+the\s+same\s+time|At\s+least|After\s+all|To\s+date|To\s+do\s+(?:so|this)|To\s+this\s+end"
-    r"|For\s+this\s+(?:reason|purpose)|For\s+(?:simplicity|clarity|convenience)|Additionally|Also|Moreover"
-    r"|Furthermore|However|Nevertheless|Nonetheless|Still|Then|Next|Finally|First(?:ly)?|Second(?:ly)?"
-    r"|Third(?:ly)?|Thus|Therefore|Hence|Accordingly|Alternatively|Optionally|Likewise|Similarly|Of\s+course"
-    r"|Ainsi|Par\s+exemple|En\s+outre|De\s+plus|Cependant|Toutefois|Enfin|Ensuite|Pour\s+ce\s+faire|Pour\s+cela"
-    r"|Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann|Por\s+ejemplo|Además|Sin\s+embargo|Luego"
-    r"|Misalnya|Contohnya|Selain\s+itu|Namun|Kemudian),\s*)+"
-)
+DISCOURSE = re.compile(rf"(?:(?:{DISCOURSE_MARKERS}),\s*)+")
 # A clause up to its comma; a full stop inside a number ("22.40 mm") does not end it.
 _CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
-_LEADING = re.compile(
-    # An English subordinator or preposition, possibly after an adverb of degree or time ("Only if",
-    # "Shortly after"), or one of the other languages'.
-    r"(?:(?:Only|Even|Especially|Just|Immediately|Directly|Shortly|Right|Soon)\s+(?:if|when|after|before|following"
-    r"|upon|for|in|at|once|unless|during|on)"
-    r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
-    r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
-    r"|At|In|On|Under|With|Without|Within|Depending\s+on|To|Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
-    r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d|Wenn|Falls|Sofern"
-    r"|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle|Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
-    r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante|Jika|Apabila|Bila|Jikalau|Bilamana|Dalam\s+hal"
-    r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika)\b" + _CLAUSE + r"(?=,)"
-)
+_LEADING = re.compile(rf"(?:{CONDITION_OPENERS})\b" + _CLAUSE + r"(?=,)")
 # A trailing condition: "if"/"when" after a verb of asking means "whether", "where" after a noun
 # is relative, so those count only in the forms below.
-_TRAILING = re.compile(
-    r"(?:,\s*|\s+)(?P<c>(?:unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
-    r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
-    r"|(?:in|among|for)\s+those\s+who"
-    r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
-    r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
-    r"|sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
-    r"|pour\s+(?:les|tous|toutes|chaque)|wenn|falls|sofern|soweit|sobald|cuando|en\s+caso\s+de|siempre\s+que"
-    r"|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)|jika|apabila|bila|kecuali|dalam\s+hal"
-    r"|untuk\s+(?:semua|setiap))\b)",
-    _I,
-)
+_TRAILING = re.compile(rf"(?:,\s*|\s+)(?P<c>(?:{TRAILING_CONDITIONS})\b)", _I)
 _WHETHER = re.compile(
     r"\b(?:check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
     r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point)\s*$",

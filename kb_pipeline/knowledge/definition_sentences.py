@@ -35,7 +35,7 @@ from .definition_words import (
     word_key,
 )
 from .findings import Finding, Quote, Reader
-from .language import (
+from .language.lexicon import (
     ARTICLES,
     BARE_COPULAS,
     ELIDED_ARTICLE,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from .language import (
+from .language.lexicon import (
     ARTICLES,
     COPULAS,
+    DEFINING_VERBS,
     DETERMINERS,
     ELIDED_ARTICLE,
     MODALS,
@@ -21,13 +22,7 @@ from .language import (
 
 # Verbs that by themselves say a sentence defines its subject ("X refers to …"). The definition
 # starts after them.
-DEFINING_VERB = (
-    r"(?:is|are) defined as|(?:is|are) understood as|refers? to|denotes|denote|means(?! of\b| that\b)|stands for"
-    r"|(?:est|sont) d[ée]fini(?:e|s|es)? comme|d[ée]signe(?:nt)?|signifie(?:nt)?"
-    r"|bezeichne[tn]|(?:ist|sind|wird|werden) definiert als|bedeute[tn]"
-    r"|se define(?:n)? como|se refiere(?:n)? a|designa(?:n)?"
-    r"|didefinisikan sebagai|diartikan sebagai"
-)
+DEFINING_VERB = DEFINING_VERBS
 # The copula of "An X is a …" in each language (Indonesian has no article, so its copulas are
 # only read where the layout says the subject is a term: a section's or a footnote's opening).
 COPULA = alternation(COPULAS)

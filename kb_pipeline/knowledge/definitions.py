@@ -17,7 +17,7 @@ from ..contracts import Chunk, ParsedDocument
 from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
 from .findings import Finding, Quote
-from .language import ARTICLES, ELIDED_ARTICLE, alternation, is_function_word
+from .language.lexicon import ARTICLES, ELIDED_ARTICLE, alternation, is_function_word
 from .text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
 
 GLOSSARY_HEADING = re.compile(

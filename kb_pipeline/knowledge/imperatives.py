@@ -16,50 +16,10 @@ from __future__ import annotations
 
 import re
 
+from .language.lexicon import INSTRUCTION_VERBS, languages
+
 _I = re.IGNORECASE
 
-# Function words (articles, prepositions, conjunctions, copulas) that tell the languages apart;
-# a word of two languages counts for both.
-_LANGUAGE_WORDS = {
-    "en": "the a an of to in on for with and or is are be this that these from by at as it not its into",
-    "fr": "le la les l un une des du de d et ou en au aux par pour sur dans avec sans est sont que qui ce cette ces"
-    " ne pas",
-    "de": "der die das den dem des ein eine einer einem einen und oder im am auf aus bei mit nach von vom zu zum zur"
-    " für über ist sind wird werden sie nicht",
-    "es": "el los las lo un una unos unas y o del al con por para sin sobre es son está están su sus que de la en",
-    "id": "yang dan di ke dari untuk dengan pada adalah dalam atau ini itu oleh setiap",
-}
-_WORDS_OF = {language: frozenset(words.split()) for language, words in _LANGUAGE_WORDS.items()}
-# A word, hyphenated ones whole ("de-ionised" is no French "de").
-_TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-
-
-def languages(text: str) -> frozenset[str]:
-    """The languages most of `text`'s function words belong to (more than one on a tie); empty
-    when it has none, as a terse item may ("Check seal.")."""
-    tokens = [t.casefold() for t in _TOKEN.findall(text)]
-    counts = {language: sum(t in words for t in tokens) for language, words in _WORDS_OF.items()}
-    best = max(counts.values())
-    return frozenset(language for language, n in counts.items() if n == best and best > 0)
-
-
-# Verbs a procedure, checklist or recommendation opens with. Not "Note", "See", "Consider",
-# "Let", "Suppose", "Assume": they point at or set up an argument, they instruct nothing.
-_ENGLISH_VERBS = frozenset(
-    """
-    adjust align allow apply assess assign attach audit avoid back calculate calibrate change charge check
-    choose classify clean click close collect conduct configure confirm connect contact convert copy
-    deactivate define delete deliver deny determine differentiate disable disconnect discard dispose
-    document download drain empty enable encrypt ensure enter establish estimate evaluate
-    examine fill fit flush follow grant grease hold identify implement include incorporate inform insert
-    inspect install isolate keep label limit lock log look lower lubricate maintain make mark measure
-    monitor mount move multiply notify obtain offer open perform place plan position press prevent
-    protect provide pull purge push raise read record refill reboot register release remove repair
-    repeat replace report reset restart restrict retain return review rotate round run sanitize save
-    scan secure select send separate set sign specify start stop store submit switch tag take test
-    tighten track train treat turn type unlock update upload use validate verify wait wear write
-    """.split()
-)
 # What cannot follow an imperative verb but follows a noun that looks like one ("Test results
 # are …", "Use of …", "Change in …", "Record keeping is …").
 _NOUN_READING = re.compile(
@@ -103,10 +63,6 @@ _GERMAN = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:en|ern|eln)\s+Sie\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.
 _GERMAN_INFINITIVE_LAST = re.compile(r"\s[a-zäöüß]+(?:en|ern|eln)[.!]?$")
-_INDONESIAN_VERBS = frozenset(
-    "periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek lepas pastikan"
-    " perhatikan bersihkan tekan".split()
-)
 # "Pastikan", "Gunakan": a -kan verb of six letters or more ("Akan", "Bukan" are no verbs).
 _INDONESIAN_KAN = re.compile(r"^[A-Z][a-z]{2,}kan$")
 _INDONESIAN_NOT_VERBS = re.compile(r"^(?:Ber|Di|Ter|Me|Pe|Ke|Se)[a-z]+$|^(?:Berdasarkan|Dikarenakan)$")
@@ -131,7 +87,7 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     if written_in("en") and lowered in ("never", "always", "don't", "do"):
         return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
     # Not "RETURN CASE": a line of code or a label in capitals.
-    if written_in("en") and lowered in _ENGLISH_VERBS and (start > 0 or word[0].isupper()) and not word[1:].isupper():
+    if written_in("en") and lowered in INSTRUCTION_VERBS["en"] and (start > 0 or word[0].isupper()) and not word[1:].isupper():
         # An object follows ("Document.save", "Return type: bool" are names and labels).
         if lowered == "look" and _POINTING.match(rest) or narrates_an_example(rest):
             return False
@@ -144,7 +100,7 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     if "es" in language and _SPANISH.match(capitalised) or "de" in language and _GERMAN.match(head):
         return True
     if written_in("id") and (
-        lowered in _INDONESIAN_VERBS or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)
+        lowered in INSTRUCTION_VERBS["id"] or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)
     ):
         return bool(rest) and rest[0].islower()
     return item and "de" in language and bool(_GERMAN_INFINITIVE_LAST.search(head.rstrip()))

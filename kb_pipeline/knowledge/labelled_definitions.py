@@ -15,7 +15,7 @@ import re
 from ..contracts import Chunk, ParsedDocument
 from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
 from .findings import Finding, Quote
-from .language import ARTICLES, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
+from .language.lexicon import ARTICLES, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
 from .text import Span, paragraphs, sentences, words
 
 _BULLET = r"(?:[•▪●◦‣∙·*\-–\uf0a7\uf0b7\uf0d8\uf076]\s*)?"

@@ -14,7 +14,7 @@ import re
 
 from ..contracts import Chunk
 from .findings import Quote
-from .language import ARTICLES, ELIDED_ARTICLE, alternation
+from .language.lexicon import ARTICLES, ELIDED_ARTICLE, PRONOUNS, alternation, whole_word
 from .math_text import is_symbol
 from .text import Span, paragraphs, sentences
 
@@ -47,9 +47,7 @@ _GENERIC_TAIL = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE_TAIL = re.compile(rf"^(?:(?:{alternation(ARTICLES)})\s+|{ELIDED_ARTICLE})\S", re.IGNORECASE)
-_PRONOUN = re.compile(
-    r"^(?:this|that|it|these|they|which|ce(?:ci|la)?|il|elle|dies|es|er|sie|esto|esta|ello|ini|itu)$", re.IGNORECASE
-)
+_PRONOUN = whole_word(PRONOUNS)
 # "The formula for the load factor is:" names the load factor.
 _FORMULA_FOR = re.compile(
     r"^(?:the\s+|la\s+|die\s+|el\s+)?(?:formula|equation|expression|formule|équation|Formel|Gleichung|fórmula"

@@ -22,16 +22,16 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 from .document_scope import DocumentScoped
 from .findings import Finding, Quote
-from .language import ARTICLES, alternation
+from .language.lexicon import DETERMINERS, FUNCTION_WORDS, KIND_NOUNS, alternation
 from .lead_in import lead_in_name
 from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
-from .text import FUNCTION_WORDS, Span
+from .text import Span
 
 _VERB = (
     r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
     r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
 )
-_ARTICLE = rf"(?:{alternation((*ARTICLES, 'einer', 'eines'))})"
+_ARTICLE = rf"(?:{alternation(DETERMINERS)})"
 _ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
@@ -306,19 +306,6 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     return Span(start, end - 1) if len(head) >= 3 else None
 
 
-# Nouns for what any symbol is (English, French, German, Spanish, Indonesian), singular and plural.
-_KIND_NOUNS = frozenset(
-    """symbol symbols variable variables parameter parameters coefficient coefficients constant constants
-    attribute attributes argument arguments value values index indices indexes term terms factor factors
-    quantity quantities letter letters
-    symbole symboles variable variables paramètre paramètres coefficient coefficients constante constantes
-    attribut attributs argument arguments valeur valeurs indice indices terme termes facteur facteurs grandeur
-    Symbol Symbole Variable Variablen Parameter Koeffizient Koeffizienten Konstante Konstanten Attribut Attribute
-    Argument Argumente Wert Werte Index Indizes Term Terme Faktor Faktoren Größe Größen
-    símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
-    atributo atributos argumento argumentos valor valores índice índices término términos factor factores
-    simbol variabel parameter koefisien konstanta atribut argumen nilai indeks faktor""".casefold().split()
-)
 # A symbol named in apposition is followed by punctuation, a relation or a function word
 # ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
 _TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
@@ -339,7 +326,7 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
             continue
         more = _AND_SYMBOL.match(text, m.end())
         words = name.of(text).split()
-        if len(words) == 1 and (more or words[0].casefold() in _KIND_NOUNS):
+        if len(words) == 1 and (more or words[0].casefold() in KIND_NOUNS):
             # "attributes b and c", "the parameter k": one noun for two symbols, or a noun for
             # what any symbol is, says what kind the symbol is, not what it stands for.
             continue

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..contracts import Chunk
-from .text import FUNCTION_WORDS, Span
+from .language.lexicon import FUNCTION_WORDS
+from .text import Span
 
 FormulaLayout = Literal["display", "inline", "named_line"]
 

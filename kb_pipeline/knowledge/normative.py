@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from .language.lexicon import AUTHORS, alternation
+
 Strength = Literal["decided", "open"]
 
 
@@ -219,7 +221,7 @@ _POINTER = re.compile(
     r"|smaller|greater|close|more|less|\w+est)\b",
     _I,
 )
-_AUTHORS = re.compile(r"\b(?:we|our|us|nous|wir|unsere?|kami|nosotros)\b", _I)
+_AUTHORS = re.compile(rf"\b(?:{alternation(AUTHORS)})\b", _I)
 # "I shall", "we shall return to this below": the future, not an obligation.
 _FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
 # "the gap is so narrow that the film must bend": a modal in a result clause is mechanics.

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..contracts import Chunk, ParsedDocument
-from .language import is_function_word
+from .language.lexicon import is_function_word
 from .text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 
 # The formula and legend readers' function words (a noun phrase stops at one; none is a symbol).
-from .language import FUNCTION_WORDS as FUNCTION_WORDS
+from .language.lexicon import FUNCTION_WORDS
 
 _ASCII = str.maketrans(
     {

@@ -1,0 +1,73 @@
+"""English: its closed word classes (see lexicon.py for what each class is for)."""
+
+CODE = "en"
+DEFINITE_ARTICLES = ("the",)
+INDEFINITE_ARTICLES = ("a", "an")
+DETERMINERS = ("one", "any", "each")
+COPULAS = ("is", "are")
+BARE_COPULAS = ()
+MODALS = (
+    "can", "could", "may", "might", "must", "shall", "should", "will", "would", "need", "needs",
+    "has", "have", "had", "was", "were", "do", "does", "did",
+)  # fmt: skip
+PRONOUNS = (
+    "i", "you", "it", "this", "that", "these", "those", "there", "here", "which", "what", "who", "we", "they",
+    "he", "she", "our", "its", "their",
+)  # fmt: skip
+# The authors speaking of themselves ("we", "our"): their "should" is their own reasoning.
+AUTHORS = ("we", "our", "us")
+NEGATIONS = ("not",)
+FUNCTION_WORDS = """a an the of in on at to for from by with as and or but nor if is are was were be been being it
+    its this that these those we our they their he she his her which who whom whose what when where while since because
+    than then so such not no all any each both per via see let use into onto over under up out about after before
+    between through during without within among also can may must shall should will would do does did has have had
+    there here only some every""".split()
+# What any symbol is: "the parameter k" says what kind the symbol is, not what it stands for.
+KIND_NOUNS = """symbol symbols variable variables parameter parameters coefficient coefficients constant constants
+    attribute attributes argument arguments value values index indices indexes term terms factor factors
+    quantity quantities letter letters""".split()
+# Verbs a procedure, checklist or recommendation opens with. Not "Note", "See", "Consider",
+# "Let", "Suppose", "Assume": they point at or set up an argument, they instruct nothing.
+INSTRUCTION_VERBS = """
+    adjust align allow apply assess assign attach audit avoid back calculate calibrate change charge check
+    choose classify clean click close collect conduct configure confirm connect contact convert copy
+    deactivate define delete deliver deny determine differentiate disable disconnect discard dispose
+    document download drain empty enable encrypt ensure enter establish estimate evaluate
+    examine fill fit flush follow grant grease hold identify implement include incorporate inform insert
+    inspect install isolate keep label limit lock log look lower lubricate maintain make mark measure
+    monitor mount move multiply notify obtain offer open perform place plan position press prevent
+    protect provide pull purge push raise read record refill reboot register release remove repair
+    repeat replace report reset restart restrict retain return review rotate round run sanitize save
+    scan secure select send separate set sign specify start stop store submit switch tag take test
+    tighten track train treat turn type unlock update upload use validate verify wait wear write
+    """.split()
+# Verbs that by themselves say a sentence defines its subject ("X refers to …").
+DEFINING_VERBS = (
+    r"(?:is|are) defined as|(?:is|are) understood as|refers? to|denotes|denote|means(?! of\b| that\b)|stands for"
+)
+# Connectives and discourse markers that open a sentence without making it conditional.
+DISCOURSE_MARKERS = (
+    r"For\s+example|For\s+instance|E\.g\.|In\s+general|In\s+practice|In\s+addition|In\s+particular"
+    r"|In\s+other\s+words|In\s+fact|In\s+contrast|In\s+short|In\s+summary|In\s+this\s+\w+|On\s+the\s+other\s+hand"
+    r"|At\s+the\s+same\s+time|At\s+least|After\s+all|To\s+date|To\s+do\s+(?:so|this)|To\s+this\s+end"
+    r"|For\s+this\s+(?:reason|purpose)|For\s+(?:simplicity|clarity|convenience)|Additionally|Also|Moreover"
+    r"|Furthermore|However|Nevertheless|Nonetheless|Still|Then|Next|Finally|First(?:ly)?|Second(?:ly)?"
+    r"|Third(?:ly)?|Thus|Therefore|Hence|Accordingly|Alternatively|Optionally|Likewise|Similarly|Of\s+course"
+)
+# Subordinators and prepositions a leading condition opens with, possibly after an adverb of
+# degree or time ("Only if", "Shortly after").
+CONDITION_OPENERS = (
+    r"(?:Only|Even|Especially|Just|Immediately|Directly|Shortly|Right|Soon)\s+(?:if|when|after|before|following"
+    r"|upon|for|in|at|once|unless|during|on)"
+    r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
+    r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
+    r"|At|In|On|Under|With|Without|Within|Depending\s+on|To"
+)
+# What opens a trailing condition ("… unless a spare is fitted", "… where applicable").
+TRAILING_CONDITIONS = (
+    r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
+    r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
+    r"|(?:in|among|for)\s+those\s+who"
+    r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
+    r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
+)

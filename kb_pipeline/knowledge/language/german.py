@@ -1,0 +1,22 @@
+"""German: its closed word classes (see lexicon.py for what each class is for)."""
+
+CODE = "de"
+DEFINITE_ARTICLES = ("der", "die", "das", "den", "dem", "des")
+INDEFINITE_ARTICLES = ("ein", "eine")
+DETERMINERS = ("einer", "eines")
+COPULAS = ("ist", "sind")
+BARE_COPULAS = ()
+MODALS = ("muss", "müssen", "kann", "können", "soll", "sollte", "sollen", "wird", "werden", "hat", "haben", "war")
+PRONOUNS = ("es", "er", "sie", "dies", "diese", "dieser", "dieses", "wir", "man")
+AUTHORS = ("wir", "unser", "unsere")
+NEGATIONS = ("nicht", "kein", "keine")
+FUNCTION_WORDS = """der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach
+    von vom zu zum zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch
+    bis ohne dieses diese dieser""".split()
+KIND_NOUNS = """Symbol Symbole Variable Variablen Parameter Koeffizient Koeffizienten Konstante Konstanten Attribut
+    Attribute Argument Argumente Wert Werte Index Indizes Term Terme Faktor Faktoren Größe Größen""".split()
+INSTRUCTION_VERBS = ()
+DEFINING_VERBS = r"bezeichne[tn]|(?:ist|sind|wird|werden) definiert als|bedeute[tn]"
+DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
+CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
+TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald"

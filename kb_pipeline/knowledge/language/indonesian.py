@@ -1,0 +1,26 @@
+"""Indonesian: its closed word classes (see lexicon.py for what each class is for). Indonesian has
+no article: its copulas are read where the layout says the subject is a term."""
+
+CODE = "id"
+DEFINITE_ARTICLES = ()
+INDEFINITE_ARTICLES = ("suatu", "sebuah")
+DETERMINERS = ("seorang", "salah satu")
+COPULAS = ("adalah", "merupakan", "ialah", "yaitu")
+# The copulas of a language without articles: their noun phrase opens with the noun itself.
+BARE_COPULAS = COPULAS
+MODALS = ("harus", "dapat", "bisa", "akan", "perlu", "wajib", "boleh", "sudah", "telah")
+PRONOUNS = ("ini", "itu", "kami", "kita", "mereka", "ia", "dia")
+AUTHORS = ("kami",)
+NEGATIONS = ("tidak", "bukan")
+FUNCTION_WORDS = """yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai bagi
+    tanpa""".split()
+KIND_NOUNS = "simbol variabel parameter koefisien konstanta atribut argumen nilai indeks faktor".split()
+INSTRUCTION_VERBS = """periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek
+    lepas pastikan perhatikan bersihkan tekan""".split()
+DEFINING_VERBS = r"didefinisikan sebagai|diartikan sebagai"
+DISCOURSE_MARKERS = r"Misalnya|Contohnya|Selain\s+itu|Namun|Kemudian"
+CONDITION_OPENERS = (
+    r"Jika|Apabila|Bila|Jikalau|Bilamana|Dalam\s+hal"
+    r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika"
+)
+TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"

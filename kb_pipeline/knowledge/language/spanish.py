@@ -1,0 +1,27 @@
+"""Spanish: its closed word classes (see lexicon.py for what each class is for)."""
+
+CODE = "es"
+DEFINITE_ARTICLES = ("el", "los", "las")
+INDEFINITE_ARTICLES = ("uno", "una")
+DETERMINERS = ()
+COPULAS = ("es", "son")
+BARE_COPULAS = ()
+MODALS = ("debe", "deben", "puede", "pueden", "tiene", "tienen")
+PRONOUNS = ("esto", "esta", "este", "estos", "ello", "ella", "ellos", "nosotros")
+AUTHORS = ("nosotros",)
+NEGATIONS = ("no",)
+# "sin" (without) is left out: in a formula it is the sine.
+FUNCTION_WORDS = """el los las lo unos unas y o u e del al con por para sobre son está están ser su sus donde
+    cuando""".split()
+KIND_NOUNS = """símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
+    atributo atributos argumento argumentos valor valores índice índices término términos factor factores""".split()
+INSTRUCTION_VERBS = ()
+DEFINING_VERBS = r"se define(?:n)? como|se refiere(?:n)? a|designa(?:n)?"
+DISCOURSE_MARKERS = r"Por\s+ejemplo|Además|Sin\s+embargo|Luego"
+CONDITION_OPENERS = (
+    r"Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
+    r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
+)
+TRAILING_CONDITIONS = (
+    r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+)
