@@ -14,6 +14,7 @@ from .language.lexicon import (
     COPULAS,
     DEFINING_VERBS,
     DETERMINERS,
+    DOCUMENT_PARTS,
     ELIDED_ARTICLE,
     MODALS,
     PRONOUNS,
@@ -32,9 +33,8 @@ DETERMINER = rf"{alternation(DETERMINERS)}|{ELIDED_ARTICLE}"
 _ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE})\s+|^{ELIDED_ARTICLE}", re.IGNORECASE)
 # A subject that is a pronoun, a demonstrative or a pointer at the document's own parts.
 _NOT_A_TERM = re.compile(
-    rf"^(?:{alternation(PRONOUNS)}|one|each|all|such|both|hal"
-    r"|figure|fig|table|tableau|tabelle|tabla|tabel|gambar|section|chapter|annex|appendix|equation|example|note"
-    r"|step|page|paragraph|item|result|results)\b",
+    rf"^(?:{alternation(PRONOUNS)}|one|each|all|such|both|hal|{alternation(DOCUMENT_PARTS)}"
+    r"|example|note|step|page|paragraph|item|result|results)\b",
     re.IGNORECASE,
 )
 # What after a subject says nothing about what it is: a modal or auxiliary, or an adverb.
@@ -46,7 +46,7 @@ NOT_A_DEFINING_VERB = re.compile(
 )
 MAX_TERM_WORDS = 6
 # A pointer at the document's own parts anywhere in a subject ("A notable feature of Fig. 1").
-_POINTER = re.compile(r"\b(?:fig|figure|table|tableau|tabelle|tabla|tabel|gambar|section|equation|eq|chapter)\b", re.I)
+_POINTER = re.compile(rf"\b(?:{alternation(DOCUMENT_PARTS)})\b", re.I)
 
 
 def drop_article(subject: str) -> int:

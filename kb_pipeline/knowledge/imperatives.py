@@ -87,7 +87,12 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     if written_in("en") and lowered in ("never", "always", "don't", "do"):
         return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
     # Not "RETURN CASE": a line of code or a label in capitals.
-    if written_in("en") and lowered in INSTRUCTION_VERBS["en"] and (start > 0 or word[0].isupper()) and not word[1:].isupper():
+    if (
+        written_in("en")
+        and lowered in INSTRUCTION_VERBS["en"]
+        and (start > 0 or word[0].isupper())
+        and not word[1:].isupper()
+    ):
         # An object follows ("Document.save", "Return type: bool" are names and labels).
         if lowered == "look" and _POINTING.match(rest) or narrates_an_example(rest):
             return False

@@ -14,46 +14,35 @@ import re
 
 from ..contracts import Chunk
 from .findings import Quote
-from .language.lexicon import ARTICLES, ELIDED_ARTICLE, PRONOUNS, alternation, whole_word
+from .language.lexicon import (
+    ARTICLES,
+    COPULAS,
+    ELIDED_ARTICLE,
+    FOLLOWING,
+    FORMULA_LEAD_INS,
+    FORMULA_NOUNS,
+    FORMULA_OF,
+    PRONOUNS,
+    SUBORDINATORS,
+    alternation,
+    whole_word,
+)
 from .math_text import is_symbol
 from .text import Span, paragraphs, sentences
 
-_PARTICIPLES = (
-    r"given|computed|calculated|defined|expressed|obtained|determined|written|estimated|approximated|evaluated"
-    r"|represented|described|modell?ed"
-)
 _VERB_PHRASE = re.compile(
-    r"(?:\s+|(?<=,))(?:"
-    rf"(?:is|are|was|were|can be|may be|will be|is then|are then)\s+(?:{_PARTICIPLES})(?:\s+(?:by|as|from|with|using|through|via))?"
-    r"|(?:is|are)\s+(?:the following|as follows)|reads|becomes|equals"
     # "The formula for the load factor is:": a bare copula ending the lead-in.
-    r"|(?:is|are|est|sont|ist|sind|es|son|adalah)(?=\s*:?\s*$)"
-    r"|(?:est|sont)\s+(?:donn|calcul|défini|exprim|obtenu|détermin)\w*(?:\s+(?:par|comme|selon|avec|à partir de))?"
-    r"|se\s+(?:calcule|définit|détermine|exprime|obtient)(?:\s+(?:par|comme|selon|avec|à partir de))?|s'écrit"
-    r"|(?:wird|werden|ist|sind|kann|können)\s+(?:wie folgt\s+)?(?:gegeben|berechnet|definiert|bestimmt|ermittelt)"
-    r"(?:\s+(?:durch|als|nach|mit|aus|zu))?(?:\s+werden)?"
-    r"|(?:ergibt|berechnet|bestimmt)\s+sich(?:\s+(?:aus|als|nach|zu|wie folgt))?"
-    r"|se\s+(?:calcula|define|obtiene|expresa|determina)(?:\s+(?:como|mediante|por|con|según|a partir de))?"
-    r"|(?:es|está|viene)\s+(?:dad|definid|calculad)[oa]s?(?:\s+(?:por|como|mediante))?"
-    r"|dihitung(?:\s+(?:dengan|sebagai|menggunakan|berdasarkan))?"
-    r")(?=\s|[:,.]|$)",
+    rf"(?:\s+|(?<=,))(?:{FORMULA_LEAD_INS}|(?:{alternation(COPULAS)})(?=\s*:?\s*$))(?=\s|[:,.]|$)",
     re.IGNORECASE,
 )
 # A lead-in's end that names no quantity: a word for any formula, "following", a condition.
 _GENERIC_TAIL = re.compile(
-    r"^(?:[,(]|if\b|si\b|wenn\b|jika\b|$)|(?:^|\s)(?:the\s+)?(?:following|simple|formula|equation|expression|relation"
-    r"|formule|équation|relation|suivante|Formel|Gleichung|folgt|fórmula|ecuación|expresión|siguiente|rumus|persamaan"
-    r"|berikut)\b",
-    re.IGNORECASE,
+    rf"^(?:[,(]|(?:{SUBORDINATORS})\b|$)|(?:^|\s)(?:the\s+)?(?:{FOLLOWING}|{FORMULA_NOUNS})\b", re.IGNORECASE
 )
 _ARTICLE_TAIL = re.compile(rf"^(?:(?:{alternation(ARTICLES)})\s+|{ELIDED_ARTICLE})\S", re.IGNORECASE)
 _PRONOUN = whole_word(PRONOUNS)
 # "The formula for the load factor is:" names the load factor.
-_FORMULA_FOR = re.compile(
-    r"^(?:the\s+|la\s+|die\s+|el\s+)?(?:formula|equation|expression|formule|équation|Formel|Gleichung|fórmula"
-    r"|ecuación|rumus|persamaan)\s+(?:for|of|de|du|des|für|der|del|para|untuk)\s+",
-    re.IGNORECASE,
-)
+_FORMULA_FOR = re.compile(rf"^(?:the\s+|la\s+|die\s+|el\s+)?(?:{FORMULA_NOUNS})\s+(?:{FORMULA_OF})\s+", re.IGNORECASE)
 _MAX_NAME_WORDS = 20
 _MAX_TAIL_WORDS = 6
 

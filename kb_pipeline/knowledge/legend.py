@@ -22,35 +22,36 @@ from dataclasses import dataclass
 from ..contracts import Chunk, ParsedDocument
 from .document_scope import DocumentScoped
 from .findings import Finding, Quote
-from .language.lexicon import DETERMINERS, FUNCTION_WORDS, KIND_NOUNS, alternation
+from .language.lexicon import (
+    CONJUNCTIONS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    KIND_NOUNS,
+    LEGEND_OPENERS,
+    LEGEND_VERBS,
+    SYMBOL_DEFINING_VERBS,
+    WITH,
+    alternation,
+)
 from .lead_in import lead_in_name
 from .math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
 from .text import Span
 
-_VERB = (
-    r"(?:is|are|denotes|represents|stands\s+for|est|sont|désigne|représente|ist|sind|bezeichnet|steht\s+für"
-    r"|es|son|representa|denota|adalah|ialah|merupakan|menyatakan)"
-)
+_VERB = rf"(?:{LEGEND_VERBS})"
 _ARTICLE = rf"(?:{alternation(DETERMINERS)})"
 _ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
-    rf"(?:,\s*(?:(?:and|et|und|y|e|dan)\s+)?|;\s*|\s+(?:and|et|und|y|e|dan)\s+)"
+    rf"(?:,\s*(?:(?:{CONJUNCTIONS})\s+)?|;\s*|\s+(?:{CONJUNCTIONS})\s+)"
     rf"(?={SYMBOL}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
 # A legend's words end with its sentence, its paragraph, or a line that is not words.
 _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
-_TRIGGER = re.compile(r"(?<!\w)(?:where|wherein|whereby|in which|où|wobei|worin|donde|siendo|dimana|di mana)\s+", re.I)
+_TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
-_AFTER_FORMULA = re.compile(
-    r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?(?:(?P<with>with|avec|mit|con|dengan)\s+|(?=\w))", re.I
-)
-_DEFINES = re.compile(
-    rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:denotes|represents|stands\s+for|is\s+defined\s+as|désigne|représente"
-    r"|est\s+défini(?:e)?\s+(?:comme|par)|bezeichnet|steht\s+für|ist\s+definiert\s+als|denota|representa"
-    r"|se\s+define\s+como|menyatakan|melambangkan)\s+"
-)
+_AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
+_DEFINES = re.compile(rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:{SYMBOL_DEFINING_VERBS})\s+")
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
 # A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
@@ -309,7 +310,7 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
 # A symbol named in apposition is followed by punctuation, a relation or a function word
 # ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
 _TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
-_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:and|et|und|y|dan)\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
+_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:{CONJUNCTIONS})\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
 
 
 def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from .language.lexicon import AUTHORS, alternation
+from .language.lexicon import AUTHORS, OPEN_MODALS, OUTCOME_VERBS, RULE_NOUNS, SUBORDINATORS, alternation
 
 Strength = Literal["decided", "open"]
 
@@ -153,11 +153,7 @@ _DECIDED = re.compile(
 )
 # Wording that may state a rule or a fact: a capability, a forecast, an option (can, may, could,
 # devrait, peut, kann, puede, dapat). A model decides; code alone does not emit these.
-_OPEN = re.compile(
-    r"\b(?:can|may|could|might|requires?|devrai(?:t|ent)|peu(?:t|vent)|kann|können"
-    r"|puede|pueden|dapat|bisa|diperlukan|memerlukan)\b",
-    _I,
-)
+_OPEN = re.compile(rf"\b(?:{OPEN_MODALS})\b", _I)
 
 # How a value is computed, sourced, rounded, modelled or expressed in a unit.
 _CALCULATED = (
@@ -227,11 +223,7 @@ _FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
 # "the gap is so narrow that the film must bend": a modal in a result clause is mechanics.
 _RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
 # A subordinator opening the modal's own clause (after the last comma, semicolon or colon).
-_IF_CLAUSE = re.compile(
-    r"\b(?:if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
-    r"|si|wenn|ob|falls|jika|apabila)\b",
-    _I,
-)
+_IF_CLAUSE = re.compile(rf"\b(?:{SUBORDINATORS})\b", _I)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "a permit that may be required": a possibility, not a requirement.
 _POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
@@ -292,11 +284,7 @@ def decides_a_rule(text: str) -> bool:
 # What a value comes to under a condition: "If the queue is empty, the call returns None",
 # "For small angles, the sine reduces to the angle". Without the condition it is a description
 # ("The call returns a list").
-_OUTCOME = re.compile(
-    r"\b(?:returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
-    r"|renvoie|retourne|vaut|se\s+réduit\s+à|liefert|ergibt|devuelve|se\s+reduce\s+a|menghasilkan|bernilai)\b",
-    _I,
-)
+_OUTCOME = re.compile(rf"\b(?:{OUTCOME_VERBS})\b", _I)
 
 
 def states_an_outcome(text: str, start: int) -> bool:
@@ -311,13 +299,7 @@ def is_calculation(text: str) -> bool:
 
 # A lead-in that announces rules, requirements or steps: the items it introduces are rules even
 # when each is a plain statement ("the steps to follow are these: – …").
-_RULES_LEAD_IN = re.compile(
-    r"\b(?:rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure|règles?|exigences?"
-    r"|recommandations?|consignes?|étapes|Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte|reglas"
-    r"|requisitos|recomendaciones|instrucciones|pasos|aturan|persyaratan|ketentuan|langkah|rekomendasi"
-    r"|petunjuk)\b",
-    _I,
-)
+_RULES_LEAD_IN = re.compile(rf"\b(?:{RULE_NOUNS})\b", _I)
 
 
 # "(conditional recommendation)": an aside, not what the list holds.

@@ -23,6 +23,8 @@ FUNCTION_WORDS = """a an the of in on at to for from by with as and or but nor i
     between through during without within among also can may must shall should will would do does did has have had
     there here only some every""".split()
 # What any symbol is: "the parameter k" says what kind the symbol is, not what it stands for.
+# The document's own parts, as a sentence points at them ("Table 2 shows …").
+DOCUMENT_PARTS = ("figure", "fig", "table", "section", "chapter", "annex", "appendix", "equation", "eq")
 KIND_NOUNS = """symbol symbols variable variables parameter parameters coefficient coefficients constant constants
     attribute attributes argument arguments value values index indices indexes term terms factor factors
     quantity quantities letter letters""".split()
@@ -71,3 +73,32 @@ TRAILING_CONDITIONS = (
     r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
     r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
 )
+
+# Modals of a capability, a forecast or an option: a rule or a fact, a model decides.
+OPEN_MODALS = r"can|may|could|might|requires?"
+# Subordinators that make a modal's clause a supposition ("… if homogeneity is required").
+SUBORDINATORS = r"if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
+# What a list's lead-in names when the items under it are rules.
+RULE_NOUNS = r"rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure"
+# What a value comes to ("the call returns None").
+OUTCOME_VERBS = r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+# Words for any formula: a lead-in ending in one names no quantity.
+FORMULA_NOUNS = r"formula|equation|expression|relation"
+# Words that announce what follows: a lead-in ending in one names nothing.
+FOLLOWING = r"following|simple"
+# What joins a formula's name to what it computes ("the formula for the load factor").
+FORMULA_OF = r"for|of"
+# The verb phrase a formula's lead-in ends with ("is given by", "is computed as").
+FORMULA_LEAD_INS = (
+    r"(?:is|are|was|were|can be|may be|will be|is then|are then)\s+(?:given|computed|calculated|defined|expressed"
+    r"|obtained|determined|written|estimated|approximated|evaluated|represented|described|modell?ed)"
+    r"(?:\s+(?:by|as|from|with|using|through|via))?"
+    r"|(?:is|are)\s+(?:the following|as follows)|reads|becomes|equals"
+)
+# A symbol's legend: the verb between a symbol and its meaning ("p is the pressure"), what opens
+# the legend after a formula ("where …", "with …"), the verbs of a defining statement ("q denotes …").
+LEGEND_VERBS = r"is|are|denotes|represents|stands\s+for"
+LEGEND_OPENERS = r"where|wherein|whereby|in which"
+WITH = r"with"
+SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
+CONJUNCTIONS = r"and"

@@ -13,6 +13,7 @@ NEGATIONS = ("nicht", "kein", "keine")
 FUNCTION_WORDS = """der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach
     von vom zu zum zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch
     bis ohne dieses diese dieser""".split()
+DOCUMENT_PARTS = ("tabelle",)
 KIND_NOUNS = """Symbol Symbole Variable Variablen Parameter Koeffizient Koeffizienten Konstante Konstanten Attribut
     Attribute Argument Argumente Wert Werte Index Indizes Term Terme Faktor Faktoren Größe Größen""".split()
 INSTRUCTION_VERBS = ()
@@ -20,3 +21,21 @@ DEFINING_VERBS = r"bezeichne[tn]|(?:ist|sind|wird|werden) definiert als|bedeute[
 DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
 CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
 TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald"
+
+OPEN_MODALS = r"kann|können"
+SUBORDINATORS = r"wenn|ob|falls"
+RULE_NOUNS = r"Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte"
+OUTCOME_VERBS = r"liefert|ergibt"
+FORMULA_NOUNS = r"Formel|Gleichung"
+FOLLOWING = r"folgt"
+FORMULA_OF = r"für|der"
+FORMULA_LEAD_INS = (
+    r"(?:wird|werden|ist|sind|kann|können)\s+(?:wie folgt\s+)?(?:gegeben|berechnet|definiert|bestimmt|ermittelt)"
+    r"(?:\s+(?:durch|als|nach|mit|aus|zu))?(?:\s+werden)?"
+    r"|(?:ergibt|berechnet|bestimmt)\s+sich(?:\s+(?:aus|als|nach|zu|wie folgt))?"
+)
+LEGEND_VERBS = r"ist|sind|bezeichnet|steht\s+für"
+LEGEND_OPENERS = r"wobei|worin"
+WITH = r"mit"
+SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
+CONJUNCTIONS = r"und"

@@ -14,6 +14,7 @@ AUTHORS = ("kami",)
 NEGATIONS = ("tidak", "bukan")
 FUNCTION_WORDS = """yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai bagi
     tanpa""".split()
+DOCUMENT_PARTS = ("tabel", "gambar")
 KIND_NOUNS = "simbol variabel parameter koefisien konstanta atribut argumen nilai indeks faktor".split()
 INSTRUCTION_VERBS = """periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek
     lepas pastikan perhatikan bersihkan tekan""".split()
@@ -24,3 +25,17 @@ CONDITION_OPENERS = (
     r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika"
 )
 TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
+
+OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"
+SUBORDINATORS = r"jika|apabila"
+RULE_NOUNS = r"aturan|persyaratan|ketentuan|langkah|rekomendasi|petunjuk"
+OUTCOME_VERBS = r"menghasilkan|bernilai"
+FORMULA_NOUNS = r"rumus|persamaan"
+FOLLOWING = r"berikut"
+FORMULA_OF = r"untuk"
+FORMULA_LEAD_INS = r"dihitung(?:\s+(?:dengan|sebagai|menggunakan|berdasarkan))?"
+LEGEND_VERBS = r"adalah|ialah|merupakan|menyatakan"
+LEGEND_OPENERS = r"dimana|di mana"
+WITH = r"dengan"
+SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
+CONJUNCTIONS = r"dan"

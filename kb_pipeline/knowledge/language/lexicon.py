@@ -24,7 +24,7 @@ def _every(name: str) -> tuple[str, ...]:
 
 def _either(name: str) -> str:
     """The regex alternatives of the class `name` of every language, in the order of `LANGUAGES`."""
-    return "|".join(getattr(language, name) for language in LANGUAGES)
+    return "|".join(alternatives for language in LANGUAGES if (alternatives := getattr(language, name)))
 
 
 DEFINITE_ARTICLES = _every("DEFINITE_ARTICLES")
@@ -45,6 +45,8 @@ NEGATIONS = _every("NEGATIONS")
 # Function words: articles, prepositions, conjunctions, pronouns, auxiliaries. A term never
 # starts or ends with one; a noun phrase stops at one; none of them is a symbol.
 FUNCTION_WORDS = frozenset(_every("FUNCTION_WORDS"))
+# What a sentence points at in the document itself: a subject holding one names no term.
+DOCUMENT_PARTS = _every("DOCUMENT_PARTS")
 # Nouns for what any symbol is, singular and plural, casefolded.
 KIND_NOUNS = frozenset(word.casefold() for word in _every("KIND_NOUNS"))
 # Verbs a procedure, checklist or recommendation opens with, by language code: a language's
@@ -56,6 +58,19 @@ DEFINING_VERBS = _either("DEFINING_VERBS")
 DISCOURSE_MARKERS = _either("DISCOURSE_MARKERS")
 CONDITION_OPENERS = _either("CONDITION_OPENERS")
 TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
+OPEN_MODALS = _either("OPEN_MODALS")
+SUBORDINATORS = _either("SUBORDINATORS")
+RULE_NOUNS = _either("RULE_NOUNS")
+OUTCOME_VERBS = _either("OUTCOME_VERBS")
+FORMULA_NOUNS = _either("FORMULA_NOUNS")
+FOLLOWING = _either("FOLLOWING")
+FORMULA_OF = _either("FORMULA_OF")
+FORMULA_LEAD_INS = _either("FORMULA_LEAD_INS")
+LEGEND_VERBS = _either("LEGEND_VERBS")
+LEGEND_OPENERS = _either("LEGEND_OPENERS")
+WITH = _either("WITH")
+SYMBOL_DEFINING_VERBS = _either("SYMBOL_DEFINING_VERBS")
+CONJUNCTIONS = _either("CONJUNCTIONS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -13,6 +13,7 @@ NEGATIONS = ("no",)
 # "sin" (without) is left out: in a formula it is the sine.
 FUNCTION_WORDS = """el los las lo unos unas y o u e del al con por para sobre son está están ser su sus donde
     cuando""".split()
+DOCUMENT_PARTS = ("tabla",)
 KIND_NOUNS = """símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
     atributo atributos argumento argumentos valor valores índice índices término términos factor factores""".split()
 INSTRUCTION_VERBS = ()
@@ -22,6 +23,21 @@ CONDITION_OPENERS = (
     r"Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
     r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
 )
-TRAILING_CONDITIONS = (
-    r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+
+OPEN_MODALS = r"puede|pueden"
+SUBORDINATORS = ""
+RULE_NOUNS = r"reglas|requisitos|recomendaciones|instrucciones|pasos"
+OUTCOME_VERBS = r"devuelve|se\s+reduce\s+a"
+FORMULA_NOUNS = r"fórmula|ecuación|expresión"
+FOLLOWING = r"siguiente"
+FORMULA_OF = r"del|para"
+FORMULA_LEAD_INS = (
+    r"se\s+(?:calcula|define|obtiene|expresa|determina)(?:\s+(?:como|mediante|por|con|según|a partir de))?"
+    r"|(?:es|está|viene)\s+(?:dad|definid|calculad)[oa]s?(?:\s+(?:por|como|mediante))?"
 )
+LEGEND_VERBS = r"es|son|representa|denota"
+LEGEND_OPENERS = r"donde|siendo"
+WITH = r"con"
+SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
+CONJUNCTIONS = r"y|e"
