@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from ..knowledge.payload_folder import FAILURE_NAME
+from ..knowledge.payloads.payload_folder import FAILURE_NAME
 from .auth import require
 from .corpus import Corpus
 from .dependencies import CorpusDep, StoreDep
