@@ -1,4 +1,7 @@
-"""English: its closed word classes (see lexicon.py for what each class is for)."""
+"""English: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB
 
 CODE = "en"
 DEFINITE_ARTICLES = ("the",)
@@ -66,6 +69,8 @@ CONDITION_OPENERS = (
     r"|At|In|On|Under|With|Without|Within|Depending\s+on|To"
 )
 # What opens a trailing condition ("… unless a spare is fitted", "… where applicable").
+# A condition that leaves it to the reader ("if necessary", "when possible"): a "can" under it is a permission.
+AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
 TRAILING_CONDITIONS = (
     r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
     r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
@@ -102,3 +107,79 @@ LEGEND_OPENERS = r"where|wherein|whereby|in which"
 WITH = r"with"
 SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
 CONJUNCTIONS = r"and"
+
+# The wording of a rule: obligations, prohibitions, recommendations and permissions that settle a
+# sentence as a rule (RULE_WORDING), and how a value is computed, sourced or modelled
+# (CALCULATION_WORDING), with the pieces they are built of.
+
+# What one expects, fears or sees: "is to be expected" states no duty.
+_EPISTEMIC = r"expected|anticipated|hoped|feared|seen|found|noted|regretted|welcomed|wondered|doubted|believed"
+# "may be" + the participle of something done to a thing is a permission ("The filter may be
+# replaced by hand"); a participle of knowing, causing, relating, needing, harming or changing
+# makes it a possibility ("may be caused by", "may be damaged", "may be viewed as").
+_NOT_DONE_BY_THE_READER = (
+    r"caused|explained|attributed|related|associated|linked|correlated|expected|anticipated|seen|found|noted"
+    r"|known|identified|regarded|considered|viewed|deemed|thought|believed|described|called|termed|compared"
+    r"|needed|required|necessitated|missed|exaggerated|understated|overestimated|underestimated|biased"
+    r"|confounded|affected|influenced|driven|determined|damaged|broken|lost|exposed|infected|contaminated"
+    r"|impaired|injured|harmed|destroyed|corrupted|compromised|delayed|increased|decreased|reduced|elevated"
+    r"|lowered|raised|enhanced|improved|worsened|altered|changed|limited|restricted|involved|included"
+    r"|obtained|achieved|reached|observed|detected|measured|estimated|overlooked|tempted"
+)
+# Irregular participles of handling (the -ed ones are read by their ending).
+_IRREGULAR_PARTICIPLES = (
+    r"done|made|kept|held|set|put|cut|run|left|sent|laid|fed|hung|shut|split|spread|spun|wound|bent|bound|stuck"
+    r"|taken|given|shown|written|rewritten|chosen|worn|sewn|drawn|thrown|withdrawn|overridden|undertaken"
+)
+_PERMISSION = (
+    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+|then\s+)?be\s+{ADVERB}"
+    rf"(?!(?:{_NOT_DONE_BY_THE_READER})\b)(?:\w{{2,}}ed|{_IRREGULAR_PARTICIPLES})\b"
+)
+# "may be considered in/for/when …": a guideline's conditional recommendation; "may be considered
+# preliminary" (a complement) is a judgement.
+_MAY_BE_CONSIDERED = (
+    r"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+)?be\s+considered"
+    r"(?=\s+(?:in|for|when|if|where|whenever|only|after|before|during|as\s+an?)\b|\s*[.;:,])"
+)
+# "Operators may consider …": an option offered; not the authors' "we may consider" nor a judgement
+# "may consider X to be Y".
+_MAY_CONSIDER = r"(?<!\bwe\s)(?<!\bone\s)(?<!\bI\s)\bmay\s+(?:also\s+)?consider\b(?!(?:\s+[^\s.;:]+){1,5}?\s+to\s+be\b)"
+# How a value is computed, sourced, rounded, modelled or expressed in a unit.
+_CALCULATED = (
+    r"calculated|computed|derived|estimated|evaluated|averaged|summed|rounded(?:\s+(?:up|down|off))?|truncated"
+    r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
+    r"|discarded|sourced"
+)
+RULE_WORDING = (
+    r"\bshall\b",
+    r"\bmust\b",
+    r"\bshould\b",
+    r"\bought\s+to\b",
+    rf"\b(?:is|are|be)\s+{ADVERB}(?:not\s+)?{ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
+    r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
+    rf"(?<![^\W\d_])(?:we|i)\s+{ADVERB}recommend\b",  # "2We recommend": a footnote mark glued on
+    r"\brecommends?\s+that\b",
+    r"\bneeds?\s+to\b",
+    r"\b(?:has|have)\s+to\s+be\b",
+    rf"\bit\s+is\s+{ADVERB}(?:important|essential|necessary|critical|crucial|vital|imperative|advisable"
+    r"|inadvisable|preferable|mandatory|unreasonable|good\s+practice|best\s+practice)\b"
+    r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
+    # "is to be replaced"; not "is to be expected": an expectation, not a duty.
+    rf"\b(?:is|are)\s+(?:not\s+)?to\s+be\b(?!\s+(?:{_EPISTEMIC})\b)",
+    _PERMISSION,
+    _MAY_BE_CONSIDERED,
+    _MAY_CONSIDER,
+    r"\b(?:make|be)\s+sure\b",
+)
+CALCULATION_WORDING = (
+    rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
+    rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
+    r"|when)\b",  # not "that": "it is estimated that …" reports a finding
+    r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
+    # A modelling convention of a method section: an assumption the calculation rests on, a
+    # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
+    r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
+    r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
+    r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
+)
+CALCULATION_WORDS = r"calculated|computed|formula|rounded"

@@ -1,4 +1,7 @@
-"""French: its closed word classes (see lexicon.py for what each class is for)."""
+"""French: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB, APOSTROPHE
 
 CODE = "fr"
 DEFINITE_ARTICLES = ("le", "la", "les")
@@ -27,6 +30,7 @@ CONDITION_OPENERS = (
     r"Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
     r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d"
 )
+AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"
@@ -48,3 +52,39 @@ LEGEND_OPENERS = r"où"
 WITH = r"avec"
 SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
 CONJUNCTIONS = r"et"
+
+# "peut être" + participle: a permission, with the exclusions of English "may be".
+_NOT_DONE = (
+    r"dû|due?s?|vue?s?|perçue?s?|connue?s?|réduite?s?|compromise?s?|(?:caus|expliqu|attribu|li|associ|corrél"
+    r"|attend|trouv|constat|observ|consid[ée]r|regard|estim|jug|affect|influenc|endommag|perd|expos|infect"
+    r"|contamin|alt[ée]r|modifi|limit|retard|augment|diminu|nécessit|requ|exig)\w*"
+)
+_PERMISSION = (
+    r"(?<!\bqui\s)\bpeu(?:t|vent)\s+(?:également\s+|aussi\s+)?être\s+"
+    rf"(?!(?:{_NOT_DONE}|celui|ceci|ici|parmi|ainsi|lui)(?![\w'’]))"
+    r"(?:[a-zà-ÿ]{2,}(?:ée?s?|ie?s?|ue?s?)|[a-zà-ÿ]*(?:mi|pri|fai|ouver|offer|cri)(?:t|s)e?s?)(?![\w'’])"
+)
+RULE_WORDING = (
+    r"\bdoi(?:t|vent|vra|vront)\b",
+    r"\bil\s+faut\b",
+    rf"\bil\s+convient\s+d(?:e\b|{APOSTROPHE})",
+    rf"\bil\s+(?:est|sera)\s+{ADVERB}(?:recommandé|conseillé|nécessaire|indispensable|important|essentiel"
+    rf"|obligatoire|interdit|impératif|préférable|déconseillé)\s+(?:de\b|d{APOSTROPHE}|que\b)",
+    rf"\b(?:est|sont)\s+{ADVERB}(?:obligatoires?|interdite?s?|recommandée?s?|exigée?s?|requise?s?"
+    r"|prescrite?s?|proscrite?s?|autorisée?s?|déconseillée?s?)\b",
+    r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
+    r"\bnous\s+recommandons\b",
+    r"\b(?:est|sont)\s+tenue?s?\s+de\b",
+    _PERMISSION,
+    # "La loi impose aux exploitants de déclarer …", "oblige les communes à publier …": the
+    # verbs of obligation with their object and infinitive (not "L'objectif est de …").
+    rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{APOSTROPHE})\w+(?:er|ir|re)\b",
+    r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
+)
+CALCULATION_WORDING = (
+    rf"\b(?:est|sont)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
+    r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
+    r"|en\s+fonction)\b",
+    r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+)
+CALCULATION_WORDS = r"calculée?s?|arrondie?s?"

@@ -1,5 +1,6 @@
-"""Indonesian: its closed word classes (see lexicon.py for what each class is for). Indonesian has
-no article: its copulas are read where the layout says the subject is a term."""
+"""Indonesian: the words and wording of every class the readers match (lexicon.py says what each
+class is for). Indonesian has no article: its copulas are read where the layout says the subject
+is a term."""
 
 CODE = "id"
 DEFINITE_ARTICLES = ()
@@ -24,6 +25,7 @@ CONDITION_OPENERS = (
     r"Jika|Apabila|Bila|Jikalau|Bilamana|Dalam\s+hal"
     r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika"
 )
+AS_NEEDED = r"^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)"
 TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
 
 OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"
@@ -39,3 +41,15 @@ LEGEND_OPENERS = r"dimana|di mana"
 WITH = r"dengan"
 SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
 CONJUNCTIONS = r"dan"
+
+RULE_WORDING = (
+    r"\b(?:harus|wajib|diwajibkan|diharuskan|dianjurkan|disarankan|direkomendasikan|sebaiknya|hendaknya"
+    r"|perlu|dilarang|diperbolehkan|diizinkan)\b",
+    r"\btidak\s+(?:boleh|diperbolehkan|diizinkan)\b",
+    r"\bkami\s+(?:merekomendasikan|menyarankan|menganjurkan)\b",
+)
+CALCULATION_WORDING = (
+    r"\b(?:dihitung|dinyatakan\s+dalam|dibulatkan|ditentukan|diukur|dijumlahkan|diperoleh\s+dari"
+    r"|diambil\s+dari)\b",
+)
+CALCULATION_WORDS = r"dihitung|perhitungan|rumus"

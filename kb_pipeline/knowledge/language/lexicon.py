@@ -58,7 +58,13 @@ DEFINING_VERBS = _either("DEFINING_VERBS")
 DISCOURSE_MARKERS = _either("DISCOURSE_MARKERS")
 CONDITION_OPENERS = _either("CONDITION_OPENERS")
 TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
+# "If necessary", "when possible": a reader's option, not a fact.
+AS_NEEDED = _either("AS_NEEDED")
 OPEN_MODALS = _either("OPEN_MODALS")
+# The wording that settles a sentence as a rule; how a value is computed (regex alternatives).
+RULE_WORDING = _every("RULE_WORDING")
+CALCULATION_WORDING = _every("CALCULATION_WORDING")
+CALCULATION_WORDS = _either("CALCULATION_WORDS")
 SUBORDINATORS = _either("SUBORDINATORS")
 RULE_NOUNS = _either("RULE_NOUNS")
 OUTCOME_VERBS = _either("OUTCOME_VERBS")

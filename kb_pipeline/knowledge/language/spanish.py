@@ -1,4 +1,7 @@
-"""Spanish: its closed word classes (see lexicon.py for what each class is for)."""
+"""Spanish: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB
 
 CODE = "es"
 DEFINITE_ARTICLES = ("el", "los", "las")
@@ -23,6 +26,7 @@ CONDITION_OPENERS = (
     r"Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
     r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
 )
+AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
 TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
 
 OPEN_MODALS = r"puede|pueden"
@@ -41,3 +45,16 @@ LEGEND_OPENERS = r"donde|siendo"
 WITH = r"con"
 SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
 CONJUNCTIONS = r"y|e"
+
+RULE_WORDING = (
+    r"\b(?:debe|deben|deberá|deberán|debería|deberían|hay\s+que|tiene\s+que|tienen\s+que)\b",
+    r"\bse\s+(?:recomienda|recomiendan|aconseja|aconsejan|requiere|requieren|exige|exigen|prohíbe|prohíben)\b",
+    rf"\b(?:es|son|está|están|queda|quedan)\s+{ADVERB}(?:obligatori[oa]s?|prohibid[oa]s?|necesari[oa]"
+    r"|recomendable|aconsejable|imprescindible|permitid[oa]s?)\b",
+    r"\brecomendamos\b",
+)
+CALCULATION_WORDING = (
+    r"\bse\s+(?:calcula|calculan|expresa|expresan|redondea|redondean|determina|determinan|obtiene|obtienen"
+    r"|mide|miden|estima|estiman)\b",
+)
+CALCULATION_WORDS = r"calculad[oa]s?"

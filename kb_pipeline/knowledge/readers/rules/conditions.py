@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ...document.text import Span, sentences
-from ...language.lexicon import CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
+from ...language.lexicon import AS_NEEDED, CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
 
 _I = re.IGNORECASE
 
@@ -28,12 +28,7 @@ _WHETHER = re.compile(
     _I,
 )
 # Conditions that make a "can"/"may" a permission the reader is given, not a capability.
-_NORMATIVE_CONDITION = re.compile(
-    r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
-    r"|^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)|^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
-    r"|^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)|^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)",
-    _I,
-)
+_NORMATIVE_CONDITION = re.compile(AS_NEEDED, _I)
 _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
 # A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
 # next sentence or list item of a joined statement.

@@ -5,6 +5,7 @@ participle of something done to a thing), how a value is computed or modelled (a
 term neglected), and what makes a modal sentence a description instead (reported speech, the
 authors' own reasoning, mechanics, a "may" of possibility).
 
+The words and wording are the lexicon's (language/: RULE_WORDING, CALCULATION_WORDING, …).
 Every function reads a statement's own characters and returns offsets into it, or a verdict;
 none changes a text. Imperatives are in imperatives.py, condition clauses in conditions.py.
 """
@@ -16,7 +17,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from ...language.lexicon import AUTHORS, OPEN_MODALS, OUTCOME_VERBS, RULE_NOUNS, SUBORDINATORS, alternation
+from ...language.lexicon import (
+    AUTHORS,
+    CALCULATION_WORDING,
+    CALCULATION_WORDS,
+    OPEN_MODALS,
+    OUTCOME_VERBS,
+    RULE_NOUNS,
+    RULE_WORDING,
+    SUBORDINATORS,
+    alternation,
+)
 
 Strength = Literal["decided", "open"]
 
@@ -32,171 +43,18 @@ class Cue:
 
 
 _I = re.IGNORECASE
-# What one expects, fears or sees: "is to be expected" states no duty.
-_EPISTEMIC = r"expected|anticipated|hoped|feared|seen|found|noted|regretted|welcomed|wondered|doubted|believed"
-# German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").
-_GERMAN_EASE = r"(?:einfach|leicht|schwer|schwierig|kompliziert|mühsam|bequem|gut|schlecht|möglich|unmöglich|kaum)"
-_ADVERB = r"(?:\w+ly\s+|\w+ment\s+|\w+mente\s+)?"
-# "may be" + the participle of something done to a thing is a permission ("The filter may be
-# replaced by hand"); a participle of knowing, causing, relating, needing, harming or changing
-# makes it a possibility ("may be caused by", "may be damaged", "may be viewed as").
-_NOT_DONE_BY_THE_READER = (
-    r"caused|explained|attributed|related|associated|linked|correlated|expected|anticipated|seen|found|noted"
-    r"|known|identified|regarded|considered|viewed|deemed|thought|believed|described|called|termed|compared"
-    r"|needed|required|necessitated|missed|exaggerated|understated|overestimated|underestimated|biased"
-    r"|confounded|affected|influenced|driven|determined|damaged|broken|lost|exposed|infected|contaminated"
-    r"|impaired|injured|harmed|destroyed|corrupted|compromised|delayed|increased|decreased|reduced|elevated"
-    r"|lowered|raised|enhanced|improved|worsened|altered|changed|limited|restricted|involved|included"
-    r"|obtained|achieved|reached|observed|detected|measured|estimated|overlooked|tempted"
-)
-# Irregular participles of handling (the -ed ones are read by their ending).
-_IRREGULAR_PARTICIPLES = (
-    r"done|made|kept|held|set|put|cut|run|left|sent|laid|fed|hung|shut|split|spread|spun|wound|bent|bound|stuck"
-    r"|taken|given|shown|written|rewritten|chosen|worn|sewn|drawn|thrown|withdrawn|overridden|undertaken"
-)
-_PERMISSION = (
-    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+|then\s+)?be\s+{_ADVERB}"
-    rf"(?!(?:{_NOT_DONE_BY_THE_READER})\b)(?:\w{{2,}}ed|{_IRREGULAR_PARTICIPLES})\b"
-)
-# French "peut être" + participle, German "darf … werden": the same permission, the same exclusions.
-_FRENCH_NOT_DONE = (
-    r"dû|due?s?|vue?s?|perçue?s?|connue?s?|réduite?s?|compromise?s?|(?:caus|expliqu|attribu|li|associ|corrél"
-    r"|attend|trouv|constat|observ|consid[ée]r|regard|estim|jug|affect|influenc|endommag|perd|expos|infect"
-    r"|contamin|alt[ée]r|modifi|limit|retard|augment|diminu|nécessit|requ|exig)\w*"
-)
-_FRENCH_PERMISSION = (
-    r"(?<!\bqui\s)\bpeu(?:t|vent)\s+(?:également\s+|aussi\s+)?être\s+"
-    rf"(?!(?:{_FRENCH_NOT_DONE}|celui|ceci|ici|parmi|ainsi|lui)(?![\w'’]))"
-    r"(?:[a-zà-ÿ]{2,}(?:ée?s?|ie?s?|ue?s?)|[a-zà-ÿ]*(?:mi|pri|fai|ouver|offer|cri)(?:t|s)e?s?)(?![\w'’])"
-)
-_GERMAN_PERMISSION = (
-    r"\b(?:darf|dürfen)\b(?!\s+(?:nicht|kein))[^.;:,]{0,80}?\s(?!(?:erwartet|vermutet|bezweifelt)\b)"
-    r"[a-zäöüß]+(?:t|en)\s+werden\b"
-)
-# "may be considered in/for/when …": a guideline's conditional recommendation; "may be considered
-# preliminary" (a complement) is a judgement.
-_MAY_BE_CONSIDERED = (
-    r"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+)?be\s+considered"
-    r"(?=\s+(?:in|for|when|if|where|whenever|only|after|before|during|as\s+an?)\b|\s*[.;:,])"
-)
-# "Operators may consider …": an option offered; not the authors' "we may consider" nor a judgement
-# "may consider X to be Y".
-_MAY_CONSIDER = r"(?<!\bwe\s)(?<!\bone\s)(?<!\bI\s)\bmay\s+(?:also\s+)?consider\b(?!(?:\s+[^\s.;:]+){1,5}?\s+to\s+be\b)"
 
-_APOSTROPHE = r"['’]"
 
 # Obligations, prohibitions, recommendations and permissions that settle a sentence as a rule.
-_DECIDED = re.compile(
-    "|".join(
-        (
-            # English
-            r"\bshall\b",
-            r"\bmust\b",
-            r"\bshould\b",
-            r"\bought\s+to\b",
-            rf"\b(?:is|are|be)\s+{_ADVERB}(?:not\s+)?{_ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
-            r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
-            rf"(?<![^\W\d_])(?:we|i)\s+{_ADVERB}recommend\b",  # "2We recommend": a footnote mark glued on
-            r"\brecommends?\s+that\b",
-            r"\bneeds?\s+to\b",
-            r"\b(?:has|have)\s+to\s+be\b",
-            rf"\bit\s+is\s+{_ADVERB}(?:important|essential|necessary|critical|crucial|vital|imperative|advisable"
-            r"|inadvisable|preferable|mandatory|unreasonable|good\s+practice|best\s+practice)\b"
-            r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
-            # "is to be replaced"; not "is to be expected": an expectation, not a duty.
-            rf"\b(?:is|are)\s+(?:not\s+)?to\s+be\b(?!\s+(?:{_EPISTEMIC})\b)",
-            _PERMISSION,
-            _MAY_BE_CONSIDERED,
-            _MAY_CONSIDER,
-            r"\b(?:make|be)\s+sure\b",
-            # French
-            r"\bdoi(?:t|vent|vra|vront)\b",
-            r"\bil\s+faut\b",
-            rf"\bil\s+convient\s+d(?:e\b|{_APOSTROPHE})",
-            rf"\bil\s+(?:est|sera)\s+{_ADVERB}(?:recommandé|conseillé|nécessaire|indispensable|important|essentiel"
-            rf"|obligatoire|interdit|impératif|préférable|déconseillé)\s+(?:de\b|d{_APOSTROPHE}|que\b)",
-            rf"\b(?:est|sont)\s+{_ADVERB}(?:obligatoires?|interdite?s?|recommandée?s?|exigée?s?|requise?s?"
-            r"|prescrite?s?|proscrite?s?|autorisée?s?|déconseillée?s?)\b",
-            r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
-            r"\bnous\s+recommandons\b",
-            r"\b(?:est|sont)\s+tenue?s?\s+de\b",
-            _FRENCH_PERMISSION,
-            # "La loi impose aux exploitants de déclarer …", "oblige les communes à publier …": the
-            # verbs of obligation with their object and infinitive (not "L'objectif est de …").
-            rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{_APOSTROPHE})\w+(?:er|ir|re)\b",
-            r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
-            # German
-            r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
-            r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
-            _GERMAN_PERMISSION,
-            # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
-            # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).
-            rf"\b(?:ist|sind)\b(?!\s+es\b)(?:\s+(?!{_GERMAN_EASE}\s+zu\b)[^\s,]+){{0,6}}?\s+zu\s+\w+(?:en|ern|eln)\b",
-            r"\b(?:ist|sind)\s+(?:\w+\s+)?(?:erforderlich|vorgeschrieben|verboten|unzulässig|zulässig|notwendig"
-            r"|verpflichtend|untersagt)\b",
-            r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
-            r"|\bes\s+empfiehlt\s+sich\b",
-            # Spanish
-            r"\b(?:debe|deben|deberá|deberán|debería|deberían|hay\s+que|tiene\s+que|tienen\s+que)\b",
-            r"\bse\s+(?:recomienda|recomiendan|aconseja|aconsejan|requiere|requieren|exige|exigen|prohíbe|prohíben)\b",
-            rf"\b(?:es|son|está|están|queda|quedan)\s+{_ADVERB}(?:obligatori[oa]s?|prohibid[oa]s?|necesari[oa]"
-            r"|recomendable|aconsejable|imprescindible|permitid[oa]s?)\b",
-            r"\brecomendamos\b",
-            # Indonesian
-            r"\b(?:harus|wajib|diwajibkan|diharuskan|dianjurkan|disarankan|direkomendasikan|sebaiknya|hendaknya"
-            r"|perlu|dilarang|diperbolehkan|diizinkan)\b",
-            r"\btidak\s+(?:boleh|diperbolehkan|diizinkan)\b",
-            r"\bkami\s+(?:merekomendasikan|menyarankan|menganjurkan)\b",
-        )
-    ),
-    _I,
-)
+_DECIDED = re.compile("|".join(RULE_WORDING), _I)
 # Wording that may state a rule or a fact: a capability, a forecast, an option (can, may, could,
 # devrait, peut, kann, puede, dapat). A model decides; code alone does not emit these.
 _OPEN = re.compile(rf"\b(?:{OPEN_MODALS})\b", _I)
 
 # How a value is computed, sourced, rounded, modelled or expressed in a unit.
-_CALCULATED = (
-    r"calculated|computed|derived|estimated|evaluated|averaged|summed|rounded(?:\s+(?:up|down|off))?|truncated"
-    r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
-    r"|discarded|sourced"
-)
-_CALCULATION = re.compile(
-    "|".join(
-        (
-            rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{_ADVERB}(?:then\s+|first\s+)?"
-            rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
-            r"|when)\b",  # not "that": "it is estimated that …" reports a finding
-            r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
-            # A modelling convention of a method section: an assumption the calculation rests on, a
-            # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
-            r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
-            r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
-            r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
-            # French
-            rf"\b(?:est|sont)\s+{_ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
-            r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
-            r"|en\s+fonction)\b",
-            r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
-            # German
-            r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
-            r"|abgeschätzt|vernachlässigt)\b",
-            r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
-            # Spanish
-            r"\bse\s+(?:calcula|calculan|expresa|expresan|redondea|redondean|determina|determinan|obtiene|obtienen"
-            r"|mide|miden|estima|estiman)\b",
-            # Indonesian
-            r"\b(?:dihitung|dinyatakan\s+dalam|dibulatkan|ditentukan|diukur|dijumlahkan|diperoleh\s+dari"
-            r"|diambil\s+dari)\b",
-        )
-    ),
-    _I,
-)
-_CALCULATION_WORDS = re.compile(
-    r"\b(?:calculated|computed|formula|dihitung|perhitungan|rumus|berechnet|calculée?s?|calculad[oa]s?|rounded|arrondie?s?"
-    r"|gerundet)\b",
-    _I,
-)
+_CALCULATION = re.compile("|".join(CALCULATION_WORDING), _I)
+_CALCULATION_WORDS = re.compile(rf"\b(?:{CALCULATION_WORDS})\b", _I)
+
 
 # Reported speech and related work: a modal there describes what others found or advised.
 _CITATION = re.compile(r"\bet\s+al\b|\[\d[\d,\s–-]*\]|\([A-Z][^()]{0,60}\d{4}[a-z]?\)")
