@@ -183,3 +183,14 @@ CALCULATION_WORDING = (
     r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
 )
 CALCULATION_WORDS = r"calculated|computed|formula|rounded"
+
+# What a bare conditional opens with (not "For …", "At …": those are scopes).
+CONDITIONALS = r"If|When|Whenever|Unless|Provided|Otherwise"
+# Wording only a publication's own terms use; wording a licence shares with a domain's rules ("a
+# valid licence", "reproductive age"); the work itself named (then licence wording is about it).
+COPYRIGHT = r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer"
+LICENSING = r"\blicen[cs]|\breproduc|\bendors"
+THE_WORK = (
+    r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
+    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
+)

@@ -88,3 +88,8 @@ CALCULATION_WORDING = (
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
 )
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
+
+CONDITIONALS = r"Si|Lorsque|Sinon"
+COPYRIGHT = r"droits?\s+d['’]auteur"
+LICENSING = ""
+THE_WORK = r"\bcette\s+(?:publication|œuvre)"

@@ -67,3 +67,8 @@ CALCULATION_WORDING = (
     r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
 )
 CALCULATION_WORDS = r"berechnet|gerundet"
+
+CONDITIONALS = r"Wenn|Falls|Sonst"
+COPYRIGHT = r"urheberrecht"
+LICENSING = ""
+THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"

@@ -53,3 +53,8 @@ CALCULATION_WORDING = (
     r"|diambil\s+dari)\b",
 )
 CALCULATION_WORDS = r"dihitung|perhitungan|rumus"
+
+CONDITIONALS = r"Jika|Apabila|Bila"
+COPYRIGHT = r"hak\s+cipta"
+LICENSING = r"\blisensi"
+THE_WORK = ""

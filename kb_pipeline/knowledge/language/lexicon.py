@@ -60,6 +60,11 @@ CONDITION_OPENERS = _either("CONDITION_OPENERS")
 TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
 # "If necessary", "when possible": a reader's option, not a fact.
 AS_NEEDED = _either("AS_NEEDED")
+CONDITIONALS = _either("CONDITIONALS")
+# A publication's own terms: copyright, licence wording, the work itself named.
+COPYRIGHT = _either("COPYRIGHT")
+LICENSING = _either("LICENSING")
+THE_WORK = _either("THE_WORK")
 OPEN_MODALS = _either("OPEN_MODALS")
 # The wording that settles a sentence as a rule; how a value is computed (regex alternatives).
 RULE_WORDING = _every("RULE_WORDING")

@@ -58,3 +58,8 @@ CALCULATION_WORDING = (
     r"|mide|miden|estima|estiman)\b",
 )
 CALCULATION_WORDS = r"calculad[oa]s?"
+
+CONDITIONALS = r"Cuando"
+COPYRIGHT = r"derechos\s+de\s+autor"
+LICENSING = ""
+THE_WORK = r"\besta\s+(?:obra|publicación)"

@@ -22,6 +22,7 @@ from typing import Literal
 
 from ....contracts import ParsedDocument
 from ...document.text import Span, ends_a_sentence, squash
+from ...language.lexicon import CONDITIONALS, COPYRIGHT, LICENSING, THE_WORK
 from ...model.injection import addresses_a_model
 from ...payloads.contracts import RuleEntry, RuleType
 from ...payloads.ids import rule_id
@@ -45,20 +46,11 @@ from .statements import Statement, statements
 RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
 
 # Wording only a publication's own terms use.
-_COPYRIGHT = re.compile(
-    r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer|hak\s+cipta|droits?\s+d['’]auteur"
-    r"|urheberrecht|derechos\s+de\s+autor",
-    re.IGNORECASE,
-)
+_COPYRIGHT = re.compile(COPYRIGHT, re.IGNORECASE)
 # Wording a licence shares with a domain's rules ("a valid licence", "reproductive age").
-_LICENSING = re.compile(r"\blicen[cs]|\blisensi|\breproduc|\bendors", re.IGNORECASE)
+_LICENSING = re.compile(LICENSING, re.IGNORECASE)
 # The work itself named: then licence wording is about the document.
-_THE_WORK = re.compile(
-    r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
-    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
-    r"|\bcette\s+(?:publication|œuvre)|\bdieses?\s+(?:Werk|Dokument)|\besta\s+(?:obra|publicación)",
-    re.IGNORECASE,
-)
+_THE_WORK = re.compile(THE_WORK, re.IGNORECASE)
 # Pages at either end of a document where its licence and imprint stand.
 _MATTER_PAGES = 2
 # Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
@@ -68,9 +60,7 @@ _PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
 _END = " \n,;:.!?"
 # A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
 # scope without a modal is a description).
-_CONDITIONAL_WORD = re.compile(
-    r"(?:If|When|Whenever|Unless|Provided|Otherwise|Si|Lorsque|Sinon|Wenn|Falls|Sonst|Cuando|Jika|Apabila|Bila)\b"
-)
+_CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
 
 
 @dataclass(frozen=True, eq=False)
