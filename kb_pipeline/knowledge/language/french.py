@@ -93,3 +93,21 @@ CONDITIONALS = r"Si|Lorsque|Sinon"
 COPYRIGHT = r"droits?\s+d['’]auteur"
 LICENSING = ""
 THE_WORK = r"\bcette\s+(?:publication|œuvre)"
+
+# An instruction (imperatives.py): an infinitive before its object's determiner ("Vérifier le
+# joint"); words with an infinitive's ending that are none; what makes the clause finite (a form
+# of être, avoir or a modal, a subject pronoun: then the first word is a noun, "Nombre des sites a
+# augmenté"); and what opens a subordinate clause, whose finite verb is its own.
+INSTRUCTION_OBJECTS = (
+    r"le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque"
+    r"|régulièrement|systématiquement"
+)
+NOT_INFINITIVES = ("entre", "contre", "outre", "notre", "votre", "autre")
+FINITE_FORMS = (
+    r"est|sont|était|étaient|sera|seront|serait|seraient|fut|furent|a|ont|avait|avaient|aura|auront|aurait"
+    r"|auraient|peut|peuvent|pourra|pourront|pourrait|doit|doivent|devra|devront|devrait|va|vont|fait|font"
+    r"|il|elle|ils|elles|on|je|nous"
+)
+SUBORDINATE_CLAUSE = (
+    r"\b(?:que|qui|dont|où|si|lorsque|quand|car|puisque|comme|afin)(?![\w'’])|\b(?:qu|lorsqu)['’]|\bs['’](?=ils?\b)"
+)

@@ -63,3 +63,6 @@ CONDITIONALS = r"Cuando"
 COPYRIGHT = r"derechos\s+de\s+autor"
 LICENSING = ""
 THE_WORK = r"\besta\s+(?:obra|publicación)"
+
+# An instruction (imperatives.py): an infinitive before its object's determiner ("Verificar el sello").
+INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ...language import french, spanish
 from ...language.lexicon import INSTRUCTION_VERBS, languages
 
 _I = re.IGNORECASE
@@ -42,23 +43,12 @@ def narrates_an_example(text: str) -> bool:
 
 
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
-_FRENCH_ARTICLE = r"(?:le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque|régulièrement|systématiquement)"
-_FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+{_FRENCH_ARTICLE}(?=\s|\w)")
-# Prepositions and determiners with an infinitive's ending.
-_FRENCH_FUNCTION_WORDS = frozenset("entre contre outre notre votre autre".split())
-# A finite verb of the clause (a form of être, avoir or a modal, a subject pronoun):
-# then the first word is a noun ("Nombre des sites a augmenté"). Read up to the first subordinator
+_FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+(?:{french.INSTRUCTION_OBJECTS})(?=\s|\w)")
+# A finite verb of the clause makes the first word a noun. Read up to the first subordinator
 # ("Vérifier qu'il n'y a pas de fuite": the finite verb is the subordinate clause's).
-_FRENCH_FINITE = re.compile(
-    r"\b(?:est|sont|était|étaient|sera|seront|serait|seraient|fut|furent|a|ont|avait|avaient|aura|auront|aurait"
-    r"|auraient|peut|peuvent|pourra|pourront|pourrait|doit|doivent|devra|devront|devrait|va|vont|fait|font"
-    r"|il|elle|ils|elles|on|je|nous)(?![\w'’])",
-    _I,
-)
-_FRENCH_SUBORDINATOR = re.compile(
-    r"\b(?:que|qui|dont|où|si|lorsque|quand|car|puisque|comme|afin)(?![\w'’])|\b(?:qu|lorsqu)['’]|\bs['’](?=ils?\b)", _I
-)
-_SPANISH = re.compile(r"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:el|la|los|las|un|una|su|sus|todos?|todas?|cada|al)\s")
+_FRENCH_FINITE = re.compile(rf"\b(?:{french.FINITE_FORMS})(?![\w'’])", _I)
+_FRENCH_SUBORDINATOR = re.compile(french.SUBORDINATE_CLAUSE, _I)
+_SPANISH = re.compile(rf"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:{spanish.INSTRUCTION_OBJECTS})\s")
 _GERMAN = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:en|ern|eln)\s+Sie\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.
@@ -98,7 +88,7 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
             return False
         return bool(_OBJECT.match(rest)) and not _NOUN_READING.match(rest) and not _LABEL.match(rest)
     capitalised = head[:1].upper() + head[1:]
-    if "fr" in language and _FRENCH.match(capitalised) and lowered not in _FRENCH_FUNCTION_WORDS:
+    if "fr" in language and _FRENCH.match(capitalised) and lowered not in french.NOT_INFINITIVES:
         clause = _FRENCH_SUBORDINATOR.split(rest, maxsplit=1)[0]
         # -re is as often a noun's ending ("Lettre du …", "Centre des …"): outside a list, only -er, -ir.
         return not _FRENCH_FINITE.search(clause) and (item or not lowered.endswith("re"))
