@@ -1,8 +1,8 @@
 """The words a definition is made of, in the corpus's languages: the verbs that say "this is what
 X means", the copulas and articles of "An X is a …", and the subjects that never name a term.
 
-Only closed word classes live here (articles, copulas, pronouns, defining verbs); what a term is
-comes from the layout around it, never from a list of terms.
+The words themselves (articles, copulas, pronouns, defining verbs) are the lexicon's
+(language/); what a term is comes from the layout around it, never from a list of terms.
 """
 
 from __future__ import annotations

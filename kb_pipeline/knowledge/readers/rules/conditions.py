@@ -1,8 +1,8 @@
 """The condition clause of a rule, verbatim, and what is left of it: leading ("If the seal
 leaks, …", "For a cold engine, …", "Pour convertir …, …") or trailing ("… unless a spare is
 fitted", "… when possible", "… in cases where the tank is full"), in English, French, German,
-Spanish and Indonesian: closed classes of subordinators and prepositions. Offsets into the
-statement's own text, nothing rewritten.
+Spanish and Indonesian: closed classes of subordinators and prepositions, the lexicon's
+(language/). Offsets into the statement's own text, nothing rewritten.
 """
 
 from __future__ import annotations
