@@ -54,7 +54,7 @@ def make_data_root(root: Path, rows: int, documents: int) -> None:
     )
     from kb_pipeline.knowledge.payloads.review import review_queue
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.review_desk.store import DecisionStore
+    from kb_pipeline.review.store import DecisionStore
 
     layout = DataLayout(root)
     store = DecisionStore.open(None, layout)

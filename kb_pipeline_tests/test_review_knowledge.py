@@ -28,12 +28,12 @@ from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, ApprovedText
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline.review.corpus import Corpus
+from kb_pipeline.review.reattach import reattach
+from kb_pipeline.review.store import DecisionStore, advisory_lock_key
+from kb_pipeline.review.word_diff import word_diff
 from kb_pipeline.review_desk.app import create_app
-from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
-from kb_pipeline.review_desk.reattach import reattach
-from kb_pipeline.review_desk.store import DecisionStore, advisory_lock_key
-from kb_pipeline.review_desk.word_diff import word_diff
 from kb_pipeline.settings import Settings
 
 from . import test_postgres

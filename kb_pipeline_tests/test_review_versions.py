@@ -31,12 +31,12 @@ from kb_pipeline.knowledge.payloads.document_versions import (
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
-from kb_pipeline.review_desk import corpus as corpus_module
-from kb_pipeline.review_desk.corpus import Corpus, QueueRow
-from kb_pipeline.review_desk.items import ReviewItem
-from kb_pipeline.review_desk.reattach import current_decisions
-from kb_pipeline.review_desk.store import Decision
-from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries, version_diffs
+from kb_pipeline.review import corpus as corpus_module
+from kb_pipeline.review.corpus import Corpus, QueueRow
+from kb_pipeline.review.items import ReviewItem
+from kb_pipeline.review.reattach import current_decisions
+from kb_pipeline.review.store import Decision
+from kb_pipeline.review.version_diff import base_version, diff_versions, match_entries, version_diffs
 
 from .browser import Browser
 from .test_review_desk import _extract

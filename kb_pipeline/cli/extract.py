@@ -26,7 +26,7 @@ from ..knowledge.payloads.payload_folder import (
 )
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
-from ..review_desk.store import read_active_knowledge
+from ..review.store import read_active_knowledge
 from ..settings import Settings
 
 

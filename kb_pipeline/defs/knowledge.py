@@ -3,7 +3,7 @@
     parsed_document → knowledge_payloads → glossary_table
                                        └─→ review_queue_table
 
-`knowledge_payloads` runs the extraction (`knowledge.payload_folder.write_knowledge`, as
+`knowledge_payloads` runs the extraction (`knowledge.payloads.payload_folder.write_knowledge`, as
 `kb-pipeline extract` does: the deterministic readers, then the language model on the terms they
 left open) on the document's latest artifact and writes the seven payloads to
 data/knowledge/<doc_id>/, or records its failure there; its checks (knowledge/payloads/checks.py) re-read

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..review_desk.corpus import Corpus
-from ..review_desk.knowledge_export import write_knowledge_export
+from ..review.corpus import Corpus
+from ..review.knowledge_export import write_knowledge_export
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_KNOWLEDGE, GLOSSARY_SKOS, GLOSSARY_TBX, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
 from .resources import KnowledgeBase, ReviewDatabase
@@ -122,14 +122,18 @@ def knowledge_exports(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatab
         },
     )
     for key, fmt, language in ((GLOSSARY_TBX, "tbx", "xml"), (GLOSSARY_SKOS, "skos", "turtle")):
-        (path,) = written.files[fmt]
+        # No approved term: no TBX (TBX-Basic needs a conceptEntry; knowledge_export.py).
+        file = next(iter(written.files[fmt]), None)
         yield dg.MaterializeResult(
             asset_key=key,
             metadata={
                 "concepts": len(entries),
-                "path": dg.MetadataValue.path(str(path)),
                 "decision_revision": revision,
-                "preview": _file_preview(path, language),
+                **(
+                    {"path": dg.MetadataValue.path(str(file)), "preview": _file_preview(file, language)}
+                    if file
+                    else {"preview": dg.MetadataValue.md("no approved term: no file")}
+                ),
             },
         )
 

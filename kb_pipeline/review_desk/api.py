@@ -12,15 +12,15 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
+from ..review.corpus import QueueFilter, QueueRow
+from ..review.export import ActiveEntry, active_entries
+from ..review.progress import progress
+from ..review.reattach import current_decisions
+from ..review.store import Decision
+from ..review.version_diff import version_diffs
 from .auth import PrincipalDep, require
-from .corpus import QueueFilter, QueueRow
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
-from .export import ActiveEntry, active_entries
-from .progress import progress
-from .reattach import current_decisions
-from .store import Decision
-from .version_diff import version_diffs
 
 router = APIRouter(prefix="/api", dependencies=[require("viewer")])
 

@@ -14,16 +14,16 @@ import pypdfium2 as pdfium
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ..review.corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
+from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
+from ..review.page_image import PageImage, render_page
+from ..review.progress import progress
+from ..review.reattach import current_decisions
+from ..review.version_diff import version_diffs
+from ..review.word_diff import word_diff
 from .auth import PrincipalDep, principal_of, require
-from .corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
-from .items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
-from .page_image import PageImage, render_page
-from .progress import progress
-from .reattach import current_decisions
-from .version_diff import version_diffs
-from .word_diff import word_diff
 
 REVIEWER_COOKIE = "kb_reviewer"
 

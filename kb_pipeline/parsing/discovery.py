@@ -18,6 +18,10 @@ class NoContentListError(FileNotFoundError):
     """The directory holds neither content_list_v2.json nor content_list.json (plain or prefixed)."""
 
 
+class IncompleteOutputError(ValueError):
+    """The directory lacks a file the normaliser reads (a content list, the middle JSON, the PDF)."""
+
+
 # Checked in this order; the first role whose pattern matches claims the file,
 # so "*_content_list_v2.json" is never mistaken for "*_content_list.json".
 _ROLE_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -45,6 +49,12 @@ class DiscoveredInputs:
     def content_list(self) -> Path | None:
         return self.first("content_list_v2") or self.first("content_list")
 
+    def required(self, role: str, what: str, hint: str = "") -> Path:
+        found = self.first(role)
+        if found is None:
+            raise IncompleteOutputError(f"no {what} in {self.input_dir}" + (f" ({hint})" if hint else ""))
+        return found
+
 
 def _role_of(name: str) -> str:
     for role, patterns in _ROLE_PATTERNS:
@@ -67,8 +77,13 @@ def discover_inputs(input_dir: Path) -> DiscoveredInputs:
             continue
         files.setdefault(_role_of(entry.name), []).append(entry)
     for role, patterns in _ROLE_PATTERNS:
-        # A plain name (exact pattern) wins over prefixed variants; ties keep name order.
-        files.get(role, []).sort(key=lambda path: path.name.lower() not in patterns)
+        # The first pattern matched wins: a plain name over prefixed variants, MinerU 4's names
+        # over older ones (middle_json.json over layout.json); ties keep name order.
+        files.get(role, []).sort(
+            key=lambda path: next(
+                n for n, pattern in enumerate(patterns) if fnmatch.fnmatch(path.name.lower(), pattern)
+            )
+        )
     found = DiscoveredInputs(input_dir=input_dir, files=files, images_dir=images_dir)
     if found.content_list is None:
         raise NoContentListError(f"no content_list_v2.json or content_list.json (plain or prefixed) in {input_dir}")

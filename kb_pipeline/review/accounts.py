@@ -124,9 +124,10 @@ class Accounts:
         if role not in ROLES:
             raise AccountError(f"a role is one of {', '.join(ROLES)}")
         # Names differing only in case would read as one person in the audit trail.
-        taken = next((a.name for a in self.all() if a.name.casefold() == name.casefold()), None)
+        taken = next((a for a in self.all() if a.name.casefold() == name.casefold()), None)
         if taken is not None:
-            raise AccountError(f"an account named {taken!r} exists already")
+            hint = "" if taken.enabled else f" (disabled: `kb-pipeline review user enable {taken.name}`)"
+            raise AccountError(f"an account named {taken.name!r} exists already{hint}")
         values = {
             "name": name,
             "role": role,
@@ -165,6 +166,11 @@ class Accounts:
         self.revoke_tokens(account.name)
         self.sessions.end_all(account.id)
         return self._update(account, disabled_at=now_iso())
+
+    def enable(self, name: str) -> Account:
+        """A disabled account signs in again; the sessions and tokens disabling ended stay ended."""
+        account = self._named(name)
+        return account if account.enabled else self._update(account, disabled_at=None)
 
     def reset_password(self, name: str, password: str) -> Account:
         account = self._update(self._named(name), password_hash=hash_password(password))
