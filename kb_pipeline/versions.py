@@ -47,7 +47,7 @@ PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py"), _PACKAG
 # other half (`knowledge_code_version`), and how it is reached decides no payload.
 # The readers also read the artifact's model and the PDF's text layer (title, list layouts).
 KNOWLEDGE_SOURCES = [
-    *(_PACKAGE / "knowledge").glob("*.py"),
+    *(_PACKAGE / "knowledge").rglob("*.py"),
     _PACKAGE / "llm" / "usage.py",
     _PACKAGE / "contracts.py",
     _PACKAGE / "pdf_text.py",

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..knowledge.text import canonical, squash
+from ..knowledge.document.text import canonical, squash
 from .corpus import Corpus, decided_on
 from .items import ReviewItem
 from .store import Decision, DecisionStore
