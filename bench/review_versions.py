@@ -33,7 +33,7 @@ DOC = "BENCH_VERSIONS"
 
 
 def _payloads(entries: int, revised: bool):
-    from kb_pipeline.knowledge.contracts import (
+    from kb_pipeline.knowledge.payloads.contracts import (
         BriefContext,
         FormulaEntry,
         GlossaryEntry,
@@ -41,7 +41,7 @@ def _payloads(entries: int, revised: bool):
         Provenance,
         RuleEntry,
     )
-    from kb_pipeline.knowledge.review import review_queue
+    from kb_pipeline.knowledge.payloads.review import review_queue
 
     def text(i: int, what: str) -> str:
         reworded = revised and i % 10 == 1
@@ -89,8 +89,8 @@ def _payloads(entries: int, revised: bool):
 
 def make_data_root(root: Path, entries: int, others: int) -> None:
     from kb_pipeline.contracts import ParsedDocument
-    from kb_pipeline.knowledge.diff import ApprovedTexts
-    from kb_pipeline.knowledge.document_versions import keep_version
+    from kb_pipeline.knowledge.payloads.diff import ApprovedTexts
+    from kb_pipeline.knowledge.payloads.document_versions import keep_version
     from kb_pipeline.paths import DataLayout
     from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
     from kb_pipeline.review.corpus import Corpus

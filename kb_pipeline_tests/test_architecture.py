@@ -169,5 +169,5 @@ def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
     from kb_pipeline.versions import KNOWLEDGE_SOURCES
 
     sources = {p.relative_to(PACKAGE).as_posix() for p in KNOWLEDGE_SOURCES}
-    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").glob("*.py")} <= sources
+    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").rglob("*.py")} <= sources
     assert {s for s in sources if s.startswith("llm/")} == {"llm/usage.py"}

@@ -23,8 +23,8 @@ from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
-from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
-from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
+from kb_pipeline.knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance
+from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, apply_diff
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact

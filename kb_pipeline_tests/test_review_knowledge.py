@@ -24,7 +24,7 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
+from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document

@@ -20,9 +20,14 @@ from sqlalchemy import event
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge import payload_folder
-from kb_pipeline.knowledge.contracts import Payloads
-from kb_pipeline.knowledge.document_versions import DocumentVersion, keep_version, list_versions, version_folder
+from kb_pipeline.knowledge.payloads import payload_folder
+from kb_pipeline.knowledge.payloads.contracts import Payloads
+from kb_pipeline.knowledge.payloads.document_versions import (
+    DocumentVersion,
+    keep_version,
+    list_versions,
+    version_folder,
+)
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document

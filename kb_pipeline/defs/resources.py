@@ -14,7 +14,7 @@ from typing import Any, Union, get_args, get_origin
 import dagster as dg
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..knowledge.diff import ApprovedDefinition
+from ..knowledge.payloads.diff import ApprovedDefinition
 from ..llm.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig

@@ -18,9 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.diff import ApprovedTexts, Kind, same_definition
-from ..knowledge.document_versions import KEPT_PAYLOADS, DocumentVersion, list_versions, version_folder
+from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
+from ..knowledge.payloads.diff import ApprovedTexts, Kind, same_definition
+from ..knowledge.payloads.document_versions import KEPT_PAYLOADS, DocumentVersion, list_versions, version_folder
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME

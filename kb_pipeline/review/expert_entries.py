@@ -23,10 +23,10 @@ import sqlalchemy as sa
 from pydantic import BaseModel, field_validator
 
 from ..contracts import Chunk, ParsedDocument
-from ..knowledge import ids
-from ..knowledge.contracts import FormulaEntry, FormulaVariable, GlossaryEntry, Provenance, RuleEntry
-from ..knowledge.spans import locate
-from ..knowledge.text import canonical
+from ..knowledge.document.text import canonical
+from ..knowledge.payloads import ids
+from ..knowledge.payloads.contracts import FormulaEntry, FormulaVariable, GlossaryEntry, Provenance, RuleEntry
+from ..knowledge.payloads.spans import locate
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
 from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, Entity, ReviewItem

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from ..knowledge.contracts import GlossaryEntry
-from ..knowledge.diff import Kind
+from ..knowledge.payloads.contracts import GlossaryEntry
+from ..knowledge.payloads.diff import Kind
 from .corpus import Corpus, decided_on
 from .store import Decision, approved_decisions
 

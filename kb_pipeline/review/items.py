@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.diff import ApprovedTexts, Kind, text_diff_status
-from ..knowledge.text import canonical, squash
+from ..knowledge.document.text import canonical, squash
+from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
+from ..knowledge.payloads.diff import ApprovedTexts, Kind, text_diff_status
 
 KINDS: tuple[Kind, ...] = ("term", "rule", "formula", "brief")
 CONFLICT = "conflicting definitions — expert decision required"

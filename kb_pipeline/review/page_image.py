@@ -8,7 +8,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..knowledge.text import squash
+from ..knowledge.document.text import squash
 from ..pdf_text import PDFIUM_LOCK
 
 SCALE = 1.5  # 108 dpi: body text legible on a laptop screen, a page ~100 KB

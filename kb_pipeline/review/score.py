@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..knowledge.contracts import BriefContext, FormulaEntry, GlossaryEntry, RuleEntry
+from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, RuleEntry
 from .completion import MARKABLE
 from .corpus import Corpus, Found, state_of
 from .items import VARIABLE_FIELD

@@ -21,7 +21,7 @@ from typing import Literal
 import sqlalchemy as sa
 from pydantic import BaseModel, field_validator
 
-from ..knowledge.diff import ApprovedDefinition, Kind
+from ..knowledge.payloads.diff import ApprovedDefinition, Kind
 from ..paths import DataLayout
 
 DecisionKind = Literal["approve", "reject", "edit"]

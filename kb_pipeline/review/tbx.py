@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ..knowledge.contracts import GlossaryEntry
+from ..knowledge.payloads.contracts import GlossaryEntry
 from .corpus import Corpus
 from .export import ActiveEntry, current_terms, source_reference
 from .xml_text import xml_illegal

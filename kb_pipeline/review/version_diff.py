@@ -36,9 +36,9 @@ from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, computed_field
 
-from ..knowledge.diff import ApprovedTexts, same_definition
-from ..knowledge.document_versions import DocumentVersion
-from ..knowledge.text import canonical
+from ..knowledge.document.text import canonical
+from ..knowledge.payloads.diff import ApprovedTexts, same_definition
+from ..knowledge.payloads.document_versions import DocumentVersion
 from .corpus import Corpus, Document, QueueRow, decided_on
 from .items import ReviewItem
 from .reattach import text_key

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import HTTPException
 from pydantic import AliasChoices, BaseModel, Field, ValidationInfo, field_validator, model_validator
 
-from ..knowledge.diff import same_definition
+from ..knowledge.payloads.diff import same_definition
 from ..review.accounts import Account
 from ..review.corpus import Corpus, Entry
 from ..review.items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from ..knowledge.payload_folder import FAILURE_NAME
+from ..knowledge.payloads.payload_folder import FAILURE_NAME
 from ..review.corpus import Corpus
 from ..review.reattach import current_decisions
 from ..review.store import DecisionStore
