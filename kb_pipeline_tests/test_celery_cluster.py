@@ -1,0 +1,273 @@
+"""kb-pipeline beyond one machine, for real, on loopback (dagster.celery.yaml, docs/SCALING.md):
+PostgreSQL for the instance, `redis-server` as Celery's broker, `dagster-daemon` (queue, run
+monitoring), and two `kb-pipeline worker`s each in a UTS namespace of its own (two host names),
+all on one shared data root. `kb-pipeline ingest` queues eight generated PDFs on the instance and
+follows them; one worker is killed with SIGKILL during a MinerU parse.
+
+It asserts: runs ran on both workers; never more MinerU parses at once, across both, than the
+`mineru` pool's limit; the killed worker's run was failed by run monitoring and its document
+ingested by a later run, no run left unfinished; the chunks are those of a one-machine run
+(`kb-pipeline run`, timing fields aside). Every process it starts is killed at the end, failing
+or not.
+
+Needs root (`unshare --uts`), PostgreSQL's server and `redis-server`: installed when missing, as
+`make test` does (test-services).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from kb_pipeline.defs.dead_runs import WORKER_DIED
+from kb_pipeline.defs.history import crash_reason
+from kb_pipeline.defs.run_timeline import StepSpan, peak_concurrency, step_spans
+from kb_pipeline.runs.celery import WORKER_TAG
+from kb_pipeline_tests.samples import text_pdf
+
+from .conftest import REPO_ROOT
+from .deployment import free_port, make_deployment
+from .test_postgres import postgres  # noqa: F401 — the throwaway PostgreSQL server fixture
+
+pytestmark = [pytest.mark.slow, pytest.mark.services]
+DOCS = [f"doc{i}" for i in range(8)]
+WORKERS = ("worker-a", "worker-b")
+POOL_LIMIT = 2
+PARSE = "mineru_raw_output"
+APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server"
+
+
+@pytest.fixture
+def redis_url():
+    """A throwaway `redis-server` on a free loopback port, nothing persisted."""
+    if shutil.which("redis-server") is None:
+        if os.geteuid() != 0:
+            pytest.fail(f"redis-server is not installed and this test is not root; install it: sudo sh -c '{APT}'")
+        done = subprocess.run(["sh", "-c", APT], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"installing redis-server failed: {done.stderr[-2000:]}"
+    port = free_port()
+    server = subprocess.Popen(
+        [shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind", "127.0.0.1"]
+        + ["--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.kill()
+        server.wait(timeout=20)
+
+
+class Stack:
+    """The processes this test started, each the leader of its own process group: ended with
+    SIGKILL to the whole group (a daemon's code server, a worker's pool processes) at the end."""
+
+    def __init__(self, env: dict[str, str], logs: Path):
+        self.env, self.logs, self.procs = env, logs, {}
+
+    def start(self, name: str, argv: list[str], host: str | None = None) -> subprocess.Popen:
+        if host is not None:  # its own host name, as on a machine of its own
+            argv = ["unshare", "--uts", "sh", "-c", f'hostname {host} && exec "$0" "$@"', *argv]
+        with (self.logs / f"{name}.log").open("w") as log:
+            proc = subprocess.Popen(
+                argv, env=self.env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self.procs[name] = proc
+        return proc
+
+    def kill(self, name: str) -> None:
+        proc = self.procs[name]
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=30)
+
+    def log(self, name: str) -> str:
+        return (self.logs / f"{name}.log").read_text()[-3000:]
+
+    def close(self) -> None:
+        for name in list(self.procs):
+            self.kill(name)
+
+
+def _kb(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kb_pipeline.cli.main", *args]
+
+
+def _parse_running_on(instance: dg.DagsterInstance, node: str) -> tuple[str, float] | None:
+    """A run of `node` in its MinerU parse right now: (run id, when the parse started)."""
+    runs = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED], tags={WORKER_TAG: node}))
+    for run in runs:
+        events = instance.all_logs(
+            run.run_id, of_type={dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS}
+        )
+        started = [
+            e.timestamp for e in events if e.step_key == PARSE and e.dagster_event.event_type_value == "STEP_START"
+        ]
+        if started and not any(
+            e.step_key == PARSE and e.dagster_event.event_type_value == "STEP_SUCCESS" for e in events
+        ):
+            return run.run_id, started[0]
+    return None
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if not any(t in k for t in ("seconds", "time", "_at"))}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path, postgres, redis_url, monkeypatch):  # noqa: F811
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.fail("this test gives each worker its own host name with `unshare --uts`: it needs root and util-linux")
+    started = time.monotonic()
+    config = (REPO_ROOT / "dagster.celery.yaml").read_text()
+    # A run a killed worker had taken but not started stays STARTING: ended after a minute here.
+    config = config.replace("start_timeout_seconds: 7200", "start_timeout_seconds: 60")
+    deployment = make_deployment(tmp_path, config)
+    inbox = tmp_path / "inbox"  # not the drop folder: the daemon's sensor leaves it alone
+    inbox.mkdir()
+    for i, name in enumerate(DOCS):
+        text_pdf(
+            inbox / f"{name}.pdf",
+            [f"{1}. Section {name}", f"The {name} pump runs at {10 + i} bar and is inspected daily."]
+            + [f"{2 + k}. Step {k}: check the seal of unit {i}{k} every {100 * (k + 1)} hours." for k in range(12)],
+        )
+    env = {
+        **os.environ,
+        **deployment.env,
+        **postgres,
+        "PYTHONPATH": str(REPO_ROOT),
+        "KB_CELERY_BROKER_URL": redis_url,
+        "KB_CELERY_CONCURRENCY": "2",
+        "KB_LLM": "off",  # the deterministic readers only: this test is about runs, not the model
+    }
+    for key in ("KB_CELERY_BROKER_URL", *deployment.env, *postgres):
+        monkeypatch.setenv(key, env[key])
+    stack = Stack(env, tmp_path)
+    try:
+        with dg.DagsterInstance.get() as instance:
+            for pool in ("mineru", "llm"):  # created before two runs race to create them (test_postgres.py)
+                instance.event_log_storage.initialize_concurrency_limit_to_default(pool)
+        claimed = subprocess.run(
+            _kb("shared-root"), env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert claimed.returncode == 0, claimed.stderr[-2000:]
+        stack.start("daemon", [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", "workspace.yaml"])
+        for host in WORKERS:
+            stack.start(host, _kb("worker"), host=host)
+
+        # A worker whose data root is not the shared one refuses to start.
+        stray = subprocess.run(
+            _kb("worker"),
+            env={**env, "KB_DATA_DIR": str(tmp_path / "private")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert stray.returncode != 0 and "is not the shared one" in stray.stderr, stray.stderr[-2000:]
+
+        ingest = stack.start("ingest", _kb("ingest", "--input", str(inbox)))
+        killed: dict[str, float | str] = {}
+
+        def kill_worker_b_mid_parse() -> None:
+            with dg.DagsterInstance.get() as instance:
+                while ingest.poll() is None:
+                    found = _parse_running_on(instance, f"kb@{WORKERS[1]}")
+                    if found:
+                        stack.kill(WORKERS[1])
+                        killed.update(run_id=found[0], parse_start=found[1], at=time.time())
+                        return
+                    time.sleep(0.1)
+
+        killer = threading.Thread(target=kill_worker_b_mid_parse, daemon=True)
+        killer.start()
+        ingest.wait(timeout=420)
+        killer.join(timeout=10)
+        output = stack.log("ingest")
+        assert ingest.returncode == 0, output + stack.log("daemon")[-1500:]
+        assert f"{len(DOCS)} ingested, 0 unchanged, 0 failed" in output, output
+        assert killed, f"{WORKERS[1]} never parsed: " + stack.log(WORKERS[1])
+
+        with dg.DagsterInstance.get() as instance:
+            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
+            assert {run.tags.get(WORKER_TAG) for run in runs} == {f"kb@{host}" for host in WORKERS}
+            unfinished = instance.get_runs(
+                dg.RunsFilter(
+                    statuses=[
+                        dg.DagsterRunStatus.QUEUED,
+                        dg.DagsterRunStatus.NOT_STARTED,
+                        dg.DagsterRunStatus.STARTING,
+                        dg.DagsterRunStatus.STARTED,
+                    ]
+                )
+            )
+            assert unfinished == [], [(r.run_id, r.status) for r in unfinished]
+            dead = instance.get_run_by_id(str(killed["run_id"]))
+            assert dead.status == dg.DagsterRunStatus.FAILURE
+            assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
+            partition = dead.tags["dagster/partition"]
+            assert any(
+                run.tags.get("dagster/partition") == partition and run.status == dg.DagsterRunStatus.SUCCESS
+                for run in runs
+            )
+            spans, _ = step_spans(instance, [run.run_id for run in runs])
+            parses = [span for span in spans if span.step_key == PARSE]
+            assert len(parses) == len(DOCS)
+            # The killed parse held a slot from its start to the kill.
+            parses.append(StepSpan(dead.run_id, PARSE, float(killed["parse_start"]), float(killed["at"]), None))
+            peak = peak_concurrency(parses, slack=0.25)
+            assert peak <= POOL_LIMIT, f"{peak} MinerU parses overlapped; the `mineru` pool allows {POOL_LIMIT}"
+            deadline = time.monotonic() + 30  # run monitoring frees a dead run's slots a little later
+            while instance.event_log_storage.get_concurrency_info("mineru").claimed_slots:
+                assert time.monotonic() < deadline, instance.event_log_storage.get_concurrency_info("mineru")
+                time.sleep(1)
+        cluster_seconds = time.monotonic() - started
+
+        # The same PDFs on one machine, without Dagster: the same chunks.
+        alone = tmp_path / "alone"
+        one_machine = subprocess.run(
+            _kb("run", "--input", str(inbox), "--out", str(alone)),
+            env={**env, "KB_DATA_DIR": str(tmp_path / "alone-data")},
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert one_machine.returncode == 0, one_machine.stderr[-3000:]
+        for name in DOCS:
+            cluster = json.loads((deployment.data / "parsed" / name / "chunks.json").read_text())
+            single = json.loads((tmp_path / "alone-data" / "parsed" / name / "chunks.json").read_text())
+            assert _without_timings(cluster["chunks"]) == _without_timings(single["chunks"]), name
+    finally:
+        stack.close()
+    print(
+        f"\ncelery: {len(DOCS)} documents on {len(WORKERS)} workers, peak {peak} parses, "
+        f"killed {WORKERS[1]} mid-parse, {cluster_seconds:.1f} s cluster, {time.monotonic() - started:.1f} s in all"
+    )
