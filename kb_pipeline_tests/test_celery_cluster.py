@@ -43,7 +43,9 @@ from .test_postgres import postgres  # noqa: F401 — the throwaway PostgreSQL s
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 DOCS = [f"doc{i}" for i in range(8)]
 WORKERS = ("worker-a", "worker-b")
-POOL_LIMIT = 2
+# One parse at a time across the cluster (the shipped limit is 2): with two workers of two runs
+# each, parses must wait for the slot, so the limit is exercised, not merely never reached.
+POOL_LIMIT = 1
 PARSE = "mineru_raw_output"
 APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server"
 
@@ -150,6 +152,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
     config = (REPO_ROOT / "dagster.celery.yaml").read_text()
     # A run a killed worker had taken but not started stays STARTING: ended after a minute here.
     config = config.replace("start_timeout_seconds: 7200", "start_timeout_seconds: 60")
+    config = config.replace("default_limit: 2", f"default_limit: {POOL_LIMIT}")
     deployment = make_deployment(tmp_path, config)
     inbox = tmp_path / "inbox"  # not the drop folder: the daemon's sensor leaves it alone
     inbox.mkdir()
@@ -237,9 +240,10 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
                 run.tags.get("dagster/partition") == partition and run.status == dg.DagsterRunStatus.SUCCESS
                 for run in runs
             )
-            spans, _ = step_spans(instance, [run.run_id for run in runs])
+            spans, pool_waits = step_spans(instance, [run.run_id for run in runs])
             parses = [span for span in spans if span.step_key == PARSE]
             assert len(parses) == len(DOCS)
+            assert pool_waits > 0, "no parse ever waited for the `mineru` slot: the limit was not exercised"
             # The killed parse held a slot from its start to the kill.
             parses.append(StepSpan(dead.run_id, PARSE, float(killed["parse_start"]), float(killed["at"]), None))
             peak = peak_concurrency(parses, slack=0.25)
@@ -249,6 +253,16 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
                 assert time.monotonic() < deadline, instance.event_log_storage.get_concurrency_info("mineru")
                 time.sleep(1)
         cluster_seconds = time.monotonic() - started
+        status = subprocess.run(
+            _kb("status", "--input", str(inbox), "--wide"),
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert status.returncode == 0, status.stdout + status.stderr[-2000:]
+        assert sum(" ingested" in line for line in status.stdout.splitlines()) >= len(DOCS), status.stdout
 
         # The same PDFs on one machine, without Dagster: the same chunks.
         alone = tmp_path / "alone"

@@ -235,7 +235,7 @@ def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready
             submitted[run_id] = (item, again)
             return run_id
 
-        waiting, pending = largest_first(items), []
+        waiting, pending = largest_first(items), list[str]()
 
         def fill() -> None:
             while waiting and len(pending) < runs.capacity:

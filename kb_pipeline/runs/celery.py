@@ -15,9 +15,15 @@ from __future__ import annotations
 
 import json
 import socket
+import warnings
+from typing import Any
 
 import dagster as dg
+from celery.exceptions import DuplicateTaskNameWarning
+
+# Not public: the health answer of a run launcher (as runs/launcher.py, pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
+from dagster._core.launcher.base import LaunchRunContext
 from dagster_celery.launcher import CeleryRunLauncher as DagsterCeleryRunLauncher
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
@@ -52,6 +58,12 @@ class CeleryRunLauncher(DagsterCeleryRunLauncher):
     @classmethod
     def from_config_value(cls, inst_data, config_value):
         return cls(inst_data=inst_data)
+
+    def launch_run(self, context: LaunchRunContext) -> None:
+        # dagster-celery registers its task anew at every launch, which Celery 5.5+ warns about.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DuplicateTaskNameWarning)
+            super().launch_run(context)
 
     def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
         task_id = run.tags.get(DAGSTER_CELERY_TASK_ID_TAG)
@@ -118,9 +130,9 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
     def tag_run(task=None, kwargs=None, **_):
         packed = (kwargs or {}).get("execute_job_args_packed")
         if packed:
-            run_id = dg.deserialize_value(json.dumps(packed)).run_id  # type: ignore[attr-defined]
+            args: Any = dg.deserialize_value(json.dumps(packed))  # dagster-celery's ExecuteRunArgs or ResumeRunArgs
             with dg.DagsterInstance.get() as run_instance:
-                run_instance.add_run_tags(run_id, {WORKER_TAG: task.request.hostname})
+                run_instance.add_run_tags(args.run_id, {WORKER_TAG: task.request.hostname})
 
     # Paid once here, inherited by every pool process the prefork pool forks.
     import kb_pipeline.definitions  # noqa: F401
