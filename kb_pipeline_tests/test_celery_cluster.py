@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -37,7 +35,8 @@ from kb_pipeline.runs.celery import WORKER_TAG
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT
-from .deployment import free_port, make_deployment
+from .deployment import make_deployment
+from .services import MissingServer, Stack, redis_server
 from .test_postgres import postgres  # noqa: F401 — the throwaway PostgreSQL server fixture
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
@@ -47,73 +46,15 @@ WORKERS = ("worker-a", "worker-b")
 # each, parses must wait for the slot, so the limit is exercised, not merely never reached.
 POOL_LIMIT = 1
 PARSE = "mineru_raw_output"
-APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server"
 
 
 @pytest.fixture
 def redis_url():
-    """A throwaway `redis-server` on a free loopback port, nothing persisted."""
-    if shutil.which("redis-server") is None:
-        if os.geteuid() != 0:
-            pytest.fail(f"redis-server is not installed and this test is not root; install it: sudo sh -c '{APT}'")
-        done = subprocess.run(["sh", "-c", APT], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"installing redis-server failed: {done.stderr[-2000:]}"
-    port = free_port()
-    server = subprocess.Popen(
-        [shutil.which("redis-server") or "redis-server", "--port", str(port), "--bind", "127.0.0.1"]
-        + ["--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        break
-            except OSError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        server.kill()
-        server.wait(timeout=20)
-
-
-class Stack:
-    """The processes this test started, each the leader of its own process group: ended with
-    SIGKILL to the whole group (a daemon's code server, a worker's pool processes) at the end."""
-
-    def __init__(self, env: dict[str, str], logs: Path):
-        self.env, self.logs, self.procs = env, logs, {}
-
-    def start(self, name: str, argv: list[str], host: str | None = None) -> subprocess.Popen:
-        if host is not None:  # its own host name, as on a machine of its own
-            argv = ["unshare", "--uts", "sh", "-c", f'hostname {host} && exec "$0" "$@"', *argv]
-        with (self.logs / f"{name}.log").open("w") as log:
-            proc = subprocess.Popen(
-                argv, env=self.env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self.procs[name] = proc
-        return proc
-
-    def kill(self, name: str) -> None:
-        proc = self.procs[name]
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-
-    def log(self, name: str) -> str:
-        return (self.logs / f"{name}.log").read_text()[-3000:]
-
-    def close(self) -> None:
-        for name in list(self.procs):
-            self.kill(name)
+        with redis_server() as url:
+            yield url
+    except MissingServer as e:
+        pytest.fail(str(e))
 
 
 def _kb(*args: str) -> list[str]:
@@ -189,6 +130,15 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         # A worker whose data root is not the shared one refuses to start.
         stray = subprocess.run(
             _kb("worker"),
+            env={**env, "KB_DATA_DIR": str(tmp_path / "private")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert stray.returncode != 0 and "is not the shared one" in stray.stderr, stray.stderr[-2000:]
+        # So does `ingest` on such a host, rather than taking the record over from the workers.
+        stray = subprocess.run(
+            _kb("ingest", "--input", str(inbox)),
             env={**env, "KB_DATA_DIR": str(tmp_path / "private")},
             capture_output=True,
             text=True,

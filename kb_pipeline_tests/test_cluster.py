@@ -48,3 +48,20 @@ def test_the_celery_launcher_is_told_without_importing_celery():
     from kb_pipeline.runs.celery import CeleryRunLauncher
 
     assert is_celery_launcher(object.__new__(CeleryRunLauncher))
+
+
+def test_once_a_root_is_recorded_another_host_cannot_take_it_over_unless_it_moves_it(tmp_path):
+    import dagster as dg
+
+    from kb_pipeline.runs.celery import claim_shared_root
+
+    first = Settings.from_env({"KB_DATA_DIR": str(tmp_path / "first")})
+    second = Settings.from_env({"KB_DATA_DIR": str(tmp_path / "second")})
+    with dg.instance_for_test() as instance:
+        claim_shared_root(instance, first)
+        claim_shared_root(instance, first)  # the same root again: nothing changes
+        with pytest.raises(NotSharedRoot, match="is not the shared one"):
+            claim_shared_root(instance, second)
+        claim_shared_root(instance, second, move=True)
+        with pytest.raises(NotSharedRoot, match=f"shares {tmp_path / 'second'}"):
+            claim_shared_root(instance, first)

@@ -280,10 +280,14 @@ def ingest_folder(
 
     progress = progress or sys.stderr
     on_celery = is_celery_launcher(instance.run_launcher)
-    if on_celery:  # this host's data root is the one the workers share
+    if on_celery:  # this host's data root must be the one the workers share
+        from ..cluster import NotSharedRoot
         from ..runs.celery import claim_shared_root
 
-        claim_shared_root(instance, kb.settings)
+        try:
+            claim_shared_root(instance, kb.settings)
+        except NotSharedRoot as e:
+            raise SystemExit(f"error: {e}") from None
     for run_id in release_abandoned_runs(instance, kb.settings.never_started_seconds):
         print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)

@@ -85,18 +85,18 @@ class CeleryRunLauncher(DagsterCeleryRunLauncher):
         return CheckRunHealthResult(WorkerStatus.RUNNING, f"Celery task {state}" + (f" on {node}" if node else ""))
 
 
-def claim_shared_root(instance: dg.DagsterInstance, settings: Settings) -> None:
-    """On the instance's host: mark its data root as the shared one, in the root and the instance."""
-    marker_id = claim_root(settings.data_dir)
+def claim_shared_root(instance: dg.DagsterInstance, settings: Settings, move: bool = False) -> None:
+    """On the instance's host: mark its data root as the shared one, in the root and the instance.
+    Once a root is recorded, a host with another data root is refused (`NotSharedRoot`) rather
+    than taking the record over from every worker, unless the root is `move`d on purpose."""
     recorded = _recorded_root(instance)
-    if recorded is None or recorded["id"] != marker_id:
-        instance.run_storage.set_cursor_values(
-            {
-                SHARED_ROOT_KEY: json.dumps(
-                    {"id": marker_id, "path": str(settings.data_dir), "host": socket.gethostname()}
-                )
-            }
-        )
+    if recorded is not None and not move:
+        check_root(settings.data_dir, recorded)
+        return
+    marker_id = claim_root(settings.data_dir)
+    instance.run_storage.set_cursor_values(
+        {SHARED_ROOT_KEY: json.dumps({"id": marker_id, "path": str(settings.data_dir), "host": socket.gethostname()})}
+    )
 
 
 def _recorded_root(instance: dg.DagsterInstance) -> dict | None:
