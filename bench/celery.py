@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -156,6 +157,7 @@ def main() -> None:
     print(_common.table(headers, rows))
     print(f"celery/local throughput: {results['celery']['pages_per_s'] / results['local']['pages_per_s']:.2f}x")
     print(_common.write_json("celery", {"docs": args.docs, "pages": pages, "results": results}))
+    shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

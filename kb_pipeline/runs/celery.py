@@ -106,9 +106,10 @@ def _recorded_root(instance: dg.DagsterInstance) -> dict | None:
 
 def start_worker(settings: Settings, name: str | None = None) -> int:
     """A Celery worker for the instance's runs (blocks until it is stopped)."""
+    import billiard.process
     from celery import signals
 
-    from ..parsing.backends import warm_mineru
+    from ..parsing.backends import stop_render_workers, warm_mineru
     from ..paths import DataLayout
 
     cluster = cluster_settings(settings)
@@ -133,6 +134,18 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
             args: Any = dg.deserialize_value(json.dumps(packed))  # dagster-celery's ExecuteRunArgs or ResumeRunArgs
             with dg.DagsterInstance.get() as run_instance:
                 run_instance.add_run_tags(args.run_id, {WORKER_TAG: task.request.hostname})
+
+    @signals.worker_process_init.connect(weak=False)
+    def allow_children(**_):
+        # Celery's pool processes are daemonic, and a daemonic process may not start children:
+        # MinerU starts its page render workers as children ("daemonic processes are not allowed
+        # to have children" failed every multi-page parse). Not public: billiard's process config.
+        billiard.process.current_process()._config["daemon"] = False
+
+    @signals.worker_process_shutdown.connect(weak=False)
+    def stop_children(**_):
+        # A pool process leaves without multiprocessing's exit handlers (warm_mineru's finalizer).
+        stop_render_workers()
 
     # Paid once here, inherited by every pool process the prefork pool forks.
     import kb_pipeline.definitions  # noqa: F401
