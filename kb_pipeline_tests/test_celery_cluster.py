@@ -1,8 +1,8 @@
 """kb-pipeline beyond one machine, for real, on loopback (dagster.celery.yaml, docs/SCALING.md):
 PostgreSQL for the instance, `redis-server` as Celery's broker, `dagster-daemon` (queue, run
 monitoring), and two `kb-pipeline worker`s each in a UTS namespace of its own (two host names),
-all on one shared data root. `kb-pipeline ingest` queues eight generated PDFs on the instance and
-follows them; one worker is killed with SIGKILL during a MinerU parse.
+all on one shared data root. `kb-pipeline ingest` launches runs of eight generated two-page PDFs
+through the instance's launcher and follows them; one worker is killed with SIGKILL mid-parse.
 
 It asserts: runs ran on both workers; never more MinerU parses at once, across both, than the
 `mineru` pool's limit; the killed worker's run was failed by run monitoring and its document
