@@ -32,7 +32,7 @@ from kb_pipeline.defs.dead_runs import WORKER_DIED
 from kb_pipeline.defs.history import crash_reason
 from kb_pipeline.defs.run_timeline import StepSpan, peak_concurrency, step_spans
 from kb_pipeline.runs.celery import WORKER_TAG
-from kb_pipeline_tests.samples import text_pdf
+from kb_pipeline_tests.samples import long_pdf
 
 from .conftest import REPO_ROOT
 from .deployment import make_deployment
@@ -104,13 +104,10 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
     deployment = make_deployment(tmp_path, config)
     inbox = tmp_path / "inbox"  # not the drop folder: the daemon's sensor leaves it alone
     inbox.mkdir()
-    for i, name in enumerate(DOCS):
-        text_pdf(
-            inbox / f"{name}.pdf",
-            [f"{1}. Section {name}", f"The {name} pump runs at {10 + i} bar and is inspected daily."]
-            # Two pages: MinerU renders a multi-page PDF in child processes of the worker's.
-            + [f"{2 + k}. Step {k}: check the seal of unit {i}{k} every {100 * (k + 1)} hours." for k in range(40)],
-        )
+    for name in DOCS:
+        # Two pages with a table across them: MinerU renders its image in child processes of the
+        # worker's pool process. A title of its own each, so no two share a parse-cache entry.
+        long_pdf(inbox / f"{name}.pdf", 2, lines_per_page=30, seams={1: "table"}, title=f"Pump handbook {name}")
     env = {
         **os.environ,
         **deployment.env,
@@ -178,7 +175,9 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
 
         with dg.DagsterInstance.get() as instance:
             runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
-            assert {run.tags.get(WORKER_TAG) for run in runs} == {f"kb@{host}" for host in WORKERS}
+            assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in WORKERS}
+            # A run no worker took (the killed one had it, not yet started) ended failed, not pending.
+            assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
             # Nothing left unfinished: the daemon's automation may have just launched a tables run,
             # which ends in seconds; a run that stayed STARTED or STARTING would not.
             deadline = time.monotonic() + 90

@@ -106,7 +106,8 @@ def _recorded_root(instance: dg.DagsterInstance) -> dict | None:
 
 def start_worker(settings: Settings, name: str | None = None) -> int:
     """A Celery worker for the instance's runs (blocks until it is stopped)."""
-    import billiard.process
+    import multiprocessing.process
+
     from celery import signals
 
     from ..parsing.backends import stop_render_workers, warm_mineru
@@ -135,12 +136,16 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
             with dg.DagsterInstance.get() as run_instance:
                 run_instance.add_run_tags(args.run_id, {WORKER_TAG: task.request.hostname})
 
+    main_process = type(multiprocessing.process.current_process())  # multiprocessing's _MainProcess
+
     @signals.worker_process_init.connect(weak=False)
-    def allow_children(**_):
-        # Celery's pool processes are daemonic, and a daemonic process may not start children:
-        # MinerU starts its page render workers as children ("daemonic processes are not allowed
-        # to have children" failed every multi-page parse). Not public: billiard's process config.
-        billiard.process.current_process()._config["daemon"] = False
+    def own_main_process(**_):
+        # billiard makes each pool process multiprocessing's "current process": daemonic, which may
+        # not start children, and with billiard's authkey, which multiprocessing refuses to send to
+        # a spawned child. MinerU renders a PDF's page images in spawned children ("daemonic
+        # processes are not allowed to have children", then "Pickling an AuthenticationString
+        # object is disallowed"): to multiprocessing, each pool process is a main process of its own.
+        multiprocessing.process._current_process = main_process()  # type: ignore[attr-defined]
 
     @signals.worker_process_shutdown.connect(weak=False)
     def stop_children(**_):
@@ -153,5 +158,8 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
     warm_mineru(str(DataLayout(settings.data_dir).mineru_home))
     argv = ["worker", "--queues", cluster.queue, "--concurrency", str(cluster.concurrency)]
     argv += ["--max-tasks-per-child", str(cluster.max_tasks_per_child), "--hostname", node, "--loglevel", "INFO"]
+    # A run is taken only when a pool process is free to start it: a run reserved by a worker that
+    # then dies would stay STARTING until the instance's start timeout.
+    argv += ["--disable-prefetch"]
     app.worker_main(argv)
     return 0
