@@ -55,11 +55,13 @@ setup-ocr:
 	  dpkg -s $(OCR_LANG_PACKAGES) >/dev/null 2>&1 || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr ocrmypdf $(OCR_LANG_PACKAGES) >/dev/null; }
 
-# System packages the tests drive: Debian's headless Chromium (UI test) and PostgreSQL's server
-# (Postgres instance test). Installed when missing; needs root, as on the project's machines.
+# System packages the tests drive: Debian's headless Chromium (UI test), PostgreSQL's server
+# (Postgres instance and Celery cluster tests) and Redis (the Celery broker). Installed when
+# missing; needs root, as on the project's machines.
 test-services:
-	@command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; }
+	@command -v chromium >/dev/null && command -v redis-server >/dev/null && \
+	  ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql redis-server >/dev/null; }
 
 ui: $(STAMP)
 	$(BIN)/kb-pipeline ui --port 3000
