@@ -36,14 +36,10 @@ ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_packag
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture
-def kb(drop, layout):
+def kb(drop, layout, parses):
+    """The drop folder's documents, with the session's parses of them in the data root's cache:
+    a test that asserts MinerU's own work builds its `KnowledgeBase` on an empty cache instead."""
+    parses.seed(layout, *sorted(drop.iterdir()))
     return KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
 
 
@@ -68,7 +64,8 @@ def _data_version(instance, asset, partition):
     return _latest(instance, asset, partition).tags["dagster/data_version"]
 
 
-def test_every_asset_materialises_for_each_partition(kb, instance, mineru_calls):
+def test_every_asset_materialises_for_each_partition(drop, layout, instance, mineru_calls):
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
     outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3 and len(mineru_calls) == 3
     partitions = instance.get_dynamic_partitions("documents")
@@ -143,13 +140,14 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
         assert coverage.metadata["coverage"].value >= 0.99 and coverage.metadata["lines_counted"].value > 0
 
 
-def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance):
+def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance, parses):
     """`kb-pipeline package` on a cache entry normalises it and uses the artifact's sections, as
     the asset does: MinerU reads "III. REFERENCES" of the pump manual as a paragraph, and only
     the artifact's structure makes it a section."""
     folder = tmp_path / "one"
     folder.mkdir()
     shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)
+    parses.seed(layout, folder / "pump_maintenance_manual.pdf")
     kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
     assert [o.status for o in ingest_folder(kb, instance)] == ["ingested"]
     raw_dir = _latest(instance, "mineru_raw_output", "pump_maintenance_manual").metadata["raw_output_dir"].value

@@ -4,7 +4,6 @@ per-document asset and its checks, its data version, and the two corpus tables."
 from __future__ import annotations
 
 import json
-import shutil
 
 import dagster as dg
 import pandas as pd
@@ -24,9 +23,7 @@ from kb_pipeline.knowledge.checks import link_problems, span_problems
 from kb_pipeline.knowledge.contracts import Payloads
 from kb_pipeline.knowledge.document_versions import list_versions
 from kb_pipeline.knowledge.payload_folder import FAILURE_NAME, read_payloads
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, content_hash_of, parse_raw, read_artifact, write_artifact
+from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact, write_artifact
 from kb_pipeline.versions import KNOWLEDGE_VERSION
 
 from .conftest import SAMPLE_DOCS
@@ -37,29 +34,13 @@ OPEN_SAMPLE = "haulage_glossary.pdf"
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture(scope="module")
-def parse_cache(tmp_path_factory):
-    """MinerU's output for the sample, parsed once for the module: each test's data root starts
-    from a copy, so its runs hit the cache and the tests stay apart."""
-    layout = DataLayout(tmp_path_factory.mktemp("knowledge-cache"))
-    for pdf in (SAMPLE_DOCS / f"{STANDARD}.pdf", SAMPLE_DOCS / OPEN_SAMPLE):
-        parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(), layout))
-    return layout.parse_cache
-
-
-@pytest.fixture
-def kb(tmp_path, layout, parse_cache):
-    """A drop folder with the standard-shaped sample (numbered headings, a formula, a table)."""
+def kb(tmp_path, layout, parses):
+    """A drop folder with the standard-shaped sample (numbered headings, a formula, a table); the
+    data root starts with the session's parse of it, so its runs hit the cache."""
     folder = tmp_path / "drop"
     folder.mkdir()
     (folder / f"{STANDARD}.pdf").write_bytes((SAMPLE_DOCS / f"{STANDARD}.pdf").read_bytes())
-    shutil.copytree(parse_cache, layout.parse_cache)
+    parses.seed(layout, SAMPLE_DOCS / f"{STANDARD}.pdf")
     return KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
 
 
@@ -225,7 +206,7 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_records_it(kb, i
 
 
 def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_only_it(
-    tmp_path, layout, parse_cache, instance
+    tmp_path, layout, parses, instance
 ):
     from kb_pipeline.cli.ingest import format_outcomes
     from kb_pipeline.cli.status import folder_status, format_status
@@ -235,7 +216,7 @@ def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_on
     folder = tmp_path / "drop"
     folder.mkdir()
     (folder / OPEN_SAMPLE).write_bytes((SAMPLE_DOCS / OPEN_SAMPLE).read_bytes())
-    shutil.copytree(parse_cache, layout.parse_cache)
+    parses.seed(layout, SAMPLE_DOCS / OPEN_SAMPLE)
     url = "http://127.0.0.1:9/v1"  # nothing listens: the connection is refused
     down = KnowledgeBase(
         drop_folder=str(folder), data_dir=str(layout.root), llm=ModelOptions(base_url=url, model="m", retries=0)

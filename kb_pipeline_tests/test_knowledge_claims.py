@@ -13,7 +13,6 @@ import pytest
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.text import key
-from kb_pipeline.paths import DataLayout
 
 
 def _pdf(path: Path, title: str, story: list[tuple[str, str | list[list[str]]]]) -> None:
@@ -161,15 +160,10 @@ GERMAN = [
 ]
 
 
-def _parse(tmp_path_factory, name: str, story) -> ParsedDocument:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    root = tmp_path_factory.mktemp(name)
-    pdf = root / f"{name}.pdf"
+def _parse(parses, tmp_path_factory, name: str, story) -> ParsedDocument:
+    pdf = tmp_path_factory.mktemp(name) / f"{name}.pdf"
     _pdf(pdf, name, story)
-    layout = DataLayout(root / "data")
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+    return parses.run(pdf).document
 
 
 def _definitions(document: ParsedDocument) -> dict[str, str | None]:
@@ -177,18 +171,18 @@ def _definitions(document: ParsedDocument) -> dict[str, str | None]:
 
 
 @pytest.fixture(scope="module")
-def english(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_en", ENGLISH))
+def english(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_en", ENGLISH))
 
 
 @pytest.fixture(scope="module")
-def french(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_fr", FRENCH))
+def french(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_fr", FRENCH))
 
 
 @pytest.fixture(scope="module")
-def german(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_de", GERMAN))
+def german(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_de", GERMAN))
 
 
 def test_numbered_definition_clauses_titled_by_their_term(english, french, german):

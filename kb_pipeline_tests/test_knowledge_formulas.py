@@ -14,7 +14,6 @@ from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.formulas import formula_entries, propose_formulas
 from kb_pipeline.knowledge.math_text import formula_spans
 from kb_pipeline.knowledge.spans import SpanCheck
-from kb_pipeline.paths import DataLayout
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
 
@@ -72,25 +71,18 @@ PAPER = [
 ]
 
 
-def _parse(pdf: Path, tmp: Path) -> ParsedDocument:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(tmp / "data"))).document
-
-
 @pytest.fixture(scope="module")
-def manual(tmp_path_factory) -> Payloads:
+def manual(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_manual")
     _pdf(tmp / "manual.pdf", MANUAL)
-    return extract_document(_parse(tmp / "manual.pdf", tmp))
+    return extract_document(parses.run(tmp / "manual.pdf").document)
 
 
 @pytest.fixture(scope="module")
-def paper(tmp_path_factory) -> Payloads:
+def paper(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_paper")
     _pdf(tmp / "paper.pdf", PAPER)
-    return extract_document(_parse(tmp / "paper.pdf", tmp))
+    return extract_document(parses.run(tmp / "paper.pdf").document)
 
 
 def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
@@ -163,8 +155,8 @@ def test_a_symbol_named_in_apposition_is_a_full_name(paper):
     assert q.full_name == "flow rate"
 
 
-def test_the_shipped_manual_end_to_end(tmp_path):
-    payloads = extract_document(_parse(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path))
+def test_the_shipped_manual_end_to_end(parses):
+    payloads = extract_document(parses.run(SAMPLE_DOCS / "pump_maintenance_manual.pdf").document)
     (formula,) = payloads.formulas
     assert formula.formula_latex == "eta = Q x H / (367 x P)" and formula.name == "Efficiency"
     assert [v.symbol for v in formula.variables] == ["eta", "Q", "H", "P"]

@@ -25,9 +25,8 @@ from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
 from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
 from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
-from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
+from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS
@@ -49,12 +48,10 @@ postgres = test_postgres.postgres
 
 
 @pytest.fixture(scope="module")
-def parsed(tmp_path_factory) -> ParsedDocument:
-    """The standard parsed once for the module; its parse cache (the PDF the page image is
-    rendered from) stays where `raw_output_dir` says for the module's lifetime."""
-    layout = DataLayout(tmp_path_factory.mktemp("review-parse").resolve())
-    pdf = SAMPLE_DOCS / f"{STANDARD}.pdf"
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+def parsed(parses) -> ParsedDocument:
+    """The standard parsed once for the session; its parse cache (the PDF the page image is
+    rendered from) stays where `raw_output_dir` says for the session's lifetime."""
+    return parses.run(SAMPLE_DOCS / f"{STANDARD}.pdf").document
 
 
 def _extract(layout: DataLayout, document: ParsedDocument) -> dict[str, GlossaryEntry]:
