@@ -74,6 +74,23 @@ def instance(tmp_path):
         yield instance
 
 
+@pytest.fixture
+def mineru_calls(monkeypatch) -> list:
+    """Counts real MinerU parses in this process (the in-process executor's too): the wrapper
+    delegates to the real call."""
+    from kb_pipeline.parsing import mineru_adapter
+
+    calls = []
+    real = mineru_adapter.run_mineru
+
+    def counting(pdf, **kwargs):
+        calls.append(pdf)
+        return real(pdf, **kwargs)
+
+    monkeypatch.setattr(mineru_adapter, "run_mineru", counting)
+    return calls
+
+
 class SessionParses:
     """MinerU's output (real, flash) of the PDFs the tests parse, once per session: one data root
     whose parse cache every test that only reads a parse shares. The cache is the product's,
