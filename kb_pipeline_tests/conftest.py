@@ -112,6 +112,8 @@ class SessionParses:
         for pdf in pdfs:
             ref = parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config or ParserConfig(), self.layout))
             entry = layout.parse_cache / ref.path.name
+            if entry.exists():  # the same bytes under another name: one entry, as a parse makes
+                continue
             shutil.copytree(ref.path, entry)
             marker = {**ref.marker, "source_path": str(pdf)}
             (entry / cache.COMPLETE_MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True), encoding="utf-8")
