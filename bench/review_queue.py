@@ -43,7 +43,7 @@ KIND_SHARE = {"term": 70, "rule": 20, "formula": 9, "brief": 1}
 
 
 def make_data_root(root: Path, rows: int, documents: int) -> None:
-    from kb_pipeline.knowledge.contracts import (
+    from kb_pipeline.knowledge.payloads.contracts import (
         BriefContext,
         FormulaEntry,
         FormulaVariable,
@@ -52,9 +52,9 @@ def make_data_root(root: Path, rows: int, documents: int) -> None:
         Provenance,
         RuleEntry,
     )
-    from kb_pipeline.knowledge.review import review_queue
+    from kb_pipeline.knowledge.payloads.review import review_queue
     from kb_pipeline.paths import DataLayout
-    from kb_pipeline.review_desk.store import DecisionStore
+    from kb_pipeline.review.store import DecisionStore
 
     layout = DataLayout(root)
     store = DecisionStore.open(None, layout)

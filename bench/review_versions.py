@@ -33,7 +33,7 @@ DOC = "BENCH_VERSIONS"
 
 
 def _payloads(entries: int, revised: bool):
-    from kb_pipeline.knowledge.contracts import (
+    from kb_pipeline.knowledge.payloads.contracts import (
         BriefContext,
         FormulaEntry,
         GlossaryEntry,
@@ -41,7 +41,7 @@ def _payloads(entries: int, revised: bool):
         Provenance,
         RuleEntry,
     )
-    from kb_pipeline.knowledge.review import review_queue
+    from kb_pipeline.knowledge.payloads.review import review_queue
 
     def text(i: int, what: str) -> str:
         reworded = revised and i % 10 == 1
@@ -89,12 +89,12 @@ def _payloads(entries: int, revised: bool):
 
 def make_data_root(root: Path, entries: int, others: int) -> None:
     from kb_pipeline.contracts import ParsedDocument
-    from kb_pipeline.knowledge.diff import ApprovedTexts
-    from kb_pipeline.knowledge.document_versions import keep_version
+    from kb_pipeline.knowledge.payloads.diff import ApprovedTexts
+    from kb_pipeline.knowledge.payloads.document_versions import keep_version
     from kb_pipeline.paths import DataLayout
     from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
-    from kb_pipeline.review_desk.corpus import Corpus
-    from kb_pipeline.review_desk.store import DecisionStore
+    from kb_pipeline.review.corpus import Corpus
+    from kb_pipeline.review.store import DecisionStore
 
     if others:
         review_queue.make_data_root(root, others, 5)
@@ -134,11 +134,11 @@ def main() -> None:
     from fastapi.testclient import TestClient
 
     from kb_pipeline.paths import DataLayout
+    from kb_pipeline.review.corpus import Corpus
+    from kb_pipeline.review.reattach import current_decisions
+    from kb_pipeline.review.store import DecisionStore
+    from kb_pipeline.review.version_diff import document_diff
     from kb_pipeline.review_desk.app import create_app
-    from kb_pipeline.review_desk.corpus import Corpus
-    from kb_pipeline.review_desk.reattach import current_decisions
-    from kb_pipeline.review_desk.store import DecisionStore
-    from kb_pipeline.review_desk.version_diff import document_diff
 
     with tempfile.TemporaryDirectory(prefix="kb-bench-versions-") as tmp:
         root = Path(tmp).resolve()

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import contracts
-from .knowledge import contracts as knowledge_contracts
+from .knowledge.payloads import contracts as knowledge_contracts
 from .llm import usage
 
 REPO = Path(__file__).resolve().parent.parent

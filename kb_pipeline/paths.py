@@ -54,7 +54,7 @@ class DataLayout:
 
     @property
     def knowledge_versions(self) -> Path:
-        """Each document's kept versions, `<doc_id>/<content_hash>/` (knowledge/document_versions.py)."""
+        """Each document's kept versions, `<doc_id>/<content_hash>/` (knowledge/payloads/document_versions.py)."""
         return self.root / "knowledge_versions"
 
     def document_versions(self, doc_id: str) -> Path:

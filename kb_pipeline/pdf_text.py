@@ -8,6 +8,7 @@ read whole pages here to catch a parser that invents digits (`5600` → `55600`)
 from __future__ import annotations
 
 import ctypes
+import math
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -39,6 +40,11 @@ class TextLine:
 
     text: str
     font: str
+    # Most of its characters run across the page as displayed (a table drawn turned on a page
+    # whose other text is upright).
+    sideways: bool = False
+    # The line cut at gaps wider than its type size (the gutters between a table's columns).
+    cells: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,40 +113,48 @@ class PdfTextLayer:
             entries.append(OutlineEntry(title, bookmark.level + 1, page_idx, top))
         return entries
 
-    def _page_chars(self, page_idx: int) -> list[tuple[str, str, tuple[float, float, float, float]]]:
-        """(character, font name, box) for every character of a page, line breaks included."""
+    def _page_chars(self, page_idx: int) -> list[tuple[str, str, tuple[float, float, float, float], bool]]:
+        """(character, font name, box, sideways) for every character of a page, line breaks
+        included; sideways: it does not stand upright as the page is displayed."""
         import pypdfium2.raw as pdfium_c
 
         page, textpage = self._page(page_idx)
+        rotation = page.get_rotation() % 360
         buffer = ctypes.create_string_buffer(128)
         flags = ctypes.c_int()
         chars = []
         for i in range(textpage.count_chars()):
             code = pdfium_c.FPDFText_GetUnicode(textpage.raw, i)
             pdfium_c.FPDFText_GetFontInfo(textpage.raw, i, buffer, len(buffer), ctypes.byref(flags))
-            chars.append((chr(code), buffer.value.decode("latin-1"), textpage.get_charbox(i)))
+            angle = pdfium_c.FPDFText_GetCharAngle(textpage.raw, i)  # radians, clockwise in user space
+            # The /Rotate that would show the character upright, against the page's own.
+            upright_at = (360 - round(math.degrees(angle) / 90) * 90) % 360 if angle >= 0 else rotation
+            chars.append((chr(code), buffer.value.decode("latin-1"), textpage.get_charbox(i), upright_at != rotation))
         return chars
 
     def lines_in_box(self, page_idx: int, bbox: list[int]) -> list[TextLine]:
         """The text layer's lines inside a MinerU bbox, each with its dominant font."""
         left, bottom, right, top = self._page_space(page_idx, bbox)
         lines: list[TextLine] = []
-        current: list[tuple[str, str]] = []
+        current: list[tuple[str, str, bool, tuple[float, float, float, float]]] = []
 
         def flush() -> None:
             text = "".join(c[0] for c in current).strip()
             if text:
-                fonts = Counter(c[1] for c in current if not c[0].isspace())
-                lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else ""))
+                inked = [c for c in current if not c[0].isspace()]
+                fonts = Counter(c[1] for c in inked)
+                sideways = 2 * sum(c[2] for c in inked) > len(inked)
+                cells = _cells(current)
+                lines.append(TextLine(text, fonts.most_common(1)[0][0] if fonts else "", sideways, cells))
             current.clear()
 
-        for char, font, (x0, y0, x1, y1) in self._chars(page_idx):
+        for char, font, box, sideways in self._chars(page_idx):
             if char in "\r\n":
                 flush()
                 continue
-            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
             if left <= cx <= right and bottom <= cy <= top:
-                current.append((char, font))
+                current.append((char, font, sideways, box))
         flush()
         return lines
 
@@ -203,6 +217,33 @@ class PdfTextLayer:
         """Text inside a MinerU bbox (0–1000 of page width/height, origin top left)."""
         left, bottom, right, top = self._page_space(page_idx, bbox)
         return self._page(page_idx)[1].get_text_bounded(left=left, bottom=bottom, right=right, top=top)
+
+
+def _cells(chars: list[tuple[str, str, bool, tuple[float, float, float, float]]]) -> tuple[str, ...]:
+    """A line's text cut where the gap between two inked characters, along the line (whichever
+    way it runs on the page), is wider than the line's type size: the line's cells, verbatim."""
+    inked = [box for char, _f, _s, box in chars if not char.isspace()]
+    if len(inked) < 2:
+        return ()
+    along_x = max(b[2] for b in inked) - min(b[0] for b in inked) >= max(b[3] for b in inked) - min(b[1] for b in inked)
+    size = max((b[3] - b[1]) if along_x else (b[2] - b[0]) for b in inked)
+    cells, cell, previous = [], "", None
+    for char, _font, _sideways, box in chars:
+        if not char.isspace():
+            if previous is not None:
+                gap = (
+                    max(box[0] - previous[2], previous[0] - box[2])
+                    if along_x
+                    else max(box[1] - previous[3], previous[1] - box[3])
+                )
+                if gap > size and cell.strip():
+                    cells.append(cell.strip())
+                    cell = ""
+            previous = box
+        cell += char
+    if cell.strip():
+        cells.append(cell.strip())
+    return tuple(cells)
 
 
 def _displayed(

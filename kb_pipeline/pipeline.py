@@ -20,9 +20,10 @@ from .parsing.backends import InProcess, ParseBackend
 from .parsing.cache import cache_key
 from .parsing.cached_parse import RawOutputRef, parse_to_cache
 from .parsing.config import ParserConfig
+from .parsing.discovery import discover_inputs
 from .parsing.errors import SourceMissingError
 from .parsing.mineru_adapter import SOURCE_COPY
-from .parsing.raw_output import load_raw_output
+from .parsing.raw_output import RawOutput, load_raw_output
 from .parsing.windows import WindowProgress
 from .paths import DataLayout
 from .pdf_text import PDFIUM_LOCK, PdfTextLayer
@@ -98,13 +99,39 @@ def identity(doc: ParsedDocument) -> str:
 def normalise_raw(
     pdf: Path, raw_ref: RawOutputRef, *, doc_id: str, previous: ParsedDocument | None = None
 ) -> NormalisedDocument:
-    """Chunks and warnings from a complete raw output directory. `previous` is the latest
-    artifact of this document, if any: `version` stays when nothing that shapes the artifact
-    changed and is bumped when something did."""
+    """Chunks and warnings from a complete raw output directory of our parse cache. `previous`
+    is the latest artifact of this document, if any: `version` stays when nothing that shapes
+    the artifact changed and is bumped when something did."""
     started = time.perf_counter()
     raw = load_raw_output(raw_ref.path)
+    loaded = time.perf_counter() - started
     # The copy MinerU parsed, so the text layer matches the output even if the drop file changed.
-    parsed_pdf = raw_ref.path / SOURCE_COPY
+    normalised = normalise_output(
+        raw,
+        raw_ref.path / SOURCE_COPY,
+        doc_id=doc_id,
+        source_path=pdf,
+        content_hash=raw_ref.marker["content_hash"],
+        parser_config=raw_ref.marker["parser_config"],
+        previous=previous,
+    )
+    normalised.seconds += loaded  # reading MinerU's output is part of normalising it
+    return normalised
+
+
+def normalise_output(
+    raw: RawOutput,
+    parsed_pdf: Path,
+    *,
+    doc_id: str,
+    source_path: Path,
+    content_hash: str,
+    parser_config: str | None = None,
+    previous: ParsedDocument | None = None,
+) -> NormalisedDocument:
+    """MinerU output, wherever it was produced, and the PDF it parsed (`parsed_pdf`, whose text
+    layer the normaliser reads) → the artifact, its warnings and checks."""
+    started = time.perf_counter()
     with PDFIUM_LOCK, PdfTextLayer(parsed_pdf) as text_layer:
         texts = item_texts(raw)
         chunks = build_chunks(doc_id, raw, text_layer, texts)
@@ -116,22 +143,41 @@ def normalise_raw(
         warnings = quality_warnings(doc_id, chunks, raw, text_layer, coverage, texts)
         document = ParsedDocument(
             doc_id=doc_id,
-            source_title=source_title(parsed_pdf, raw, pdf),
-            source_path=str(pdf),
-            content_hash=raw_ref.marker["content_hash"],
+            source_title=source_title(parsed_pdf, raw, source_path),
+            source_path=str(source_path),
+            content_hash=content_hash,
             n_pages=raw.n_pages,
             parser_version=raw.mineru_version,
             parser_backend=raw.parser_backend,
-            parser_config=raw_ref.marker["parser_config"],
+            parser_config=parser_config,
             normaliser_version=NORMALISER_VERSION,
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            raw_output_dir=str(raw_ref.path),
+            raw_output_dir=str(raw.path),
             chunks=chunks,
         )
         checks = run_artifact_checks(document, raw, text_layer, warnings, coverage)
     if previous is not None:
         document.version = previous.version + (identity(previous) != identity(document))
     return NormalisedDocument(document, warnings, checks, time.perf_counter() - started)
+
+
+def normalise_mineru_output(
+    mineru_dir: Path, *, doc_id: str, pdf: Path | None = None
+) -> tuple[NormalisedDocument, RawOutput, Path]:
+    """MinerU 4 output produced elsewhere (file names plain or prefixed, `parsing.discovery`) and
+    the PDF it parsed (`pdf`, else the one in the directory) → the artifact, as our own parses
+    get it, with the output read and the PDF used. Raises `NoContentListError`,
+    `IncompleteOutputError`, `RawOutputMismatchError`."""
+    inputs = discover_inputs(mineru_dir)
+    raw = load_raw_output(
+        mineru_dir,
+        content_list=inputs.required("content_list", "content_list.json"),
+        content_list_v2=inputs.required("content_list_v2", "content_list_v2.json"),
+        middle_json=inputs.required("middle_json", "middle_json.json (MinerU 4's middle JSON)"),
+    )
+    pdf = pdf or inputs.required("origin_pdf", "PDF", "the normaliser reads its text layer: give it with --pdf")
+    normalised = normalise_output(raw, pdf, doc_id=doc_id, source_path=pdf, content_hash=content_hash_of(pdf))
+    return normalised, raw, pdf
 
 
 @dataclass

@@ -89,7 +89,7 @@ class Settings(BaseModel):
     windows_per_worker: int = Field(default=4, ge=1)
     mineru_api: MineruApi | None = None
     llm: ModelEndpoint | None = ModelEndpoint()
-    # None: SQLite under the data root (review_desk/store.py), wherever the data root is. May
+    # None: SQLite under the data root (review/store.py), wherever the data root is. May
     # hold a password: kept out of reprs, and out of Dagster config (defs/review.py).
     review_database_url: str | None = Field(default=None, repr=False)
     review_port: int = Field(default=8040, ge=1, le=65535)

@@ -38,15 +38,16 @@ NORMALISER_VERSION = source_fingerprint(
 # raw-output cache key moves with it.
 PREPROCESS_SOURCES = [_PACKAGE / "parsing" / name for name in ("preflight.py", "ocr.py", "upright.py")]
 PREPROCESS_VERSION = source_fingerprint(PREPROCESS_SOURCES)
-# The RAG packager: `kb_package`'s code version.
-PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py")])
+# The RAG packager: `kb_package`'s code version. It packages the artifact (whose own version
+# covers the normaliser) and names MinerU's files in its manifest (`parsing/discovery.py`).
+PACKAGER_VERSION = source_fingerprint([*(_PACKAGE / "rag").glob("*.py"), _PACKAGE / "parsing" / "discovery.py"])
 # The knowledge extraction (readers, span check, link stage, contracts, and the model call's
 # record in usage.json): `knowledge_payloads`' code version, and part of its data version. Not
 # the rest of llm/ (client, retries, cache, server): which model answers is the code version's
 # other half (`knowledge_code_version`), and how it is reached decides no payload.
 # The readers also read the artifact's model and the PDF's text layer (title, list layouts).
 KNOWLEDGE_SOURCES = [
-    *(_PACKAGE / "knowledge").glob("*.py"),
+    *(_PACKAGE / "knowledge").rglob("*.py"),
     _PACKAGE / "llm" / "usage.py",
     _PACKAGE / "contracts.py",
     _PACKAGE / "pdf_text.py",

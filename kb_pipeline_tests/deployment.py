@@ -82,18 +82,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def review_desk(log: Path, env: Mapping[str, str] | None = None) -> Iterator[str]:
-    """`kb-pipeline review` on a free loopback port, its output in `log`; its base URL once it
-    answers `/health` (30 s at most), stopped on exit."""
+def review_desk(log: Path, env: Mapping[str, str] | None = None, host: str = "127.0.0.1") -> Iterator[str]:
+    """`kb-pipeline review` on a free loopback port (of `host`: 127.0.0.1 or ::1), its output in
+    `log`; its base URL once it answers `/health` (30 s at most), stopped on exit."""
     port = free_port()
     with log.open("w") as out:
         server = subprocess.Popen(
-            [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--port", str(port)],
+            [sys.executable, "-m", "kb_pipeline.cli.main", "review", "--host", host, "--port", str(port)],
             env=dict(env) if env is not None else None,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
     deadline = time.monotonic() + 30
     try:
         while True:

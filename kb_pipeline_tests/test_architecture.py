@@ -97,6 +97,32 @@ def test_the_core_never_imports_dagster_or_the_dagster_layer():
         assert not (_imports()[module] & {m for m in _imports() if m.startswith(layer)}), module
 
 
+def _third_party(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and not n.level}
+    return {n.split(".")[0] for n in names}
+
+
+def test_the_review_domain_and_the_dagster_layer_import_no_web_module():
+    """The decisions are not the web's: review/ (store, corpus, re-attachment, version diff,
+    exports, accounts) imports no web framework and nothing of the desk; the Dagster layer reaches
+    the domain without the desk; only the desk itself and `kb-pipeline review` (which serves it)
+    import review_desk/."""
+    web = {"fastapi", "starlette", "jinja2", "uvicorn", "multipart"}
+    graph = _imports()
+    desk = {m for m in graph if m.startswith("kb_pipeline.review_desk")}
+    for path in PACKAGE.rglob("*.py"):
+        module = _module_name(path)
+        if module == "kb_pipeline.review" or module.startswith(("kb_pipeline.review.", "kb_pipeline.defs")):
+            assert not _third_party(path) & web, f"{module} imports a web framework"
+    users = {m for m, targets in graph.items() if targets & desk and m not in desk}
+    assert users == {"kb_pipeline.cli.review"}
+    assert len(desk) > 1 and graph["kb_pipeline.review_desk.app"] & {
+        m for m in graph if m.startswith("kb_pipeline.review.")
+    }
+
+
 def test_only_the_command_line_and_dagster_yaml_use_the_run_machinery():
     users = {m for m, targets in _imports().items() if any(t.startswith("kb_pipeline.runs") for t in targets)}
     assert {u for u in users if not u.startswith(("kb_pipeline.runs", "kb_pipeline.cli"))} == set()
@@ -127,7 +153,13 @@ def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature()
     for module, targets in graph.items():
         if module.startswith("kb_pipeline.llm"):
             assert not {t for t in targets if t.startswith("kb_pipeline.knowledge")}, module
-    features = ("kb_pipeline.knowledge", "kb_pipeline.rag", "kb_pipeline.review_desk", "kb_pipeline.quality")
+    features = (
+        "kb_pipeline.knowledge",
+        "kb_pipeline.rag",
+        "kb_pipeline.review",
+        "kb_pipeline.review_desk",
+        "kb_pipeline.quality",
+    )
     assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}
 
 
@@ -137,5 +169,5 @@ def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
     from kb_pipeline.versions import KNOWLEDGE_SOURCES
 
     sources = {p.relative_to(PACKAGE).as_posix() for p in KNOWLEDGE_SOURCES}
-    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").glob("*.py")} <= sources
+    assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").rglob("*.py")} <= sources
     assert {s for s in sources if s.startswith("llm/")} == {"llm/usage.py"}

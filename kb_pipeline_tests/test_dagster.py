@@ -124,9 +124,9 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
 
 
 def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance, parses):
-    """`kb-pipeline package` on a cache entry normalises it and uses the artifact's sections, as
-    the asset does: MinerU reads "III. REFERENCES" of the pump manual as a paragraph, and only
-    the artifact's structure makes it a section."""
+    """`kb-pipeline package` on a cache entry normalises it and packages the artifact, as the
+    asset does (one path): MinerU reads "III. REFERENCES" of the pump manual as a paragraph, and
+    the normaliser's heading makes it a section of the package."""
     folder = tmp_path / "one"
     folder.mkdir()
     shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)

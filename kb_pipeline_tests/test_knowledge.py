@@ -10,10 +10,10 @@ import pytest
 
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.contracts import Chunk, ParsedDocument
-from kb_pipeline.knowledge import contracts as kc
+from kb_pipeline.knowledge.document.text import canonical, key, squash
 from kb_pipeline.knowledge.extract import DETERMINISTIC_READERS, extract_document
-from kb_pipeline.knowledge.findings import Finding, Quote
-from kb_pipeline.knowledge.text import canonical, key, squash
+from kb_pipeline.knowledge.payloads import contracts as kc
+from kb_pipeline.knowledge.readers.findings import Finding, Quote
 from kb_pipeline_tests.conftest import SAMPLE_DOCS, SHARED
 
 PAYLOAD_MODELS = {
@@ -343,7 +343,7 @@ def test_a_glossary_term_with_its_abbreviation_defines_both():
 
 
 def test_sentences_split_scripts_without_case_and_not_inside_ie():
-    from kb_pipeline.knowledge.text import Span, sentences
+    from kb_pipeline.knowledge.document.text import Span, sentences
 
     def split(text: str) -> list[str]:
         return [s.of(text) for s in sentences(text, Span(0, len(text)))]
@@ -361,7 +361,7 @@ def test_sentences_split_scripts_without_case_and_not_inside_ie():
 
 
 def test_span_check_allows_layout_only():
-    from kb_pipeline.knowledge.spans import locate
+    from kb_pipeline.knowledge.payloads.spans import locate
 
     chunk = _doc(("Notes", "The therapist saw a non-\nresponse in the\n\nsecond arm.")).chunks[0]
     assert locate("the rapist", chunk) is None
@@ -390,7 +390,7 @@ def test_a_model_cannot_move_a_term_id_or_set_code_fields():
 
 
 def test_mentions_are_counted_in_one_pass_as_whole_words():
-    from kb_pipeline.knowledge.mining import mention_counts
+    from kb_pipeline.knowledge.readers.glossary.mining import mention_counts
 
     texts = ["PA and pa; PAs, PA-x. The Steel pipe and steel Pipe.", "R&D, R & D, SPA"]
     # Case matters for a term with an inner capital (an abbreviation), not otherwise.
@@ -448,7 +448,7 @@ def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
 
 
 def test_extract_command_records_any_failure_and_removes_stale_payloads(standard, tmp_path, capsys, monkeypatch):
-    import kb_pipeline.knowledge.payload_folder as cli
+    import kb_pipeline.knowledge.payloads.payload_folder as cli
 
     for name in ("a", "b"):
         (tmp_path / "in" / name).mkdir(parents=True)

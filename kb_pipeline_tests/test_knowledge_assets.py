@@ -19,10 +19,10 @@ from kb_pipeline.defs.knowledge import (
 )
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
 from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions
-from kb_pipeline.knowledge.checks import link_problems, span_problems
-from kb_pipeline.knowledge.contracts import Payloads
-from kb_pipeline.knowledge.document_versions import list_versions
-from kb_pipeline.knowledge.payload_folder import FAILURE_NAME, read_payloads
+from kb_pipeline.knowledge.payloads.checks import link_problems, span_problems
+from kb_pipeline.knowledge.payloads.contracts import Payloads
+from kb_pipeline.knowledge.payloads.document_versions import list_versions
+from kb_pipeline.knowledge.payloads.payload_folder import FAILURE_NAME, read_payloads
 from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact, write_artifact
 from kb_pipeline.versions import KNOWLEDGE_VERSION
 

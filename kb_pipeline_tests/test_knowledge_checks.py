@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
-from kb_pipeline.knowledge.checks import span_problems
-from kb_pipeline.knowledge.contracts import Payloads
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.payloads.checks import span_problems
+from kb_pipeline.knowledge.payloads.contracts import Payloads
 
 TEXTS = (
     "The net positive suction head (NPSH) of a pump is read from its data sheet.",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
+from kb_pipeline.knowledge.document.text import key
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.text import key
 from kb_pipeline_tests.samples import story_pdf
 
 ENGLISH = [
@@ -331,7 +331,7 @@ def test_a_column_of_values_defines_nothing():
 
 def test_a_restated_phrase_is_counted_once_per_document(monkeypatch):
     """Many restatements: the document is tokenised once, not once per "i.e."."""
-    from kb_pipeline.knowledge import mining
+    from kb_pipeline.knowledge.readers.glossary import mining
 
     calls = []
     tokenise = mining._TOKEN.findall

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
-from kb_pipeline.knowledge.contracts import FormulaEntry, Payloads
+from kb_pipeline.knowledge.document.math_text import formula_spans
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.formulas import formula_entries, propose_formulas
-from kb_pipeline.knowledge.math_text import formula_spans
-from kb_pipeline.knowledge.spans import SpanCheck
+from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
+from kb_pipeline.knowledge.payloads.spans import SpanCheck
+from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
 from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -289,8 +289,8 @@ def test_a_meaning_is_read_only_in_the_formulas_own_chunk():
 
 
 def test_every_symbol_goes_through_the_span_check():
-    from kb_pipeline.knowledge.findings import Quote
-    from kb_pipeline.knowledge.formulas import FormulaCandidate, VariableCandidate
+    from kb_pipeline.knowledge.readers.findings import Quote
+    from kb_pipeline.knowledge.readers.formulas.formulas import FormulaCandidate, VariableCandidate
 
     document = _doc("The speed is v = d / t here.")
     chunk = document.chunks[0]
@@ -309,8 +309,8 @@ def test_every_symbol_goes_through_the_span_check():
 
 def test_a_formula_id_taken_twice_never_overwrites_an_entry():
     """The second formula's name and its formula both key the first entry: it keys on its chunk."""
-    from kb_pipeline.knowledge.findings import Quote
-    from kb_pipeline.knowledge.formulas import FormulaCandidate
+    from kb_pipeline.knowledge.readers.findings import Quote
+    from kb_pipeline.knowledge.readers.formulas.formulas import FormulaCandidate
 
     document = _doc("q = r + s\n\nt = u + w")
     chunk = document.chunks[0]
@@ -327,7 +327,7 @@ def test_a_formula_id_taken_twice_never_overwrites_an_entry():
 
 def test_the_formulas_index_is_built_once_per_extraction(monkeypatch):
     """The legend reader and the formulas read one `MathText`; a reader called on its own builds its own."""
-    from kb_pipeline.knowledge import legend
+    from kb_pipeline.knowledge.readers.formulas import legend
 
     built = []
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb_pipeline.knowledge.abbreviations import spells
-from kb_pipeline.knowledge.contracts import Payloads
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.payloads.contracts import Payloads
+from kb_pipeline.knowledge.readers.glossary.abbreviations import spells
 from kb_pipeline_tests import lists_pdfs as pdfs
 
 
@@ -94,7 +94,7 @@ def test_letter_alignment(abbreviation, phrase, spelled):
 
 def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
     """A manual whose section headings share the title's type: the title is its one unnumbered line."""
-    from kb_pipeline.knowledge.title import title_lines
+    from kb_pipeline.knowledge.readers.brief.title import title_lines
     from kb_pipeline.pdf_text import TextSegment
 
     page = [
@@ -107,7 +107,7 @@ def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
 
 
 def test_the_pdf_is_opened_once_for_the_lists_and_the_title(parses, tmp_path_factory, monkeypatch):
-    from kb_pipeline.knowledge import layout
+    from kb_pipeline.knowledge.document import layout
 
     opened = []
 
@@ -128,8 +128,8 @@ def test_a_laid_out_term_never_spans_a_line_break():
     from typing import cast
 
     from kb_pipeline.contracts import Chunk
-    from kb_pipeline.knowledge.abbreviations import _laid_out
-    from kb_pipeline.knowledge.layout import DocumentLayout
+    from kb_pipeline.knowledge.document.layout import DocumentLayout
+    from kb_pipeline.knowledge.readers.glossary.abbreviations import _laid_out
     from kb_pipeline.pdf_text import TextSegment
 
     class Page:

@@ -13,9 +13,9 @@ import pytest
 
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.model_steps import asked_steps
-from kb_pipeline.knowledge.payload_folder import FAILURE_NAME
-from kb_pipeline.knowledge.spans import locate
+from kb_pipeline.knowledge.model.model_steps import asked_steps
+from kb_pipeline.knowledge.payloads.payload_folder import FAILURE_NAME
+from kb_pipeline.knowledge.payloads.spans import locate
 from kb_pipeline.llm.endpoint import ModelEndpoint
 from kb_pipeline.llm.local_server import default_gguf
 from kb_pipeline.llm.model import LanguageModel, ModelFailed, ResponseCache

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge import contracts as kc
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.rules import propose_rules
-from kb_pipeline.knowledge.spans import locate
+from kb_pipeline.knowledge.payloads import contracts as kc
+from kb_pipeline.knowledge.payloads.spans import locate
+from kb_pipeline.knowledge.readers.rules.rules import propose_rules
 from kb_pipeline_tests.conftest import SAMPLE_DOCS
 
 MANUAL = [
@@ -324,7 +324,7 @@ def test_a_condition_ends_with_its_sentence_and_only_fragments_join_their_lead_i
 
 
 def test_sentences_end_at_a_glued_stop_before_a_function_word_and_after_a_count():
-    from kb_pipeline.knowledge.text import Span, sentences
+    from kb_pipeline.knowledge.document.text import Span, sentences
 
     def split(text: str) -> list[str]:
         return [s.of(text) for s in sentences(text, Span(0, len(text)))]
@@ -354,7 +354,7 @@ def test_sentences_end_at_a_glued_stop_before_a_function_word_and_after_a_count(
 def test_a_long_statement_with_many_modals_is_read_in_linear_time():
     import time
 
-    from kb_pipeline.knowledge.normative import normative_cue
+    from kb_pipeline.knowledge.readers.rules.normative import normative_cue
 
     text = "It is unclear why the value should rise, " * 3000 + "and so on."
     begin = time.perf_counter()

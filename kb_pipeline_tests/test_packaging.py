@@ -1,10 +1,11 @@
-"""Tests of the RAG knowledge-base packager (kb_pipeline.rag).
+"""Tests of the RAG knowledge-base packager (kb_pipeline.rag), on its one path: MinerU output
+normalised into a `ParsedDocument`, then packaged (`cli.package.package_directory`).
 
 Two groups:
-- the spec's validation checklist, item by item, on every real MinerU 4.0.12 fixture
-  (copied under a temporary project root, so nothing is written into /work/shared);
-- one test per packaging rule, each on a small synthetic content_list_v2 whose docstring
-  says what it isolates.
+- the spec's validation checklist, item by item, on every real MinerU 4.0.12 fixture with the
+  PDF it parsed (copied under a temporary project root, so nothing is written into /work/shared);
+- one test per packaging rule, each on a small synthetic MinerU output (content lists, middle
+  JSON and a blank PDF of as many pages: no text layer) whose docstring says what it isolates.
 """
 
 from __future__ import annotations
@@ -15,19 +16,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pypdfium2 as pdfium
 import pytest
 
 from kb_pipeline.cli.package import main as cli_main
-from kb_pipeline.rag import (
-    NoContentListError,
-    format_metrics,
-    package_document,
-)
+from kb_pipeline.cli.package import package_directory
+from kb_pipeline.parsing.discovery import IncompleteOutputError, NoContentListError
+from kb_pipeline.rag import format_metrics
 from kb_pipeline.rag.html_table import parse_html_table
 from kb_pipeline.rag.token_estimate import HARD_CAP_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 from kb_pipeline.sources import doc_id_for
 
-from .conftest import FIXTURE_NAMES, MINERU_FIXTURES
+from .conftest import FIXTURE_NAMES, FIXTURE_PDFS, MINERU_FIXTURES
 
 JSONL_FIELDS = {"chunk_id", "page_no", "content_type", "section_title", "chunk_text", "image_path"}
 UUID_PREFIX = "63805328-1b7e-4c2a-9f3d-0123456789ab_"
@@ -60,7 +60,7 @@ class Packaged:
     def __init__(self, input_dir: Path, output_dir: Path, project_root: Path, **kwargs: Any) -> None:
         self.input_dir = input_dir
         self.project_root = project_root
-        self.result = package_document(input_dir, output_dir, project_root=project_root, **kwargs)
+        self.result = package_directory(input_dir, output_dir, project_root=project_root, **kwargs)
         self.chunks = _read_jsonl(self.result.chunks_path)
         self.manifest = _read_json(self.result.manifest_path)
         self.errors = _read_json(self.result.error_report_path)
@@ -89,7 +89,13 @@ def fixture_runs(tmp_path_factory: pytest.TempPathFactory, shared_fixtures: Path
     for name in FIXTURE_NAMES:
         input_dir = project / "mineru" / name
         _copy_tree(MINERU_FIXTURES / name, input_dir)
-        runs[name] = Packaged(input_dir, project / "kb" / name, project, shared_output_dir=project / "shared")
+        runs[name] = Packaged(
+            input_dir,
+            project / "kb" / name,
+            project,
+            pdf=FIXTURE_PDFS / f"{name}.pdf",
+            shared_output_dir=project / "shared",
+        )
     return runs
 
 
@@ -175,7 +181,7 @@ def test_checklist_manifest_records_uuid_prefixed_files(tmp_path: Path, name: st
     for entry in list(input_dir.iterdir()):
         if entry.is_file():
             entry.rename(input_dir / f"{UUID_PREFIX}{entry.name}")
-    run = Packaged(input_dir, tmp_path / "kb", tmp_path)
+    run = Packaged(input_dir, tmp_path / "kb", tmp_path, pdf=FIXTURE_PDFS / f"{name}.pdf")
 
     recorded = {path for paths in run.manifest["input_files_all"].values() if isinstance(paths, list) for path in paths}
     on_disk = {f"mineru/{name}/{entry.name}" for entry in input_dir.iterdir() if entry.is_file()}
@@ -183,8 +189,10 @@ def test_checklist_manifest_records_uuid_prefixed_files(tmp_path: Path, name: st
     files_all = run.manifest["input_files_all"]
     assert files_all["content_list"] == [f"mineru/{name}/{UUID_PREFIX}content_list.json"]
     assert files_all["content_list_v2"] == [f"mineru/{name}/{UUID_PREFIX}content_list_v2.json"]
-    assert run.manifest["input_files_used"]["content_list_v2"] == f"mineru/{name}/{UUID_PREFIX}content_list_v2.json"
-    assert "content_list" not in run.manifest["input_files_used"]
+    used = run.manifest["input_files_used"]
+    # The normaliser reads both lists (text from v2, types, pages and boxes from v1) and the middle JSON.
+    for role in ("content_list_v2", "content_list", "middle_json"):
+        assert used[role] == f"mineru/{name}/{UUID_PREFIX}{role}.json"
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
@@ -200,6 +208,15 @@ def test_error_report_summary_matches_lists_and_shared_copy(fixture_runs: dict[s
     assert "split_info" in readme and "kb_manifest.json" in readme
 
 
+@pytest.mark.parametrize("name", ["demo1", "chem_intro"])
+def test_chunk_ids_are_stable_across_runs(fixture_runs: dict[str, Packaged], tmp_path: Path, name: str) -> None:
+    """The same output normalised and packaged again: the same chunks under the same ids, byte for byte."""
+    first = fixture_runs[name]
+    again = Packaged(first.input_dir, tmp_path / "again", first.project_root, pdf=FIXTURE_PDFS / f"{name}.pdf")
+    assert again.result.chunks_path.read_bytes() == first.result.chunks_path.read_bytes()
+    assert again.manifest["split_info"] == first.manifest["split_info"]
+
+
 def test_fixture_without_images_dir_logs_every_missing_image(fixture_runs: dict[str, Packaged]) -> None:
     """scanned_small_ocr has 447 image blocks and no images/ folder."""
     run = fixture_runs["scanned_small_ocr"]
@@ -210,15 +227,20 @@ def test_fixture_without_images_dir_logs_every_missing_image(fixture_runs: dict[
 
 
 def test_fixture_noise_and_formulas_are_counted(fixture_runs: dict[str, Packaged]) -> None:
-    """Counts checked against the fixture's own content_list_v2 (demo1: 12 headers, 12 page numbers)."""
+    """Counts checked against the fixture's own content_list_v2 (demo1: 12 headers, 12 page numbers,
+    and one "footer" on one page only, which the normaliser keeps as body text: not noise)."""
     demo1 = fixture_runs["demo1"]
     assert demo1.metrics["noise_blocks_skipped"] == {
         "page_header": 12,
-        "page_footer": 1,
+        "page_footer": 0,
         "page_number": 12,
         "page_aside_text": 0,
     }
-    assert fixture_runs["demo3"].metrics["aside_noise"] == 1
+    # demo3's one margin line ("arXiv:2203.00274v2 [cs.CL] 3 May 2022") is on one page only: the
+    # normaliser keeps it as body text, so it is in the package, not counted as noise.
+    demo3 = fixture_runs["demo3"]
+    assert demo3.metrics["aside_noise"] == 0
+    assert any("arXiv:2203.00274v2" in chunk["chunk_text"] for chunk in demo3.chunks)
     # Flash gives no LaTeX: every formula chunk stands on its image plus the text around it.
     for chunk in demo1.of_type("formula"):
         assert chunk["image_path"]
@@ -231,7 +253,7 @@ def test_packaging_never_writes_into_the_input(tmp_path: Path) -> None:
     input_dir = tmp_path / "mineru" / "demo2"
     _copy_tree(MINERU_FIXTURES / "demo2", input_dir)
     before = sorted(path.relative_to(input_dir) for path in input_dir.rglob("*"))
-    Packaged(input_dir, tmp_path / "kb", tmp_path)
+    Packaged(input_dir, tmp_path / "kb", tmp_path, pdf=FIXTURE_PDFS / "demo2.pdf")
     assert sorted(path.relative_to(input_dir) for path in input_dir.rglob("*")) == before
 
 
@@ -304,16 +326,51 @@ def sentences(count: int, words: int = 12, tag: str = "s") -> str:
     return " ".join(" ".join([f"{tag}{n}"] + ["word"] * (words - 1)) + "." for n in range(count))
 
 
-def package_pages(tmp_path: Path, pages: list[list[Any]], images: tuple[str, ...] = (), **extra_files: Any) -> Packaged:
-    """Write a MinerU directory with ``pages`` as content_list_v2.json and package it."""
-    input_dir = tmp_path / "mineru" / "doc"
-    input_dir.mkdir(parents=True)
+_V1_TYPES = {"page_header": "header", "page_footer": "footer", "page_aside_text": "aside_text"}
+
+
+def _v1_item(item: dict[str, Any], page_idx: int) -> dict[str, Any]:
+    """The content_list.json item MinerU renders beside a v2 item: its type, page and box (the
+    normaliser reads text from v2, and types, pages, title levels and image paths from v1)."""
+    kind = item["type"]
+    v1: dict[str, Any] = {"type": _V1_TYPES.get(kind, kind), "page_idx": page_idx, "bbox": item.get("bbox")}
+    if kind in ("paragraph", "title"):
+        v1["type"] = "text"
+        if kind == "title":
+            v1["text_level"] = 1
+    if kind == "equation_interline":
+        v1["type"] = "equation"
+    source = (item.get("content") or {}).get("image_source") if isinstance(item.get("content"), dict) else None
+    if source:
+        v1["img_path"] = source["path"]
+    return v1
+
+
+def write_mineru_output(input_dir: Path, pages: list[list[Any]], page_idxs: list[int] | None = None) -> Path:
+    """MinerU 4's three files for ``pages`` (v2 items) and a blank PDF of as many pages; the PDF's path."""
+    page_idxs = page_idxs or list(range(len(pages)))
+    input_dir.mkdir(parents=True, exist_ok=True)
     (input_dir / "content_list_v2.json").write_text(json.dumps(pages), encoding="utf-8")
+    v1 = [_v1_item(item, page_idx) for page_idx, page in zip(page_idxs, pages) for item in page]
+    (input_dir / "content_list.json").write_text(json.dumps(v1), encoding="utf-8")
+    middle = {"pages": [{"page_idx": page_idx} for page_idx in page_idxs]}
+    (input_dir / "middle_json.json").write_text(json.dumps(middle), encoding="utf-8")
+    pdf = pdfium.PdfDocument.new()
+    for _ in range(max(page_idxs) + 1):
+        pdf.new_page(595, 842)
+    pdf.save(input_dir / "origin.pdf")
+    return input_dir / "origin.pdf"
+
+
+def package_pages(
+    tmp_path: Path, pages: list[list[Any]], images: tuple[str, ...] = (), page_idxs: list[int] | None = None
+) -> Packaged:
+    """Write a MinerU directory with ``pages`` as its content and package it."""
+    input_dir = tmp_path / "mineru" / "doc"
+    write_mineru_output(input_dir, pages, page_idxs)
     for name in images:
         (input_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (input_dir / name).write_bytes(b"\xff\xd8\xff")
-    for name, data in extra_files.items():
-        (input_dir / name.replace("__", ".")).write_text(json.dumps(data), encoding="utf-8")
     return Packaged(input_dir, tmp_path / "kb", tmp_path)
 
 
@@ -340,13 +397,13 @@ def test_v2_text_keeps_angle_brackets(tmp_path: Path) -> None:
 
 def test_text_is_not_merged_across_sections(tmp_path: Path) -> None:
     """Two short paragraphs separated by a title: two chunks, each with its own section title."""
-    run = package_pages(tmp_path, [[title("A"), para("First."), title("B"), para("Second.")]])
-    assert [(c["section_title"], c["chunk_text"]) for c in run.chunks] == [("A", "First."), ("B", "Second.")]
+    run = package_pages(tmp_path, [[title("Alpha"), para("First."), title("Beta"), para("Second.")]])
+    assert [(c["section_title"], c["chunk_text"]) for c in run.chunks] == [("Alpha", "First."), ("Beta", "Second.")]
 
 
 def test_short_blocks_merge_across_pages_and_keep_first_page(tmp_path: Path) -> None:
     """A section continuing on the next page: one chunk whose page_no is the first page."""
-    run = package_pages(tmp_path, [[title("A"), para("Page one text.")], [para("Page two text.")]])
+    run = package_pages(tmp_path, [[title("Alpha"), para("Page one text.")], [para("Page two text.")]])
     assert len(run.chunks) == 1 and run.chunks[0]["page_no"] == 1
 
 
@@ -364,7 +421,7 @@ def test_long_text_split_at_sentence_boundaries_within_target(tmp_path: Path) ->
 
 def test_many_medium_blocks_pack_between_target_and_cap(tmp_path: Path) -> None:
     """Twenty 150-token paragraphs: packed into chunks of 300..900 tokens (all but the last)."""
-    run = package_pages(tmp_path, [[title("T")] + [para(sentences(10, tag=f"p{n}x")) for n in range(20)]])
+    run = package_pages(tmp_path, [[title("Tables")] + [para(sentences(10, tag=f"p{n}x")) for n in range(20)]])
     sizes = [estimate_tokens(chunk["chunk_text"]) for chunk in run.chunks]
     assert len(sizes) > 1
     assert all(TARGET_MIN_TOKENS <= size <= HARD_CAP_TOKENS for size in sizes[:-1])
@@ -606,17 +663,13 @@ def test_image_only_formula_with_context_becomes_chunk(tmp_path: Path) -> None:
 
 
 def test_formula_without_latex_or_context_is_skipped(tmp_path: Path) -> None:
-    """Two LaTeX-less formulas: one with an image but no text on the page, one whose image is missing."""
-    run = package_pages(
-        tmp_path,
-        [[equation("images/e.jpg")], [para("Context here."), equation("images/gone.jpg")]],
-        images=("images/e.jpg",),
-    )
-    assert run.of_type("formula") == []
-    assert run.metrics["skipped_formulas"] == 2
-    reasons = run.skipped_reasons()
-    assert "formula without LaTeX and with no adjacent text" in reasons
-    assert "formula without LaTeX and with no valid image" in reasons
+    """Two LaTeX-less formulas: one with an image but no text in its document, one whose image is missing."""
+    alone = package_pages(tmp_path / "alone", [[equation("images/e.jpg")]], images=("images/e.jpg",))
+    gone = package_pages(tmp_path / "gone", [[para("Context here."), equation("images/gone.jpg")]])
+    for run, reason in ((alone, "no adjacent text"), (gone, "no valid image")):
+        assert run.of_type("formula") == []
+        assert run.metrics["skipped_formulas"] == 1
+        assert f"formula without LaTeX and with {reason}" in run.skipped_reasons()
 
 
 def test_formula_with_latex_is_kept_even_without_image(tmp_path: Path) -> None:
@@ -663,73 +716,48 @@ def test_section_titles_are_cleaned(tmp_path: Path) -> None:
 
 def test_page_numbers_follow_middle_json_page_idx(tmp_path: Path) -> None:
     """A page_range parse (pages 3-4): v2 has two pages, middle_json says page_idx 2 and 3."""
-    middle = {"pages": [{"page_idx": 2, "blocks": []}, {"page_idx": 3, "blocks": []}]}
     run = package_pages(
-        tmp_path, [[title("A"), para("On page three.")], [title("B"), para("On page four.")]], middle_json__json=middle
+        tmp_path, [[title("Alpha"), para("On page three.")], [title("Beta"), para("On page four.")]], page_idxs=[2, 3]
     )
     assert [chunk["page_no"] for chunk in run.chunks] == [3, 4]
     assert run.manifest["input_files_used"]["middle_json"] == "mineru/doc/middle_json.json"
 
 
-def test_v1_content_list_is_the_fallback(tmp_path: Path) -> None:
-    """Only content_list.json (v1, rendered Markdown): it is used, its markup undone, page_idx kept."""
+def test_output_without_the_normalisers_inputs_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Only content_list.json (no v2, no middle JSON), or no PDF for the text layer: the normaliser
+    cannot read it, so nothing is packaged and the error names what is missing."""
     input_dir = tmp_path / "mineru" / "doc"
     input_dir.mkdir(parents=True)
-    items = [
-        {"type": "header", "text": "Header", "page_idx": 0},
-        {"type": "text", "text": "Intro", "text_level": 1, "page_idx": 0},
-        {"type": "text", "text": "**Bold** x<sub>2</sub> costs \\$5<br>and Q<0.", "page_idx": 1},
-    ]
-    (input_dir / "abc_content_list.json").write_text(json.dumps(items), encoding="utf-8")
-    run = Packaged(input_dir, tmp_path / "kb", tmp_path)
-    assert [(c["page_no"], c["section_title"], c["chunk_text"]) for c in run.chunks] == [
-        (2, "Intro", "Bold x2 costs $5 and Q<0.")
-    ]
-    assert run.manifest["input_files_used"] == {"content_list": "mineru/doc/abc_content_list.json"}
+    (input_dir / "abc_content_list.json").write_text(json.dumps([{"type": "text", "text": "Hi.", "page_idx": 0}]))
+    with pytest.raises(IncompleteOutputError, match="no content_list_v2.json in"):
+        package_directory(input_dir, tmp_path / "kb", project_root=tmp_path)
+    write_mineru_output(input_dir, [[para("Hi.")]]).unlink()
+    with pytest.raises(IncompleteOutputError, match="give it with --pdf"):
+        package_directory(input_dir, tmp_path / "kb", project_root=tmp_path)
+    assert not (tmp_path / "kb").exists()
 
 
-def test_unparseable_v2_falls_back_to_v1_and_logs_parse_error(tmp_path: Path) -> None:
-    """A truncated content_list_v2.json next to a valid v1: v1 is used, the v2 failure is a parse error."""
-    input_dir = tmp_path / "mineru" / "doc"
-    input_dir.mkdir(parents=True)
-    (input_dir / "content_list_v2.json").write_text("[[{", encoding="utf-8")
-    (input_dir / "content_list.json").write_text(json.dumps([{"type": "text", "text": "Hi.", "page_idx": 0}]))
-    run = Packaged(input_dir, tmp_path / "kb", tmp_path)
-    assert run.chunks[0]["chunk_text"] == "Hi."
-    assert run.errors["parse_errors"][0]["source"] == "content_list_v2.json"
-    assert "content_list" in run.manifest["input_files_used"]
-
-
-def test_unsupported_and_malformed_items_are_reported(tmp_path: Path) -> None:
-    """An unknown block type and a malformed item among paragraphs: both reported, text still packaged."""
-    page = [para("Kept."), {"type": "hologram", "content": {}}, "not an object", para("Also kept.")]
-    run = package_pages(tmp_path, [page])
-    assert [chunk["chunk_text"] for chunk in run.chunks] == ["Kept.\n\nAlso kept."]
-    assert run.errors["unsupported_blocks"][0]["type"] == "hologram"
-    assert run.errors["parse_errors"][0]["block_id"] == "p1_b2"
-
-
-def test_discovery_records_all_roles_under_legacy_names(tmp_path: Path) -> None:
-    """Hosted-API layout: full.md, layout.json, <uuid>_model.json, <uuid>_origin.pdf, prefixed lists."""
+def test_discovery_records_all_roles_under_prefixed_and_legacy_names(tmp_path: Path) -> None:
+    """Hosted-API layout: every MinerU file prefixed with a UUID, plus full.md, layout.json,
+    <uuid>_model.json and <uuid>_origin.pdf: the prefixed files are read, all are recorded."""
     input_dir = tmp_path / "mineru" / "report.pdf-63805328-1b7e-4c2a-9f3d-0123456789ab"
-    input_dir.mkdir(parents=True)
-    (input_dir / f"{UUID_PREFIX}content_list_v2.json").write_text(json.dumps([[para("Text.")]]))
-    (input_dir / f"{UUID_PREFIX}content_list.json").write_text("[]")
-    for name in ("full.md", "layout.json", f"{UUID_PREFIX}model.json", f"{UUID_PREFIX}origin.pdf"):
+    write_mineru_output(input_dir, [[para("Text.")]])
+    for name in ("content_list_v2.json", "content_list.json", "middle_json.json", "origin.pdf"):
+        (input_dir / name).rename(input_dir / f"{UUID_PREFIX}{name}")
+    for name in ("full.md", "layout.json", f"{UUID_PREFIX}model.json"):
         (input_dir / name).write_text("{}")
     run = Packaged(input_dir, tmp_path / "kb", tmp_path)
     base = f"mineru/{input_dir.name}"
     files = run.manifest["input_files_all"]
     assert files["markdown"] == [f"{base}/full.md"]
-    assert files["middle_json"] == [f"{base}/layout.json"]
+    assert files["middle_json"] == [f"{base}/{UUID_PREFIX}middle_json.json", f"{base}/layout.json"]
     assert files["model_output"] == [f"{base}/{UUID_PREFIX}model.json"]
     assert files["origin_pdf"] == [f"{base}/{UUID_PREFIX}origin.pdf"]
     assert files["content_list"] == [f"{base}/{UUID_PREFIX}content_list.json"]
     assert run.manifest["source_pdf"] == f"{base}/{UUID_PREFIX}origin.pdf"
+    assert run.manifest["input_files_used"]["middle_json"] == f"{base}/{UUID_PREFIX}middle_json.json"
     # The directory name loses its ".pdf-<uuid>" suffix in the doc id.
     assert run.result.doc_id == "report" and run.chunks[0]["chunk_id"] == "report:p1:text:1"
-    # layout.json is not MinerU 4's middle JSON: page order is used, with a warning.
-    assert run.errors["warnings"] and "middle_json" not in run.manifest["input_files_used"]
 
 
 def test_package_doc_ids_follow_the_one_doc_id_rule(tmp_path: Path) -> None:
@@ -737,8 +765,7 @@ def test_package_doc_ids_follow_the_one_doc_id_rule(tmp_path: Path) -> None:
     name is kept, an unsafe one (spaces, accents) becomes the same slug and digest."""
     for name, expected in (("plan-2026_v2", "plan-2026_v2"), ("Rapport été", doc_id_for(Path("Rapport été.pdf")))):
         input_dir = tmp_path / "mineru" / f"{name}.pdf-63805328-1b7e-4c2a-9f3d-0123456789ab"
-        input_dir.mkdir(parents=True)
-        (input_dir / "content_list_v2.json").write_text(json.dumps([[para("Text.")]]))
+        write_mineru_output(input_dir, [[para("Text.")]])
         run = Packaged(input_dir, tmp_path / "kb" / name, tmp_path)
         assert run.result.doc_id == expected and run.chunks[0]["chunk_id"] == f"{expected}:p1:text:1"
     assert doc_id_for(Path("Rapport été.pdf")).startswith("Rapport_ete_")
@@ -747,7 +774,7 @@ def test_package_doc_ids_follow_the_one_doc_id_rule(tmp_path: Path) -> None:
 def test_directory_without_content_list_raises(tmp_path: Path) -> None:
     (tmp_path / "markdown.md").write_text("# only markdown")
     with pytest.raises(NoContentListError):
-        package_document(tmp_path, tmp_path / "kb", project_root=tmp_path)
+        package_directory(tmp_path, tmp_path / "kb", project_root=tmp_path)
 
 
 def test_format_metrics_lists_every_self_check_metric(tmp_path: Path) -> None:
@@ -784,6 +811,8 @@ def test_cli_packages_and_prints_metrics(tmp_path: Path, capsys: pytest.CaptureF
     code = cli_main(
         [
             str(input_dir),
+            "--pdf",
+            str(FIXTURE_PDFS / "unittest_test.pdf"),
             "--output-dir",
             str(tmp_path / "out"),
             "--shared-output",
@@ -810,6 +839,17 @@ def test_cli_default_output_dir_is_under_cwd(tmp_path: Path, monkeypatch: pytest
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    assert cli_main([str(MINERU_FIXTURES / "unittest_test")]) == 0
+    assert cli_main([str(MINERU_FIXTURES / "unittest_test"), "--pdf", str(FIXTURE_PDFS / "unittest_test.pdf")]) == 0
     chunks = _read_jsonl(work / "kb_output" / "unittest_test" / "kb_chunks.jsonl")
     assert all((work / chunk["image_path"]).is_file() for chunk in chunks if chunk["image_path"])
+
+
+def test_cli_exit_code_2_on_malformed_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A truncated content_list_v2.json: one line naming the directory, no traceback, nothing written."""
+    input_dir = tmp_path / "in"
+    write_mineru_output(input_dir, [[para("Hi.")]])
+    (input_dir / "content_list_v2.json").write_text("[[{", encoding="utf-8")
+    assert cli_main([str(input_dir), "--output-dir", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unreadable MinerU output" in err and str(input_dir) in err
+    assert not (tmp_path / "out").exists()

@@ -19,9 +19,9 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.paths import DataLayout
+from kb_pipeline.review.store import DecisionStore, default_path
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
-from kb_pipeline.review_desk.store import DecisionStore, default_path
 
 from .browser import Browser
 from .deployment import review_desk

@@ -23,16 +23,16 @@ from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
-from kb_pipeline.knowledge.contracts import GlossaryEntry, Payloads, Provenance
-from kb_pipeline.knowledge.diff import ApprovedDefinition, apply_diff
+from kb_pipeline.knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance
+from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, apply_diff
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
+from kb_pipeline.review.corpus import Corpus
+from kb_pipeline.review.export import active_entries
+from kb_pipeline.review.page_image import render_page
+from kb_pipeline.review.store import DecisionStore, default_url
 from kb_pipeline.review_desk.app import create_app
-from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS
-from kb_pipeline.review_desk.export import active_entries
-from kb_pipeline.review_desk.page_image import render_page
-from kb_pipeline.review_desk.store import DecisionStore, default_url
 from kb_pipeline.settings import Settings
 
 from . import test_postgres

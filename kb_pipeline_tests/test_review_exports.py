@@ -27,13 +27,13 @@ from kb_pipeline.defs import names
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
 from kb_pipeline.paths import DataLayout
+from kb_pipeline.review.corpus import Corpus
+from kb_pipeline.review.export import ActiveEntry
+from kb_pipeline.review.reattach import current_decisions
+from kb_pipeline.review.skos import DEFAULT_BASE_IRI, SOURCE_CHANGED_NOTE, to_skos
+from kb_pipeline.review.store import DecisionStore, default_path
 from kb_pipeline.review_desk.app import create_app
-from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
-from kb_pipeline.review_desk.export import ActiveEntry
-from kb_pipeline.review_desk.reattach import current_decisions
-from kb_pipeline.review_desk.skos import DEFAULT_BASE_IRI, SOURCE_CHANGED_NOTE, to_skos
-from kb_pipeline.review_desk.store import DecisionStore, default_path
 
 from .helpers import asset_resources
 from .test_review_desk import _extract

@@ -24,14 +24,14 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
+from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
 from kb_pipeline.paths import DataLayout
+from kb_pipeline.review.corpus import Corpus
+from kb_pipeline.review.reattach import reattach
+from kb_pipeline.review.store import DecisionStore, advisory_lock_key
+from kb_pipeline.review.word_diff import word_diff
 from kb_pipeline.review_desk.app import create_app
-from kb_pipeline.review_desk.corpus import Corpus
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
-from kb_pipeline.review_desk.reattach import reattach
-from kb_pipeline.review_desk.store import DecisionStore, advisory_lock_key
-from kb_pipeline.review_desk.word_diff import word_diff
 from kb_pipeline.settings import Settings
 
 from . import test_postgres

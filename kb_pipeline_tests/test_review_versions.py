@@ -20,15 +20,20 @@ from sqlalchemy import event
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge import payload_folder
-from kb_pipeline.knowledge.contracts import Payloads
-from kb_pipeline.knowledge.document_versions import DocumentVersion, keep_version, list_versions, version_folder
-from kb_pipeline.review_desk import corpus as corpus_module
-from kb_pipeline.review_desk.corpus import Corpus, QueueRow
-from kb_pipeline.review_desk.items import ReviewItem
-from kb_pipeline.review_desk.reattach import current_decisions
-from kb_pipeline.review_desk.store import Decision
-from kb_pipeline.review_desk.version_diff import base_version, diff_versions, match_entries, version_diffs
+from kb_pipeline.knowledge.payloads import payload_folder
+from kb_pipeline.knowledge.payloads.contracts import Payloads
+from kb_pipeline.knowledge.payloads.document_versions import (
+    DocumentVersion,
+    keep_version,
+    list_versions,
+    version_folder,
+)
+from kb_pipeline.review import corpus as corpus_module
+from kb_pipeline.review.corpus import Corpus, QueueRow
+from kb_pipeline.review.items import ReviewItem
+from kb_pipeline.review.reattach import current_decisions
+from kb_pipeline.review.store import Decision
+from kb_pipeline.review.version_diff import base_version, diff_versions, match_entries, version_diffs
 
 from .browser import Browser
 from .test_review_desk import _extract

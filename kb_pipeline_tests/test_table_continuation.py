@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 
-from kb_pipeline.rag import package_document, structure_for_raw_output
+from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
+from kb_pipeline.parsing.raw_output import load_raw_output
+from kb_pipeline.rag import package_document
 
 
 def _package(run, layout, out):
-    structure = structure_for_raw_output(run.raw.path, run.document)
     result = package_document(
-        run.raw.path, out, project_root=layout.root.parent, doc_name=run.document.doc_id, structure=structure
+        run.document,
+        load_raw_output(run.raw.path),
+        out,
+        project_root=layout.root.parent,
+        source_pdf=run.raw.path / SOURCE_COPY,
     )
     chunks = [json.loads(line) for line in result.chunks_path.read_text(encoding="utf-8").splitlines()]
     return chunks, json.loads(result.manifest_path.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
 documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
 each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`) by the
-asset's own path (knowledge/payload_folder.py). The language model is the settings' (`KB_LLM_*`;
+asset's own path (knowledge/payloads/payload_folder.py). The language model is the settings' (`KB_LLM_*`;
 the embedded server by default, started only when an answer is not cached). Each glossary is
 diffed against the review desk's active glossary (`diff_status`). A document that fails, for
 whatever reason (its model endpoint down included), is reported on stderr and recorded in its
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from ..contracts import ParsedDocument
-from ..knowledge.payload_folder import (
+from ..knowledge.payloads.payload_folder import (
     KnowledgeOutcome,
     knowledge_summary,
     language_model,
@@ -26,7 +26,7 @@ from ..knowledge.payload_folder import (
 )
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
-from ..review_desk.store import read_active_knowledge
+from ..review.store import read_active_knowledge
 from ..settings import Settings
 
 

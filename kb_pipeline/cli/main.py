@@ -7,9 +7,11 @@
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
     kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
     kb-pipeline review  [--port N]      the review desk: approve, edit or reject the extracted knowledge
-    kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, set-role, reset-password, token)
+    kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, enable, set-role, reset-password, token)
     kb-pipeline knowledge export [--format json csv tbx skos] [--out DIR]   the approved knowledge as files
-                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV)
+                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV;
+                                        gold: the documents marked review complete, as yardstick gold v2)
+    kb-pipeline knowledge score [--doc D]   the readers' precision and recall on the documents marked review complete
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -24,6 +26,8 @@ import shutil
 import sys
 import time
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from ..paths import DataLayout
 from ..settings import Settings
@@ -105,9 +109,25 @@ def _ui(args: argparse.Namespace, settings: Settings) -> int:
         return child.wait()
 
 
+def _setting_error(error: ValueError) -> str:
+    """One line per setting that does not read, naming it and the value given."""
+    if not isinstance(error, ValidationError):
+        return str(error)
+    return "; ".join(
+        f"setting {'.'.join(map(str, e['loc']))} = {e['input']!r}: {e['msg']} (the KB_ variables: kb_pipeline/settings.py)"
+        if "input" in e
+        else f"setting {'.'.join(map(str, e['loc']))}: {e['msg']}"
+        for e in error.errors()
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     # The command line's one read of the environment: every command gets these settings.
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as e:  # a KB_* variable that does not read (pydantic's ValidationError is one)
+        print(f"kb-pipeline: {_setting_error(e)}", file=sys.stderr)
+        return 2
     set_dagster_environment(settings)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
@@ -166,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "knowledge",
         help="kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]: "
-        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export)",
+        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export); "
+        "kb-pipeline knowledge score [--doc D]: the readers measured on the documents marked review complete",
     )
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui}

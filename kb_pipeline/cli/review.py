@@ -1,25 +1,36 @@
-"""`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]`: the review
-desk (docs/review.md) over the data root; `kb-pipeline review user …`: its accounts;
-`kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]`
-(alias `kb-pipeline glossary export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and
-the approved rules, formulas and briefs as JSON and CSV."""
+"""`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]
+[--trust-forwarded-for]`: the review desk (docs/review.md) over the data root;
+`kb-pipeline review user …`: its accounts; `kb-pipeline knowledge export [--format json csv tbx
+skos gold] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (alias `kb-pipeline glossary
+export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, the approved rules, formulas and
+briefs as JSON and CSV, and (gold) the documents marked review complete as the knowledge
+yardstick's gold v2 files; `kb-pipeline knowledge score [--doc D]`: the readers' precision and
+recall on those documents."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
 import ipaddress
+import json
 import re
+import socket
 import sys
 from pathlib import Path
 
+from ..files import write_text_atomically
 from ..paths import DataLayout
-from ..review_desk.accounts import ROLES, Accounts
-from ..review_desk.corpus import Corpus
-from ..review_desk.knowledge_export import FORMATS, write_knowledge_export
-from ..review_desk.sessions import Sessions
-from ..review_desk.skos import DEFAULT_BASE_IRI
-from ..review_desk.store import DecisionStore
+from ..review.accounts import ROLES, Account, Accounts
+from ..review.completion import complete
+from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
+from ..review.knowledge_export import FORMATS, write_knowledge_export
+from ..review.reattach import read_decisions
+from ..review.score import gold_documents, ratio, score
+from ..review.sessions import Sessions
+from ..review.skos import DEFAULT_BASE_IRI
+from ..review.store import Decision, DecisionStore
 from ..settings import Settings
 
 
@@ -52,6 +63,12 @@ def review_main(argv: list[str], settings: Settings) -> int:
         help="take the signed-in user from this header an authenticating proxy sets (e.g. X-Forwarded-User); "
         "only when the desk is reachable through that proxy alone",
     )
+    parser.add_argument(
+        "--trust-forwarded-for",
+        action="store_true",
+        help="take the client's address from X-Forwarded-For of a proxy on this machine (a TLS proxy that sets "
+        "it itself; implied by --trust-proxy-header); else the address is the connection's",
+    )
     args = parser.parse_args(argv)
     if not _loopback(args.host) and not args.allow_remote:
         print(
@@ -79,11 +96,24 @@ def review_main(argv: list[str], settings: Settings) -> int:
             file=sys.stderr,
         )
         return 2
+    # Bound before the URL is printed: a port taken is said, not announced and then lost.
+    try:
+        listener = socket.create_server(
+            (args.host, args.port), family=socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        )
+    except OSError as e:
+        store.close()
+        print(
+            f"kb-pipeline review: cannot listen on {_url_host(args.host)}:{args.port}: {e.strerror or e}"
+            + (" (another program holds the port: --port N or KB_REVIEW_PORT)" if e.errno == errno.EADDRINUSE else ""),
+            file=sys.stderr,
+        )
+        return 2
     import uvicorn
 
     from ..review_desk.app import create_app
 
-    hosts = tuple(dict.fromkeys(("127.0.0.1", "localhost", args.host)))
+    hosts = tuple(dict.fromkeys(("127.0.0.1", "localhost", _url_host(args.host))))
     mode = (
         "accounts exist: every request signs in"
         + (f", or is the user the proxy names in {args.trust_proxy_header}" if args.trust_proxy_header else "")
@@ -92,16 +122,31 @@ def review_main(argv: list[str], settings: Settings) -> int:
         "--role admin to require one)"
     )
     print(
-        f"Review desk on http://{args.host}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}"
+        f"Review desk on http://{_url_host(args.host)}:{args.port}/ — data root {layout.root}, decisions in {store.engine.url!r}"
         f"\n{mode}",
         flush=True,  # before uvicorn takes over: a service's log shows the mode at once
     )
     try:
-        app = create_app(layout, store, hosts=hosts, proxy_header=args.trust_proxy_header)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        app = create_app(
+            layout,
+            store,
+            hosts=hosts,
+            proxy_header=args.trust_proxy_header,
+            trust_forwarded_for=args.trust_forwarded_for,
+        )
+        # The client's address and scheme from X-Forwarded-For/-Proto are the desk's own to take
+        # (app.py): uvicorn's would let any local process claim any address to the throttle.
+        config = uvicorn.Config(app, log_level="warning", proxy_headers=False)
+        uvicorn.Server(config).run(sockets=[listener])
     finally:
+        listener.close()
         store.close()
     return 0
+
+
+def _url_host(host: str) -> str:
+    """The host as a URL and a Host header write it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 def user_main(argv: list[str], settings: Settings) -> int:
@@ -120,6 +165,8 @@ def user_main(argv: list[str], settings: Settings) -> int:
     sub.add_parser("list", help="every account, its role and state")
     disable = sub.add_parser("disable", help="an account signs in no more (its decisions keep its name)")
     disable.add_argument("name")
+    enable = sub.add_parser("enable", help="a disabled account signs in again (its old sessions and tokens stay ended)")
+    enable.add_argument("name")
     set_role = sub.add_parser("set-role", help="change an account's role")
     set_role.add_argument("name")
     set_role.add_argument("role", choices=ROLES)
@@ -142,11 +189,14 @@ def user_main(argv: list[str], settings: Settings) -> int:
                 print(f"{a.name}\t{a.role}\tcreated {a.created_at}\t{state}")
         elif args.command == "disable":
             print(f"disabled {accounts.disable(args.name).name}")
+        elif args.command == "enable":
+            print(f"enabled {accounts.enable(args.name).name}")
         elif args.command == "set-role":
             account = accounts.set_role(args.name, args.role)
-            print(f"{account.name} is now {account.role}")
+            print(f"{account.name} is now {account.role}{_stays_disabled(account)}")
         elif args.command == "reset-password":
-            print(f"new password for {accounts.reset_password(args.name, _password(args.password_stdin)).name}")
+            account = accounts.reset_password(args.name, _password(args.password_stdin))
+            print(f"new password for {account.name}{_stays_disabled(account)}")
         elif args.revoke:
             print(f"revoked {accounts.revoke_tokens(args.name)} token(s) of {args.name}")
         else:
@@ -157,6 +207,10 @@ def user_main(argv: list[str], settings: Settings) -> int:
     finally:
         store.close()
     return 0
+
+
+def _stays_disabled(account: Account) -> str:
+    return "" if account.enabled else f" (still disabled: kb-pipeline review user enable {account.name})"
 
 
 def _password(from_stdin: bool) -> str:
@@ -215,9 +269,10 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         "--format",
         nargs="+",
         action="extend",
-        choices=FORMATS,
+        choices=(*FORMATS, "gold"),
         default=None,
-        help="one or more of json csv tbx skos, the option repeatable (default: all four)",
+        help="one or more of json csv tbx skos, the option repeatable (default: all four); gold: the documents "
+        "marked review complete as the knowledge yardstick's gold v2 files, gold/<doc_id>.json",
     )
     export.add_argument(
         "--lang",
@@ -231,19 +286,101 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         default=DEFAULT_BASE_IRI,
         help=f"the SKOS IRIs' prefix: concept <base><term_id>, scheme <base>glossary (default {DEFAULT_BASE_IRI})",
     )
+    export.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="write the files even when nothing is approved (else: say so and exit 1)",
+    )
+    score_parser = sub.add_parser(
+        "score",
+        help="the readers' precision and recall on the documents and kinds a reviewer marked review complete",
+    )
+    score_parser.add_argument("--doc", default=None, help="one document (its doc_id)")
     args = parser.parse_args(argv)
     layout = DataLayout(settings.data_dir)
+    if args.command == "score":
+        return _score(settings, layout, args.doc)
+    formats = args.format or FORMATS
+    if "gold" in formats:
+        return _gold_export(settings, layout, args.out or layout.review, command)
+    out = args.out or layout.review
+    if out.exists() and not out.is_dir():
+        print(f"kb-pipeline {command} export: --out {out} is a file, not a folder", file=sys.stderr)
+        return 2
     # A reader: no database made or altered by an export (none yet reads as no decisions).
     store = DecisionStore.open(settings.review_database_url, layout, create=False)
     try:
         written = write_knowledge_export(
-            store, Corpus(layout), args.out or layout.review, args.format or FORMATS, args.lang, args.base_iri
+            store,
+            Corpus(layout, ExpertEntries(store)),
+            out,
+            formats,
+            args.lang,
+            args.base_iri,
+            allow_empty=args.allow_empty,
         )
+    except OSError as e:  # a folder that cannot be made or written (permissions, a file in the path)
+        print(f"kb-pipeline {command} export: cannot write under {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except ValueError as e:  # nothing to export, or a text no TBX can hold
+        print(f"kb-pipeline {command} export: {e}", file=sys.stderr)
+        return 1
     finally:
         store.close()
     orphaned = sum(e.orphaned for e in written.entries)
+    no_tbx = " (no TBX: no approved term)" if "tbx" in written.files and not written.files["tbx"] else ""
     print(
         f"{len(written.entries)} approved entries ({orphaned} orphaned), {len(written.knowledge)} approved rules, "
-        f"formulas, briefs → {', '.join(map(str, written.paths))}"
+        f"formulas, briefs → {', '.join(map(str, written.paths))}{no_tbx}"
     )
+    return 0
+
+
+def _labels(settings: Settings, layout: DataLayout) -> tuple[Corpus, dict[str, Decision], set[tuple[str, str]]]:
+    """The decisions (re-attachments applied, not recorded) and the review-complete marks."""
+    store = DecisionStore.open(settings.review_database_url, layout, create=False)
+    try:
+        corpus = Corpus(layout, ExpertEntries(store))
+        return corpus, read_decisions(corpus, store), complete(store)
+    finally:
+        store.close()
+
+
+def _score(settings: Settings, layout: DataLayout, doc: str | None) -> int:
+    corpus, decisions, marked = _labels(settings, layout)
+    scores = score(corpus, decisions, marked, doc)
+    if not scores.documents:
+        where = f"document {doc!r}" if doc else f"document under {layout.knowledge}"
+        print(
+            f"kb-pipeline knowledge score: no {where} is marked review complete (the desk's progress page)",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"{'doc_id':40s} {'kind':8s} {'approved':>8s} {'edited':>6s} {'rejected':>8s} {'added':>5s} "
+        f"{'pending':>7s}  {'precision':14s} recall"
+    )
+    for s in [*scores.documents, *scores.totals]:
+        print(
+            f"{s.doc_id:40s} {s.kind:8s} {s.approved:8d} {s.edited:6d} {s.rejected:8d} {s.added:5d} "
+            f"{s.pending:7d}  {ratio(s.precision):14s} {ratio(s.recall)}"
+        )
+    return 0
+
+
+def _gold_export(settings: Settings, layout: DataLayout, out: Path, command: str) -> int:
+    corpus, decisions, marked = _labels(settings, layout)
+    gold = gold_documents(corpus, decisions, marked)
+    if not gold:
+        print(f"kb-pipeline {command} export: no document is marked review complete: no gold to write", file=sys.stderr)
+        return 1
+    try:
+        for doc_id, document in gold.items():
+            write_text_atomically(
+                out / "gold" / f"{doc_id}.json", json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+            )
+    except OSError as e:
+        print(f"kb-pipeline {command} export: cannot write under {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"{len(gold)} gold v2 files → {out / 'gold'}")
     return 0

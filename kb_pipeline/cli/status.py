@@ -14,7 +14,7 @@ Dagster instance — the same truth the UI shows.
 Then, per document with two versions kept or more (the review desk's, docs/review.md), how many of
 its entries are pending because of its latest version: those the latest changed against the last
 reviewed version whose decision, made on an earlier version, is pending again, plus those new in
-it not decided yet (review_desk/version_diff.py). It reads the decisions with the
+it not decided yet (review/version_diff.py). It reads the decisions with the
 re-attachments a re-parse calls for applied, as the desk would record them, and never writes to
 the database (a read-only one, or one an older desk made, is read all the same).
 """
@@ -33,10 +33,11 @@ from ..defs.names import CONTENT_TAG
 from ..defs.resources import KnowledgeBase
 from ..paths import DataLayout
 from ..pipeline import content_hash_of
-from ..review_desk.corpus import Corpus
-from ..review_desk.reattach import read_decisions
-from ..review_desk.store import DecisionStore
-from ..review_desk.version_diff import VersionDiff, version_diffs
+from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
+from ..review.reattach import read_decisions
+from ..review.store import DecisionStore
+from ..review.version_diff import VersionDiff, version_diffs
 from ..sources import list_pdfs
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
@@ -198,6 +199,7 @@ def review_versions(layout: DataLayout, database_url: str | None) -> dict[str, V
     if not corpus.versioned():
         return {}  # nothing kept: no database to reach
     store = DecisionStore.open(database_url, layout, create=False)
+    corpus.added = ExpertEntries(store)
     try:
         decisions = read_decisions(corpus, store)
         return version_diffs(corpus, store, decisions, corpus.queue(decisions, "all"))

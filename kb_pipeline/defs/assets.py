@@ -25,6 +25,8 @@ from ..files import write_text_atomically
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.cached_parse import RawOutputRef
 from ..parsing.errors import DocumentError, ParseServiceError
+from ..parsing.mineru_adapter import SOURCE_COPY
+from ..parsing.raw_output import load_raw_output
 from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
@@ -36,7 +38,7 @@ from ..pipeline import (
     write_artifact,
 )
 from ..quality.artifact_checks import ARTIFACT_CHECKS
-from ..rag import package_document, structure_for_raw_output
+from ..rag import package_document
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
 from . import tables
 from .history import latest_materialization, metadata_values
@@ -358,7 +360,7 @@ quality_warnings_table = corpus_table_asset(
     deps=[MINERU_RAW_OUTPUT, parsed_document],
     description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
     "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
-    "Built from MinerU's output with parsed_document's sections and formula text.",
+    "Built from parsed_document's chunks (MinerU's output read only for captions, images and formulas' LaTeX).",
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
@@ -372,14 +374,13 @@ def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.Mater
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
-    structure = structure_for_raw_output(raw_ref.path, document)
     result = package_document(
-        raw_ref.path,
+        document,
+        load_raw_output(raw_ref.path),
         layout.within(layout.kb / doc_id),
         project_root=layout.root.parent,
+        source_pdf=raw_ref.path / SOURCE_COPY,
         shared_output_dir=layout.kb / "_all",
-        doc_name=doc_id,
-        structure=structure,
     )
     metrics = result.metrics
     return dg.MaterializeResult(

@@ -3,10 +3,10 @@
     parsed_document → knowledge_payloads → glossary_table
                                        └─→ review_queue_table
 
-`knowledge_payloads` runs the extraction (`knowledge.payload_folder.write_knowledge`, as
+`knowledge_payloads` runs the extraction (`knowledge.payloads.payload_folder.write_knowledge`, as
 `kb-pipeline extract` does: the deterministic readers, then the language model on the terms they
 left open) on the document's latest artifact and writes the seven payloads to
-data/knowledge/<doc_id>/, or records its failure there; its checks (knowledge/checks.py) re-read
+data/knowledge/<doc_id>/, or records its failure there; its checks (knowledge/payloads/checks.py) re-read
 what was written. Its code version is the extraction code's fingerprint plus the model's
 identity, and its data version adds the artifact's identity, so an unchanged document under
 unchanged code and model keeps its version (and its model answers come from the cache: 0 calls).
@@ -17,10 +17,10 @@ import hashlib
 
 import dagster as dg
 
-from ..knowledge.checks import link_problems, span_problems
-from ..knowledge.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
-from ..knowledge.model_steps import asked_steps
-from ..knowledge.payload_folder import knowledge_summary, language_model, read_payloads, write_knowledge
+from ..knowledge.model.model_steps import asked_steps
+from ..knowledge.payloads.checks import link_problems, span_problems
+from ..knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
+from ..knowledge.payloads.payload_folder import knowledge_summary, language_model, read_payloads, write_knowledge
 from ..llm.endpoint import ModelEndpoint
 from ..pipeline import ARTIFACT_NAME, identity, read_artifact
 from ..versions import KNOWLEDGE_VERSION

@@ -14,7 +14,7 @@ from typing import Any, Union, get_args, get_origin
 import dagster as dg
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..knowledge.diff import ApprovedDefinition
+from ..knowledge.payloads.diff import ApprovedDefinition
 from ..llm.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
@@ -22,7 +22,7 @@ from ..parsing.mineru_adapter import mineru_version
 from ..parsing.mineru_api import MineruApi
 from ..paths import DataLayout
 from ..pipeline import Parsing
-from ..review_desk.store import DecisionStore, read_active_knowledge
+from ..review.store import DecisionStore, read_active_knowledge
 from ..settings import MINERU_API_KEY_ENV, Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION

@@ -24,8 +24,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from ..review_desk.corpus import Corpus
-from ..review_desk.knowledge_export import write_knowledge_export
+from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
+from ..review.knowledge_export import write_knowledge_export
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_KNOWLEDGE, GLOSSARY_SKOS, GLOSSARY_TBX, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
 from .resources import KnowledgeBase, ReviewDatabase
@@ -89,7 +90,9 @@ def _file_preview(path: Path, language: str) -> dg.MetadataValue:
 def knowledge_exports(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]) -> Iterator[dg.MaterializeResult]:
     store = review_db.store(kb.layout)
     try:
-        written = write_knowledge_export(store, Corpus(kb.layout), kb.layout.within(kb.layout.review))
+        written = write_knowledge_export(
+            store, Corpus(kb.layout, ExpertEntries(store)), kb.layout.within(kb.layout.review)
+        )
         revision = store.revision()
     finally:
         store.close()
@@ -122,14 +125,18 @@ def knowledge_exports(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatab
         },
     )
     for key, fmt, language in ((GLOSSARY_TBX, "tbx", "xml"), (GLOSSARY_SKOS, "skos", "turtle")):
-        (path,) = written.files[fmt]
+        # No approved term: no TBX (TBX-Basic needs a conceptEntry; knowledge_export.py).
+        file = next(iter(written.files[fmt]), None)
         yield dg.MaterializeResult(
             asset_key=key,
             metadata={
                 "concepts": len(entries),
-                "path": dg.MetadataValue.path(str(path)),
                 "decision_revision": revision,
-                "preview": _file_preview(path, language),
+                **(
+                    {"path": dg.MetadataValue.path(str(file)), "preview": _file_preview(file, language)}
+                    if file
+                    else {"preview": dg.MetadataValue.md("no approved term: no file")}
+                ),
             },
         )
 

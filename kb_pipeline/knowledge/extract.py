@@ -15,26 +15,26 @@ from collections.abc import Callable, Sequence
 
 from ..contracts import ParsedDocument
 from ..llm.model import LanguageModel
-from .abbreviations import read_abbreviation_lists, read_inline_abbreviations
-from .brief import build_brief, propose_brief
-from .choice import Choices
-from .contracts import Payloads
-from .definition_picker import pick_definitions
-from .definition_sentences import read_running_definitions, read_section_definitions
-from .definition_tables import read_definition_tables
-from .definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
-from .findings import Finding
-from .formulas import formula_entries, propose_formulas
-from .glossary import glossary_entry
-from .labelled_definitions import read_labelled_definitions
-from .layout import document_layout
-from .legend import document_math, read_symbol_legends
+from .document.layout import document_layout
 from .link import link
-from .mining import cluster
-from .model_steps import FORMULAS, RULES, asked_steps, decide_open
-from .review import review_queue
-from .rules import propose_rules, rule_entries
-from .spans import SpanCheck
+from .model.choice import Choices
+from .model.definition_picker import pick_definitions
+from .model.model_steps import FORMULAS, RULES, asked_steps, decide_open
+from .payloads.contracts import Payloads
+from .payloads.review import review_queue
+from .payloads.spans import SpanCheck
+from .readers.brief.brief import build_brief, propose_brief
+from .readers.findings import Finding
+from .readers.formulas.formulas import formula_entries, propose_formulas
+from .readers.formulas.legend import document_math, read_symbol_legends
+from .readers.glossary.abbreviations import read_abbreviation_lists, read_inline_abbreviations
+from .readers.glossary.definition_sentences import read_running_definitions, read_section_definitions
+from .readers.glossary.definition_tables import read_definition_tables
+from .readers.glossary.definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
+from .readers.glossary.glossary import glossary_entry
+from .readers.glossary.labelled_definitions import read_labelled_definitions
+from .readers.glossary.mining import cluster
+from .readers.rules.rules import propose_rules, rule_entries
 
 Reader = Callable[[ParsedDocument], list[Finding]]
 

@@ -4,9 +4,9 @@ The "appears in" edge is not stored; it is recoverable from formulas' variables.
 
 from __future__ import annotations
 
-from .contracts import FormulaEntry, GlossaryEntry, RuleEntry
-from .mining import TermIndex
-from .text import key
+from .document.text import key
+from .payloads.contracts import FormulaEntry, GlossaryEntry, RuleEntry
+from .readers.glossary.mining import TermIndex
 
 
 def link(glossary: list[GlossaryEntry], formulas: list[FormulaEntry], rules: list[RuleEntry]) -> None:

@@ -12,7 +12,7 @@ from .local_server import CONTEXT_TOKENS, SMOLLM2_FILE, default_gguf, model_name
 
 # How much of a GGUF's head and tail its identity hashes (a 7B file is GBs: not all of it).
 _SAMPLED_BYTES = 1 << 20
-# The extraction steps a model can be asked in (knowledge/model_steps.py says what each asks).
+# The extraction steps a model can be asked in (knowledge/model/model_steps.py says what each asks).
 MODEL_STEPS = ("definitions", "rules", "formulas")
 
 
@@ -33,7 +33,7 @@ class ModelEndpoint(BaseModel):
     # The first retry's wait when the endpoint names none (Retry-After); doubled each time.
     retry_seconds: float = Field(default=1.0, ge=0)
     # KB_LLM_STEPS: the extraction steps this model is asked in; None, those measured to help
-    # for it (knowledge/model_steps.py).
+    # for it (knowledge/model/model_steps.py).
     steps: list[str] | None = None
 
     @field_validator("steps")

@@ -20,6 +20,8 @@ Where things go:
 - A formula stays in the text chunk that explains it (`has_formula`), its characters read from the
   text layer inside its box (flash gives no LaTeX); markup MinerU did give goes in `latex`.
 - A figure with no caption and no text joins the current chunk (`images`); quality checks flag it.
+- Items come in MinerU's reading order, but a "header" read as body text comes where it stands
+  on its page (`reading_order`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from html import escape
 
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
-from ..pdf_text import PdfTextLayer
+from ..pdf_text import PdfTextLayer, TextLine
 from .furniture import running_furniture
 from .headings import (
     DOT_LEADER,
@@ -49,6 +52,7 @@ MAX_CHUNK_CHARS = 6000
 ITEM_SEPARATOR = "\n\n"
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
 _CONTENTS_MIN_LEADERS = 3
+_FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 _SAME_LINE = 8  # 0–1000 of the page height
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
@@ -96,8 +100,38 @@ def formula_text(text_layer: PdfTextLayer, item: dict) -> str:
 
 
 def table_text(text_layer: PdfTextLayer, item: dict) -> str:
-    """A cell-less table's characters (a boxed theorem, a diagram with text), from the text layer."""
-    return text_layer.text_in_box(item["page_idx"], item["bbox"]).strip() if item.get("bbox") else ""
+    """A cell-less table's characters (a boxed theorem, a diagram with text), from the text layer;
+    of a table drawn turned (`sideways_lines`), its lines as they run."""
+    if not item.get("bbox"):
+        return ""
+    turned = sideways_lines(text_layer, item)
+    return "\n".join(line.text for line in turned) or text_layer.text_in_box(item["page_idx"], item["bbox"]).strip()
+
+
+def sideways_lines(text_layer: PdfTextLayer, item: dict) -> list[TextLine]:
+    """The text-layer lines of an item whose text runs across the page as MinerU saw it (most of
+    its characters), or nothing. A page's text can run two ways: a table drawn turned again on a
+    page otherwise upright. MinerU reads such text with its words split ("P ro gramme") and no
+    cells; the text layer has each line whole, in its own direction. Upright lines crossing the
+    box (the end of a note above it) are the page's other text, not the table's."""
+    lines = text_layer.lines_in_box(item["page_idx"], item["bbox"]) if item.get("bbox") else []
+    turned = [line for line in lines if line.sideways]
+    return turned if 2 * sum(len(line.text) for line in turned) > sum(len(line.text) for line in lines) else []
+
+
+def turned_table(text_layer: PdfTextLayer, item: dict) -> tuple[ItemText, str | None] | None:
+    """A cell-less table MinerU read from text drawn turned (`sideways_lines`): its text from the
+    text layer, and its html when most of its lines have cells (gutters between columns), else
+    None; or None when its text runs upright."""
+    turned = sideways_lines(text_layer, item)
+    if not turned:
+        return None
+    rows = [line.cells for line in turned]
+    if len(rows) < 2 or 2 * sum(len(row) >= 2 for row in rows) <= len(rows):
+        return ItemText(text="\n".join(line.text for line in turned), pieces=[line.text for line in turned]), None
+    html = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+    text = ItemText(text="\n".join(" | ".join(row) for row in rows), pieces=[cell for row in rows for cell in row])
+    return text, f"<table>{html}</table>"
 
 
 def contents_pages(items: list[dict], texts: list[ItemText]) -> set[int]:
@@ -135,10 +169,13 @@ def _cut_at_line(text: str, line: str, start: int) -> tuple[int, int] | None:
     return widen(text, where[found], where[found + len(wanted) - 1] + 1) if found >= 0 else None
 
 
-def reading_order(items: list[dict]) -> list[int]:
+def reading_order(items: list[dict], demoted: set[int] | None = None) -> list[int]:
     """MinerU's order, except that of two text blocks side by side on one line (a term and its
-    definition) the left one comes first: MinerU sometimes reads the wider right one first."""
-    order = list(range(len(items)))
+    definition) the left one comes first: MinerU sometimes reads the wider right one first; and
+    that a "header" read as body text (`demoted`) comes where it stands: MinerU lists a page's
+    headers first, so one standing under the page's first title came before it ("5.1 …" before
+    "Chapter 5", then read as the end of chapter 4)."""
+    order = _demoted_in_place(list(range(len(items))), items, demoted or set())
     k = 0
     while k + 1 < len(order):
         a, b = items[order[k]], items[order[k + 1]]
@@ -158,6 +195,29 @@ def reading_order(items: list[dict]) -> list[int]:
     return order
 
 
+def _demoted_in_place(order: list[int], items: list[dict], demoted: set[int]) -> list[int]:
+    """`order` with each demoted header moved after the last body item of its page that MinerU
+    listed after it but that stands above it. Page by page: a long document stays linear."""
+    pages: list[list[int]] = []
+    for index in order:
+        if not pages or items[pages[-1][0]]["page_idx"] != items[index]["page_idx"]:
+            pages.append([])
+        pages[-1].append(index)
+    for page in pages:
+        for index in [i for i in page if i in demoted and items[i].get("bbox")]:
+            at = page.index(index)
+            above = [
+                k
+                for k in range(at + 1, len(page))
+                if items[page[k]]["type"] not in _FURNITURE_TYPES
+                and items[page[k]].get("bbox")
+                and items[page[k]]["bbox"][1] < items[index]["bbox"][1]
+            ]
+            if above:
+                page.insert(above[-1], page.pop(at))  # after the pop, that item is at above[-1] - 1
+    return [index for page in pages for index in page]
+
+
 @dataclass
 class _Section:
     heading: Heading
@@ -172,7 +232,7 @@ def build_chunks(
 ) -> list[Chunk]:
     """The document's chunks. `texts` are `item_texts(raw)` when the caller has them already."""
     builder = _ChunkBuilder(raw, text_layer, item_texts(raw) if texts is None else texts)
-    for index in reading_order(raw.items):
+    for index in reading_order(raw.items, builder.demoted):
         builder.take(index)
     return [_to_chunk(doc_id, seq, draft, builder.running_headers) for seq, draft in enumerate(builder.finish())]
 
@@ -404,8 +464,8 @@ class _ChunkBuilder:
         )
 
     def _split_run_in(self, index: int) -> bool:
-        """Headings MinerU merged into a paragraph: lines in a font of their own carrying the next
-        section number, and standard section names on a line of their own ("Résultats") opening
+        """Headings MinerU merged into a paragraph: lines in a font of their own (or of a demoted
+        header) carrying the next section number, and standard section names on a line of their own ("Résultats") opening
         the paragraph or following a sentence's end, with text after them. The paragraph is cut
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
@@ -420,11 +480,14 @@ class _ChunkBuilder:
         if len(lines) < 2:
             return False
         fonts = Counter(line.font for line in lines)
+        # A "header" MinerU read as body text is no paragraph: lines of it carrying the next
+        # numbers are headings it merged ("Chapter 5. …" over "5.1 …" under a page's top band).
+        heading_block = index in self.demoted
         position = 0
         for k, line in enumerate(lines):
             # Its font is its own: used by no other line, unlike the line after it (or before).
             neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            own_font = fonts[line.font] == 1 and line.font != neighbour.font
+            own_font = heading_block or (fonts[line.font] == 1 and line.font != neighbour.font)
             named = (
                 is_section_name(line.text)
                 and k + 1 < len(lines)
@@ -459,8 +522,14 @@ class _ChunkBuilder:
         if has_cells(html):
             self._add_standalone("table", index, text, html)
             return
+        # A table drawn turned: the text layer's rows and cells (MinerU's split words are no text).
+        if html.strip() and (turned := turned_table(self.text_layer, item)) is not None:
+            text, turned_html = turned
+            if turned_html is not None:
+                self._add_standalone("table", index, text, turned_html)
+                return
         # No cells (a boxed theorem, code, a diagram): a text chunk, plus the text layer's text if no html.
-        if not html.strip():
+        elif not html.strip():
             text = ItemText(text="\n".join(p for p in (text.text, table_text(self.text_layer, item)) if p))
         self._add_standalone("text", index, text)
 

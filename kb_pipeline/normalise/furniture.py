@@ -8,7 +8,10 @@ page, for the alternating heads of journals: authors on even pages, title on odd
 place: a section title that repeats the running head's words under a number ("3 Data model"
 below the head "Data model") is not it. A page's first or last line a little further in than
 the band counts as in it (wide margins). Anything MinerU called furniture that does not repeat
-is read as body text; body text that does repeat there is furniture.
+is read as body text; body text that does repeat there is furniture, and so is a line MinerU
+typed a title that repeats in the band itself (a part's short name set large at the top of the
+pages opening its chapters), unless it is numbered: a numbered line at a page's top is the
+page's heading, whose number the running head does not carry.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 
+from .headings import numbered
 from .item_text import ItemText
 from .outline import squash
 
@@ -127,6 +131,14 @@ def _pages_at_place(group: list[int], items: list[dict], margin: bool) -> dict[i
     return found
 
 
+def _running_title(widened: bool, text: str) -> bool:
+    """Whether a line MinerU typed a title, repeating in a band, is a running head: a part's
+    short name or a trademark name set large at the top of pages is one; a numbered heading at
+    the top of a page is not (its number is the document's outline, the head has none), nor a
+    title that is only its page's first line below the band."""
+    return not widened and numbered(text) is None
+
+
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
@@ -208,8 +220,8 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
             kind == "text"
             and repeated
             and key
-            and not item.get("text_level")
             and len(texts[index].text.split()) <= _MAX_WORDS
+            and (not item.get("text_level") or _running_title(index in widened, texts[index].text))
         ):
             furniture.add(index)
     return furniture, demoted

@@ -249,6 +249,9 @@ class HeadingTracker:
             # After 2.1.3: its first child or the next sibling at any enclosing level (2.1.3.1, 2.1.4, 2.2, 3).
             current = [int(n) for n in last.split(".")] if last else []
             successors = [current + [1]] + [current[:k] + [current[k] + 1] for k in range(len(current))]
+            chapter = self._last("chapter")
+            if not current and chapter is not None and chapter.section_no and chapter.section_no.isdigit():
+                successors.append([int(chapter.section_no), 1])  # after "Chapter 5" comes 5.1 (or 1)
             return [int(n) for n in number.split(".")] in successors
         if scheme in ("roman", "chapter"):
             return _ordinal(scheme, number) == (_ordinal(scheme, last) + 1 if last else 1)

@@ -66,7 +66,7 @@ def has_cells(html: str) -> bool:
     return "<table" in html.lower()
 
 
-def _span_lists(content: dict, key: str) -> list[str]:
+def span_lines(content: dict, key: str) -> list[str]:
     """A v2 caption/footnote field: a list of span lists, or a flat span list for one line."""
     value = content.get(key) or []
     if value and isinstance(value[0], dict):
@@ -97,7 +97,7 @@ def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemTex
             lines.append(piece)
 
     if kind in ("image", "chart", "table", "code", "algorithm"):
-        for caption in _span_lists(content, f"{kind}_caption"):
+        for caption in span_lines(content, f"{kind}_caption"):
             add(caption)
         if kind == "table" and not has_cells(content.get("html") or ""):
             add(content.get("html") or "")
@@ -113,7 +113,7 @@ def item_text(v2: dict, *, figure_content_is_generated: bool = False) -> ItemTex
                 result.generated = content["content"]
             else:
                 add(content["content"])
-        for footnote in _span_lists(content, f"{kind}_footnote"):
+        for footnote in span_lines(content, f"{kind}_footnote"):
             add(footnote)
     elif kind == "equation_interline":
         if content.get("math_content"):

@@ -21,6 +21,7 @@ from .item_text import ItemText
 _CANDIDATE_TYPES = {"text", "image", "chart", "header", "footer"}
 _SIMILAR = 0.9
 _MIN_SHARE_OF_WRAPPED_LINE = 0.3
+_MAX_PLAIN_TITLE = 90  # characters: a plain line longer than this is a paragraph
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,16 @@ def place_outline(
     return hits
 
 
+def _lines_on(index: int, items: list[dict], used: set[int]) -> list[int]:
+    """The (up to two) text items after `index` on its page, not taken by another bookmark."""
+    found = []
+    for nxt in range(index + 1, min(index + 3, len(items))):
+        if nxt in used or items[nxt]["page_idx"] != items[index]["page_idx"] or items[nxt]["type"] != "text":
+            break
+        found.append(nxt)
+    return found
+
+
 def _same_number_and_word(title: str, text: str) -> bool:
     """Both start with the same section number and the same first word after it: the printed
     "2.1 Corrosion of CWR joints" for the bookmark "2.1 Corrosion of continuous welded rail …"."""
@@ -137,21 +148,37 @@ def _match(
         return OutlineHit(entry.level)
     title = squash(entry.title)
     line = squash(text)
-    if items[index].get("text_level") and (
+    # A line MinerU did not call a title may still be the bookmarked one when it is a heading's
+    # length and carries its number and first word ("2.1 Epidemiology of HCV …" for the bookmark
+    # "2.1 Epidemiology of hepatitis C virus …").
+    heading_like = len(text) <= _MAX_PLAIN_TITLE and text[-1] not in ".:;,"
+    if (items[index].get("text_level") or heading_like) and (
         _same_number_and_word(entry.title, text)
-        or (title.startswith(line) and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title))
+        or (
+            items[index].get("text_level")
+            and title.startswith(line)
+            and len(line) >= _MIN_SHARE_OF_WRAPPED_LINE * len(title)
+        )
     ):
-        # A title the bookmark words differently, or shortens; its wrapped second line joins it.
-        nxt = index + 1
+        # A title the bookmark words differently, or shortens; its wrapped lines join it: the
+        # next line when it ends the bookmark, or the next lines when together they complete it
+        # (a chapter title set on three lines: the second alone would open a heading of its own).
+        following = _lines_on(index, items, used)
         if (
-            nxt < len(items)
-            and nxt not in used
-            and items[nxt]["type"] == "text"
-            and items[nxt]["page_idx"] == items[index]["page_idx"]
-            and 3 <= len(squash(texts[nxt].text))
-            and title.endswith(squash(texts[nxt].text))
+            following
+            and 3 <= len(squash(texts[following[0]].text))
+            and title.endswith(squash(texts[following[0]].text))
         ):
-            return OutlineHit(entry.level, continued_by=(nxt,))
+            return OutlineHit(entry.level, continued_by=(following[0],))
+        joined, taken = line, []
+        for nxt in following:
+            piece = squash(texts[nxt].text)
+            if len(piece) < 3 or not title.startswith(joined + piece):
+                break
+            joined += piece
+            taken.append(nxt)
+            if joined == title:
+                return OutlineHit(entry.level, continued_by=tuple(taken))
         return OutlineHit(entry.level)
     cut = _run_in_cut(entry.title, texts[index].text) if items[index]["type"] == "text" else None
     if cut is not None:
@@ -160,9 +187,7 @@ def _match(
     if len(line) < _MIN_SHARE_OF_WRAPPED_LINE * len(title) or not title.startswith(line):
         return None
     joined, following = text, []
-    for nxt in range(index + 1, min(index + 3, len(items))):
-        if nxt in used or items[nxt]["page_idx"] != items[index]["page_idx"] or items[nxt]["type"] != "text":
-            break
+    for nxt in _lines_on(index, items, used):
         joined += " " + texts[nxt].text.strip()
         following.append(nxt)
         if _same_title(entry.title, joined):

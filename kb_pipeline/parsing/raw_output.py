@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # MinerU's v1 type → its v2 type where the names differ; a v1 "text" is a v2 "paragraph" or
-# "title". The one map of the two vocabularies (the packager reads v1 files with it too).
+# "title". The one map of the two vocabularies.
 V1_TO_V2_TYPE = {
     "header": "page_header",
     "footer": "page_footer",
@@ -67,10 +67,18 @@ def _same_item(v1: dict, v2: dict) -> bool:
     return V1_TO_V2_TYPE.get(t1, t1) == t2
 
 
-def load_raw_output(path: Path) -> RawOutput:
-    items = json.loads((path / "content_list.json").read_text(encoding="utf-8"))
-    pages_v2 = json.loads((path / "content_list_v2.json").read_text(encoding="utf-8"))
-    middle = json.loads((path / "middle_json.json").read_text(encoding="utf-8"))
+def load_raw_output(
+    path: Path,
+    *,
+    content_list: Path | None = None,
+    content_list_v2: Path | None = None,
+    middle_json: Path | None = None,
+) -> RawOutput:
+    """The output in directory `path`, under MinerU 4's file names unless others are given
+    (output produced elsewhere may prefix them: `<uuid>_content_list.json`)."""
+    items = json.loads((content_list or path / "content_list.json").read_text(encoding="utf-8"))
+    pages_v2 = json.loads((content_list_v2 or path / "content_list_v2.json").read_text(encoding="utf-8"))
+    middle = json.loads((middle_json or path / "middle_json.json").read_text(encoding="utf-8"))
     items_v2 = [item for page in pages_v2 for item in page]
     if len(items) != len(items_v2):
         raise RawOutputMismatchError(

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..contracts import Chunk
-from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text
-from ..normalise.item_text import PIECE_SEPARATORS, item_text, item_texts
+from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text, turned_table
+from ..normalise.item_text import PIECE_SEPARATORS, has_cells, item_text, item_texts
 from ..normalise.recovery import recovered_chunk_lines
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer
@@ -33,8 +33,17 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
             if item["type"] == "equation":
                 pieces.append(formula_text(text_layer, item))
                 continue
+            html = (raw.items_v2[index].get("content") or {}).get("html") or ""
+            turned = (
+                turned_table(text_layer, item)
+                if item["type"] == "table" and html.strip() and not has_cells(html)
+                else None
+            )
+            if turned is not None:
+                pieces += turned[0].pieces  # a table drawn turned: its text-layer rows and cells
+                continue
             pieces += item_text(raw.items_v2[index], figure_content_is_generated=raw.figure_content_is_generated).pieces
-            if item["type"] == "table" and not (raw.items_v2[index].get("content") or {}).get("html"):
+            if item["type"] == "table" and not html:
                 pieces.append(table_text(text_layer, item))
     return [piece for piece in pieces if piece]
 

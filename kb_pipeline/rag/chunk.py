@@ -18,7 +18,7 @@ class RagChunk:
     content_type: str
     section_title: str
     chunk_text: str
-    order: tuple[int, int, int]  # (page position, block index, part): reading order of the source
+    order: tuple[int, int, int]  # (artifact chunk position, item position in it, part): reading order
     image_path: str = ""
     # Kept out of the JSONL record (which holds exactly JSONL_FIELDS); written to the manifest.
     split_info: dict[str, Any] | None = None

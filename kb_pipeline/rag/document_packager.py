@@ -1,24 +1,26 @@
-"""Walking a document's blocks in reading order and turning them into chunks.
+"""The artifact's chunks, in reading order, turned into the package's chunks (seed 001's rules).
 
-Every block of a page is in one list, so figure and formula context comes from real neighbours by
-list position; a page's figures are resolved when the page ends, since a subfigure's parent may follow it.
+The package is built from the `ParsedDocument`, so it holds what the normaliser recovered
+(running heads removed, lost lines from the text layer, headings from the PDF's own signals);
+MinerU's output is read only for what the artifact does not carry: a table's or figure's
+caption apart from its body, an image reference whose file is missing, a formula's LaTeX, and
+the page furniture the normaliser left out (counted as noise).
 
-- ``title`` sets the section; a low-value title (Contents, List of Figures/Tables, revision
-  history, ``Rev. X``) skips every content block until the next title;
-- ``page_header``/``page_footer``/``page_number``/``page_aside_text`` are noise: skipped, counted;
-- ``paragraph``, ``list``, ``page_footnote``, ``code``, ``algorithm`` are text, packed per
-  section (a section's text chunk may span pages; its page_no is its first page);
-- ``table`` → one chunk, or row-boundary parts; an empty table without an image is skipped.
-  A table on the page after the previous one, in the same section, continues it (``continues`` in
-  the manifest) when its caption says so ("Continued", "cont.") or, uncaptioned, it has the same
-  column count; uncaptioned, it takes the previous title "(continued)"; with the same columns but
-  not the previous header, it is read under that header (its first row is data, not a header);
-- ``image``/``chart`` → figure (formal / subfigure merged / weak skipped), described by its
-  caption and adjacent paragraphs, or by the sentences citing it when it has no neighbours;
-- ``equation_interline`` → formula chunk. MinerU flash gives only an image (``math_content`` ""):
-  it becomes a chunk only with adjacent text to describe it (labelled), since an image with no
-  words is unretrievable; a formula with neither LaTeX nor that is skipped and logged;
-- ``index`` (a table of contents) is skipped as a low-value section; other types are unsupported.
+- a chunk's section is its innermost heading; a low-value one (Contents, List of Figures/Tables,
+  revision history, ``Rev. X``) and a printed table of contents are skipped, every chunk logged;
+- ``text`` chunks are packed per section (a packed chunk may span pages; its page_no is its
+  first page). Their text is the artifact's, verbatim;
+- ``table`` → one chunk, or row-boundary parts repeating caption and columns; a table whose body
+  MinerU gave as laid-out text (no cells) is read line by line; an empty table without an image
+  is skipped. A table on the page after the previous one, in the same section, continues it
+  (``continues`` in the manifest) when its caption says so ("Continued", "cont.") or, uncaptioned,
+  it has the same column count; uncaptioned, it takes the previous title "(continued)"; with the
+  same columns but not the previous header, it is read under that header;
+- ``image``/``chart`` chunks, and pictures inside a text chunk, → figures (formal / subfigure
+  merged / weak skipped), described by caption and adjacent text, or by the sentences citing
+  them; a figure's own text (read inside it) that no figure chunk holds joins its section's text;
+- every display formula → a formula chunk (LaTeX, else its characters from the text layer, else
+  its image) with the text before and after it; the text chunk holding it keeps it too.
 """
 
 from __future__ import annotations
@@ -27,44 +29,29 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..contracts import Chunk, ParsedDocument
+from ..normalise.chunker import contents_pages
+from ..normalise.item_text import item_text, item_texts, span_lines
+from ..parsing.raw_output import V1_TO_V2_TYPE, RawOutput
 from .chunk import RagChunk, location_line
-from .content_list import Block
 from .error_report import ErrorReport
 from .figure_classification import FigureTier, classify_figure, figure_chunk_text, figure_number
 from .html_table import ParsedTable, parse_html_table, plain_text_table
 from .image_paths import ResolvedImage, resolve_image
 from .metrics import NOISE_KINDS, PackagingStats
-from .nearby_text import adjacent_text, citing_text, figure_nearby_text
+from .nearby_text import adjacent_text, citing_text, figure_nearby_text, head, tail
 from .sections import is_low_value_section
-from .structure import DocumentStructure
 from .table_chunking import TablePart, image_only_table_text, table_parts
 from .text_chunking import TextBlock, pack_text_blocks
 from .text_cleaning import clean_section_title
 
-_TEXT_KINDS = frozenset({"paragraph", "list", "page_footnote", "code", "algorithm"})
 _FIGURE_KINDS = frozenset({"image", "chart"})
-_SUPPORTED_KINDS = _TEXT_KINDS | _FIGURE_KINDS | {"table", "equation_interline", "index"}
-
 _CONTINUED = re.compile(
     r"\bcontinued\b|\bcont(?:'d\b|\.)|\(\s*suite\s*\)|\bfortsetzung\b|\(\s*forts\.|\blanjutan\b", re.IGNORECASE
 )
 _HEADER_MATCH_SHARE = 0.8
 
-
-@dataclass(frozen=True)
-class _BlockAt:
-    """A block with its page (whose list positions give its real neighbours) and its place in reading order."""
-
-    page: list[Block]
-    page_position: int
-    position: int
-
-    @property
-    def block(self) -> Block:
-        return self.page[self.position]
-
-    def order(self, part: int = 0) -> tuple[int, int, int]:
-        return (self.page_position, self.position, part)
+Order = tuple[int, int, int]  # (artifact chunk position, source item position in it, part)
 
 
 @dataclass
@@ -79,8 +66,13 @@ class _LastTable:
 
 @dataclass
 class _FigureCandidate:
-    at: _BlockAt
-    section_title: str  # the section it was found in: the page may start another before figures are emitted
+    item: int  # its MinerU item
+    order: Order
+    page_no: int
+    section_title: str
+    caption: str
+    footnote: str
+    inner_text: str  # text read inside the figure
     nearby_text: str
     image: ResolvedImage
     tier: FigureTier
@@ -88,175 +80,231 @@ class _FigureCandidate:
 
 
 class DocumentPackager:
-    def __init__(
-        self, input_dir: Path, project_root: Path, report: ErrorReport, structure: DocumentStructure | None = None
-    ) -> None:
-        self.input_dir = input_dir
+    def __init__(self, document: ParsedDocument, raw: RawOutput, project_root: Path, report: ErrorReport) -> None:
+        self.chunks_in = document.chunks
+        self.raw = raw
         self.project_root = project_root
         self.report = report
-        self.structure = structure or DocumentStructure()
         self.stats = PackagingStats()
         self.chunks: list[RagChunk] = []
-        self.document_title = ""
+        self.low_value_chunks: list[str] = []  # artifact chunk ids left out by design
         self.section_title = ""
-        self._pages: list[list[Block]] = []
-        self._in_low_value_section = False
+        self._section_key: tuple[str, ...] | None = None
         self._section_text: list[TextBlock] = []  # packed into text chunks when the section ends
         self._last_table: _LastTable | None = None  # the table a table on the next page may continue
         self._page_figures: list[_FigureCandidate] = []  # emitted when the page ends
+        self._page_idx: int | None = None
+        self._contents = contents_pages(raw.items, item_texts(raw))
 
-    def package(self, pages: list[list[Block]]) -> list[RagChunk]:
-        self._pages = pages
-        for page_position, page in enumerate(pages):
-            for position in range(len(page)):
-                self._package_block(_BlockAt(page, page_position, position))
-            self._emit_page_figures()
+    def package(self) -> list[RagChunk]:
+        self._count_noise()
+        for position, chunk in enumerate(self.chunks_in):
+            if chunk.page_idx != self._page_idx:
+                self._emit_page_figures()
+                self._page_idx = chunk.page_idx
+            self._enter_section(chunk)
+            if not self._left_out(chunk):
+                self._package_chunk(position, chunk)
+        self._emit_page_figures()
         self._flush_section_text()
         return self.chunks
 
-    def _package_block(self, at: _BlockAt) -> None:
-        block = at.block
-        self._follow_known_section(block)
-        if block.kind == "title":
-            self._start_section(block)
-        elif self._left_out(block):
-            pass  # counted and reported
-        elif block.kind in _TEXT_KINDS:
-            self._add_text(at)
-        elif block.kind == "table":
-            self._add_table(at)
-        elif block.kind in _FIGURE_KINDS:
-            self._hold_figure(at)
-        else:
-            self._add_formula(at)
+    # ------------------------------------------------------------ MinerU items
 
-    def _left_out(self, block: Block) -> bool:
-        """Count and report a block that gives no chunk because of its kind or its section."""
-        if block.kind in NOISE_KINDS:
-            self.stats.noise[block.kind] += 1
-            self.report.skipped(block, "noise block skipped")
-        elif block.kind not in _SUPPORTED_KINDS:
-            self.report.unsupported(block)
-        elif self._in_low_value_section:
-            self.stats.low_value_blocks += 1
-            self.report.skipped(block, f"inside low-value section '{self.section_title}'")
-        elif block.kind == "index":
+    def _block_id(self, item: int) -> str:
+        page_idx, position = self.raw.positions[item]
+        return f"p{page_idx + 1}_b{position}"
+
+    def _kind(self, item: int) -> str:
+        kind = self.raw.items_v2[item].get("type", "")
+        return kind if isinstance(kind, str) else ""
+
+    def _content(self, item: int) -> dict:
+        content = self.raw.items_v2[item].get("content")
+        return content if isinstance(content, dict) else {}
+
+    def _affix(self, item: int, which: str) -> str:
+        """An item's caption or footnote lines ("caption" / "footnote"), joined by spaces."""
+        return " ".join(line.strip() for line in span_lines(self._content(item), f"{self._kind(item)}_{which}") if line)
+
+    def _image(self, item: int) -> ResolvedImage:
+        source = self._content(item).get("image_source")
+        reference = source.get("path") if isinstance(source, dict) else None
+        image = resolve_image(reference if isinstance(reference, str) else "", self.raw.path, self.project_root)
+        if image.problem:
+            self.report.missing_image(self._block_id(item), self._kind(item), reference or "", image.problem)
+        return image
+
+    def _count_noise(self) -> None:
+        """Page furniture the normaliser left out of every chunk (a one-off "header" it kept is body text)."""
+        kept = {item for chunk in self.chunks_in for item in chunk.source_items}
+        for item, v1 in enumerate(self.raw.items):
+            kind = V1_TO_V2_TYPE.get(v1["type"], v1["type"])
+            if kind in NOISE_KINDS and item not in kept:
+                self.stats.noise[kind] += 1
+                self.report.skipped(self._block_id(item), kind, "noise block skipped")
+
+    # ------------------------------------------------------------ sections
+
+    def _enter_section(self, chunk: Chunk) -> None:
+        key = tuple(chunk.heading_path)
+        if key == self._section_key:
+            return
+        self._flush_section_text()
+        self._last_table = None  # a table never continues across a section boundary
+        self._section_key = key
+        title = clean_section_title(chunk.heading_path[-1]) if chunk.heading_path else ""
+        if title != self.section_title and is_low_value_section(title):
             self.stats.low_value_sections += 1
-            self.report.skipped(block, "table of contents (index block)")
+        self.section_title = title
+
+    def _left_out(self, chunk: Chunk) -> bool:
+        """Count and report an artifact chunk that gives no package chunk because of its section."""
+        if is_low_value_section(self.section_title):
+            reason = f"inside low-value section '{self.section_title}'"
+        elif chunk.kind == "text" and self._is_contents(chunk):
+            self.stats.low_value_sections += 1
+            reason = "table of contents"
         else:
             return False
+        self.stats.low_value_blocks += 1
+        self.low_value_chunks.append(chunk.chunk_id)
+        self.report.skipped(chunk.chunk_id, chunk.kind, reason)
         return True
 
-    def _image(self, block: Block) -> ResolvedImage:
-        image = resolve_image(block.image_ref, self.input_dir, self.project_root)
-        if image.problem:
-            self.report.missing_image(block, image.problem)
-        return image
+    def _is_contents(self, chunk: Chunk) -> bool:
+        kinds = {self._kind(item) for item in chunk.source_items}
+        return "index" in kinds or bool(chunk.source_items) and set(chunk.page_idxs) <= self._contents
+
+    # ------------------------------------------------------------ chunks
+
+    def _package_chunk(self, position: int, chunk: Chunk) -> None:
+        items = chunk.source_items
+        if chunk.kind == "table" or (items and all(self._kind(item) == "table" for item in items)):
+            self._add_table(position, chunk)
+            return
+        # A figure chunk's text (caption, words inside it) goes into its figure chunk.
+        own_text = chunk.kind not in _FIGURE_KINDS and bool(chunk.text.strip())
+        if own_text:
+            self._add_text(chunk.page_no, (position, 0, 0), chunk.text)
+        # Pictures and formulas: a figure, a caption-less picture in a text chunk, a display formula.
+        for offset, item in enumerate(items):
+            kind = self._kind(item)
+            if kind in _FIGURE_KINDS:
+                nearby = head(chunk.text) if own_text else figure_nearby_text(self.chunks_in, position)
+                self._hold_figure(position, chunk, offset, nearby=nearby)
+            elif kind == "equation_interline":
+                self._add_formula(position, chunk, offset)
+
+    def _add_text(self, page_no: int, order: Order, text: str) -> None:
+        self._section_text.append(TextBlock(page_no, order[:2], text))
+
+    def _flush_section_text(self) -> None:
+        """Pack the text gathered so far. Called at a section's end and before a table, figure or
+        formula, so text never flows around one (nothing sorts inside a paragraph split at a sentence)."""
+        for draft in pack_text_blocks(self._section_text):
+            self.chunks.append(RagChunk(draft.page_no, "text", self.section_title, draft.text, (*draft.order, 0)))
+        self._section_text = []
 
     def _emit(
         self,
-        block: Block,
+        page_no: int,
         content_type: str,
         text: str,
-        order: tuple[int, int, int],
+        order: Order,
         image_path: str = "",
         split_info: dict[str, object] | None = None,
         section_title: str | None = None,
     ) -> RagChunk:
         section = self.section_title if section_title is None else section_title
-        self.chunks.append(RagChunk(block.page_no, content_type, section, text, order, image_path, split_info))
+        self.chunks.append(RagChunk(page_no, content_type, section, text, order, image_path, split_info))
         return self.chunks[-1]
-
-    def _follow_known_section(self, block: Block) -> None:
-        # The artifact may know sections the content list has no title for (headings MinerU read as paragraphs).
-        known = self.structure.section_titles.get((block.page_no, block.index))
-        if known and block.kind != "title" and clean_section_title(known) != self.section_title:
-            self._enter_section(clean_section_title(known), block)
-
-    def _start_section(self, block: Block) -> None:
-        if title := clean_section_title(block.text):
-            self._enter_section(title, block)
-        else:
-            self.report.skipped(block, "empty title")
-
-    def _enter_section(self, title: str, block: Block) -> None:
-        self._flush_section_text()
-        self._last_table = None  # a table never continues across a section boundary
-        self.document_title = self.document_title or title
-        self.section_title = title
-        self._in_low_value_section = is_low_value_section(title)
-        if self._in_low_value_section:
-            self.stats.low_value_sections += 1
-            self.report.skipped(block, f"low-value section '{title}' skipped until the next title")
-
-    # ------------------------------------------------------------ text
-
-    def _add_text(self, at: _BlockAt) -> None:
-        block = at.block
-        text = "\n".join(part for part in (block.caption, block.text, block.footnote) if part)
-        if text.strip():
-            self._section_text.append(TextBlock(block.page_no, (at.page_position, at.position), text))
-        else:
-            self.report.skipped(block, "no extractable text")
-
-    def _flush_section_text(self) -> None:
-        for draft in pack_text_blocks(self._section_text):
-            self.chunks.append(RagChunk(draft.page_no, "text", self.section_title, draft.text, (*draft.order, 0)))
-        self._section_text = []
 
     # ------------------------------------------------------------ tables
 
-    def _add_table(self, at: _BlockAt) -> None:
-        block = at.block
-        image = self._image(block)
-        table = parse_html_table(block.html)
-        previous = self._continued_table(block, table)
-        table = _carry_header_forward(block, table, previous)
+    def _add_table(self, position: int, chunk: Chunk) -> None:
+        self._flush_section_text()
+        item = chunk.source_items[0]
+        caption, footnote = self._affix(item, "caption"), self._affix(item, "footnote")
+        image = self._image(item)
+        table = parse_html_table(chunk.table_html) if chunk.table_html else ParsedTable([], [])
+        previous = self._continued_table(chunk.page_no, caption, table)
+        table = _carry_header_forward(chunk.table_html or "", table, previous)
         columns, header_row = table.columns, table.first_row  # as read, before any plain-text fallback
         if not table.has_content:
-            table = plain_text_table(block.html)
-        caption = block.caption or (f"{previous.title} (continued)" if previous else "")
-        chunks = self._emit_table(at, caption, table, image)
-        if not chunks:
+            # No cells: the body MinerU gave as laid-out text, or the text layer's inside the table's box.
+            table = plain_text_table(self._table_body(chunk.text, item))
+        title = caption or (f"{previous.title} (continued)" if previous else "")
+        parts = self._emit_table(position, chunk, item, title, footnote, table, image)
+        if not parts:
             return
         if previous is not None:
-            chunks[0].continues = previous.chunk
-        title = (previous.title if previous else block.caption) or f"(untitled table on page {block.page_no})"
-        self._last_table = _LastTable(block.page_no, table.width, columns, header_row, title, chunks[-1])
+            parts[0].continues = previous.chunk
+        name = (previous.title if previous else caption) or f"(untitled table on page {chunk.page_no})"
+        self._last_table = _LastTable(chunk.page_no, table.width, columns, header_row, name, parts[-1])
 
-    def _continued_table(self, block: Block, table: ParsedTable) -> _LastTable | None:
+    def _continued_table(self, page_no: int, caption: str, table: ParsedTable) -> _LastTable | None:
         previous = self._last_table
-        if previous is None or block.page_no != previous.page_no + 1:
+        if previous is None or page_no != previous.page_no + 1:
             return None
-        if block.caption:  # a table with a title of its own continues only when the title says so
-            return previous if _CONTINUED.search(block.caption) else None
+        if caption:  # a table with a title of its own continues only when the title says so
+            return previous if _CONTINUED.search(caption) else None
         return previous if table.width and table.width == previous.width else None
 
-    def _emit_table(self, at: _BlockAt, caption: str, table: ParsedTable, image: ResolvedImage) -> list[RagChunk]:
-        block = at.block
+    def _emit_table(
+        self,
+        position: int,
+        chunk: Chunk,
+        item: int,
+        caption: str,
+        footnote: str,
+        table: ParsedTable,
+        image: ResolvedImage,
+    ) -> list[RagChunk]:
+        page_no = chunk.page_no
         if table.has_content:
             return [
-                self._emit(block, "table", part.text, at.order(part.split_index), image.path, _split_info(block, part))
-                for part in table_parts(caption, block.footnote, table, page_no=block.page_no)
+                self._emit(
+                    page_no, "table", part.text, (position, 0, part.split_index), image.path, _split_info(chunk, part)
+                )
+                for part in table_parts(caption, footnote, table, page_no=page_no)
             ]
         if image.path:
-            text = image_only_table_text(caption, block.footnote, page_no=block.page_no)
-            return [self._emit(block, "table", text, at.order(), image.path)]
+            text = image_only_table_text(caption, footnote, page_no=page_no)
+            return [self._emit(page_no, "table", text, (position, 0, 0), image.path)]
         self.stats.empty_tables += 1
-        self.report.skipped(block, "empty table content and no valid image")
+        self.report.skipped(self._block_id(item), "table", "empty table content and no valid image")
         return []
 
     # ------------------------------------------------------------ figures
 
-    def _hold_figure(self, at: _BlockAt) -> None:
+    def _hold_figure(self, position: int, chunk: Chunk, offset: int, *, nearby: str) -> None:
         self.stats.figure_blocks += 1
-        # Adjacent paragraphs; for a numbered figure with none, the sentences that cite it.
-        nearby = figure_nearby_text(at.page, at.position)
-        number = figure_number(at.block.caption)
+        item = chunk.source_items[offset]
+        caption = self._affix(item, "caption")
+        number = figure_number(caption)
         if not nearby and number:
-            nearby = citing_text(self._pages, at.page_position, number)
-        image, tier = self._image(at.block), classify_figure(at.block.caption, nearby)
-        self._page_figures.append(_FigureCandidate(at, self.section_title, nearby, image, tier))
+            nearby = citing_text(self.chunks_in, chunk.page_idx, number)
+        content = self._content(item).get("content")
+        inner = content if isinstance(content, str) and not self.raw.figure_content_is_generated else ""
+        page_no = self.raw.positions[item][0] + 1
+        tier = classify_figure(caption, nearby)
+        if tier is not FigureTier.WEAK:
+            self._flush_section_text()
+        self._page_figures.append(
+            _FigureCandidate(
+                item,
+                (position, offset, 0),
+                page_no,
+                self.section_title,
+                caption,
+                self._affix(item, "footnote"),
+                inner.strip(),
+                nearby,
+                self._image(item),
+                tier,
+            )
+        )
 
     def _emit_page_figures(self) -> None:
         for figure in self._formal_figures_with_subfigures(self._page_figures):
@@ -268,62 +316,115 @@ class DocumentPackager:
         formal = [figure for figure in figures if figure.tier is FigureTier.FORMAL]
         for figure in figures:
             if figure.tier is FigureTier.WEAK:
-                self.stats.weak_figures += 1
-                self.report.skipped(
-                    figure.at.block, "weak figure: no figure number, and too little caption or adjacent text"
-                )
+                self._skip_figure(figure, "weak figure: no figure number, and too little caption or adjacent text")
             elif figure.tier is FigureTier.SUBFIGURE and not formal:
-                self.stats.weak_figures += 1
-                self.report.skipped(figure.at.block, "subfigure label without a formal figure on the same page")
+                self._skip_figure(figure, "subfigure label without a formal figure on the same page")
             elif figure.tier is FigureTier.SUBFIGURE:
-                # The nearest formal figure by block distance; a tie goes to the earlier one.
-                here = figure.at.position
-                parent = min(formal, key=lambda other: (abs(other.at.position - here), other.at.position > here))
+                # The nearest formal figure by reading order; a tie goes to the earlier one.
+                here = figure.order
+                parent = min(formal, key=lambda other: (_distance(other.order, here), other.order > here))
                 parent.subfigures.append(figure)
+                self._keep_figure_text(figure)
                 self.stats.subfigures_merged += 1
         return formal
 
+    def _skip_figure(self, figure: _FigureCandidate, reason: str) -> None:
+        self.stats.weak_figures += 1
+        self.report.skipped(self._block_id(figure.item), self._kind(figure.item), reason)
+        self._keep_figure_text(figure)
+
+    def _keep_figure_text(self, figure: _FigureCandidate) -> None:
+        """The document's own words inside a figure that gets no chunk of its own stay retrievable."""
+        if figure.inner_text:
+            self._section_text.append(TextBlock(figure.page_no, figure.order[:2], figure.inner_text))
+
     def _emit_figure(self, figure: _FigureCandidate) -> None:
-        block = figure.at.block
-        labels = [f"{sub.at.block.caption} ({sub.image.path or 'image missing'})" for sub in figure.subfigures]
-        text = figure_chunk_text(
-            caption=" ".join(part for part in (block.caption, block.footnote) if part),
+        labels = [f"{sub.caption} ({sub.image.path or 'image missing'})" for sub in figure.subfigures]
+        text, inner_complete = figure_chunk_text(
+            caption=" ".join(part for part in (figure.caption, figure.footnote) if part),
             nearby_text=figure.nearby_text,
-            inner_text=block.inner_text,
+            inner_text=figure.inner_text,
             subfigure_labels=labels,
-            page_no=block.page_no,
+            page_no=figure.page_no,
             image_path=figure.image.path,
         )
+        if not inner_complete:
+            self._keep_figure_text(figure)
         if figure.nearby_text and figure.nearby_text != figure.section_title:
             self.stats.figures_with_distinct_nearby_text += 1
-        self._emit(block, "figure", text, figure.at.order(), figure.image.path, section_title=figure.section_title)
+        self._emit(figure.page_no, "figure", text, figure.order, figure.image.path, section_title=figure.section_title)
 
     # ------------------------------------------------------------ formulas
 
-    def _add_formula(self, at: _BlockAt) -> None:
-        block = at.block
-        image = self._image(block)
-        before = adjacent_text(at.page, at.position, "before")
-        after = adjacent_text(at.page, at.position, "after")
-        heading = self._formula_heading(block, image, has_adjacent_text=bool(before or after))
-        if heading is None:
+    def _add_formula(self, position: int, chunk: Chunk, offset: int) -> None:
+        item = chunk.source_items[offset]
+        image = self._image(item)
+        printed, before, after = self._formula_in_chunk(chunk, offset)
+        before = before or adjacent_text(self.chunks_in, position, "before")
+        after = after or adjacent_text(self.chunks_in, position, "after")
+        latex = self._content(item).get("math_content")
+        if isinstance(latex, str) and latex.strip():
+            heading = f"Formula: $$ {latex.strip()} $$"
+        elif printed:
+            heading = f"Formula (as printed in the PDF's text layer; no LaTeX was extracted): {printed}"
+        elif image.path and (before or after):
+            heading = "Formula (image only: no LaTeX was extracted)"
+        else:
             self.stats.skipped_formulas += 1
             reason = "no adjacent text" if image.path else "no valid image"
-            self.report.skipped(block, f"formula without LaTeX and with {reason}")
+            self.report.skipped(self._block_id(item), "equation_interline", f"formula without LaTeX and with {reason}")
             return
         labelled = [f"Text {side}: {words}" for side, words in (("before", before), ("after", after)) if words]
-        text = "\n".join([heading, *labelled, location_line(block.page_no, image.path)])
-        self._emit(block, "formula", text, at.order(), image.path)
+        page_no = self.raw.positions[item][0] + 1
+        self._flush_section_text()
+        text = "\n".join([heading, *labelled, location_line(page_no, image.path)])
+        self._emit(page_no, "formula", text, (position, offset, 0), image.path)
 
-    def _formula_heading(self, block: Block, image: ResolvedImage, *, has_adjacent_text: bool) -> str | None:
-        """None when nothing can describe the formula: an image alone, with no words, is unretrievable."""
-        if block.latex:
-            return f"Formula: $$ {block.latex} $$"
-        if text_layer := self.structure.formula_texts.get((block.page_no, block.index)):
-            return f"Formula (as printed in the PDF's text layer; no LaTeX was extracted): {text_layer}"
-        if image.path and has_adjacent_text:
-            return "Formula (image only: no LaTeX was extracted)"
-        return None
+    def _item_text(self, item: int) -> str:
+        return item_text(self.raw.items_v2[item], figure_content_is_generated=self.raw.figure_content_is_generated).text
+
+    def _formula_in_chunk(self, chunk: Chunk, offset: int) -> tuple[str, str, str]:
+        """(the formula's characters, the text before it, the text after it) within its chunk.
+
+        The chunk's text is its items' texts in order; the formula's characters (read from the text
+        layer) are what lies between the items around it. "" where an item cannot be found (a
+        paragraph cut at a run-in heading)."""
+        text, cursor = chunk.text, 0
+        spans: list[tuple[int, int] | None] = []
+        for item in chunk.source_items:
+            piece = "" if self._kind(item) == "equation_interline" else self._item_text(item)
+            found = text.find(piece, cursor) if piece else -1
+            spans.append((found, found + len(piece)) if found >= 0 else None)
+            if found >= 0:
+                cursor = found + len(piece)
+        known_before = [span for span in spans[:offset] if span is not None]
+        known_after = [span for span in spans[offset + 1 :] if span is not None]
+        start = known_before[-1][1] if known_before else 0
+        end = known_after[0][0] if known_after else len(text)
+        whole_gap = all(span is not None for span in spans[:offset]) and all(
+            span is not None or self._kind(item) == "equation_interline"
+            for span, item in zip(spans[offset + 1 :], chunk.source_items[offset + 1 :])
+        )
+        printed = text[start:end].strip() if whole_gap and start <= end else ""
+        before = tail(text[:start].strip()) if start else ""
+        after = head(text[end:].strip()) if end < len(text) else ""
+        return printed, before, after
+
+    def _table_body(self, text: str, item: int) -> str:
+        """A cell-less table chunk's text without its caption and footnote lines."""
+        content = self._content(item)
+        kind = self._kind(item)
+        for line in span_lines(content, f"{kind}_caption"):
+            if line and text.startswith(line):
+                text = text[len(line) :].lstrip("\n")
+        for line in reversed(span_lines(content, f"{kind}_footnote")):
+            if line and text.endswith(line):
+                text = text[: -len(line)].rstrip("\n")
+        return text
+
+
+def _distance(a: Order, b: Order) -> tuple[int, int]:
+    return (abs(a[0] - b[0]), abs(a[1] - b[1]))
 
 
 def _same_cells(row: list[str], header: list[str]) -> bool:
@@ -332,7 +433,7 @@ def _same_cells(row: list[str], header: list[str]) -> bool:
     return bool(pairs) and sum(a == b for a, b in pairs) >= _HEADER_MATCH_SHARE * len(pairs)
 
 
-def _carry_header_forward(block: Block, table: ParsedTable, previous: _LastTable | None) -> ParsedTable:
+def _carry_header_forward(html: str, table: ParsedTable, previous: _LastTable | None) -> ParsedTable:
     """A continuation with the previous columns but not their header: its first row is data, under that header."""
     if (
         previous is not None
@@ -340,15 +441,15 @@ def _carry_header_forward(block: Block, table: ParsedTable, previous: _LastTable
         and previous.columns
         and not _same_cells(table.first_row, previous.header_row)
     ):
-        rows = parse_html_table(block.html, headerless=True)
+        rows = parse_html_table(html, headerless=True)
         return ParsedTable(previous.columns, rows.rows, rows.width, first_row=previous.header_row)
     return table
 
 
-def _split_info(block: Block, part: TablePart) -> dict[str, object] | None:
+def _split_info(chunk: Chunk, part: TablePart) -> dict[str, object] | None:
     """For the manifest: where a part of a table split at row boundaries belongs."""
     if part.total_splits <= 1:
         return None
     return dict(
-        is_split=True, split_index=part.split_index, total_splits=part.total_splits, source_block_id=block.block_id
+        is_split=True, split_index=part.split_index, total_splits=part.total_splits, source_chunk_id=chunk.chunk_id
     )

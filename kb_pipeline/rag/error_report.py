@@ -1,33 +1,30 @@
-"""Everything the packager left out or could not read, for ``error_report.json``."""
+"""Everything the packager left out or could not read, for ``error_report.json``.
+
+A left-out piece is named by the artifact's ``chunk_id`` when it is a whole chunk, or by
+MinerU's block address ``p<page>_b<position on the page>`` when it is one item (a running
+header, a figure, a formula).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from .content_list import Block
-
-
-def _entry(block: Block, **details: str) -> dict[str, str]:
-    return {"block_id": block.block_id, "type": block.kind, **details}
-
 
 @dataclass
 class ErrorReport:
     missing_images: list[dict[str, str]] = field(default_factory=list)
     skipped_blocks: list[dict[str, str]] = field(default_factory=list)
+    # Kept in the report's schema (seed 001); the normaliser reads every MinerU type, so none is.
     unsupported_blocks: list[dict[str, str]] = field(default_factory=list)
     parse_errors: list[dict[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def missing_image(self, block: Block, reason: str) -> None:
-        self.missing_images.append(_entry(block, expected_path=block.image_ref, reason=reason))
+    def missing_image(self, block_id: str, kind: str, expected_path: str, reason: str) -> None:
+        self.missing_images.append(dict(block_id=block_id, type=kind, expected_path=expected_path, reason=reason))
 
-    def skipped(self, block: Block, reason: str) -> None:
-        self.skipped_blocks.append(_entry(block, reason=reason))
-
-    def unsupported(self, block: Block) -> None:
-        self.unsupported_blocks.append(_entry(block, reason="block type not supported by the packager"))
+    def skipped(self, block_id: str, kind: str, reason: str) -> None:
+        self.skipped_blocks.append(dict(block_id=block_id, type=kind, reason=reason))
 
     def to_dict(self, doc_id: str, oversized_table_chunks: list[dict[str, Any]]) -> dict[str, Any]:
         return {

@@ -19,6 +19,7 @@ from enum import StrEnum
 
 from .chunk import location_line
 from .text_cleaning import truncate_at_word
+from .token_estimate import HARD_CAP_TOKENS, estimate_tokens
 
 FORMAL_MIN_CHARS = 50
 WEAK_MAX_CHARS = 30
@@ -86,15 +87,24 @@ def figure_chunk_text(
     subfigure_labels: list[str],
     page_no: int,
     image_path: str,
-) -> str:
-    lines = [f"Figure: {caption}" if caption else f"Figure (no caption) on page {page_no}"]
-    if nearby_text:
-        lines.append(f"Nearby text: {nearby_text}")
-    if inner_text:
-        # Text inside a figure is mostly axis ticks and labels: a short excerpt is enough to match on.
-        excerpt = truncate_at_word(" ".join(inner_text.split()), INNER_TEXT_MAX_CHARS)
-        lines.append(f"Text in figure: {excerpt}")
-    if subfigure_labels:
-        lines.append("Subfigures: " + "; ".join(subfigure_labels))
-    lines.append(location_line(page_no, image_path))
-    return "\n".join(lines)
+) -> tuple[str, bool]:
+    """The figure chunk's text, and whether it holds the whole text read inside the figure: it
+    does unless that would put the chunk over the hard cap (then an excerpt, and the caller keeps
+    the whole text elsewhere)."""
+
+    def render(inner: str) -> str:
+        lines = [f"Figure: {caption}" if caption else f"Figure (no caption) on page {page_no}"]
+        if nearby_text:
+            lines.append(f"Nearby text: {nearby_text}")
+        if inner:
+            lines.append(f"Text in figure: {inner}")
+        if subfigure_labels:
+            lines.append("Subfigures: " + "; ".join(subfigure_labels))
+        lines.append(location_line(page_no, image_path))
+        return "\n".join(lines)
+
+    whole = render(inner_text)
+    if estimate_tokens(whole) <= HARD_CAP_TOKENS:
+        return whole, True
+    # Text inside a large figure is mostly axis ticks and labels: an excerpt is enough to match on.
+    return render(truncate_at_word(" ".join(inner_text.split()), INNER_TEXT_MAX_CHARS)), False

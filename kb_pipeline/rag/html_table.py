@@ -7,7 +7,7 @@ header, extended down by its largest ``rowspan`` (a two-level header such as
 top-down ("Percentile 10"). In data rows a cell repeated by ``colspan`` is written once, while
 a cell repeated by ``rowspan`` is kept in every row it covers, so each row reads on its own.
 A nested table (``table_nest_level`` 2) is flattened into the text of its enclosing cell. A body
-with no markup at all (MinerU sometimes gives a table as laid-out text) is read line by line.
+without cells (MinerU sometimes gives a table as laid-out text) is read line by line.
 """
 
 from __future__ import annotations
@@ -98,8 +98,7 @@ _COLUMN_GAP = re.compile(r"\s{2,}")
 
 
 def plain_text_table(body: str) -> ParsedTable:
-    """A table body MinerU gave as laid-out text instead of HTML (no markup at all): one row per
-    non-blank line, runs of two or more spaces read as column gaps. Its columns are unknown."""
-    if "<" in body:
-        return ParsedTable([], [])
+    """A table body without cells (MinerU gave it as laid-out text, or the normaliser read it
+    from the text layer): one row per non-blank line, runs of two or more spaces read as column
+    gaps. Its columns are unknown."""
     return ParsedTable([], [[_COLUMN_GAP.sub(" | ", line.strip())] for line in body.splitlines() if line.strip()])

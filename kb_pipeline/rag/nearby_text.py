@@ -1,12 +1,11 @@
-"""Text of the paragraphs next to a block on the same page, for figure and formula chunks.
+"""Text next to a figure or formula, from the artifact's text chunks on the same page.
 
-Lookup works on positions in the page's block list (the same list the packager iterates),
-never on a global counter, so the text found is really adjacent. It collects paragraph and
-list blocks in one direction until it has ``NEARBY_MIN_CHARS`` characters (a short label
-such as "Water: Lewis structure" alone says little), stops at a title because text past it
-belongs to another section, and looks at most ``NEARBY_SCAN_BLOCKS`` blocks away.
+Lookup walks the artifact's chunks (reading order) from the figure's own chunk, one direction at
+a time: it collects text chunks until it has ``NEARBY_MIN_CHARS`` characters (a short label such
+as "Water: Lewis structure" alone says little), stops at a chunk of another section or another
+page, since text past it belongs elsewhere, and looks at most ``NEARBY_SCAN_CHUNKS`` chunks away.
 
-A numbered figure floated away from any paragraph (alone between the page top and a title)
+A numbered figure floated away from any paragraph (alone between the page top and a heading)
 instead gets the sentences that cite it ("Fig. 2a is a schematic ..."), from the nearest
 page that has one: that is the text that discusses it.
 """
@@ -15,61 +14,71 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .content_list import Block
+from ..contracts import Chunk
 from .figure_classification import citation_pattern
 from .text_chunking import split_sentences
 from .text_cleaning import truncate_at_word
 
-NEARBY_SCAN_BLOCKS = 10
+NEARBY_SCAN_CHUNKS = 10
 NEARBY_MIN_CHARS = 50
 NEARBY_MAX_CHARS = 400
-_CONTEXT_KINDS = frozenset({"paragraph", "list"})
 
 
-def adjacent_text(page_blocks: list[Block], position: int, direction: Literal["after", "before"]) -> str:
+def head(text: str) -> str:
+    """The start of text that follows a block, at most NEARBY_MAX_CHARS."""
+    return truncate_at_word(text, NEARBY_MAX_CHARS)
+
+
+def tail(text: str) -> str:
+    """The end of text that precedes a block (it matters most next to the block)."""
+    if len(text) <= NEARBY_MAX_CHARS:
+        return text
+    end = text[-NEARBY_MAX_CHARS:]
+    space = end.find(" ")
+    # Start at a word boundary unless that would drop half the text (CJK has no spaces).
+    if 0 <= space < NEARBY_MAX_CHARS // 2:
+        end = end[space + 1 :]
+    return "…" + end.lstrip()
+
+
+def _pages(chunk: Chunk) -> list[int]:
+    return chunk.page_idxs or [chunk.page_idx]
+
+
+def adjacent_text(chunks: list[Chunk], position: int, direction: Literal["after", "before"]) -> str:
+    here = chunks[position]
     step = 1 if direction == "after" else -1
     collected: list[str] = []
     length = 0
-    for distance in range(1, NEARBY_SCAN_BLOCKS + 1):
+    for distance in range(1, NEARBY_SCAN_CHUNKS + 1):
         neighbour = position + step * distance
-        if not 0 <= neighbour < len(page_blocks):
+        if not 0 <= neighbour < len(chunks):
             break
-        block = page_blocks[neighbour]
-        if block.kind == "title":
+        other = chunks[neighbour]
+        if other.heading_path != here.heading_path or here.page_idx not in _pages(other):
             break
-        if block.kind in _CONTEXT_KINDS and block.text:
-            collected.append(block.text)
-            length += len(block.text)
+        if other.kind == "text" and other.text.strip():
+            collected.append(other.text)
+            length += len(other.text)
             if length >= NEARBY_MIN_CHARS:
                 break
     if direction == "after":
-        return truncate_at_word(" ".join(collected), NEARBY_MAX_CHARS)
-    # Text before a block matters most at its end, next to the block, so the tail is kept.
-    text = " ".join(reversed(collected))
-    if len(text) <= NEARBY_MAX_CHARS:
-        return text
-    tail = text[-NEARBY_MAX_CHARS:]
-    space = tail.find(" ")
-    # Start at a word boundary unless that would drop half the text (CJK has no spaces).
-    if 0 <= space < NEARBY_MAX_CHARS // 2:
-        tail = tail[space + 1 :]
-    return "…" + tail.lstrip()
+        return head(" ".join(collected))
+    return tail(" ".join(reversed(collected)))
 
 
-def figure_nearby_text(page_blocks: list[Block], position: int) -> str:
+def figure_nearby_text(chunks: list[Chunk], position: int) -> str:
     """Text after the figure first (it usually discusses it), else the text before it."""
-    return adjacent_text(page_blocks, position, "after") or adjacent_text(page_blocks, position, "before")
+    return adjacent_text(chunks, position, "after") or adjacent_text(chunks, position, "before")
 
 
-def citing_text(pages: list[list[Block]], page_position: int, number: str) -> str:
+def citing_text(chunks: list[Chunk], page_idx: int, number: str) -> str:
     """First sentence citing figure ``number`` and the one after it, nearest page first."""
     citation = citation_pattern(number)
-    for position in sorted(range(len(pages)), key=lambda other: (abs(other - page_position), other)):
-        for block in pages[position]:
-            if block.kind not in _CONTEXT_KINDS or not citation.search(block.text):
-                continue
-            sentences = split_sentences(block.text)
-            for index, sentence in enumerate(sentences):
-                if citation.search(sentence):
-                    return truncate_at_word(" ".join(sentences[index : index + 2]), NEARBY_MAX_CHARS)
+    texts = [chunk for chunk in chunks if chunk.kind == "text" and citation.search(chunk.text)]
+    for chunk in sorted(texts, key=lambda chunk: (abs(chunk.page_idx - page_idx), chunk.page_idx)):
+        sentences = split_sentences(chunk.text)
+        for index, sentence in enumerate(sentences):
+            if citation.search(sentence):
+                return truncate_at_word(" ".join(sentences[index : index + 2]), NEARBY_MAX_CHARS)
     return ""

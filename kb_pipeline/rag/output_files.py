@@ -24,12 +24,12 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     write_text_atomically(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
-def readme_text(*, doc_id: str, doc_title: str, source_format: str, metrics: dict[str, Any]) -> str:
+def readme_text(*, doc_id: str, doc_title: str, metrics: dict[str, Any]) -> str:
     by_type = ", ".join(f"{kind}: {count}" for kind, count in metrics["chunks_by_content_type"].items())
     return f"""# Knowledge-base package: {doc_id}
 
 Document title: {doc_title}
-Source: MinerU `{source_format}` (structured JSON; the Markdown output is never used as a source).
+Source: the parsed document (`chunks.json`): MinerU's structured JSON normalised with the PDF's text layer (running heads removed, lines MinerU lost recovered, headings from the PDF's own signals). The Markdown output is never used as a source.
 
 ## Files
 
@@ -47,7 +47,7 @@ Every line of `{CHUNKS_FILE}` has exactly these fields: {", ".join(f"`{name}`" f
 - `chunk_id`: `{{doc_id}}:p{{page}}:{{type}}:{{seq}}`, stable for the same input.
 - `page_no`: 1-based page number (for a text chunk spanning pages, its first page).
 - `content_type`: `text`, `table`, `figure` or `formula`.
-- `section_title`: the nearest preceding title, whitespace-cleaned.
+- `section_title`: the innermost heading of the chunk's section, whitespace-cleaned.
 - `chunk_text`: never empty.
 - `image_path`: path of the figure, table or formula image relative to the project root, or `""`.
 
@@ -56,11 +56,11 @@ Document id, title and source PDF are constant per file and live in `{MANIFEST_F
 ## How chunks were made
 
 - Token counts are estimated, not tokenized: {ESTIMATE_DESCRIPTION}.
-- Text: blocks of one section are merged to {TARGET_MIN_TOKENS}–{TARGET_MAX_TOKENS} tokens (hard cap {HARD_CAP_TOKENS}); longer blocks are split at sentence boundaries.
+- Text: the parsed document's text, verbatim; the text of one section between two tables, figures or formulas is merged to {TARGET_MIN_TOKENS}–{TARGET_MAX_TOKENS} tokens (hard cap {HARD_CAP_TOKENS}); longer blocks are split at sentence boundaries.
 - Tables: one table per chunk, rendered as `Table:` caption, `Columns:` headers and `Row n:` lines. A table over {HARD_CAP_TOKENS} tokens is split at row boundaries; every part repeats the caption (with "Part i/n") and the column headers. **Split information is not in the JSONL** (six fields only): `{MANIFEST_FILE}` → `split_info` maps each part's `chunk_id` to `is_split`, `split_index`, `total_splits` and the source block. A single row over the cap is kept whole and listed in `{ERROR_REPORT_FILE}` → `oversized_table_chunks`.
-- Figures: caption, text of the adjacent paragraphs (not the section title; for a numbered figure with no neighbouring paragraph, the sentences citing it), and the image. Panel labels ("Top View", "(a)") are merged into their figure; figures with no number and too little caption or adjacent text are skipped.
-- Formulas: LaTeX when MinerU extracted it; otherwise the formula image with the text before and after it, or skipped when there is neither.
-- Skipped: page headers, footers, page numbers and margin text; sections such as Contents, List of Figures/Tables, Revision history, `Rev. X`; empty tables without an image.
+- Figures: caption, text of the adjacent paragraphs (not the section title; for a numbered figure with no neighbouring paragraph, the sentences citing it), the text read inside the figure, and the image. Panel labels ("Top View", "(a)") are merged into their figure; figures with no number and too little caption or adjacent text are skipped.
+- Formulas: LaTeX when MinerU extracted it, else the characters of the PDF's text layer in the formula's box, else the formula image; with the text before and after it. Skipped when there is nothing to describe it.
+- Skipped: running page headers, footers, page numbers and margin text; sections such as Contents, List of Figures/Tables, Revision history, `Rev. X`, and printed tables of contents; empty tables without an image.
 
 ## Self-check
 

@@ -1,4 +1,9 @@
-"""Public entry point: package one MinerU output directory into a knowledge-base package."""
+"""Public entry point: package one parsed document into a knowledge-base package.
+
+The package is built from the `ParsedDocument` (the artifact) and the MinerU output it was
+normalised from (`RawOutput`: captions, image files, formulas' markup, page furniture). MinerU
+output produced elsewhere is normalised first (`mineru_output.normalise_mineru_output`): one path.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..contracts import ParsedDocument
 from ..files import copy_atomically, write_text_atomically
-from ..sources import doc_id_for_name
+from ..parsing.discovery import DiscoveredInputs, discover_inputs
+from ..parsing.raw_output import RawOutput
 from .chunk import RagChunk, order_and_number
-from .content_list import ContentListError, LoadedContent, load_content_list_v1, load_content_list_v2, read_page_indexes
-from .discovery import DiscoveredInputs, discover_inputs
 from .document_packager import DocumentPackager
 from .error_report import ErrorReport
 from .image_paths import project_relative
@@ -25,10 +30,10 @@ from .output_files import (
     write_chunks,
     write_json,
 )
-from .structure import DocumentStructure
 from .table_chunking import is_oversized
 from .token_estimate import ESTIMATE_DESCRIPTION, HARD_CAP_TOKENS, TARGET_MAX_TOKENS, TARGET_MIN_TOKENS, estimate_tokens
 
+SOURCE_FORMAT = "parsed_document"
 _UUID_SUFFIX = re.compile(r"[-_][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
@@ -42,6 +47,7 @@ class PackageResult:
     readme_path: Path
     shared_chunks_path: Path | None
     metrics: dict[str, Any]  # self-check metrics; see metrics.PackagingStats.metrics
+    low_value_chunks: list[str]  # the artifact's chunk ids left out as low-value (contents, revision history)
 
 
 def default_doc_name(mineru_output_dir: Path) -> str:
@@ -50,37 +56,10 @@ def default_doc_name(mineru_output_dir: Path) -> str:
     return re.sub(r"\.pdf$", "", name, flags=re.IGNORECASE) or "document"
 
 
-def _load_content(inputs: DiscoveredInputs, report: ErrorReport) -> tuple[LoadedContent, dict[str, Path]]:
-    """Prefer content_list_v2; fall back to content_list when v2 is absent or unusable."""
-    used: dict[str, Path] = {}
-    v2_path = inputs.first("content_list_v2")
-    if v2_path is not None:
-        page_indexes = None
-        middle_path = inputs.first("middle_json")
-        if middle_path is not None:
-            try:
-                page_indexes = read_page_indexes(middle_path)
-                used["middle_json"] = middle_path
-            except ContentListError as exc:
-                report.warnings.append(f"page numbers taken from content_list_v2 page order: {exc}")
-        try:
-            content = load_content_list_v2(v2_path, page_indexes)
-            used["content_list_v2"] = v2_path
-            return content, used
-        except ContentListError as exc:
-            report.parse_errors.append({"source": v2_path.name, "message": str(exc)})
-            used.pop("middle_json", None)
-    v1_path = inputs.first("content_list")
-    if v1_path is not None:
-        try:
-            content = load_content_list_v1(v1_path)
-            used["content_list"] = v1_path
-            return content, used
-        except ContentListError as exc:
-            report.parse_errors.append({"source": v1_path.name, "message": str(exc)})
-    raise ContentListError(
-        f"no usable content list in {inputs.input_dir}: " + "; ".join(error["message"] for error in report.parse_errors)
-    )
+def _files_used(inputs: DiscoveredInputs, source_pdf: Path) -> dict[str, Path]:
+    used = {role: path for role in ("content_list_v2", "content_list", "middle_json") if (path := inputs.first(role))}
+    used["origin_pdf"] = source_pdf  # its text layer: the normaliser's second source
+    return used
 
 
 def _manifest(
@@ -91,7 +70,6 @@ def _manifest(
     chunks: list[RagChunk],
     metrics: dict[str, Any],
     project_root: Path,
-    source_format: str,
 ) -> dict[str, Any]:
     def rel(path: Path) -> str:
         return project_relative(path, project_root)
@@ -101,13 +79,13 @@ def _manifest(
     files_used: dict[str, Any] = {role: rel(path) for role, path in used.items()}
     if inputs.images_dir and any(chunk.image_path for chunk in chunks):
         files_used["images_dir"] = rel(inputs.images_dir)
-    origin_pdf = inputs.first("origin_pdf")
     return {
         "doc_id": doc_id,
         "doc_title": doc_title,
         "source_dir": rel(inputs.input_dir),
-        "source_pdf": rel(origin_pdf) if origin_pdf else None,
-        "source_format": source_format,
+        "source_pdf": rel(used["origin_pdf"]),
+        # Built from the normalised document, whose sources are the files of `input_files_used`.
+        "source_format": SOURCE_FORMAT,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "project_root": str(project_root.resolve()),
         "input_files_all": files_all,
@@ -127,31 +105,23 @@ def _manifest(
 
 
 def package_document(
-    mineru_output_dir: Path,
+    document: ParsedDocument,
+    raw: RawOutput,
     output_dir: Path,
     *,
     project_root: Path,
+    source_pdf: Path,
     shared_output_dir: Path | None = None,
-    doc_name: str | None = None,
-    structure: DocumentStructure | None = None,
 ) -> PackageResult:
-    """Package one MinerU output directory; image paths in the output are relative to ``project_root``.
-    ``structure``, when the document went through our normaliser, supplies its sections and its
-    formulas' text-layer characters (see ``structure``).
-
-    Raises ``NoContentListError`` when the directory has no content list and
-    ``ContentListError`` when no content list can be parsed.
-    """
-    inputs = discover_inputs(mineru_output_dir)
-    doc_name = doc_name or default_doc_name(mineru_output_dir)
-    doc_id = doc_id_for_name(doc_name)
+    """Package `document`, normalised from `raw` and the PDF `source_pdf`; image paths in the
+    output are relative to ``project_root``."""
+    inputs = discover_inputs(raw.path)
+    used = _files_used(inputs, source_pdf)
+    doc_id = document.doc_id
     report = ErrorReport()
-    content, used = _load_content(inputs, report)
-    report.parse_errors.extend(content.parse_errors)
-    source_format = "content_list_v2" if "content_list_v2" in used else "content_list"
 
-    packager = DocumentPackager(mineru_output_dir, project_root, report, structure)
-    chunks = order_and_number(packager.package(content.pages), doc_id)
+    packager = DocumentPackager(document, raw, project_root, report)
+    chunks = order_and_number(packager.package(), doc_id)
     oversized = [
         {
             "chunk_id": chunk.chunk_id,
@@ -169,17 +139,17 @@ def package_document(
         unsupported_blocks=len(report.unsupported_blocks),
         parse_errors=len(report.parse_errors),
     )
-    doc_title = packager.document_title or doc_name
+    doc_title = document.source_title or doc_id
 
     output_dir.mkdir(parents=True, exist_ok=True)
     chunks_path = output_dir / CHUNKS_FILE
     write_chunks(chunks_path, chunks)
-    manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root, source_format)
+    manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root)
     write_json(output_dir / MANIFEST_FILE, manifest)
     write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
     write_text_atomically(
         output_dir / README_FILE,
-        readme_text(doc_id=doc_id, doc_title=doc_title, source_format=source_format, metrics=metrics),
+        readme_text(doc_id=doc_id, doc_title=doc_title, metrics=metrics),
     )
     shared_path = None
     if shared_output_dir is not None:
@@ -195,4 +165,5 @@ def package_document(
         readme_path=output_dir / README_FILE,
         shared_chunks_path=shared_path,
         metrics=metrics,
+        low_value_chunks=packager.low_value_chunks,
     )

@@ -1,19 +1,10 @@
-"""Whitespace cleaning shared by every chunk type."""
+"""Section-title cleaning and word-boundary truncation (chunk text itself is the artifact's, verbatim)."""
 
 from __future__ import annotations
 
 import re
 
-_INLINE_SPACE = re.compile(r"[ \t\f\v\u00a0\u3000]+")
-_EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 _ANY_WHITESPACE = re.compile(r"\s+")
-
-
-def clean_text(text: str) -> str:
-    """Collapse runs of spaces, strip lines, keep at most one blank line in a row."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = [_INLINE_SPACE.sub(" ", line).strip() for line in text.split("\n")]
-    return _EXTRA_BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
 
 
 def clean_section_title(title: str) -> str:

@@ -13,6 +13,7 @@ so a chunk within ``HARD_CAP_TOKENS`` is never longer than 3600 characters.
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 
 TARGET_MIN_TOKENS = 300
@@ -23,6 +24,11 @@ CHARS_PER_TOKEN = 4
 ESTIMATE_DESCRIPTION = "tokens = wide (CJK/full-width) characters + ceil(other characters / 4)"
 
 
+# No code point below U+0378 is wide: only those from there on are looked up (the lookup per
+# character is the packager's main cost on a long document).
+_MAYBE_WIDE = re.compile("[^\x00-\u0377]")
+
+
 def estimate_tokens(text: str) -> int:
-    wide = sum(1 for char in text if unicodedata.east_asian_width(char) in ("W", "F"))
+    wide = sum(1 for char in _MAYBE_WIDE.findall(text) if unicodedata.east_asian_width(char) in ("W", "F"))
     return wide + math.ceil((len(text) - wide) / CHARS_PER_TOKEN)

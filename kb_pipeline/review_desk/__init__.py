@@ -1,2 +1,3 @@
-"""The review desk (docs/review.md): experts approve, edit or reject glossary entries beside the
-source page; their decisions, kept in a database keyed by term_id, form the active glossary."""
+"""The review desk (docs/review.md): the web app on top of the review domain (review/) — routers,
+templates, request dependencies and the sign-in glue. Experts approve, edit or reject entries
+beside the source page."""

@@ -24,7 +24,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
-from .accounts import Account, Role
+from ..review.accounts import Account, Role
 from .dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS, Desk, current_desk
 
 SESSION_COOKIE = "kb_session"
@@ -57,13 +57,17 @@ def _proxy_csrf_token(desk: Desk, user: str) -> str:
     return hmac.new(desk.csrf_token.encode(), f"proxy-user:{user}".encode(), "sha256").hexdigest()
 
 
+def _bearer(request: Request) -> bool:
+    return request.headers.get("authorization", "").partition(" ")[0].lower() == "bearer"
+
+
 def _resolve(request: Request, desk: Desk) -> Principal:
     if not desk.accounts.exist():
         return Principal(team=False, account=None, csrf_token=desk.csrf_token)
     nobody = Principal(team=True, account=None, csrf_token=desk.csrf_token)
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        account = desk.accounts.for_token(token.strip()) if token.strip() else None
+    if _bearer(request):
+        token = request.headers["authorization"].partition(" ")[2].strip()
+        account = desk.accounts.for_token(token) if token else None
         return Principal(team=True, account=account, csrf_token=desk.csrf_token, by_token=True) if account else nobody
     user = request.headers.get(desk.proxy_header, "").strip() if desk.proxy_header else ""
     if user:
@@ -122,6 +126,8 @@ def require(role: Role) -> Any:
 async def require_csrf_token(request: Request, principal: PrincipalDep) -> None:
     if request.method in SAFE_METHODS or principal.by_token:
         return
+    if principal.team and _bearer(request):  # a token no account holds (revoked, forged): who asks is unknown
+        raise HTTPException(401, "unknown or revoked API token", headers={"WWW-Authenticate": "Bearer"})
     tokens: list[object] = [request.headers[CSRF_HEADER]] if CSRF_HEADER in request.headers else []
     if request.headers.get("content-type", "").startswith(_FORM_TYPES):
         form = await request.form()  # the form FastAPI parsed already: cached on the request

@@ -11,13 +11,13 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from ..review.corpus import QueueRow
+from ..review.items import ROUTINE
+from ..review.reattach import current_decisions
 from .auth import Principal, PrincipalDep, require
-from .corpus import QueueRow
 from .decisions import DecisionIn, record_decision
 from .dependencies import CorpusDep, StoreDep
-from .items import ROUTINE
 from .pages import REVIEWER_COOKIE, render
-from .reattach import current_decisions
 
 router = APIRouter(dependencies=[require("reviewer")])
 

@@ -5,13 +5,30 @@ name the single expert typed."""
 from __future__ import annotations
 
 from fastapi import HTTPException
-from pydantic import AliasChoices, BaseModel, Field, model_validator
+from pydantic import AliasChoices, BaseModel, Field, ValidationInfo, field_validator, model_validator
 
-from ..knowledge.diff import same_definition
-from .accounts import Account
-from .corpus import Corpus, Entry
-from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
-from .store import Decision, DecisionKind, DecisionStore
+from ..knowledge.payloads.diff import same_definition
+from ..review.accounts import Account
+from ..review.corpus import Corpus, Entry
+from ..review.items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
+from ..review.store import Decision, DecisionKind, DecisionStore
+from ..review.xml_text import xml_illegal
+
+# The longest text a person may set in one field (a definition, a field of an edit, a reason):
+# far above any definition, and far below the 131,072 characters a field of the CSV export may
+# hold for Python's csv module by default.
+FIELD_LENGTH = 20_000
+
+
+def checked_text(name: str, text: str) -> str:
+    """`text` as a field may hold it: at most FIELD_LENGTH characters, none XML cannot hold
+    (the TBX and SKOS exports could not be written) — else a ValueError naming the field and
+    where (422)."""
+    if len(text) > FIELD_LENGTH:
+        raise ValueError(f"{name}: {len(text)} characters, more than the {FIELD_LENGTH} a field may hold")
+    if where := xml_illegal(text):
+        raise ValueError(f"{name}: {where} is a control character no export can hold: remove it")
+    return text
 
 
 class DecisionIn(BaseModel):
@@ -32,6 +49,16 @@ class DecisionIn(BaseModel):
     # ("" for none): the pages always send it, and a decision is refused (409) when a
     # re-extraction changed it since. Optional for API clients.
     seen_definition: str | None = Field(default=None, validation_alias=AliasChoices("seen_definition", "seen_text"))
+
+    @field_validator("definition", "reason", "reviewer")
+    @classmethod
+    def _text(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else checked_text(str(info.field_name), value)
+
+    @field_validator("fields")
+    @classmethod
+    def _fields(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        return None if value is None else {k: checked_text(f"fields.{k}", v) for k, v in value.items()}
 
     @model_validator(mode="after")
     def _complete(self) -> DecisionIn:

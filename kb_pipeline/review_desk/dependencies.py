@@ -12,10 +12,10 @@ from fastapi import Depends, Request
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from .accounts import Accounts
-from .corpus import Corpus
-from .sessions import Sessions
-from .store import DecisionStore
+from ..review.accounts import Accounts
+from ..review.corpus import Corpus
+from ..review.sessions import Sessions
+from ..review.store import DecisionStore
 from .throttle import SignInThrottle
 
 CSRF_HEADER = "X-CSRF-Token"

@@ -39,15 +39,22 @@ def sign_in(
     request: Request,
     desk: DeskDep,
     principal: PrincipalDep,
-    name: Annotated[str, Form(max_length=200)],
-    password: Annotated[str, Form(max_length=1000)],
+    # Empty fields are the form's to say, on the page (not a validation error's JSON).
+    name: Annotated[str, Form(max_length=200)] = "",
+    password: Annotated[str, Form(max_length=1000)] = "",
     next: Annotated[str, Form()] = "/",
 ) -> Response:
+    if not name.strip() or not password:
+        message = "Enter your name and your password."
+        return render(request, "signin.html", status_code=422, next=local_path(next), message=message)
+    # The address is the connection's, or what a trusted proxy says (app.py `_forwarded`).
     keys = [f"name:{name.strip().casefold()}", f"address:{request.client.host if request.client else ''}"]
     wait = desk.throttle.wait(keys)
     if wait:
         message = f"Too many failed sign-ins: try again in {math.ceil(wait)} s."
-        return render(request, "signin.html", status_code=429, next=local_path(next), message=message)
+        refused = render(request, "signin.html", status_code=429, next=local_path(next), message=message)
+        refused.headers["Retry-After"] = str(math.ceil(wait))
+        return refused
     account = desk.accounts.sign_in(name, password)
     if account is None:
         desk.throttle.failed(keys)

@@ -1,5 +1,6 @@
 """Account management in the desk, for admins only (the router's dependency): list, add,
-change a role, disable, reset a password — what `kb-pipeline review user …` does."""
+change a role, disable and enable, reset a password, issue and revoke API tokens — what
+`kb-pipeline review user …` does."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from .accounts import ROLES, Role
+from ..review.accounts import ROLES, Role
 from .auth import require
 from .dependencies import DeskDep
 from .pages import render
@@ -18,9 +19,17 @@ router = APIRouter(prefix="/users", dependencies=[require("admin")])
 NameField = Annotated[str, Form(min_length=1, max_length=200)]
 
 
+def _page(
+    request: Request, desk: DeskDep, new_token: str | None = None, token_owner: str | None = None
+) -> HTMLResponse:
+    return render(
+        request, "users.html", accounts=desk.accounts.all(), roles=ROLES, new_token=new_token, token_owner=token_owner
+    )
+
+
 @router.get("", response_class=HTMLResponse)
 def users_page(request: Request, desk: DeskDep) -> HTMLResponse:
-    return render(request, "users.html", accounts=desk.accounts.all(), roles=ROLES)
+    return _page(request, desk)
 
 
 def _apply(change: Callable[[], object]) -> Response:
@@ -47,6 +56,26 @@ def set_role(desk: DeskDep, name: NameField, role: Annotated[Role, Form()]) -> R
 @router.post("/disable")
 def disable_user(desk: DeskDep, name: NameField) -> Response:
     return _apply(lambda: desk.accounts.disable(name))
+
+
+@router.post("/enable")
+def enable_user(desk: DeskDep, name: NameField) -> Response:
+    return _apply(lambda: desk.accounts.enable(name))
+
+
+@router.post("/token", response_class=HTMLResponse)
+def issue_token(request: Request, desk: DeskDep, name: NameField) -> HTMLResponse:
+    """A new API token, shown on this page once (only its sha256 is kept)."""
+    try:
+        token = desk.accounts.issue_token(name)
+    except ValueError as e:
+        raise HTTPException(400, str(e)) from e
+    return _page(request, desk, new_token=token, token_owner=name.strip())
+
+
+@router.post("/revoke-tokens")
+def revoke_tokens(desk: DeskDep, name: NameField) -> Response:
+    return _apply(lambda: desk.accounts.revoke_tokens(name))
 
 
 @router.post("/reset-password")

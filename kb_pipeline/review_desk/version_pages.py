@@ -7,14 +7,14 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from ..knowledge.payload_folder import FAILURE_NAME
+from ..knowledge.payloads.payload_folder import FAILURE_NAME
+from ..review.corpus import Corpus
+from ..review.reattach import current_decisions
+from ..review.store import DecisionStore
+from ..review.version_diff import VersionDiff, document_diff
 from .auth import require
-from .corpus import Corpus
 from .dependencies import CorpusDep, StoreDep
 from .pages import render
-from .reattach import current_decisions
-from .store import DecisionStore
-from .version_diff import VersionDiff, document_diff
 
 router = APIRouter(dependencies=[require("viewer")])
 

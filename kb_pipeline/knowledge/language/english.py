@@ -1,0 +1,196 @@
+"""English: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB
+
+CODE = "en"
+DEFINITE_ARTICLES = ("the",)
+INDEFINITE_ARTICLES = ("a", "an")
+DETERMINERS = ("one", "any", "each")
+COPULAS = ("is", "are")
+BARE_COPULAS = ()
+MODALS = (
+    "can", "could", "may", "might", "must", "shall", "should", "will", "would", "need", "needs",
+    "has", "have", "had", "was", "were", "do", "does", "did",
+)  # fmt: skip
+PRONOUNS = (
+    "i", "you", "it", "this", "that", "these", "those", "there", "here", "which", "what", "who", "we", "they",
+    "he", "she", "our", "its", "their",
+)  # fmt: skip
+# The authors speaking of themselves ("we", "our"): their "should" is their own reasoning.
+AUTHORS = ("we", "our", "us")
+NEGATIONS = ("not",)
+FUNCTION_WORDS = """a an the of in on at to for from by with as and or but nor if is are was were be been being it
+    its this that these those we our they their he she his her which who whom whose what when where while since because
+    than then so such not no all any each both per via see let use into onto over under up out about after before
+    between through during without within among also can may must shall should will would do does did has have had
+    there here only some every""".split()
+# What any symbol is: "the parameter k" says what kind the symbol is, not what it stands for.
+# The document's own parts, as a sentence points at them ("Table 2 shows …").
+DOCUMENT_PARTS = ("figure", "fig", "table", "section", "chapter", "annex", "appendix", "equation", "eq")
+KIND_NOUNS = """symbol symbols variable variables parameter parameters coefficient coefficients constant constants
+    attribute attributes argument arguments value values index indices indexes term terms factor factors
+    quantity quantities letter letters""".split()
+# Verbs a procedure, checklist or recommendation opens with. Not "Note", "See", "Consider",
+# "Let", "Suppose", "Assume": they point at or set up an argument, they instruct nothing.
+INSTRUCTION_VERBS = """
+    adjust align allow apply assess assign attach audit avoid back calculate calibrate change charge check
+    choose classify clean click close collect conduct configure confirm connect contact convert copy
+    deactivate define delete deliver deny determine differentiate disable disconnect discard dispose
+    document download drain empty enable encrypt ensure enter establish estimate evaluate
+    examine fill fit flush follow grant grease hold identify implement include incorporate inform insert
+    inspect install isolate keep label limit lock log look lower lubricate maintain make mark measure
+    monitor mount move multiply notify obtain offer open perform place plan position press prevent
+    protect provide pull purge push raise read record refill reboot register release remove repair
+    repeat replace report reset restart restrict retain return review rotate round run sanitize save
+    scan secure select send separate set sign specify start stop store submit switch tag take test
+    tighten track train treat turn type unlock update upload use validate verify wait wear write
+    """.split()
+# Verbs that by themselves say a sentence defines its subject ("X refers to …").
+DEFINING_VERBS = (
+    r"(?:is|are) defined as|(?:is|are) understood as|refers? to|denotes|denote|means(?! of\b| that\b)|stands for"
+)
+# Connectives and discourse markers that open a sentence without making it conditional.
+DISCOURSE_MARKERS = (
+    r"For\s+example|For\s+instance|E\.g\.|In\s+general|In\s+practice|In\s+addition|In\s+particular"
+    r"|In\s+other\s+words|In\s+fact|In\s+contrast|In\s+short|In\s+summary|In\s+this\s+\w+|On\s+the\s+other\s+hand"
+    r"|At\s+the\s+same\s+time|At\s+least|After\s+all|To\s+date|To\s+do\s+(?:so|this)|To\s+this\s+end"
+    r"|For\s+this\s+(?:reason|purpose)|For\s+(?:simplicity|clarity|convenience)|Additionally|Also|Moreover"
+    r"|Furthermore|However|Nevertheless|Nonetheless|Still|Then|Next|Finally|First(?:ly)?|Second(?:ly)?"
+    r"|Third(?:ly)?|Thus|Therefore|Hence|Accordingly|Alternatively|Optionally|Likewise|Similarly|Of\s+course"
+)
+# Subordinators and prepositions a leading condition opens with, possibly after an adverb of
+# degree or time ("Only if", "Shortly after").
+CONDITION_OPENERS = (
+    r"(?:Only|Even|Especially|Just|Immediately|Directly|Shortly|Right|Soon)\s+(?:if|when|after|before|following"
+    r"|upon|for|in|at|once|unless|during|on)"
+    r"|If|Unless|When|Whenever|Where|Wherever|Provided(?:\s+that)?|Once|As\s+long\s+as|In\s+case\s+of"
+    r"|In\s+the\s+event\s+(?:of|that)|Otherwise|Now\s+that|Before|After|During|Upon|Following|Prior\s+to|For"
+    r"|At|In|On|Under|With|Without|Within|Depending\s+on|To"
+)
+# What opens a trailing condition ("… unless a spare is fitted", "… where applicable").
+# A condition that leaves it to the reader ("if necessary", "when possible"): a "can" under it is a permission.
+AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
+TRAILING_CONDITIONS = (
+    r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
+    r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
+    r"|(?:in|among|for)\s+those\s+who"
+    r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
+    r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
+)
+
+# Modals of a capability, a forecast or an option: a rule or a fact, a model decides.
+OPEN_MODALS = r"can|may|could|might|requires?"
+# Subordinators that make a modal's clause a supposition ("… if homogeneity is required").
+SUBORDINATORS = r"if|whether|unless|why|how|when|whenever|where|wherever|while|whilst|although|though|because|since"
+# What a list's lead-in names when the items under it are rules.
+RULE_NOUNS = r"rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure"
+# What a value comes to ("the call returns None").
+OUTCOME_VERBS = r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+# Words for any formula: a lead-in ending in one names no quantity.
+FORMULA_NOUNS = r"formula|equation|expression|relation"
+# Words that announce what follows: a lead-in ending in one names nothing.
+FOLLOWING = r"following|simple"
+# What joins a formula's name to what it computes ("the formula for the load factor").
+FORMULA_OF = r"for|of"
+# The verb phrase a formula's lead-in ends with ("is given by", "is computed as").
+FORMULA_LEAD_INS = (
+    r"(?:is|are|was|were|can be|may be|will be|is then|are then)\s+(?:given|computed|calculated|defined|expressed"
+    r"|obtained|determined|written|estimated|approximated|evaluated|represented|described|modell?ed)"
+    r"(?:\s+(?:by|as|from|with|using|through|via))?"
+    r"|(?:is|are)\s+(?:the following|as follows)|reads|becomes|equals"
+)
+# A symbol's legend: the verb between a symbol and its meaning ("p is the pressure"), what opens
+# the legend after a formula ("where …", "with …"), the verbs of a defining statement ("q denotes …").
+LEGEND_VERBS = r"is|are|denotes|represents|stands\s+for"
+LEGEND_OPENERS = r"where|wherein|whereby|in which"
+WITH = r"with"
+SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
+CONJUNCTIONS = r"and"
+
+# The wording of a rule: obligations, prohibitions, recommendations and permissions that settle a
+# sentence as a rule (RULE_WORDING), and how a value is computed, sourced or modelled
+# (CALCULATION_WORDING), with the pieces they are built of.
+
+# What one expects, fears or sees: "is to be expected" states no duty.
+_EPISTEMIC = r"expected|anticipated|hoped|feared|seen|found|noted|regretted|welcomed|wondered|doubted|believed"
+# "may be" + the participle of something done to a thing is a permission ("The filter may be
+# replaced by hand"); a participle of knowing, causing, relating, needing, harming or changing
+# makes it a possibility ("may be caused by", "may be damaged", "may be viewed as").
+_NOT_DONE_BY_THE_READER = (
+    r"caused|explained|attributed|related|associated|linked|correlated|expected|anticipated|seen|found|noted"
+    r"|known|identified|regarded|considered|viewed|deemed|thought|believed|described|called|termed|compared"
+    r"|needed|required|necessitated|missed|exaggerated|understated|overestimated|underestimated|biased"
+    r"|confounded|affected|influenced|driven|determined|damaged|broken|lost|exposed|infected|contaminated"
+    r"|impaired|injured|harmed|destroyed|corrupted|compromised|delayed|increased|decreased|reduced|elevated"
+    r"|lowered|raised|enhanced|improved|worsened|altered|changed|limited|restricted|involved|included"
+    r"|obtained|achieved|reached|observed|detected|measured|estimated|overlooked|tempted"
+)
+# Irregular participles of handling (the -ed ones are read by their ending).
+_IRREGULAR_PARTICIPLES = (
+    r"done|made|kept|held|set|put|cut|run|left|sent|laid|fed|hung|shut|split|spread|spun|wound|bent|bound|stuck"
+    r"|taken|given|shown|written|rewritten|chosen|worn|sewn|drawn|thrown|withdrawn|overridden|undertaken"
+)
+_PERMISSION = (
+    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+|then\s+)?be\s+{ADVERB}"
+    rf"(?!(?:{_NOT_DONE_BY_THE_READER})\b)(?:\w{{2,}}ed|{_IRREGULAR_PARTICIPLES})\b"
+)
+# "may be considered in/for/when …": a guideline's conditional recommendation; "may be considered
+# preliminary" (a complement) is a judgement.
+_MAY_BE_CONSIDERED = (
+    r"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\bmay\s+(?:also\s+)?be\s+considered"
+    r"(?=\s+(?:in|for|when|if|where|whenever|only|after|before|during|as\s+an?)\b|\s*[.;:,])"
+)
+# "Operators may consider …": an option offered; not the authors' "we may consider" nor a judgement
+# "may consider X to be Y".
+_MAY_CONSIDER = r"(?<!\bwe\s)(?<!\bone\s)(?<!\bI\s)\bmay\s+(?:also\s+)?consider\b(?!(?:\s+[^\s.;:]+){1,5}?\s+to\s+be\b)"
+# How a value is computed, sourced, rounded, modelled or expressed in a unit.
+_CALCULATED = (
+    r"calculated|computed|derived|estimated|evaluated|averaged|summed|rounded(?:\s+(?:up|down|off))?|truncated"
+    r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
+    r"|discarded|sourced"
+)
+RULE_WORDING = (
+    r"\bshall\b",
+    r"\bmust\b",
+    r"\bshould\b",
+    r"\bought\s+to\b",
+    rf"\b(?:is|are|be)\s+{ADVERB}(?:not\s+)?{ADVERB}(?:required|mandatory|obligatory|prohibited|forbidden"
+    r"|permitted|allowed|recommended|advised|encouraged|discouraged)\b",
+    rf"(?<![^\W\d_])(?:we|i)\s+{ADVERB}recommend\b",  # "2We recommend": a footnote mark glued on
+    r"\brecommends?\s+that\b",
+    r"\bneeds?\s+to\b",
+    r"\b(?:has|have)\s+to\s+be\b",
+    rf"\bit\s+is\s+{ADVERB}(?:important|essential|necessary|critical|crucial|vital|imperative|advisable"
+    r"|inadvisable|preferable|mandatory|unreasonable|good\s+practice|best\s+practice)\b"
+    r"(?:,[^,.]{1,30},)?\s+(?:to|that)\b",
+    # "is to be replaced"; not "is to be expected": an expectation, not a duty.
+    rf"\b(?:is|are)\s+(?:not\s+)?to\s+be\b(?!\s+(?:{_EPISTEMIC})\b)",
+    _PERMISSION,
+    _MAY_BE_CONSIDERED,
+    _MAY_CONSIDER,
+    r"\b(?:make|be)\s+sure\b",
+)
+CALCULATION_WORDING = (
+    rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
+    rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
+    r"|when)\b",  # not "that": "it is estimated that …" reports a finding
+    r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",
+    # A modelling convention of a method section: an assumption the calculation rests on, a
+    # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
+    r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
+    r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
+    r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
+)
+CALCULATION_WORDS = r"calculated|computed|formula|rounded"
+
+# What a bare conditional opens with (not "For …", "At …": those are scopes).
+CONDITIONALS = r"If|When|Whenever|Unless|Provided|Otherwise"
+# Wording only a publication's own terms use; wording a licence shares with a domain's rules ("a
+# valid licence", "reproductive age"); the work itself named (then licence wording is about it).
+COPYRIGHT = r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer"
+LICENSING = r"\blicen[cs]|\breproduc|\bendors"
+THE_WORK = (
+    r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
+    r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
+)

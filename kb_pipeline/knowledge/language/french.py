@@ -1,0 +1,113 @@
+"""French: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB, APOSTROPHE
+
+CODE = "fr"
+DEFINITE_ARTICLES = ("le", "la", "les")
+INDEFINITE_ARTICLES = ("un", "une")
+# French elides "le"/"la" before a vowel: "l'eau", "l’usine".
+ELIDED_ARTICLE = r"l['’]"
+DETERMINERS = ("des", "du", "de")
+COPULAS = ("est", "sont")
+BARE_COPULAS = ()
+MODALS = ("doit", "doivent", "peut", "peuvent", "sera", "seront", "était", "ont")
+PRONOUNS = ("il", "elle", "ils", "elles", "cela", "ceci", "ce", "cette", "ces", "on", "nous")
+AUTHORS = ("nous",)
+NEGATIONS = ("pas", "ne")
+FUNCTION_WORDS = """le la les l un une des du de d et ou où en au aux par pour sur dans avec sans est sont été être que
+    qui dont ce cet cette ces se sa son ses leur leurs il elle ils elles nous vous on ne pas plus comme""".split()
+DOCUMENT_PARTS = ("tableau",)
+KIND_NOUNS = """symbole symboles variable variables paramètre paramètres coefficient coefficients constante constantes
+    attribut attributs argument arguments valeur valeurs indice indices terme termes facteur facteurs
+    grandeur""".split()
+INSTRUCTION_VERBS = ()
+DEFINING_VERBS = r"(?:est|sont) d[ée]fini(?:e|s|es)? comme|d[ée]signe(?:nt)?|signifie(?:nt)?"
+DISCOURSE_MARKERS = (
+    r"Ainsi|Par\s+exemple|En\s+outre|De\s+plus|Cependant|Toutefois|Enfin|Ensuite|Pour\s+ce\s+faire|Pour\s+cela"
+)
+CONDITION_OPENERS = (
+    r"Si|S['’]il|Lorsque|Lorsqu['’]|Quand|Dès\s+que"
+    r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d"
+)
+AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
+TRAILING_CONDITIONS = (
+    r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
+    r"|pour\s+(?:les|tous|toutes|chaque)"
+)
+
+OPEN_MODALS = r"devrai(?:t|ent)|peu(?:t|vent)"
+SUBORDINATORS = r"si"
+RULE_NOUNS = r"règles?|exigences?|recommandations?|consignes?|étapes"
+OUTCOME_VERBS = r"renvoie|retourne|vaut|se\s+réduit\s+à"
+FORMULA_NOUNS = r"formule|équation|relation"
+FOLLOWING = r"suivante"
+FORMULA_OF = r"de|du|des"
+FORMULA_LEAD_INS = (
+    r"(?:est|sont)\s+(?:donn|calcul|défini|exprim|obtenu|détermin)\w*(?:\s+(?:par|comme|selon|avec|à partir de))?"
+    r"|se\s+(?:calcule|définit|détermine|exprime|obtient)(?:\s+(?:par|comme|selon|avec|à partir de))?|s'écrit"
+)
+LEGEND_VERBS = r"est|sont|désigne|représente"
+LEGEND_OPENERS = r"où"
+WITH = r"avec"
+SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
+CONJUNCTIONS = r"et"
+
+# "peut être" + participle: a permission, with the exclusions of English "may be".
+_NOT_DONE = (
+    r"dû|due?s?|vue?s?|perçue?s?|connue?s?|réduite?s?|compromise?s?|(?:caus|expliqu|attribu|li|associ|corrél"
+    r"|attend|trouv|constat|observ|consid[ée]r|regard|estim|jug|affect|influenc|endommag|perd|expos|infect"
+    r"|contamin|alt[ée]r|modifi|limit|retard|augment|diminu|nécessit|requ|exig)\w*"
+)
+_PERMISSION = (
+    r"(?<!\bqui\s)\bpeu(?:t|vent)\s+(?:également\s+|aussi\s+)?être\s+"
+    rf"(?!(?:{_NOT_DONE}|celui|ceci|ici|parmi|ainsi|lui)(?![\w'’]))"
+    r"(?:[a-zà-ÿ]{2,}(?:ée?s?|ie?s?|ue?s?)|[a-zà-ÿ]*(?:mi|pri|fai|ouver|offer|cri)(?:t|s)e?s?)(?![\w'’])"
+)
+RULE_WORDING = (
+    r"\bdoi(?:t|vent|vra|vront)\b",
+    r"\bil\s+faut\b",
+    rf"\bil\s+convient\s+d(?:e\b|{APOSTROPHE})",
+    rf"\bil\s+(?:est|sera)\s+{ADVERB}(?:recommandé|conseillé|nécessaire|indispensable|important|essentiel"
+    rf"|obligatoire|interdit|impératif|préférable|déconseillé)\s+(?:de\b|d{APOSTROPHE}|que\b)",
+    rf"\b(?:est|sont)\s+{ADVERB}(?:obligatoires?|interdite?s?|recommandée?s?|exigée?s?|requise?s?"
+    r"|prescrite?s?|proscrite?s?|autorisée?s?|déconseillée?s?)\b",
+    r"\b(?:est|sont)\s+à\s+\w+(?:er|ir|re)\b",
+    r"\bnous\s+recommandons\b",
+    r"\b(?:est|sont)\s+tenue?s?\s+de\b",
+    _PERMISSION,
+    # "La loi impose aux exploitants de déclarer …", "oblige les communes à publier …": the
+    # verbs of obligation with their object and infinitive (not "L'objectif est de …").
+    rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{APOSTROPHE})\w+(?:er|ir|re)\b",
+    r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
+)
+CALCULATION_WORDING = (
+    rf"\b(?:est|sont)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
+    r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
+    r"|en\s+fonction)\b",
+    r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+)
+CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
+
+CONDITIONALS = r"Si|Lorsque|Sinon"
+COPYRIGHT = r"droits?\s+d['’]auteur"
+LICENSING = ""
+THE_WORK = r"\bcette\s+(?:publication|œuvre)"
+
+# An instruction (imperatives.py): an infinitive before its object's determiner ("Vérifier le
+# joint"); words with an infinitive's ending that are none; what makes the clause finite (a form
+# of être, avoir or a modal, a subject pronoun: then the first word is a noun, "Nombre des sites a
+# augmenté"); and what opens a subordinate clause, whose finite verb is its own.
+INSTRUCTION_OBJECTS = (
+    r"le|la|les|l['’]|un|une|des|du|ce|cet|cette|ces|son|sa|ses|leur|leurs|tout|tous|toute|toutes|chaque"
+    r"|régulièrement|systématiquement"
+)
+NOT_INFINITIVES = ("entre", "contre", "outre", "notre", "votre", "autre")
+FINITE_FORMS = (
+    r"est|sont|était|étaient|sera|seront|serait|seraient|fut|furent|a|ont|avait|avaient|aura|auront|aurait"
+    r"|auraient|peut|peuvent|pourra|pourront|pourrait|doit|doivent|devra|devront|devrait|va|vont|fait|font"
+    r"|il|elle|ils|elles|on|je|nous"
+)
+SUBORDINATE_CLAUSE = (
+    r"\b(?:que|qui|dont|où|si|lorsque|quand|car|puisque|comme|afin)(?![\w'’])|\b(?:qu|lorsqu)['’]|\bs['’](?=ils?\b)"
+)

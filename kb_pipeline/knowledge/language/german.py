@@ -1,0 +1,74 @@
+"""German: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+CODE = "de"
+DEFINITE_ARTICLES = ("der", "die", "das", "den", "dem", "des")
+INDEFINITE_ARTICLES = ("ein", "eine")
+DETERMINERS = ("einer", "eines")
+COPULAS = ("ist", "sind")
+BARE_COPULAS = ()
+MODALS = ("muss", "müssen", "kann", "können", "soll", "sollte", "sollen", "wird", "werden", "hat", "haben", "war")
+PRONOUNS = ("es", "er", "sie", "dies", "diese", "dieser", "dieses", "wir", "man")
+AUTHORS = ("wir", "unser", "unsere")
+NEGATIONS = ("nicht", "kein", "keine")
+FUNCTION_WORDS = """der die das den dem des ein eine einer einem einen eines und oder im am an auf aus bei mit nach
+    von vom zu zum zur für über unter ist sind wird werden wurde als wie wenn dass es er sie wir ihr nicht auch durch
+    bis ohne dieses diese dieser""".split()
+DOCUMENT_PARTS = ("tabelle",)
+KIND_NOUNS = """Symbol Symbole Variable Variablen Parameter Koeffizient Koeffizienten Konstante Konstanten Attribut
+    Attribute Argument Argumente Wert Werte Index Indizes Term Terme Faktor Faktoren Größe Größen""".split()
+INSTRUCTION_VERBS = ()
+DEFINING_VERBS = r"bezeichne[tn]|(?:ist|sind|wird|werden) definiert als|bedeute[tn]"
+DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
+CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
+AS_NEEDED = r"^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
+TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald"
+
+OPEN_MODALS = r"kann|können"
+SUBORDINATORS = r"wenn|ob|falls"
+RULE_NOUNS = r"Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte"
+OUTCOME_VERBS = r"liefert|ergibt"
+FORMULA_NOUNS = r"Formel|Gleichung"
+FOLLOWING = r"folgt"
+FORMULA_OF = r"für|der"
+FORMULA_LEAD_INS = (
+    r"(?:wird|werden|ist|sind|kann|können)\s+(?:wie folgt\s+)?(?:gegeben|berechnet|definiert|bestimmt|ermittelt)"
+    r"(?:\s+(?:durch|als|nach|mit|aus|zu))?(?:\s+werden)?"
+    r"|(?:ergibt|berechnet|bestimmt)\s+sich(?:\s+(?:aus|als|nach|zu|wie folgt))?"
+)
+LEGEND_VERBS = r"ist|sind|bezeichnet|steht\s+für"
+LEGEND_OPENERS = r"wobei|worin"
+WITH = r"mit"
+SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
+CONJUNCTIONS = r"und"
+
+# German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").
+_EASE = r"(?:einfach|leicht|schwer|schwierig|kompliziert|mühsam|bequem|gut|schlecht|möglich|unmöglich|kaum)"
+# "darf … werden": a permission.
+_PERMISSION = (
+    r"\b(?:darf|dürfen)\b(?!\s+(?:nicht|kein))[^.;:,]{0,80}?\s(?!(?:erwartet|vermutet|bezweifelt)\b)"
+    r"[a-zäöüß]+(?:t|en)\s+werden\b"
+)
+RULE_WORDING = (
+    r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
+    r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
+    _PERMISSION,
+    # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
+    # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).
+    rf"\b(?:ist|sind)\b(?!\s+es\b)(?:\s+(?!{_EASE}\s+zu\b)[^\s,]+){{0,6}}?\s+zu\s+\w+(?:en|ern|eln)\b",
+    r"\b(?:ist|sind)\s+(?:\w+\s+)?(?:erforderlich|vorgeschrieben|verboten|unzulässig|zulässig|notwendig"
+    r"|verpflichtend|untersagt)\b",
+    r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
+    r"|\bes\s+empfiehlt\s+sich\b",
+)
+CALCULATION_WORDING = (
+    r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
+    r"|abgeschätzt|vernachlässigt)\b",
+    r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
+)
+CALCULATION_WORDS = r"berechnet|gerundet"
+
+CONDITIONALS = r"Wenn|Falls|Sonst"
+COPYRIGHT = r"urheberrecht"
+LICENSING = ""
+THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"

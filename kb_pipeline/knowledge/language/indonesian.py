@@ -1,0 +1,60 @@
+"""Indonesian: the words and wording of every class the readers match (lexicon.py says what each
+class is for). Indonesian has no article: its copulas are read where the layout says the subject
+is a term."""
+
+CODE = "id"
+DEFINITE_ARTICLES = ()
+INDEFINITE_ARTICLES = ("suatu", "sebuah")
+DETERMINERS = ("seorang", "salah satu")
+COPULAS = ("adalah", "merupakan", "ialah", "yaitu")
+# The copulas of a language without articles: their noun phrase opens with the noun itself.
+BARE_COPULAS = COPULAS
+MODALS = ("harus", "dapat", "bisa", "akan", "perlu", "wajib", "boleh", "sudah", "telah")
+PRONOUNS = ("ini", "itu", "kami", "kita", "mereka", "ia", "dia")
+AUTHORS = ("kami",)
+NEGATIONS = ("tidak", "bukan")
+FUNCTION_WORDS = """yang dan di ke dari untuk dengan pada adalah ialah dalam atau ini itu oleh sebagai bagi
+    tanpa""".split()
+DOCUMENT_PARTS = ("tabel", "gambar")
+KIND_NOUNS = "simbol variabel parameter koefisien konstanta atribut argumen nilai indeks faktor".split()
+INSTRUCTION_VERBS = """periksa ganti catat isi ukur hitung buka tutup pasang jangan hindari ikuti baca simpan cek
+    lepas pastikan perhatikan bersihkan tekan""".split()
+DEFINING_VERBS = r"didefinisikan sebagai|diartikan sebagai"
+DISCOURSE_MARKERS = r"Misalnya|Contohnya|Selain\s+itu|Namun|Kemudian"
+CONDITION_OPENERS = (
+    r"Jika|Apabila|Bila|Jikalau|Bilamana|Dalam\s+hal"
+    r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika"
+)
+AS_NEEDED = r"^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)"
+TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
+
+OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"
+SUBORDINATORS = r"jika|apabila"
+RULE_NOUNS = r"aturan|persyaratan|ketentuan|langkah|rekomendasi|petunjuk"
+OUTCOME_VERBS = r"menghasilkan|bernilai"
+FORMULA_NOUNS = r"rumus|persamaan"
+FOLLOWING = r"berikut"
+FORMULA_OF = r"untuk"
+FORMULA_LEAD_INS = r"dihitung(?:\s+(?:dengan|sebagai|menggunakan|berdasarkan))?"
+LEGEND_VERBS = r"adalah|ialah|merupakan|menyatakan"
+LEGEND_OPENERS = r"dimana|di mana"
+WITH = r"dengan"
+SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
+CONJUNCTIONS = r"dan"
+
+RULE_WORDING = (
+    r"\b(?:harus|wajib|diwajibkan|diharuskan|dianjurkan|disarankan|direkomendasikan|sebaiknya|hendaknya"
+    r"|perlu|dilarang|diperbolehkan|diizinkan)\b",
+    r"\btidak\s+(?:boleh|diperbolehkan|diizinkan)\b",
+    r"\bkami\s+(?:merekomendasikan|menyarankan|menganjurkan)\b",
+)
+CALCULATION_WORDING = (
+    r"\b(?:dihitung|dinyatakan\s+dalam|dibulatkan|ditentukan|diukur|dijumlahkan|diperoleh\s+dari"
+    r"|diambil\s+dari)\b",
+)
+CALCULATION_WORDS = r"dihitung|perhitungan|rumus"
+
+CONDITIONALS = r"Jika|Apabila|Bila"
+COPYRIGHT = r"hak\s+cipta"
+LICENSING = r"\blisensi"
+THE_WORK = ""

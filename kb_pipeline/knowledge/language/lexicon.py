@@ -1,0 +1,111 @@
+"""The lexicon: every word class of every language the readers know, joined into one list per
+class (english.py, french.py, german.py, spanish.py, indonesian.py). Every
+reader takes its words from here, so they all agree on what an article, a modal or a condition
+opener is; a new language is one module with the same names, added to `LANGUAGES`.
+
+Only closed classes live here: what a term is comes from the layout around it, never from a
+list of words.
+"""
+
+from __future__ import annotations
+
+import re
+from types import ModuleType
+
+from . import english, french, german, indonesian, spanish
+
+LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
+
+
+def _every(name: str) -> tuple[str, ...]:
+    """The class `name` of every language, in the order of `LANGUAGES`."""
+    return tuple(word for language in LANGUAGES for word in getattr(language, name))
+
+
+def _either(name: str) -> str:
+    """The regex alternatives of the class `name` of every language, in the order of `LANGUAGES`."""
+    return "|".join(alternatives for language in LANGUAGES if (alternatives := getattr(language, name)))
+
+
+DEFINITE_ARTICLES = _every("DEFINITE_ARTICLES")
+INDEFINITE_ARTICLES = _every("INDEFINITE_ARTICLES")
+ELIDED_ARTICLE = french.ELIDED_ARTICLE
+ARTICLES = DEFINITE_ARTICLES + INDEFINITE_ARTICLES
+# What a classifying noun phrase opens with ("is a …", "is one of …", "ist einer der …").
+DETERMINERS = (*ARTICLES, *_every("DETERMINERS"))
+COPULAS = _every("COPULAS")
+# The copulas of a language without articles: their noun phrase opens with the noun itself.
+BARE_COPULAS = _every("BARE_COPULAS")
+# Modals and auxiliaries: a verb phrase holding one says what a thing can or must do, or did.
+MODALS = _every("MODALS")
+PRONOUNS = _every("PRONOUNS")
+# The authors' own "we": a modal of theirs is their reasoning, not a rule for the reader.
+AUTHORS = _every("AUTHORS")
+NEGATIONS = _every("NEGATIONS")
+# Function words: articles, prepositions, conjunctions, pronouns, auxiliaries. A term never
+# starts or ends with one; a noun phrase stops at one; none of them is a symbol.
+FUNCTION_WORDS = frozenset(_every("FUNCTION_WORDS"))
+# What a sentence points at in the document itself: a subject holding one names no term.
+DOCUMENT_PARTS = _every("DOCUMENT_PARTS")
+# Nouns for what any symbol is, singular and plural, casefolded.
+KIND_NOUNS = frozenset(word.casefold() for word in _every("KIND_NOUNS"))
+# Verbs a procedure, checklist or recommendation opens with, by language code: a language's
+# verbs count only in a sentence in that language (the others mark an instruction by the verb's
+# form, and have none listed).
+INSTRUCTION_VERBS = {language.CODE: frozenset(language.INSTRUCTION_VERBS) for language in LANGUAGES}
+# Verbs that by themselves say a sentence defines its subject ("X refers to …").
+DEFINING_VERBS = _either("DEFINING_VERBS")
+DISCOURSE_MARKERS = _either("DISCOURSE_MARKERS")
+CONDITION_OPENERS = _either("CONDITION_OPENERS")
+TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
+# "If necessary", "when possible": a reader's option, not a fact.
+AS_NEEDED = _either("AS_NEEDED")
+CONDITIONALS = _either("CONDITIONALS")
+# A publication's own terms: copyright, licence wording, the work itself named.
+COPYRIGHT = _either("COPYRIGHT")
+LICENSING = _either("LICENSING")
+THE_WORK = _either("THE_WORK")
+OPEN_MODALS = _either("OPEN_MODALS")
+# The wording that settles a sentence as a rule; how a value is computed (regex alternatives).
+RULE_WORDING = _every("RULE_WORDING")
+CALCULATION_WORDING = _every("CALCULATION_WORDING")
+CALCULATION_WORDS = _either("CALCULATION_WORDS")
+SUBORDINATORS = _either("SUBORDINATORS")
+RULE_NOUNS = _either("RULE_NOUNS")
+OUTCOME_VERBS = _either("OUTCOME_VERBS")
+FORMULA_NOUNS = _either("FORMULA_NOUNS")
+FOLLOWING = _either("FOLLOWING")
+FORMULA_OF = _either("FORMULA_OF")
+FORMULA_LEAD_INS = _either("FORMULA_LEAD_INS")
+LEGEND_VERBS = _either("LEGEND_VERBS")
+LEGEND_OPENERS = _either("LEGEND_OPENERS")
+WITH = _either("WITH")
+SYMBOL_DEFINING_VERBS = _either("SYMBOL_DEFINING_VERBS")
+CONJUNCTIONS = _either("CONJUNCTIONS")
+
+_WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
+# A word, hyphenated ones whole ("de-ionised" is no French "de").
+_TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def languages(text: str) -> frozenset[str]:
+    """The languages (codes) most of `text`'s function words belong to (more than one on a tie);
+    empty when it has none, as a terse item may ("Check seal.")."""
+    tokens = [t.casefold() for t in _TOKEN.findall(text)]
+    counts = {code: sum(t in words for t in tokens) for code, words in _WORDS_OF.items()}
+    best = max(counts.values())
+    return frozenset(code for code, n in counts.items() if n == best and best > 0)
+
+
+def alternation(words: tuple[str, ...]) -> str:
+    """A regex alternative of the words, longest first (so "une" is tried before "un")."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
+def whole_word(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Matches a token that is one of the words, case aside."""
+    return re.compile(rf"^(?:{alternation(words)})$", re.IGNORECASE)
+
+
+def is_function_word(token: str) -> bool:
+    return token.casefold() in FUNCTION_WORDS

@@ -1,0 +1,68 @@
+"""Spanish: the words and wording of every class the readers match (lexicon.py
+says what each class is for)."""
+
+from .forms import ADVERB
+
+CODE = "es"
+DEFINITE_ARTICLES = ("el", "los", "las")
+INDEFINITE_ARTICLES = ("uno", "una")
+DETERMINERS = ()
+COPULAS = ("es", "son")
+BARE_COPULAS = ()
+MODALS = ("debe", "deben", "puede", "pueden", "tiene", "tienen")
+PRONOUNS = ("esto", "esta", "este", "estos", "ello", "ella", "ellos", "nosotros")
+AUTHORS = ("nosotros",)
+NEGATIONS = ("no",)
+# "sin" (without) is left out: in a formula it is the sine.
+FUNCTION_WORDS = """el los las lo unos unas y o u e del al con por para sobre son está están ser su sus donde
+    cuando""".split()
+DOCUMENT_PARTS = ("tabla",)
+KIND_NOUNS = """símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
+    atributo atributos argumento argumentos valor valores índice índices término términos factor factores""".split()
+INSTRUCTION_VERBS = ()
+DEFINING_VERBS = r"se define(?:n)? como|se refiere(?:n)? a|designa(?:n)?"
+DISCOURSE_MARKERS = r"Por\s+ejemplo|Además|Sin\s+embargo|Luego"
+CONDITION_OPENERS = (
+    r"Cuando|En\s+caso\s+de|Siempre\s+que|Salvo\s+que"
+    r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
+)
+AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
+TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+
+OPEN_MODALS = r"puede|pueden"
+SUBORDINATORS = ""
+RULE_NOUNS = r"reglas|requisitos|recomendaciones|instrucciones|pasos"
+OUTCOME_VERBS = r"devuelve|se\s+reduce\s+a"
+FORMULA_NOUNS = r"fórmula|ecuación|expresión"
+FOLLOWING = r"siguiente"
+FORMULA_OF = r"del|para"
+FORMULA_LEAD_INS = (
+    r"se\s+(?:calcula|define|obtiene|expresa|determina)(?:\s+(?:como|mediante|por|con|según|a partir de))?"
+    r"|(?:es|está|viene)\s+(?:dad|definid|calculad)[oa]s?(?:\s+(?:por|como|mediante))?"
+)
+LEGEND_VERBS = r"es|son|representa|denota"
+LEGEND_OPENERS = r"donde|siendo"
+WITH = r"con"
+SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
+CONJUNCTIONS = r"y|e"
+
+RULE_WORDING = (
+    r"\b(?:debe|deben|deberá|deberán|debería|deberían|hay\s+que|tiene\s+que|tienen\s+que)\b",
+    r"\bse\s+(?:recomienda|recomiendan|aconseja|aconsejan|requiere|requieren|exige|exigen|prohíbe|prohíben)\b",
+    rf"\b(?:es|son|está|están|queda|quedan)\s+{ADVERB}(?:obligatori[oa]s?|prohibid[oa]s?|necesari[oa]"
+    r"|recomendable|aconsejable|imprescindible|permitid[oa]s?)\b",
+    r"\brecomendamos\b",
+)
+CALCULATION_WORDING = (
+    r"\bse\s+(?:calcula|calculan|expresa|expresan|redondea|redondean|determina|determinan|obtiene|obtienen"
+    r"|mide|miden|estima|estiman)\b",
+)
+CALCULATION_WORDS = r"calculad[oa]s?"
+
+CONDITIONALS = r"Cuando"
+COPYRIGHT = r"derechos\s+de\s+autor"
+LICENSING = ""
+THE_WORK = r"\besta\s+(?:obra|publicación)"
+
+# An instruction (imperatives.py): an infinitive before its object's determiner ("Verificar el sello").
+INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"

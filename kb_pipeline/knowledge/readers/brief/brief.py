@@ -1,0 +1,125 @@
+"""The orientation brief, deterministic part: title, the sentence stating the document's
+purpose, and the glossary's abbreviations that sentence names. The contract calls this the one
+branch that cannot be span-checked (a summary is not verbatim); here `purpose` is a quoted
+sentence, so it is checked like everything else."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ....contracts import Chunk, ParsedDocument
+from ...document.layout import document_layout
+from ...document.text import SENTENCE_STOPS, paragraphs, sentences, word_count
+from ...model.injection import addresses_a_model
+from ...payloads.contracts import BriefContext, GlossaryEntry, Provenance
+from ...payloads.ids import brief_id
+from ...payloads.spans import SpanCheck
+from ..findings import Quote
+from ..glossary.abbreviations import is_abbreviation
+from ..glossary.glossary import provenance
+from ..glossary.mining import mentions
+from .title import read_title
+
+PURPOSE_HEADING = re.compile(
+    r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary|pendahuluan|tujuan|maksud|ruang lingkup"
+    r"|r[ée]sum[ée]|objet|introduc|zweck|einleitung|ziel|zusammenfassung|objetivo|resumen|scopo)|개요|목적|概要|目的|摘要",
+    re.IGNORECASE,
+)
+_DOCUMENT = (
+    r"(?:document|report|paper|guide|guidelines?|handbook|manual|book|publication|notice|standard|study|chapter"
+    r"|article|thesis|specification|note|rapport|manuel|étude|norme|dokument|bericht|handbuch"
+    r"|leitfaden|norm|studie|richtlinie|arbeit|kapitel|documento|informe|guía|estudio|artículo|capítulo)s?"
+)
+# The document speaking of itself, as its sentence's subject ("This manual covers …", "These
+# guidelines aim to …", "In this paper we …", "Le présent rapport a pour objet …", "Dieses
+# Dokument beschreibt …", "Pedoman ini mengatur …", "Este informe presenta …"), or naming its
+# aim ("The purpose of this standard is …", "Its objective is to …", "L'objectif … est …"):
+# its statement of purpose. A sentence that only mentions it ("… are considered in this
+# handbook") is about the topic.
+ABOUT_ITSELF = re.compile(
+    r"^(?:(?:in|dans|en|in)\s+)?(?:this|these|the present|our|ce|cet|cette|ces|le présent|la présente"
+    r"|les présentes|dieses|diese|dieser|diesem|das vorliegende|die vorliegende|der vorliegende|este|esta|estos"
+    r"|estas|el presente|la presente)\s+(?:\w+\s+)?" + _DOCUMENT + r"\b"
+    r"|^(?:dokumen|laporan|pedoman|standar|panduan|buku|modul|prosedur)\s+ini\b"
+    r"|^(?:the|its|our|l['’]|le|son|sa|el|su|das|der|sein|ihr)\s*(?:main\s+|primary\s+|overall\s+|principal\s+)?"
+    r"(?:purpose|aim|objective|goal|scope|objet|objectif|but|propósito|objetivo|objeto|ziel|zweck|gegenstand)s?"
+    r"\s+(?:[\w’']+\s+){0,5}?(?:is|are|was|est|sont|es|son|ist|sind)\b"
+    r"|^(?:ziel|zweck|gegenstand|tujuan|maksud|ruang lingkup)\s+(?:\w+\s+){0,4}?(?:ist|sind|adalah|ialah|yaitu)\b"
+    r"|^(?:본|이)\s?(?:보고서|문서|연구|지침)|^本(?:文|报告|文件|指南|手册|标准)",
+    re.IGNORECASE,
+)
+_MIN_PURPOSE_WORDS = 8
+# A table of contents: lines with page numbers, dot leaders.
+_CONTENTS_LINE = re.compile(r"\n|\. \. |…|\.{3}")
+
+
+@dataclass(frozen=True)
+class BriefProposal:
+    """What the readers propose for the brief: the title's lines and the purpose sentence, each
+    quoted from its chunk."""
+
+    title: list[Quote]
+    purpose: Quote | None
+
+
+def _purpose_statement(chunk: Chunk) -> str | None:
+    """The chunk's first prose sentence in which the document states its own aim."""
+    for para in paragraphs(chunk.text):
+        for sentence in sentences(chunk.text, para):
+            said = sentence.of(chunk.text)
+            # Prose, not a contents line or a heading: a sentence that ends, starting with a
+            # capital (or a letter of a script without case).
+            if (
+                word_count(said) >= _MIN_PURPOSE_WORDS
+                and said[:1].isalpha()
+                and not said[:1].islower()
+                and said.endswith(SENTENCE_STOPS)
+                and not _CONTENTS_LINE.search(said)
+                and not addresses_a_model(said)
+                and ABOUT_ITSELF.search(said)
+            ):
+                return said
+    return None
+
+
+def read_purpose(document: ParsedDocument) -> Quote | None:
+    """Under a purpose-like heading first, then anywhere: the first sentence stating the
+    document's aim. Never the first sentence about the topic: none found, None."""
+    text_chunks = [c for c in document.chunks if c.kind == "text" and c.text.strip()]
+    preferred = [c for c in text_chunks if c.heading and PURPOSE_HEADING.search(c.heading)]
+    for chunk in preferred + text_chunks:
+        if said := _purpose_statement(chunk):
+            return Quote(said, chunk)
+    return None
+
+
+def propose_brief(document: ParsedDocument) -> BriefProposal:
+    with document_layout(document) as layout:
+        title = read_title(document, layout)
+    return BriefProposal(title=title, purpose=read_purpose(document))
+
+
+def build_brief(
+    document: ParsedDocument, proposal: BriefProposal, glossary: list[GlossaryEntry], check: SpanCheck
+) -> BriefContext:
+    """The proposal span-checked: a title line or a purpose that is not verbatim is null."""
+    lines = [check.keep(q, entry="title", field="title", branch="summary") for q in proposal.title]
+    # The contract's title is one string, the printed title several lines (often several of
+    # MinerU's items, or chunks): each line is the verbatim slice checked here, and the title
+    # is those lines in reading order joined by a space — a value no single chunk holds, so it is
+    # checked line by line, never as the whole; one line failing nulls the title.
+    title = " ".join(line for line in lines if line) if lines and all(lines) else None
+    purpose = check.keep(proposal.purpose, entry="purpose", field="purpose", branch="summary")
+    key_parameters = [e.term for e in glossary if purpose and is_abbreviation(e.term) and mentions(e.term, [purpose])]
+    if purpose and proposal.purpose:
+        origin = provenance(document, purpose, proposal.purpose)
+    else:  # nothing to quote
+        origin = Provenance(doc_id=document.doc_id, span="")
+    return BriefContext(
+        brief_id=brief_id(document.doc_id),
+        title=title,
+        purpose=purpose,
+        key_parameters=key_parameters,
+        provenance=origin,
+    )

@@ -1,0 +1,380 @@
+"""What a document says its symbols mean, in words: one parser, read by the formulas (their
+variables' meanings) and by the glossary (a symbol explained is a claim about a term).
+
+- a legend clause after a formula: "where p is the pressure at the inlet, v the mean velocity
+  and d the diameter of the pipe" (où … est …, wobei … die … ist, donde … es …, di mana … adalah …);
+- a defining statement: "q denotes the heat flux per unit area", "Re is defined as the ratio …";
+- a symbol list line: "Pd : Design pressure of the vessel";
+- an apposition: "the thermal conductivity λ", "the inlet and outlet temperatures T1 and T2" (the
+  words name the symbol: its full name as well as its definition).
+
+Only a symbol that the document's own formulas use is read (math_text.py finds them): a short
+capitalised word after a noun is not a symbol in a document without mathematics.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from ....contracts import Chunk, ParsedDocument
+from ...document.document_scope import DocumentScoped
+from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
+from ...document.text import Span
+from ...language.lexicon import (
+    CONJUNCTIONS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    KIND_NOUNS,
+    LEGEND_OPENERS,
+    LEGEND_VERBS,
+    SYMBOL_DEFINING_VERBS,
+    WITH,
+    alternation,
+)
+from ..findings import Finding, Quote
+from .lead_in import lead_in_name
+
+_VERB = rf"(?:{LEGEND_VERBS})"
+_ARTICLE = rf"(?:{alternation(DETERMINERS)})"
+_ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+_NEXT_ITEM = re.compile(
+    rf"(?:,\s*(?:(?:{CONJUNCTIONS})\s+)?|;\s*|\s+(?:{CONJUNCTIONS})\s+)"
+    rf"(?={SYMBOL}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    re.IGNORECASE,
+)
+# A legend's words end with its sentence, its paragraph, or a line that is not words.
+_LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
+_CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
+_TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
+# Right after a formula, "with" opens its legend too ("with λ the conductivity").
+_AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
+_DEFINES = re.compile(rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:{SYMBOL_DEFINING_VERBS})\s+")
+_DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
+# A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
+# nomenclature table's row "Q | Flow rate | m3/h".
+_LIST_LINE = re.compile(
+    rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
+)
+_CELL_END = re.compile(r"[ \t]*\|")
+_VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
+_WORD = re.compile(r"[^\W\d_]+")
+_LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
+_FUNCTION_NAME = re.compile(r"[^\W\d_]{3,}(?=\s?\()")
+_WORDS_BEFORE = re.compile(r"([^\W\d_]+(?:-[^\W\d_]+)*) $")
+_MAX_NAME_WORDS = 4
+_MAX_MEANING_WORDS = 25
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A symbol and the words the document explains it with, both offsets into one chunk."""
+
+    chunk: Chunk
+    symbol: Span
+    meaning: Span
+    # An apposition: the words are the symbol's name (a full name), not only a description.
+    named: bool = False
+
+    @property
+    def term(self) -> str:
+        return self.symbol.of(self.chunk.text)
+
+    def quote(self) -> Quote:
+        return Quote(self.meaning.of(self.chunk.text), self.chunk)
+
+
+class MathText:
+    """The document's formulas, to ask whether a token is one of their symbols. Built once per
+    document (the legend reader and the formulas share it)."""
+
+    def __init__(self, document: ParsedDocument):
+        self.formulas: list[tuple[Chunk, FormulaSpan]] = [
+            (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
+        ]
+        self._in_chunk: dict[str, list[Span]] = {}
+        for chunk, found in self.formulas:
+            self._in_chunk.setdefault(chunk.chunk_id, []).append(found.span)
+        # A "Name = Hours x Rate" line's operands are words and abbreviations, not symbols.
+        self._bare = without_functions(
+            "\n".join(
+                found.span.of(chunk.text)
+                for chunk, found in self.formulas
+                if found.decided and found.layout != "named_line"
+            )
+        )
+        self._holds: dict[str, bool] = {}
+        self._explained: dict[str, list[Explanation]] = {}
+        self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
+
+    def spans_in(self, chunk: Chunk) -> list[Span]:
+        return self._in_chunk.get(chunk.chunk_id, [])
+
+    def explained(self, chunk: Chunk) -> list[Explanation]:
+        """`explanations` of the chunk, read once (the glossary and the formulas both ask)."""
+        if chunk.chunk_id not in self._explained:
+            self._explained[chunk.chunk_id] = explanations(chunk, self)
+        return self._explained[chunk.chunk_id]
+
+    def holds(self, symbol: str) -> bool:
+        if symbol not in self._holds:  # once per distinct token: the formulas' text is long
+            self._holds[symbol] = stands_in(symbol, self._bare)
+        return self._holds[symbol]
+
+
+# Built once per extraction (extract.py opens it): the legend reader and the formulas read the same.
+document_math = DocumentScoped("document_math", lambda document: nullcontext(MathText(document)))
+
+
+def without_functions(formula: str) -> str:
+    """The formula with its function names ("tan(", "cosh (") blanked, for `stands_in`."""
+    return _FUNCTION_NAME.sub(" ", formula)
+
+
+def stands_in(symbol: str, bare: str) -> bool:
+    """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
+    letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
+    and not a subscript of another case ("Q" not in "Qm", "c" not in "Vc", "L" not in "xL")."""
+    if len(symbol) > 1 and symbol.isalpha() and symbol.islower():
+        return bool(re.search(rf"(?<![a-z]){re.escape(symbol)}(?![a-z])", bare))
+    if len(symbol) == 1 and "A" <= symbol <= "Z":  # "Q" is not the Q of "Qm", a symbol of its own
+        return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
+    if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
+        return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
+    return symbol in bare
+
+
+def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
+    """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
+    legend clause any letter ("… and d the diameter of the pipe")."""
+    if len(token) > 1:
+        stop = token.casefold() in FUNCTION_WORDS
+    else:  # case tells the letter "L" from the French "l"
+        stop = not in_clause and token in FUNCTION_WORDS
+    return is_symbol(token) and not stop and math.holds(token)
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    piece = text[start:end]
+    body = piece.strip().rstrip(" ,.;:")
+    body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
+    # Words, not another formula ("LF = RPK / ASK"): a lower-case word of three letters at least.
+    if not body[:1].isalpha() or not _LOWER_WORD.search(body) or len(body.split()) > _MAX_MEANING_WORDS:
+        return None
+    at = start + len(piece) - len(piece.lstrip())
+    return Span(at, at + len(body))
+
+
+def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
+    """The items of a legend clause starting at `start` (just after "where")."""
+    text, out, at = chunk.text, [], start
+    while (item := _ITEM.match(text, at)) and _is_legend_symbol(item.group("sym"), math, in_clause=True):
+        nxt = _NEXT_ITEM.search(text, item.end())
+        end = _CLAUSE_END.search(text, item.end())
+        stop = end.start() if end else len(text)
+        go_on = nxt is not None and nxt.start() < stop
+        if go_on and nxt is not None:
+            stop = nxt.start()
+        meaning = _trimmed(text, item.end(), stop)
+        if meaning is None:
+            break
+        out.append(Explanation(chunk, Span(item.start("sym"), item.end("sym")), meaning))
+        if not go_on or nxt is None:
+            break
+        at = nxt.end()
+    return out
+
+
+def legend_after(chunk: Chunk, end: int, math: MathText) -> list[Explanation]:
+    """The legend clause right after a formula that ends at `end`, if one follows."""
+    text = chunk.text
+    after = _AFTER_FORMULA.match(text, end)
+    if after is None:
+        return []
+    if after.group("with"):
+        return _clause(chunk, after.end(), math)
+    trigger = _TRIGGER.match(text, after.end())
+    return _clause(chunk, trigger.end(), math) if trigger else []
+
+
+def _legend_clauses(chunk: Chunk, math: MathText) -> list[Explanation]:
+    return [e for m in _TRIGGER.finditer(chunk.text) for e in _clause(chunk, m.end(), math)]
+
+
+def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
+    out = []
+    for m in _DEFINES.finditer(chunk.text):
+        if not _is_legend_symbol(m.group("sym"), math):
+            continue
+        end = _DEFINITION_END.search(chunk.text, m.end())
+        meaning = _trimmed(chunk.text, m.end(), end.start() if end else len(chunk.text))
+        if meaning:
+            out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), meaning))
+    return out
+
+
+def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
+    """Lines "Pd : Design pressure", the words going on over lines that start in lower case; in a
+    table, a row's first cell a symbol, the next its meaning."""
+    out, text, at = [], chunk.text, 0
+    formulas = math.spans_in(chunk)
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        m = _LIST_LINE.match(line)
+        # "Pd = ρgh" is a formula, not a line of a symbol list.
+        inside = m is not None and any(f.start <= at + m.start("sym") < f.end for f in formulas)
+        if m and not inside and _is_legend_symbol(m.group("sym"), math):
+            end = at + len(line)
+            if cell := _CELL_END.search(line, m.end()):
+                end = at + cell.start()
+            elif chunk.kind == "table":
+                pass
+            else:
+                for more in lines[k + 1 :]:
+                    if not more[:1].islower():
+                        break
+                    end += 1 + len(more)
+            meaning = _trimmed(text, at + m.end(), end)
+            if meaning:
+                out.append(Explanation(chunk, Span(at + m.start("sym"), at + m.end("sym")), meaning))
+        at += len(line) + 1
+    return out
+
+
+def _glued(word: str, words: Counter[str]) -> int | None:
+    """Where the word proper starts in a run the text layer glued to a short word before it
+    ("avelocity", "Inthe": a space lost), or None. The run occurs only here; what follows the
+    short word is a word the document uses."""
+    folded = word.casefold()
+    if words[folded] > 1:
+        return None
+    for cut in (1, 2, 3):
+        rest = folded[cut:]
+        if len(rest) >= 3 and words[rest] and (folded[:cut] in FUNCTION_WORDS or cut == 1):
+            return cut
+    return None
+
+
+def _word_before(text: str, end: int) -> re.Match[str] | None:
+    """`_WORDS_BEFORE` ending at `end`, searched in a window that widens only while the match
+    reaches its edge: the word's length, not the chunk's text before it."""
+    width = 64
+    while True:
+        lo = max(0, end - width)
+        m = _WORDS_BEFORE.search(text, lo, end)
+        if m is None or m.start() > lo or lo == 0:
+            return m
+        width *= 2
+
+
+def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
+    """The words right before `end` (a symbol's start) that name it: up to four, back to a
+    function word, none of them one. A first word glued to a function word starts after it; a
+    glued word inside the phrase spoils it."""
+    start, count, stopped = end, 0, False
+    while count < _MAX_NAME_WORDS + 1:
+        m = _word_before(text, start)
+        if m is None or m.end() != start:
+            break
+        if m.group(1).casefold() in FUNCTION_WORDS:
+            stopped = True
+            break
+        start, count = m.start(), count + 1
+        if text[start - 1 : start] in ("'", "’"):
+            stopped = True  # "l'impédance": the elided article ends the phrase
+            break
+    if not count or count > _MAX_NAME_WORDS:
+        return None
+    phrase = text[start : end - 1].split(" ")
+    for k, word in enumerate(phrase):
+        cut = _glued(word, words)
+        if cut is None:
+            continue
+        if k or not cut or not word[:cut].isalpha() or word[:cut].casefold() not in FUNCTION_WORDS and len(phrase) == 1:
+            return None
+        if word[cut:].casefold() in FUNCTION_WORDS:  # "Inthe": two function words
+            start += len(word) + 1
+        else:
+            start += cut
+        stopped = True
+        break
+    # Not after a function word (a sentence's first words, "See attribute c"): not a name.
+    if not stopped or start >= end - 1:
+        return None
+    head = text[start : end - 1].split()[-1]
+    return Span(start, end - 1) if len(head) >= 3 else None
+
+
+# A symbol named in apposition is followed by punctuation, a relation or a function word
+# ("λ is", "T1 and T2,", "Pd of"): before another word ("deg degrees") it is not a symbol.
+_TOKEN = re.compile(rf"(?<![\w/\\.'′-]){SYMBOL}(?=[,.;:)=]|\s*$|\s+(?P<next>[^\W\d_]+|[=(]))")
+_AND_SYMBOL = re.compile(rf"(?:,\s*|\s+(?:{CONJUNCTIONS})\s+)(?P<sym>{SYMBOL})(?=[\s,.;:)]|$)")
+
+
+def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
+    out, text = [], chunk.text
+    for m in _TOKEN.finditer(text):
+        token = m.group()
+        if m.start() in defined or token in ("a", "A") or not _is_legend_symbol(token, math):
+            continue
+        following = m.group("next")
+        if following and following not in "=(" and following.casefold() not in FUNCTION_WORDS:
+            continue  # "xy 1" (a "≪" lost) or "deg degrees": not a symbol named
+        name = _noun_phrase(text, m.start(), math.words)
+        if name is None:
+            continue
+        more = _AND_SYMBOL.match(text, m.end())
+        words = name.of(text).split()
+        if len(words) == 1 and (more or words[0].casefold() in KIND_NOUNS):
+            # "attributes b and c", "the parameter k": one noun for two symbols, or a noun for
+            # what any symbol is, says what kind the symbol is, not what it stands for.
+            continue
+        out.append(Explanation(chunk, Span(m.start(), m.end()), name, named=True))
+        if more and _is_legend_symbol(more.group("sym"), math):
+            out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, named=True))
+    return out
+
+
+def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
+    """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
+    if chunk.kind == "table":
+        return _symbol_lists(chunk, math)
+    if chunk.kind not in ("text", "image"):
+        return []
+    stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
+    defined = {e.symbol.start for e in stated}
+    found = [*stated, *_appositions(chunk, math, defined)]
+    return sorted(found, key=lambda e: (e.symbol.start, e.named))
+
+
+def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
+    """Glossary reader: each symbol explained in words, and each formula's left-hand symbol
+    with the name its lead-in gives it ("The pressure drop … is given by P = …")."""
+    with document_math(document) as math:
+        return _symbol_findings(document, math)
+
+
+def _symbol_findings(document: ParsedDocument, math: MathText) -> list[Finding]:
+    if not math.formulas:
+        return []
+    findings = []
+    for chunk in document.chunks:
+        for e in math.explained(chunk):
+            # Where the symbol and its words stand together: "the thermal conductivity λ".
+            start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
+            anchor = Quote(chunk.text[start:end], chunk)
+            meaning = e.quote()
+            findings.append(
+                Finding(e.term, anchor, "symbol_legend", full_name=meaning if e.named else None, definition=meaning)
+            )
+    for chunk, found in math.formulas:
+        if not found.decided or found.lhs is None or found.layout == "named_line":
+            continue
+        if not is_symbol(found.lhs.of(chunk.text)):
+            continue
+        name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
+        if name is not None:
+            findings.append(Finding(found.lhs.of(chunk.text), name, "symbol_legend", definition=name))
+    return findings

@@ -1,0 +1,236 @@
+"""Definitions stated in running text, one sentence each:
+
+- a defining verb after the subject: "X is defined as / refers to / denotes / means …", in
+  French "désigne", German "bezeichnet", Spanish "se define como", Indonesian "didefinisikan
+  sebagai", and the inverted "On entend par X, …", "Unter X versteht man …", "Se entiende por
+  X, …", "Yang dimaksud dengan X adalah …";
+- a generic subject classified by a noun phrase: "An X is a …" (and "1 X is a …", a footnote
+  explaining a term marked in the text);
+- a restatement: "X (i.e., …)", "X, i.e. …", where X is a phrase the document uses again;
+- a section's opening sentence whose subject is what the heading names, classified by a noun
+  phrase: "The X is a …" under "X" or "Installing Xs".
+
+The definition is the slice after the term and its verb or copula; the term is the subject
+as printed, an article dropped, or the ABBR of a subject "Name (ABBR)" (whose expansion the
+inline abbreviation reader gives).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ....contracts import Chunk, ParsedDocument
+from ...document.text import Span, paragraphs, sentences, words
+from ...language.lexicon import (
+    ARTICLES,
+    BARE_COPULAS,
+    ELIDED_ARTICLE,
+    INDEFINITE_ARTICLES,
+    NEGATIONS,
+    alternation,
+    is_function_word,
+    whole_word,
+)
+from ..findings import Finding, Quote, Reader
+from .abbreviations import aligns, is_abbreviation
+from .definition_words import (
+    COPULA,
+    DEFINING_VERB,
+    DETERMINER,
+    FINITE_VERB,
+    NOT_A_DEFINING_VERB,
+    can_name_a_term,
+    drop_article,
+    generic,
+    holds,
+    word_key,
+)
+from .mining import MentionIndex
+
+# A subject: a few words, maybe "(ABBR)" and a citation "[51]" after them.
+_SUBJECT = r"[^,;:()\[\]\n]{2,80}?(?:\s*\([^()\n]{1,15}\))?(?:\s*\[[\d,–\- ]{1,12}\])*"
+_HEDGE = r"(?:\s+(?:commonly|usually|generally|often|typically|also|simply|sometimes|here|thus|now))?"
+_EXPLICIT = re.compile(rf"^(?P<subject>{_SUBJECT}){_HEDGE}\s+(?:{DEFINING_VERB})\s+(?P<rest>\S)", re.IGNORECASE)
+# "An X is a …": an indefinite article (capitalised: the sentence's first word), a copula, a
+# determiner.
+_INDEFINITE = re.compile(
+    rf"^(?P<subject>(?:{alternation(tuple(a.capitalize() for a in INDEFINITE_ARTICLES))})\s+{_SUBJECT})"
+    rf"\s+(?:is|est|ist|es)\s+(?P<rest>(?:{alternation(ARTICLES)}|one|einer)\s)"
+)
+_FOOTNOTE = re.compile(rf"^\d{{1,2}}\s+(?P<subject>[A-Z]{_SUBJECT})\s+(?:{COPULA})\s+(?P<rest>(?:{DETERMINER})\s)")
+_INVERTED = re.compile(
+    r"^(?:On entend par|Se entiende por)\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)"
+    r"|^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<de>[^,\n]{2,80}?)\s+versteht man\s+(?P<de_rest>\S)"
+    r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
+)
+_RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
+_OPENING_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
+_LEADING = re.compile(
+    r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
+    re.I,
+)
+_CITATION = re.compile(r"(?:\s*\[[\d,–\- ]{1,12}\])+$")
+_TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()\s]{2,12})\)$")
+_QUOTES = "“”\"‘’'«» "
+
+
+def _subject_findings(chunk: Chunk, subject: Span, definition: Span, reader: Reader) -> list[Finding]:
+    """The term a subject names and its definition; "Name (ABBR)" gives ABBR, full name Name."""
+    text = chunk.text
+    start, end = subject.start, subject.end
+    start += _LEADING.match(text[start:end]).end()  # type: ignore[union-attr]
+    if cited := _CITATION.search(text[start:end]):
+        end = start + cited.start()
+    abbreviation = None
+    if (m := _TRAILING_ABBREVIATION.search(text[start:end])) and is_abbreviation(m.group(1)):
+        abbreviation = Span(start + m.start(1), start + m.end(1))
+        end = start + m.start()
+    start += drop_article(text[start:end])
+    while start < end and text[start] in _QUOTES:
+        start += 1
+    while end > start and text[end - 1] in _QUOTES:
+        end -= 1
+    name = text[start:end]
+    if not can_name_a_term(name) or generic(name) or "\n" in name:
+        return []
+    if len(name.split()) > 1 and len(name.split()[-1]) <= 2 and not is_abbreviation(name.split()[-1]):
+        # "the dimensionless number rv": a symbol named in words, the formula readers'.
+        return []
+    said = Quote(definition.of(text), chunk)
+    if abbreviation:
+        # The expansion itself is the inline abbreviation reader's; the definition is the ABBR's.
+        short = abbreviation.of(text)
+        return [Finding(short, Quote(short, chunk), reader, definition=said)] if aligns(short, name) else []
+    return [Finding(name, Quote(name, chunk), reader, definition=said)]
+
+
+def _prose_sentences(document: ParsedDocument) -> Iterator[tuple[Chunk, Span]]:
+    """Sentences of text chunks, and of a table's lines that are no row (its notes, footnotes)."""
+    for chunk in document.chunks:
+        text = chunk.text
+        if chunk.kind == "text":
+            pieces = paragraphs(text)
+        elif chunk.kind == "table":
+            pieces = [Span(m.start(), m.end()) for m in re.finditer(r"[^\n|]*\S[^\n|]*(?=\n|$)", text)]
+            pieces = [p for p in pieces if (p.start == 0 or text[p.start - 1] == "\n")]
+        else:
+            continue
+        for piece in pieces:
+            yield from ((chunk, s) for s in sentences(text, piece))
+
+
+def _restated(chunk: Chunk, sentence: Span, mentions: MentionIndex) -> list[Finding]:
+    """ "remote access (i.e., logging in from …)", "the median flow, i.e. the 50th percentile":
+    the longest phrase before "i.e." (up to four words, two at least or an abbreviation) that
+    the document uses again names what follows, up to the parenthesis' end or the next comma.
+    A restatement holding a verb ("i.e. Q50 is …", "i.e. the picture will be mirrored") or
+    opening with a preposition ("i.e. without using a file") restates a clause, not a term."""
+    text, found = chunk.text, []
+    said = sentence.of(text)
+    for m in _RESTATEMENT.finditer(said):
+        rest = re.match(r"[^()]*[^()\s](?=\))" if m.group("paren") else r"[^,;()]*[^,;()\s.]", said[m.end() :])
+        before = words(text, Span(sentence.start, sentence.start + m.start()))[-4:]
+        opening = rest.group().split()[0] if rest else ""
+        # A symbol before it ("the number k (i.e. …)") is the formula readers'.
+        if (
+            not rest
+            or not before
+            or len(rest.group().split()) < 3
+            or len(before[-1].of(text)) <= 2
+            or FINITE_VERB.search(rest.group())
+            or (is_function_word(opening) and not _OPENING_ARTICLE.match(opening))
+        ):
+            continue
+        for n in range(len(before), 0, -1):
+            phrase = Span(before[-n].start, before[-1].end)
+            name = phrase.of(text)
+            tokens = name.split()
+            if (
+                is_function_word(tokens[0])
+                or is_function_word(tokens[-1])
+                or not all(re.fullmatch(r"[^\W\d_][\w\-’']*", t) for t in tokens)
+                or not (n >= 2 or is_abbreviation(name))
+            ):
+                continue
+            if mentions.count(name) >= 2:
+                definition = Span(sentence.start + m.end(), sentence.start + m.end() + rest.end())
+                found += _subject_findings(chunk, phrase, definition, "running_definition")
+                break
+    return found
+
+
+def read_running_definitions(document: ParsedDocument) -> list[Finding]:
+    findings: list[Finding] = []
+    mentions = MentionIndex([c.text for c in document.chunks])
+    for chunk, sentence in _prose_sentences(document):
+        said, at = sentence.of(chunk.text), sentence.start
+        m = _EXPLICIT.match(said) or _INDEFINITE.match(said) or _FOOTNOTE.match(said)
+        if m and not re.match(r"means? that\b", said[m.end("subject") :].strip(), re.IGNORECASE):
+            subject = Span(at + m.start("subject"), at + m.end("subject"))
+            findings += _subject_findings(
+                chunk, subject, Span(at + m.start("rest"), sentence.end), "running_definition"
+            )
+        elif inverted := _INVERTED.match(said):
+            group = next(g for g in ("subject", "de", "id") if inverted.group(g))
+            rest = {"subject": "rest", "de": "de_rest", "id": "id_rest"}[group]
+            subject = Span(at + inverted.start(group), at + inverted.end(group))
+            definition = Span(at + inverted.start(rest), sentence.end)
+            findings += _subject_findings(chunk, subject, definition, "running_definition")
+        findings += _restated(chunk, sentence, mentions)
+    return findings
+
+
+_COPULA = re.compile(rf"^(?:{COPULA})$", re.IGNORECASE)
+_DETERMINER = re.compile(rf"^(?:{DETERMINER})$", re.IGNORECASE)
+# Copulas of languages without articles: their noun phrase opens with the noun itself.
+_BARE_COPULA = whole_word(BARE_COPULAS)
+_NEGATION = whole_word(NEGATIONS)
+_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s+")
+
+
+def _heading_words(heading: str) -> tuple[list[str], list[str]]:
+    """The heading's words, and the same without a leading verb ("Installing Pumps")."""
+    keys = word_key(_TRAILING_ABBREVIATION.sub("", _NUMBER.sub("", heading)))
+    return keys, keys[1:] if len(keys) > 1 and keys[0].endswith("ing") else keys
+
+
+def _opening_definition(chunk: Chunk, sentence: Span) -> list[Finding]:
+    """ "The ball valve is a quarter-turn valve …" under "Ball Valve": its subject is what the
+    heading names (all of it, or two words of it at least), then a copula and a noun phrase that
+    opens with a determiner (or, in a language without articles, the noun itself, for the
+    heading's whole name). A copula and a participle ("Pumps are installed in …") or any other
+    verb ("Pumps move water …") describe the thing: what it is is not said."""
+    text = chunk.text
+    if not chunk.heading:
+        return []
+    tokens = words(text, Span(sentence.start + drop_article(sentence.of(text)), sentence.end))
+    whole, named = _heading_words(chunk.heading)
+    # The longest subject first: "Ball" is part of the heading, but the subject goes on to
+    # "valve".
+    for n in range(min(len(tokens) - 1, 6), 0, -1):
+        subject = Span(tokens[0].start, tokens[n - 1].end)
+        keys = word_key(subject.of(text))
+        exact = keys in (whole, named)
+        if not (exact or (len(keys) >= 2 and holds(whole, keys))):
+            continue
+        verb, after = tokens[n].of(text), tokens[n + 1].of(text) if n + 1 < len(tokens) else ""
+        if not _COPULA.match(verb) or not after or _NEGATION.match(after) or NOT_A_DEFINING_VERB.match(after):
+            return []
+        if _DETERMINER.match(after) or (_BARE_COPULA.match(verb) and exact):
+            return _subject_findings(chunk, subject, Span(tokens[n + 1].start, sentence.end), "section_definition")
+        return []
+    return []
+
+
+def read_section_definitions(document: ParsedDocument) -> list[Finding]:
+    """The first sentence under each heading, when it defines what the heading names."""
+    findings, seen = [], set()
+    for chunk in document.chunks:
+        if chunk.kind != "text" or not chunk.heading or not chunk.heading_path or chunk.heading_path[-1] in seen:
+            continue
+        seen.add(chunk.heading_path[-1])
+        paras = paragraphs(chunk.text)
+        if paras:
+            findings += _opening_definition(chunk, sentences(chunk.text, paras[0])[0])
+    return findings

@@ -1,0 +1,99 @@
+"""The condition clause of a rule, verbatim, and what is left of it: leading ("If the seal
+leaks, …", "For a cold engine, …", "Pour convertir …, …") or trailing ("… unless a spare is
+fitted", "… when possible", "… in cases where the tank is full"), in English, French, German,
+Spanish and Indonesian: closed classes of subordinators and prepositions, the lexicon's
+(language/). Offsets into the statement's own text, nothing rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...document.text import Span, sentences
+from ...language.lexicon import AS_NEEDED, CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
+
+_I = re.IGNORECASE
+
+# Connectives and discourse markers that open a sentence without making it conditional.
+DISCOURSE = re.compile(rf"(?:(?:{DISCOURSE_MARKERS}),\s*)+")
+# A clause up to its comma; a full stop inside a number ("22.40 mm") does not end it.
+_CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
+_LEADING = re.compile(rf"(?:{CONDITION_OPENERS})\b" + _CLAUSE + r"(?=,)")
+# A trailing condition: "if"/"when" after a verb of asking means "whether", "where" after a noun
+# is relative, so those count only in the forms below.
+_TRAILING = re.compile(rf"(?:,\s*|\s+)(?P<c>(?:{TRAILING_CONDITIONS})\b)", _I)
+_WHETHER = re.compile(
+    r"\b(?:check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
+    r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point)\s*$",
+    _I,
+)
+# Conditions that make a "can"/"may" a permission the reader is given, not a capability.
+_NORMATIVE_CONDITION = re.compile(AS_NEEDED, _I)
+_LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
+# A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
+# next sentence or list item of a joined statement.
+_CLAUSE_END = re.compile(r"\n|;")
+_CLAUSE_TAIL = " \t.;:!?"
+_SET_PHRASE = re.compile(r"(?:as|where)\s")
+
+
+def discourse_end(text: str, start: int = 0) -> int:
+    """Where `text` goes on after the connectives that open it ("For example, …")."""
+    m = DISCOURSE.match(text, start)
+    return m.end() if m else start
+
+
+def leading_condition(text: str, start: int = 0) -> Span | None:
+    """The clause before the first comma when it opens with a conditional word, after any
+    connectives ("However, when the tank is cold, …") or a label ("Storage: Shortly after
+    delivery, …", as recommendation tables and notes write them)."""
+    label = _LABEL.match(text, start)
+    for at in (start, *([label.end()] if label else [])):
+        m = _LEADING.match(text, discourse_end(text, at))
+        if m:
+            return Span(m.start(), m.end())
+    return None
+
+
+def trailing_condition(text: str, after: int) -> Span | None:
+    """A condition clause after position `after`, to the end of its sentence."""
+    ends: list[int] | None = None
+    for m in _TRAILING.finditer(text, after):
+        word = m.group("c").casefold()
+        if word in ("if", "when", "whenever") and _WHETHER.search(text[: m.start()]):
+            continue
+        if ends is None:
+            ends = [s.end for s in sentences(text, Span(0, len(text)))]
+        end = _CLAUSE_END.search(text, m.end("c"))
+        limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
+        stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
+        # A lone "if" at the very end is no clause; a set phrase ("as needed") is one.
+        if stop > m.end("c") or _SET_PHRASE.match(word):
+            return Span(m.start("c"), stop)
+    return None
+
+
+def normative_condition(condition: str) -> bool:
+    """ "If necessary", "when possible", "as applicable": a reader's option, not a fact."""
+    return bool(_NORMATIVE_CONDITION.match(" ".join(condition.split())))
+
+
+# "If …, then …", "Apabila … maka …", "Si …, alors …": a condition and its consequence stated
+# outright ("then" only right after the condition's comma: "If X, the Y then …" is one clause).
+_EXPLICIT = re.compile(
+    r"(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?"
+    r"(?:,\s*(?:then|entonces|allora)\b|,?\s+(?:maka|alors|dann)\b)",
+    re.DOTALL,
+)
+
+
+def explicit_conditional(text: str) -> bool:
+    return bool(_EXPLICIT.match(text, discourse_end(text)))
+
+
+def clause_start(text: str, comma: int) -> int:
+    """Where the main clause begins after a leading condition ending at `comma`."""
+    at = comma + 1 if text[comma : comma + 1] == "," else comma
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return discourse_end(text, at)

@@ -1,0 +1,175 @@
+"""The interpretation pack, deterministic part: what a document tells its reader to do, not to
+do, or may do (a requirement, recommendation, permission or target), each with its condition,
+and how a value is computed, sourced or expressed (rule_type "calculation").
+
+`propose_rules` reads statements (statements.py) and proposes a candidate for each one whose
+wording (normative.py), instruction form (imperatives.py; not a step of the document's own
+worked example) or list context makes it a rule; the condition clause and the rest are sliced
+from it (conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
+by a participle of handling, a modal in a description, a bare "If …, …"), the candidate is open:
+not emitted without a model. `rule_entries` disposes: the span check, then a rule about
+the document's own licence or copyright is dropped (copyright wording anywhere; licence,
+reproduction or endorsement wording when it names the work itself or stands in the front or
+back matter, so "Drivers must hold a valid licence." stays), and a statement the document
+repeats word for word is one rule (its first occurrence).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ....contracts import ParsedDocument
+from ...document.text import Span, ends_a_sentence, squash
+from ...language.lexicon import CONDITIONALS, COPYRIGHT, LICENSING, THE_WORK
+from ...model.injection import addresses_a_model
+from ...payloads.contracts import RuleEntry, RuleType
+from ...payloads.ids import rule_id
+from ...payloads.spans import SpanCheck
+from ..findings import Quote
+from ..glossary.glossary import provenance
+from .conditions import (
+    clause_start,
+    discourse_end,
+    explicit_conditional,
+    leading_condition,
+    normative_condition,
+    trailing_condition,
+)
+from .imperatives import imperative_at, narrates_an_example
+from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
+from .statements import Statement, statements
+
+# What made a statement a rule: a modal or normative phrase, an instruction, an item under a
+# lead-in that announces rules, or an explicit "If …, then …".
+RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
+
+# Wording only a publication's own terms use.
+_COPYRIGHT = re.compile(COPYRIGHT, re.IGNORECASE)
+# Wording a licence shares with a domain's rules ("a valid licence", "reproductive age").
+_LICENSING = re.compile(LICENSING, re.IGNORECASE)
+# The work itself named: then licence wording is about the document.
+_THE_WORK = re.compile(THE_WORK, re.IGNORECASE)
+# Pages at either end of a document where its licence and imprint stand.
+_MATTER_PAGES = 2
+# Fewer words are a label or a fragment a layout cut ("should be provided."), not a rule.
+_MIN_WORDS = 4
+# Lines indented far in: a flowchart's or code listing's, where what reads as a sentence may not be one.
+_PREFORMATTED = re.compile(r"\n[^\S\n]{6,}")
+_END = " \n,;:.!?"
+# A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
+# scope without a modal is a description).
+_CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
+
+
+@dataclass(frozen=True, eq=False)
+class RuleCandidate:
+    statement: Quote
+    # Where the statement starts in its chunk's text (the rule id's position).
+    start: int
+    rule_type: RuleType
+    reader: RuleReader
+    condition: Quote | None = None
+    consequence: Quote | None = None
+    # False: the wording may or may not state a rule; a model decides, code alone emits nothing.
+    decided: bool = True
+
+
+def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleReader, bool, int] | None:
+    """What makes the statement a rule, whether that settles it, and where a trailing condition
+    may start (after the modal or the instruction's verb, never inside the subject)."""
+    text = statement.text
+    cue = normative_cue(text)
+    # An instruction ends like a sentence or stands in a list: "Export the data as a table"
+    # alone on its line is a title.
+    instruction = statement.item or ends_a_sentence(text)
+    if instruction and imperative_at(text, main, item=statement.item):
+        return "imperative", True, main
+    if cue and cue.strength == "decided":
+        return "normative", True, cue.start
+    if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
+        return "rule_list", True, main
+    if explicit_conditional(text) or lead and states_an_outcome(text, main):
+        return "conditional", True, main
+    if cue:
+        return "normative", False, cue.start
+    if lead and _CONDITIONAL_WORD.match(text, lead.start):
+        return "conditional", False, main
+    return None
+
+
+def _candidate(statement: Statement) -> RuleCandidate | None:
+    text = statement.text
+    if addresses_a_model(text) or len(text.split()) < _MIN_WORDS:
+        return None
+    lead = leading_condition(text)
+    main = clause_start(text, lead.end) if lead else discourse_end(text)
+    reading = _reading(statement, lead, main)
+    if reading is None:
+        return None
+    reader, decided, after = reading
+    outcome = bool(lead) and states_an_outcome(text, main)
+    if lead and lead.end > after:
+        lead = None  # the modal is inside the opening clause: it is no condition of it
+    trail = None if lead else trailing_condition(text, after)
+    condition = lead or trail
+    if not decided and condition and normative_condition(condition.of(text)):
+        decided = True  # "If necessary, a spare pump can be installed": an option given to the reader
+    if _PREFORMATTED.search(text):
+        decided = False
+    if lead:
+        consequence = Span(clause_start(text, lead.end), len(text.rstrip(_END)))
+    elif trail:
+        consequence = Span(0, len(text[: trail.start].rstrip(_END)))
+    else:
+        consequence = Span(0, len(text.rstrip(_END)))
+    chunk = statement.chunk
+    return RuleCandidate(
+        statement=Quote(text, chunk),
+        start=statement.span.start,
+        rule_type="calculation" if is_calculation(text) or outcome else "interpretation",
+        reader=reader,
+        condition=Quote(condition.of(text), chunk) if condition else None,
+        consequence=Quote(consequence.of(text), chunk) if consequence.end > consequence.start else None,
+        decided=decided,
+    )
+
+
+def propose_rules(document: ParsedDocument) -> list[RuleCandidate]:
+    return [c for statement in statements(document, decides_a_rule) if (c := _candidate(statement))]
+
+
+def _about_the_publication(document: ParsedDocument, candidate: RuleCandidate) -> bool:
+    """A rule of the document's own licence or copyright, not of its domain."""
+    said = candidate.statement.text
+    if _COPYRIGHT.search(said):
+        return True
+    page, pages = candidate.statement.chunk.page_idx, document.n_pages
+    # In a short document every page is at an end: there only the work named counts.
+    matter = pages > 3 * _MATTER_PAGES and (page < _MATTER_PAGES or page >= pages - _MATTER_PAGES)
+    return bool(_LICENSING.search(said)) and (matter or bool(_THE_WORK.search(said)))
+
+
+def rule_entries(document: ParsedDocument, candidates: list[RuleCandidate], check: SpanCheck) -> list[RuleEntry]:
+    rules = []
+    seen: set[str] = set()
+    for candidate in candidates:
+        said = candidate.statement.text
+        if not candidate.decided or squash(said) in seen or _about_the_publication(document, candidate):
+            continue
+        span = check.keep(candidate.statement, entry=said[:40], field="provenance.span", branch="rule")
+        if span is None:
+            continue
+        seen.add(squash(said))
+        rules.append(
+            RuleEntry(
+                rule_id=rule_id(document.doc_id, candidate.statement.chunk.chunk_id, candidate.start),
+                rule_type=candidate.rule_type,
+                statement=span,
+                condition=check.keep(candidate.condition, entry=said[:40], field="condition", branch="rule"),
+                consequence=check.keep(candidate.consequence, entry=said[:40], field="consequence", branch="rule"),
+                provenance=provenance(document, span, candidate.statement),
+            )
+        )
+    return rules

@@ -1,0 +1,174 @@
+"""A document's statements as a rule reader sees them: sentences, list items and clause lists,
+each a slice of one chunk's text.
+
+Layout decides the unit: a table's cells are read one by one; a sentence cut by a page or column
+break (no stop, the next paragraph going on in lower case) is one statement; a lead-in ending
+with a colon (or on a word no clause ends with: "make sure that") that states the rule itself and the fragments completing it ("the operator shall
+check: • the oil level; • the seal") are one statement; an item that is a sentence of its own, or
+an item under any other lead-in, is one statement and remembers its lead-in ("the steps to follow
+are these: – …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from ....contracts import Chunk, ParsedDocument
+from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
+from ...language.lexicon import is_function_word
+
+_BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
+_DASHES = "–—-"
+# A list item's marker: a bullet or dash glyph, "1." / "1)" / "a)" / "(iv)".
+_MARKER = re.compile(
+    rf"[^\S\n]*(?:[{_BULLETS}{_DASHES}](?=\s)|[{_BULLETS}]|\(?\d{{1,2}}[.)](?=\s)|\(?[a-z]\)(?=\s)|\([ivx]{{1,4}}\)(?=\s))\s*"
+)
+# An item that starts on a line of its own inside a paragraph.
+_LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
+# An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
+_JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
+_INLINE_ITEM = re.compile(
+    "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
+)
+_BIBLIOGRAPHY = re.compile(
+    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
+    r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
+    re.IGNORECASE,
+)
+_TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
+
+
+@dataclass(frozen=True)
+class Statement:
+    chunk: Chunk
+    # The statement's own words in `chunk.text`: after its list marker, to its last character.
+    span: Span
+    # A list item (or a clause list: a lead-in and its items).
+    item: bool = False
+    # The lead-in that introduced this item, when the item is a sentence of its own.
+    lead_in: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.span.of(self.chunk.text)
+
+
+@dataclass
+class _Piece:
+    span: Span
+    item: bool
+    segment: int
+
+
+def _segments(chunk: Chunk) -> list[Span]:
+    """A table's cells (rows are lines, cells joined by " | "); any other chunk's paragraphs."""
+    text = chunk.text
+    if chunk.kind != "table":
+        return paragraphs(text)
+    cells = []
+    offset = 0
+    for line in text.split("\n"):
+        for cell in line.split(" | "):
+            lead = len(cell) - len(cell.lstrip())
+            if cell.strip():
+                cells.append(Span(offset + lead, offset + len(cell.rstrip())))
+            offset += len(cell) + 3
+        offset += 1 - 3
+    return cells
+
+
+def _blocks(text: str, segment: Span) -> list[Span]:
+    """A paragraph split where a list item starts on a new line."""
+    cuts = [segment.start] + [segment.start + m.end() for m in _LINE_ITEM.finditer(segment.of(text))]
+    ends = [c - 1 for c in cuts[1:]] + [segment.end]
+    return [Span(a, b) for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
+
+
+def _pieces(chunk: Chunk) -> list[_Piece]:
+    text, out = chunk.text, []
+    paragraph_segments = chunk.kind != "table"
+    for number, segment in enumerate(_segments(chunk)):
+        for block in _blocks(text, segment):
+            item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
+            for k, sentence in enumerate(sentences(text, block)):
+                piece = sentence.of(text)
+                cuts = [sentence.start] + [sentence.start + m.end() for m in _INLINE_ITEM.finditer(piece)]
+                ends = [*cuts[1:], sentence.end]
+                for j, (a, b) in enumerate(zip(cuts, ends, strict=True)):
+                    if text[a:b].strip():
+                        span = Span(a, a + len(text[a:b].rstrip()))
+                        # An item: the block's first sentence when the block opens with a marker, or
+                        # what follows an inline marker.
+                        starts_item = (item and k == 0 and j == 0) or j > 0
+                        out.append(_Piece(span, starts_item, 0 if paragraph_segments else number))
+    return out
+
+
+def _body(text: str, span: Span) -> Span:
+    m = _MARKER.match(text, span.start)
+    return Span(m.end(), span.end) if m and m.end() < span.end else span
+
+
+@dataclass
+class _Unit:
+    span: Span
+    item: bool
+    lead_in: str | None
+    segment: int
+    # A lead-in that took its items in: the items after them join it too.
+    joined: bool = False
+
+
+def _open_ended(text: str) -> bool:
+    """A clause that stops on a word no clause ends with ("make sure that", "prüfen, ob"), no
+    stop after it: the items below complete it, as they would after a colon."""
+    words = text.split()
+    return bool(words) and not ends_a_sentence(text) and is_function_word(words[-1])
+
+
+def _fragment(item: str) -> bool:
+    """An item that completes its lead-in ("the oil level;"), not a sentence of its own ("The
+    level is read cold."): one that opens in lower case or ends without a sentence stop."""
+    return item[:1].islower() or not item.rstrip().endswith(SENTENCE_STOPS)
+
+
+def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Statement]:
+    """`joins(lead_in)`: whether a lead-in and its items are one statement (a rule stated once
+    for its list); otherwise each item is its own."""
+    text = chunk.text
+    units: list[_Unit] = []
+    lead_in: str | None = None
+    for piece in _pieces(chunk):
+        body = _body(text, piece.span)
+        said = body.of(text)
+        last = units[-1] if units and units[-1].segment == piece.segment else None
+        if last:
+            previous = last.span.of(text)
+            introduces = not last.item and (previous.endswith(":") or _open_ended(previous))
+            if piece.item and _fragment(said) and (last.joined or introduces and joins(previous)):
+                last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
+                continue
+            # A sentence a page or column break cut: no stop, then lower case (or a number).
+            ends = ends_a_sentence(_TRAILING_MARKS.sub("", previous))
+            if not piece.item and not ends and previous[-1:].islower() and (said[:1].islower() or said[:1].isdigit()):
+                last.span = Span(last.span.start, piece.span.end)
+                continue
+            if piece.item and (previous.endswith(":") or _open_ended(previous)):
+                lead_in = previous
+        if not piece.item:
+            lead_in = None
+        units.append(_Unit(body, piece.item, lead_in if piece.item else None, piece.segment))
+    for unit in units:
+        yield Statement(chunk, unit.span, unit.item, unit.lead_in)
+
+
+def statements(document: ParsedDocument, joins: Callable[[str], bool]) -> Iterator[Statement]:
+    """Every statement of the document's text, table and figure chunks, in reading order; not
+    its bibliography (titles of other works, which state nothing to the reader)."""
+    for chunk in document.chunks:
+        if chunk.kind in ("text", "table", "image") and not any(
+            _BIBLIOGRAPHY.match(h) for h in (chunk.heading or "", *chunk.heading_path)
+        ):
+            yield from chunk_statements(chunk, joins)

@@ -1,0 +1,147 @@
+"""The active glossary as files downstream users read: JSON (one object per approved entry) and
+CSV (the same columns); the approved rules, formulas and briefs beside it (`active_knowledge`);
+TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry is in it when
+its current decision approves it (an edit approves the edited definition), once: a decision a
+re-attachment moved is listed under its new id only (`approved_decisions`). `orphaned` says its
+id is in no payload any more, `source_changed` that its document now says something else (the
+approval stands, with what it approved, until an expert decides on the new wording)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel
+
+from ..knowledge.payloads.contracts import GlossaryEntry
+from ..knowledge.payloads.diff import Kind
+from .corpus import Corpus, decided_on
+from .store import Decision, approved_decisions
+
+
+class ActiveEntry(BaseModel):
+    term_id: str
+    doc_id: str
+    term: str
+    definition: str | None
+    extracted_definition: str | None
+    edited: bool
+    reviewer: str
+    decided_at: str
+    orphaned: bool
+    source_changed: bool
+    origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
+
+
+def _current_texts(corpus: Corpus) -> dict[str, str | None]:
+    """Every entry's verbatim text as the payloads say it now, by id (its definition, statement,
+    formula or purpose): what says an approval is orphaned or its source changed. The corpus's
+    entries, read once per change of its files (`Corpus.items`)."""
+    return {f.item.id: f.item.text for f in corpus.items({})}
+
+
+def _added_ids(corpus: Corpus) -> set[str]:
+    return {f.item.id for f in corpus.items({}) if f.item.origin == "expert"}
+
+
+def _standing(decision: Decision, current: Mapping[str, str | None]) -> dict[str, bool]:
+    """An approval against the payloads: `orphaned`, its id in none; `source_changed`, its entry
+    saying something else now."""
+    present = decision.term_id in current
+    return {
+        "orphaned": not present,
+        "source_changed": present and not decided_on(decision, current[decision.term_id]),
+    }
+
+
+def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveEntry]:
+    """The approved terms among `decisions` (each entry's current one, re-attachments applied).
+    The approved rules, formulas and briefs are `active_knowledge`'s."""
+    current, added = _current_texts(corpus), _added_ids(corpus)
+    return [
+        ActiveEntry(
+            term_id=d.term_id,
+            doc_id=d.doc_id,
+            term=d.term,
+            definition=d.definition,
+            extracted_definition=d.extracted_definition,
+            edited=d.decision == "edit",
+            reviewer=d.reviewer,
+            decided_at=d.decided_at,
+            **_standing(d, current),
+            origin="expert" if d.term_id in added else "reader",
+        )
+        for d in approved_decisions(decisions.values())
+        if d.kind == "term"
+    ]
+
+
+class ActiveKnowledge(BaseModel):
+    """An approved rule, formula or brief: its approved text (the edit's, if edited) and the
+    fields an edit set."""
+
+    kind: Kind
+    id: str
+    doc_id: str
+    label: str
+    text: str | None
+    extracted_text: str | None
+    edited_fields: dict[str, str] | None
+    reviewer: str
+    decided_at: str
+    orphaned: bool
+    source_changed: bool
+    origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
+
+
+def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
+    """Every approved entry of the kinds other than term (those are the active glossary)."""
+    current, added = _current_texts(corpus), _added_ids(corpus)
+    return [
+        ActiveKnowledge(
+            kind=d.kind,
+            id=d.term_id,
+            doc_id=d.doc_id,
+            label=d.term,
+            text=d.definition,
+            extracted_text=d.extracted_definition,
+            edited_fields=d.edited_fields,
+            reviewer=d.reviewer,
+            decided_at=d.decided_at,
+            **_standing(d, current),
+            origin="expert" if d.term_id in added else "reader",
+        )
+        for d in approved_decisions(decisions.values())
+        if d.kind != "term"
+    ]
+
+
+def to_csv(entries: Sequence[BaseModel], model: type[BaseModel]) -> str:
+    """One row per entry, `model`'s fields the columns; a dict-valued one (an edit's fields) as JSON."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(model.model_fields), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(
+        {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v for k, v in e.model_dump().items()}
+        for e in entries
+    )
+    return out.getvalue()
+
+
+def to_json(entries: Sequence[BaseModel]) -> str:
+    return json.dumps([e.model_dump() for e in entries], ensure_ascii=False, indent=2) + "\n"
+
+
+def current_terms(corpus: Corpus) -> dict[str, GlossaryEntry]:
+    """The terms as the payloads say them now, by term_id: the full names and pages the
+    glossary formats add to a decision."""
+    return {f.item.id: f.entity for f in corpus.items({}) if isinstance(f.entity, GlossaryEntry)}
+
+
+def source_reference(entry: ActiveEntry, glossary: GlossaryEntry | None) -> str:
+    """Where the definition is read: "doc_id, page N" (1-based), the document alone when the
+    entry is gone from the payloads or has no page."""
+    page = glossary.provenance.page if glossary else None
+    return entry.doc_id + (f", page {page + 1}" if page is not None else "")
