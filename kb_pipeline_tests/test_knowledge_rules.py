@@ -30,6 +30,10 @@ MANUAL = [
     ("p", "If the bearing temperature exceeds 85 °C, stop the pump and inform the supervisor."),
     ("p", "The discharge pressure should not exceed 4.2 bar unless a relief valve is fitted."),
     ("p", "Efficiency is computed as the ratio of the hydraulic power to the shaft power."),
+    ("p", "Subtract the tare weight from the gross weight to obtain the net load."),
+    ("p", "Divide and conquer is the strategy of the control software."),
+    ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
+    ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
     ("h", "2. Background"),
     ("p", "Centrifugal pumps of this series typically support flow rates between 50 and 400 cubic metres per hour."),
     ("p", "Earlier field studies reported that seals should be inspected twice a shift [3]. Jones et al. argued"
@@ -43,6 +47,7 @@ MANUAL = [
     ("b", "le corps de pompe est rempli d'eau."),
     ("p", "La pompe a été installée dans la station en 2019 par le fabricant."),
     ("p", "Nombre des visiteurs a doublé entre 2018 et 2022."),
+    ("p", "(Si la pression baisse, l'exploitant doit fermer la vanne.) La vanne est rouge."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -50,6 +55,7 @@ MANUAL = [
     ("p", "Die Anlage wurde im Jahr 2019 von einem regionalen Betrieb gebaut."),
     ("p", "Die Methode ist einfach zu verwenden und braucht kein Werkzeug."),
     ("p", "Partner des Projekts sind drei Firmen aus der Region."),
+    ("p", "(Wenn der Filter verstopft ist, muss er gewechselt werden.) Der Filter ist grau."),
     ("h", "5. Petunjuk operasi"),
     ("p", "Operator harus memeriksa tekanan keluaran pada setiap awal shift."),
     ("p", "Jika suhu bantalan melebihi 85 °C, pompa wajib segera dimatikan."),
@@ -144,6 +150,17 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
     assert _rule(rules, "Efficiency is computed as").rule_type == "calculation"
     assert _rule(rules, "L'exploitant doit vérifier").condition is None
     assert _rule(rules, "il faut arrêter la pompe").condition == "Lorsque la température dépasse 85 °C"
+    # A sentence set in brackets is a sentence, its condition after the bracket.
+    for words, condition in (
+        ("the operator must stop the pump", "If the alarm sounds"),
+        ("l'exploitant doit fermer la vanne", "Si la pression baisse"),
+        ("muss er gewechselt werden", "Wenn der Filter verstopft ist"),
+        ("The pump must be earthed", None),
+    ):
+        bracketed = _rule(rules, words)
+        assert bracketed.condition == condition and bracketed.statement.endswith(".)"), bracketed.statement
+    # A step of a calculation is an instruction; the same verb as a noun's first word is none.
+    _rule(rules, "Subtract the tare weight from the gross weight")
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -162,6 +179,11 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "einfach zu verwenden",
         "Partner des Projekts",
         "dipasang",
+        "Divide and conquer",
+        "Spare seals are kept",
+        "earthing strap",
+        "La vanne est rouge",
+        "Der Filter ist grau",
     ):
         assert fact not in said
     # Others' findings and the licence are no rules of this document.

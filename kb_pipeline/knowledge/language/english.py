@@ -45,6 +45,7 @@ INSTRUCTION_VERBS = """
     repeat replace report reset restart restrict retain return review rotate round run sanitize save
     scan secure select send separate set sign specify start stop store submit switch tag take test
     tighten track train treat turn type unlock update upload use validate verify wait wear write
+    add compute deduct divide reduce subtract
     """.split()
 # Verbs that by themselves say a sentence defines its subject ("X refers to …").
 DEFINING_VERBS = (
