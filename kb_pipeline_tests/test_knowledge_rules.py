@@ -32,8 +32,10 @@ MANUAL = [
     ("p", "Efficiency is computed as the ratio of the hydraulic power to the shaft power."),
     ("p", "Subtract the tare weight from the gross weight to obtain the net load."),
     ("p", "Divide and conquer is the strategy of the control software."),
+    ("p", "The seal wear was computed from the weight loss over 500 operating hours."),
     ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
     ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
+    ("p", "The specific speed of each impeller was computed as:"),
     ("h", "2. Background"),
     ("p", "Centrifugal pumps of this series typically support flow rates between 50 and 400 cubic metres per hour."),
     ("p", "Earlier field studies reported that seals should be inspected twice a shift [3]. Jones et al. argued"
@@ -48,6 +50,7 @@ MANUAL = [
     ("p", "La pompe a été installée dans la station en 2019 par le fabricant."),
     ("p", "Nombre des visiteurs a doublé entre 2018 et 2022."),
     ("p", "(Si la pression baisse, l'exploitant doit fermer la vanne.) La vanne est rouge."),
+    ("p", "L'usure du joint a été calculée à partir de la perte de masse."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -56,6 +59,7 @@ MANUAL = [
     ("p", "Die Methode ist einfach zu verwenden und braucht kein Werkzeug."),
     ("p", "Partner des Projekts sind drei Firmen aus der Region."),
     ("p", "(Wenn der Filter verstopft ist, muss er gewechselt werden.) Der Filter ist grau."),
+    ("p", "Der Verschleiß wurde aus dem Gewichtsverlust der Dichtung berechnet."),
     ("h", "5. Petunjuk operasi"),
     ("p", "Operator harus memeriksa tekanan keluaran pada setiap awal shift."),
     ("p", "Jika suhu bantalan melebihi 85 °C, pompa wajib segera dimatikan."),
@@ -161,6 +165,9 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         assert bracketed.condition == condition and bracketed.statement.endswith(".)"), bracketed.statement
     # A step of a calculation is an instruction; the same verb as a noun's first word is none.
     _rule(rules, "Subtract the tare weight from the gross weight")
+    # A method's calculation in the past tense is a calculation rule; its formula's lead-in is none.
+    for words in ("seal wear was computed from", "a été calculée à partir", "wurde aus dem Gewichtsverlust"):
+        assert _rule(rules, words).rule_type == "calculation"
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -180,6 +187,7 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "Partner des Projekts",
         "dipasang",
         "Divide and conquer",
+        "specific speed of each impeller",
         "Spare seals are kept",
         "earthing strap",
         "La vanne est rouge",

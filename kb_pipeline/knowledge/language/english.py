@@ -173,7 +173,7 @@ RULE_WORDING = (
     r"\b(?:make|be)\s+sure\b",
 )
 CALCULATION_WORDING = (
-    rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
+    rf"\b(?:is|are|was|were|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
     rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
     r"|when)\b",  # not "that": "it is estimated that …" reports a finding
     r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",

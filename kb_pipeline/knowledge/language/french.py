@@ -82,7 +82,7 @@ RULE_WORDING = (
     r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
 )
 CALCULATION_WORDING = (
-    rf"\b(?:est|sont)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
+    rf"\b(?:est|sont|a\s+été|ont\s+été)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
     r"|en\s+fonction)\b",
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",

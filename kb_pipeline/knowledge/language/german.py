@@ -62,7 +62,7 @@ RULE_WORDING = (
     r"|\bes\s+empfiehlt\s+sich\b",
 )
 CALCULATION_WORDING = (
-    r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
+    r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
     r"|abgeschätzt|vernachlässigt)\b",
     r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
 )
