@@ -33,6 +33,9 @@ MANUAL = [
     ("p", "Subtract the tare weight from the gross weight to obtain the net load."),
     ("p", "Divide and conquer is the strategy of the control software."),
     ("p", "The seal wear was computed from the weight loss over 500 operating hours."),
+    ("p", "For cast iron pipes, the wall roughness is 0.26 mm."),
+    ("p", "For this reason, the pump house is 12 metres from the river."),
+    ("p", "Para tubos de fundición, la rugosidad es de 0,26 mm."),
     ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
     ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
     ("p", "The specific speed of each impeller was computed as:"),
@@ -51,6 +54,7 @@ MANUAL = [
     ("p", "Nombre des visiteurs a doublé entre 2018 et 2022."),
     ("p", "(Si la pression baisse, l'exploitant doit fermer la vanne.) La vanne est rouge."),
     ("p", "L'usure du joint a été calculée à partir de la perte de masse."),
+    ("p", "Pour les tuyaux en fonte, la rugosité est de 0,26 mm."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -168,6 +172,14 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
     # A method's calculation in the past tense is a calculation rule; its formula's lead-in is none.
     for words in ("seal wear was computed from", "a été calculée à partir", "wurde aus dem Gewichtsverlust"):
         assert _rule(rules, words).rule_type == "calculation"
+    # A value stated under a leading scope is what the value comes to there.
+    for words, scope in (
+        ("the wall roughness is 0.26 mm", "For cast iron pipes"),
+        ("la rugosité est de 0,26 mm", "Pour les tuyaux en fonte"),
+        ("la rugosidad es de 0,26 mm", "Para tubos de fundición"),
+    ):
+        valued = _rule(rules, words)
+        assert valued.condition == scope and valued.rule_type == "calculation", valued
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -188,6 +200,7 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "dipasang",
         "Divide and conquer",
         "specific speed of each impeller",
+        "12 metres from the river",
         "Spare seals are kept",
         "earthing strap",
         "La vanne est rouge",

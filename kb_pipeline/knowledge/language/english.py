@@ -87,7 +87,10 @@ SUBORDINATORS = r"if|whether|unless|why|how|when|whenever|where|wherever|while|w
 # What a list's lead-in names when the items under it are rules.
 RULE_NOUNS = r"rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure"
 # What a value comes to ("the call returns None").
-OUTCOME_VERBS = r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+OUTCOME_VERBS = (
+    r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+    r"|(?:approximately\s+)?equals|becomes|(?:is|are|remains)\s+(?:unchanged\s+at\s+|about\s+|approximately\s+)?[$€£]?\d"
+)
 # Words for any formula: a lead-in ending in one names no quantity.
 FORMULA_NOUNS = r"formula|equation|expression|relation"
 # Words that announce what follows: a lead-in ending in one names nothing.
