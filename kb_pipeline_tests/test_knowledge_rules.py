@@ -36,6 +36,8 @@ MANUAL = [
     ("p", "For cast iron pipes, the wall roughness is 0.26 mm."),
     ("p", "For this reason, the pump house is 12 metres from the river."),
     ("p", "Para tubos de fundición, la rugosidad es de 0,26 mm."),
+    ("p", "The read call returns None if the queue is empty."),
+    ("p", "The list call returns the names of all stations."),
     ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
     ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
     ("p", "The specific speed of each impeller was computed as:"),
@@ -55,6 +57,7 @@ MANUAL = [
     ("p", "(Si la pression baisse, l'exploitant doit fermer la vanne.) La vanne est rouge."),
     ("p", "L'usure du joint a été calculée à partir de la perte de masse."),
     ("p", "Pour les tuyaux en fonte, la rugosité est de 0,26 mm."),
+    ("p", "La fonction renvoie zéro si la liste des mesures est vide."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -64,6 +67,7 @@ MANUAL = [
     ("p", "Partner des Projekts sind drei Firmen aus der Region."),
     ("p", "(Wenn der Filter verstopft ist, muss er gewechselt werden.) Der Filter ist grau."),
     ("p", "Der Verschleiß wurde aus dem Gewichtsverlust der Dichtung berechnet."),
+    ("p", "Die Funktion liefert null, wenn die Liste der Messungen leer ist."),
     ("h", "5. Petunjuk operasi"),
     ("p", "Operator harus memeriksa tekanan keluaran pada setiap awal shift."),
     ("p", "Jika suhu bantalan melebihi 85 °C, pompa wajib segera dimatikan."),
@@ -180,6 +184,13 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
     ):
         valued = _rule(rules, words)
         assert valued.condition == scope and valued.rule_type == "calculation", valued
+    # What a call returns under a trailing condition is a rule; what it returns always is a description.
+    for words, condition in (
+        ("The read call returns None", "if the queue is empty"),
+        ("La fonction renvoie zéro", "si la liste des mesures est vide"),
+        ("Die Funktion liefert null", "wenn die Liste der Messungen leer ist"),
+    ):
+        assert _rule(rules, words).condition == condition
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -201,6 +212,7 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "Divide and conquer",
         "specific speed of each impeller",
         "12 metres from the river",
+        "returns the names of all stations",
         "Spare seals are kept",
         "earthing strap",
         "La vanne est rouge",

@@ -90,7 +90,7 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "normative", True, cue.start
     if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
-    if explicit_conditional(text) or lead and states_an_outcome(text, main):
+    if explicit_conditional(text) or states_an_outcome(text, main) and (lead or trailing_condition(text, main)):
         return "conditional", True, main
     if cue:
         return "normative", False, cue.start
