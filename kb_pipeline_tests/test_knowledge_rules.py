@@ -38,6 +38,9 @@ MANUAL = [
     ("p", "Para tubos de fundición, la rugosidad es de 0,26 mm."),
     ("p", "The read call returns None if the queue is empty."),
     ("p", "The list call returns the names of all stations."),
+    ("p", "For each sample, the mass is weighed twice on the lab scale."),
+    ("p", "For a sample of this size, the mass is small compared with the tare."),
+    ("p", "Para cada muestra, la masa se pesa dos veces en la balanza."),
     ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
     ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
     ("p", "The specific speed of each impeller was computed as:"),
@@ -58,6 +61,7 @@ MANUAL = [
     ("p", "L'usure du joint a été calculée à partir de la perte de masse."),
     ("p", "Pour les tuyaux en fonte, la rugosité est de 0,26 mm."),
     ("p", "La fonction renvoie zéro si la liste des mesures est vide."),
+    ("p", "Pour chaque échantillon, la masse est pesée deux fois sur la balance."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -191,6 +195,13 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         ("Die Funktion liefert null", "wenn die Liste der Messungen leer ist"),
     ):
         assert _rule(rules, words).condition == condition
+    # A step applied to each member of a set is a rule with its scope, without a modal.
+    for words, scope in (
+        ("the mass is weighed twice", "For each sample"),
+        ("la masse est pesée deux fois", "Pour chaque échantillon"),
+        ("la masa se pesa dos veces", "Para cada muestra"),
+    ):
+        assert _rule(rules, words).condition == scope
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -213,6 +224,7 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "specific speed of each impeller",
         "12 metres from the river",
         "returns the names of all stations",
+        "the mass is small compared",
         "Spare seals are kept",
         "earthing strap",
         "La vanne est rouge",

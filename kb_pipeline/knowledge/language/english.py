@@ -72,6 +72,8 @@ CONDITION_OPENERS = (
 # What opens a trailing condition ("… unless a spare is fitted", "… where applicable").
 # A condition that leaves it to the reader ("if necessary", "when possible"): a "can" under it is a permission.
 AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
+# A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
+EACH_SCOPES = r"(?:For|In)\s+(?:each|every)"
 TRAILING_CONDITIONS = (
     r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
     r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"

@@ -31,6 +31,7 @@ CONDITION_OPENERS = (
     r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d"
 )
 AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
+EACH_SCOPES = r"Pour\s+(?:chaque|chacune?\s+des)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"

@@ -27,6 +27,7 @@ CONDITION_OPENERS = (
     r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
 )
 AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
+EACH_SCOPES = r"Para\s+cada"
 TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
 
 OPEN_MODALS = r"puede|pueden"
