@@ -186,9 +186,12 @@ class PdfTextLayer:
                 continue
             box = _displayed(textpage.get_charbox(i, loose=True), rotation, width, height)
             inked = [b for c, b in run if not c.isspace()]
-            # A gap wider than the type size is a gutter between columns, not a word space.
-            if inked and not char.isspace() and box[0] - inked[-1][2] > inked[-1][3] - inked[-1][1]:
-                flush()
+            # A gap wider than the type size is a gutter between columns, not a word space; so is
+            # a jump back left past the line (the text layer going on in the column beside it).
+            if inked and not char.isspace():
+                size = inked[-1][3] - inked[-1][1]
+                if box[0] - inked[-1][2] > size or inked[-1][0] - box[2] > size:
+                    flush()
             run.append((char, box))
         flush()
         return segments

@@ -112,3 +112,38 @@ def excerpt_pdf(path: Path) -> None:
     SimpleDocTemplate(str(path), pagesize=A4, title="Handbook", invariant=True).build(
         [Paragraph(text, ss["BodyText"]), Paragraph(text, ss["BodyText"])], onFirstPage=number
     )
+
+
+NOTICE_TITLE = ("Interim Rates for the", "Pump Station Energy", "Charges of the Network")
+
+
+def notice_pdf(path: Path) -> None:
+    """A two-column notice: a masthead and a column heading set nearly as large as the title
+    (more such lines than a title has), the title three lines in the largest type, drawn in
+    turn with the column heading beside it."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4, invariant=True)
+    top = A4[1]
+    canvas.setFont("Helvetica-Bold", 12)
+    canvas.drawString(50, top - 50, "Bulletin 52")
+    canvas.drawString(330, top - 50, "Department of Water Works")
+    canvas.drawString(330, top - 66, "Office of Network Operations")
+    canvas.setFont("Helvetica-Bold", 14)
+    canvas.drawString(50, top - 112, NOTICE_TITLE[0])
+    canvas.setFont("Helvetica-Bold", 11.5)
+    canvas.drawString(330, top - 110, "Summary of the Changes")
+    canvas.drawString(330, top - 127, "Made for 2026")
+    canvas.setFont("Helvetica-Bold", 14)
+    for k, line in enumerate(NOTICE_TITLE[1:], start=1):
+        canvas.drawString(50, top - 112 - 17 * k, line)
+    canvas.setFont("Helvetica-Bold", 11.5)
+    canvas.drawString(50, top - 190, "What Is New")
+    canvas.setFont("Helvetica", 10)
+    text = "The station operator applies the interim rate to every meter reading of the period."
+    for k in range(30):
+        canvas.drawString(50, top - 210 - 13 * k, text[:44] if k % 2 else text[44:])
+        canvas.drawString(330, top - 150 - 13 * k, text[:44] if k % 2 else text[44:])
+    canvas.showPage()
+    canvas.save()

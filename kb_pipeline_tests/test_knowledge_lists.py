@@ -74,6 +74,23 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(parses, tm
     assert brief.title is None and brief.purpose is None
 
 
+def test_a_title_set_in_the_largest_type_beside_a_masthead_and_a_column_heading(tmp_path_factory):
+    """More lines than a title has in the title's band of sizes: the largest type alone is the
+    title, not the masthead or the column heading beside it."""
+    brief = _parse(tmp_path_factory, pdfs.notice_pdf).brief_context
+    assert brief.title == " ".join(pdfs.NOTICE_TITLE)
+
+
+def test_a_band_of_same_sized_lines_longer_than_a_title_has_no_title():
+    """The fallback to the largest type is no guess: seven lines all in it still give none."""
+    from kb_pipeline.knowledge.readers.brief.title import title_lines
+    from kb_pipeline.pdf_text import TextSegment
+
+    page = [TextSegment(f"Station {k} overview", 16.0, (100, 60 + 40 * k, 500, 80 + 40 * k)) for k in range(7)]
+    page.append(TextSegment("The stations are listed by their district.", 10.0, (100, 400, 800, 412)))
+    assert title_lines(page, 10.0) == []
+
+
 @pytest.mark.parametrize(
     ("abbreviation", "phrase", "spelled"),
     [

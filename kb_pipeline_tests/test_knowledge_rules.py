@@ -29,6 +29,20 @@ MANUAL = [
     ("p", "If the bearing temperature exceeds 85 °C, stop the pump and inform the supervisor."),
     ("p", "The discharge pressure should not exceed 4.2 bar unless a relief valve is fitted."),
     ("p", "Efficiency is computed as the ratio of the hydraulic power to the shaft power."),
+    ("p", "Subtract the tare weight from the gross weight to obtain the net load."),
+    ("p", "Divide and conquer is the strategy of the control software."),
+    ("p", "The seal wear was computed from the weight loss over 500 operating hours."),
+    ("p", "For cast iron pipes, the wall roughness is 0.26 mm."),
+    ("p", "For this reason, the pump house is 12 metres from the river."),
+    ("p", "Para tubos de fundición, la rugosidad es de 0,26 mm."),
+    ("p", "The read call returns None if the queue is empty."),
+    ("p", "The list call returns the names of all stations."),
+    ("p", "For each sample, the mass is weighed twice on the lab scale."),
+    ("p", "For a sample of this size, the mass is small compared with the tare."),
+    ("p", "Para cada muestra, la masa se pesa dos veces en la balanza."),
+    ("p", "(If the alarm sounds, the operator must stop the pump.) Spare seals are kept in the store."),
+    ("p", "(The pump must be earthed at all times.) The earthing strap is green."),
+    ("p", "The specific speed of each impeller was computed as:"),
     ("h", "2. Background"),
     ("p", "Centrifugal pumps of this series typically support flow rates between 50 and 400 cubic metres per hour."),
     ("p", "Earlier field studies reported that seals should be inspected twice a shift [3]. Jones et al. argued"
@@ -42,6 +56,11 @@ MANUAL = [
     ("b", "le corps de pompe est rempli d'eau."),
     ("p", "La pompe a été installée dans la station en 2019 par le fabricant."),
     ("p", "Nombre des visiteurs a doublé entre 2018 et 2022."),
+    ("p", "(Si la pression baisse, l'exploitant doit fermer la vanne.) La vanne est rouge."),
+    ("p", "L'usure du joint a été calculée à partir de la perte de masse."),
+    ("p", "Pour les tuyaux en fonte, la rugosité est de 0,26 mm."),
+    ("p", "La fonction renvoie zéro si la liste des mesures est vide."),
+    ("p", "Pour chaque échantillon, la masse est pesée deux fois sur la balance."),
     ("p", "L'objectif de cette étude est de décrire la faune du bassin."),
     ("h", "4. Betriebsanweisung"),
     ("p", "Die Dichtung muss vor jeder Inbetriebnahme auf Leckagen geprüft werden."),
@@ -49,6 +68,9 @@ MANUAL = [
     ("p", "Die Anlage wurde im Jahr 2019 von einem regionalen Betrieb gebaut."),
     ("p", "Die Methode ist einfach zu verwenden und braucht kein Werkzeug."),
     ("p", "Partner des Projekts sind drei Firmen aus der Region."),
+    ("p", "(Wenn der Filter verstopft ist, muss er gewechselt werden.) Der Filter ist grau."),
+    ("p", "Der Verschleiß wurde aus dem Gewichtsverlust der Dichtung berechnet."),
+    ("p", "Die Funktion liefert null, wenn die Liste der Messungen leer ist."),
     ("h", "5. Petunjuk operasi"),
     ("p", "Operator harus memeriksa tekanan keluaran pada setiap awal shift."),
     ("p", "Jika suhu bantalan melebihi 85 °C, pompa wajib segera dimatikan."),
@@ -136,6 +158,42 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
     assert _rule(rules, "Efficiency is computed as").rule_type == "calculation"
     assert _rule(rules, "L'exploitant doit vérifier").condition is None
     assert _rule(rules, "il faut arrêter la pompe").condition == "Lorsque la température dépasse 85 °C"
+    # A sentence set in brackets is a sentence, its condition after the bracket.
+    for words, condition in (
+        ("the operator must stop the pump", "If the alarm sounds"),
+        ("l'exploitant doit fermer la vanne", "Si la pression baisse"),
+        ("muss er gewechselt werden", "Wenn der Filter verstopft ist"),
+        ("The pump must be earthed", None),
+    ):
+        bracketed = _rule(rules, words)
+        assert bracketed.condition == condition and bracketed.statement.endswith(".)"), bracketed.statement
+    # A step of a calculation is an instruction; the same verb as a noun's first word is none.
+    _rule(rules, "Subtract the tare weight from the gross weight")
+    # A method's calculation in the past tense is a calculation rule; its formula's lead-in is none.
+    for words in ("seal wear was computed from", "a été calculée à partir", "wurde aus dem Gewichtsverlust"):
+        assert _rule(rules, words).rule_type == "calculation"
+    # A value stated under a leading scope is what the value comes to there.
+    for words, scope in (
+        ("the wall roughness is 0.26 mm", "For cast iron pipes"),
+        ("la rugosité est de 0,26 mm", "Pour les tuyaux en fonte"),
+        ("la rugosidad es de 0,26 mm", "Para tubos de fundición"),
+    ):
+        valued = _rule(rules, words)
+        assert valued.condition == scope and valued.rule_type == "calculation", valued
+    # What a call returns under a trailing condition is a rule; what it returns always is a description.
+    for words, condition in (
+        ("The read call returns None", "if the queue is empty"),
+        ("La fonction renvoie zéro", "si la liste des mesures est vide"),
+        ("Die Funktion liefert null", "wenn die Liste der Messungen leer ist"),
+    ):
+        assert _rule(rules, words).condition == condition
+    # A step applied to each member of a set is a rule with its scope, without a modal.
+    for words, scope in (
+        ("the mass is weighed twice", "For each sample"),
+        ("la masse est pesée deux fois", "Pour chaque échantillon"),
+        ("la masa se pesa dos veces", "Para cada muestra"),
+    ):
+        assert _rule(rules, words).condition == scope
     assert _rule(rules, "Die Dichtung muss").rule_type == "interpretation"
     assert _rule(rules, "ist das Ventil sofort zu schließen").condition == "Wenn der Druck über 4 bar steigt"
     assert _rule(rules, "Operator harus memeriksa").condition is None
@@ -154,6 +212,15 @@ def test_instructions_requirements_and_conditions_in_four_languages(rules_docume
         "einfach zu verwenden",
         "Partner des Projekts",
         "dipasang",
+        "Divide and conquer",
+        "specific speed of each impeller",
+        "12 metres from the river",
+        "returns the names of all stations",
+        "the mass is small compared",
+        "Spare seals are kept",
+        "earthing strap",
+        "La vanne est rouge",
+        "Der Filter ist grau",
     ):
         assert fact not in said
     # Others' findings and the licence are no rules of this document.

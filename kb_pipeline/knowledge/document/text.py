@@ -89,8 +89,11 @@ def words(text: str, span: Span) -> list[Span]:
 # quote or a bullet; and right after the CJK full stops 。！？, which take no space — not after
 # one capital letter or an inner-dot abbreviation (e.g., "(i.e."). A full stop the text layer
 # glued to the next sentence ends one too when a capitalised function word follows it ("… the
-# last step.The next …"; not "module.Class", a name).
-_SENTENCE_END = re.compile(r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[。！？])|(?<=[^\s\d.]\.)(?=[A-Z][a-z]*\s)")
+# last step.The next …"; not "module.Class", a name). A sentence set in brackets ends at its
+# bracket ("(If so, it must be logged.) The …").
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[.!?][)\]])\s+(?=[A-Z])|(?<=[。！？])|(?<=[^\s\d.]\.)(?=[A-Z][a-z]*\s)"
+)
 _NOT_AN_END = re.compile(
     r"(?:^|[\s(\[])(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
 )

@@ -45,6 +45,7 @@ INSTRUCTION_VERBS = """
     repeat replace report reset restart restrict retain return review rotate round run sanitize save
     scan secure select send separate set sign specify start stop store submit switch tag take test
     tighten track train treat turn type unlock update upload use validate verify wait wear write
+    add compute deduct divide reduce subtract
     """.split()
 # Verbs that by themselves say a sentence defines its subject ("X refers to …").
 DEFINING_VERBS = (
@@ -71,6 +72,8 @@ CONDITION_OPENERS = (
 # What opens a trailing condition ("… unless a spare is fitted", "… where applicable").
 # A condition that leaves it to the reader ("if necessary", "when possible"): a "can" under it is a permission.
 AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
+# A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
+EACH_SCOPES = r"(?:For|In)\s+(?:each|every)"
 TRAILING_CONDITIONS = (
     r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
     r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
@@ -86,7 +89,10 @@ SUBORDINATORS = r"if|whether|unless|why|how|when|whenever|where|wherever|while|w
 # What a list's lead-in names when the items under it are rules.
 RULE_NOUNS = r"rules?|requirements?|recommendations?|instructions?|precautions?|steps|procedure"
 # What a value comes to ("the call returns None").
-OUTCOME_VERBS = r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+OUTCOME_VERBS = (
+    r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
+    r"|(?:approximately\s+)?equals|becomes|(?:is|are|remains)\s+(?:unchanged\s+at\s+|about\s+|approximately\s+)?[$€£]?\d"
+)
 # Words for any formula: a lead-in ending in one names no quantity.
 FORMULA_NOUNS = r"formula|equation|expression|relation"
 # Words that announce what follows: a lead-in ending in one names nothing.
@@ -172,7 +178,7 @@ RULE_WORDING = (
     r"\b(?:make|be)\s+sure\b",
 )
 CALCULATION_WORDING = (
-    rf"\b(?:is|are|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
+    rf"\b(?:is|are|was|were|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
     rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"
     r"|when)\b",  # not "that": "it is estimated that …" reports a finding
     r"\b(?:is|are)\s+(?:not\s+)?taken\s+(?:as|from|to\s+be|into\s+account)\b",

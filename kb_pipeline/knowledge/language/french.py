@@ -31,6 +31,7 @@ CONDITION_OPENERS = (
     r"|En\s+cas\s+d|Dans\s+le\s+cas|Sauf\s+si|À\s+moins|Pour|Avant|Après|Pendant|Lors\s+d"
 )
 AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
+EACH_SCOPES = r"Pour\s+(?:chaque|chacune?\s+des)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"
@@ -39,7 +40,7 @@ TRAILING_CONDITIONS = (
 OPEN_MODALS = r"devrai(?:t|ent)|peu(?:t|vent)"
 SUBORDINATORS = r"si"
 RULE_NOUNS = r"règles?|exigences?|recommandations?|consignes?|étapes"
-OUTCOME_VERBS = r"renvoie|retourne|vaut|se\s+réduit\s+à"
+OUTCOME_VERBS = r"renvoie|retourne|vaut|se\s+réduit\s+à|devient|est\s+(?:de|égale?\s+à)\s+\d"
 FORMULA_NOUNS = r"formule|équation|relation"
 FOLLOWING = r"suivante"
 FORMULA_OF = r"de|du|des"
@@ -82,7 +83,7 @@ RULE_WORDING = (
     r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
 )
 CALCULATION_WORDING = (
-    rf"\b(?:est|sont)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
+    rf"\b(?:est|sont|a\s+été|ont\s+été)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
     r"|en\s+fonction)\b",
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",

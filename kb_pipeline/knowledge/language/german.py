@@ -22,6 +22,7 @@ DEFINING_VERBS = r"bezeichne[tn]|(?:ist|sind|wird|werden) definiert als|bedeute[
 DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
 CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
 AS_NEEDED = r"^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
+EACH_SCOPES = r"(?:Für|Bei)\s+jede[mnrs]?"
 TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald"
 
 OPEN_MODALS = r"kann|können"
@@ -62,7 +63,7 @@ RULE_WORDING = (
     r"|\bes\s+empfiehlt\s+sich\b",
 )
 CALCULATION_WORDING = (
-    r"\b(?:wird|werden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
+    r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
     r"|abgeschätzt|vernachlässigt)\b",
     r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
 )

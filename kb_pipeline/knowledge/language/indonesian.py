@@ -26,6 +26,7 @@ CONDITION_OPENERS = (
     r"|Kecuali|Sebelum|Setelah|Sesudah|Selama|Untuk|Pada\s+saat|Ketika"
 )
 AS_NEEDED = r"^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)"
+EACH_SCOPES = r"Untuk\s+(?:setiap|tiap|masing-masing)"
 TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
 
 OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"

@@ -60,6 +60,8 @@ CONDITION_OPENERS = _either("CONDITION_OPENERS")
 TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
 # "If necessary", "when possible": a reader's option, not a fact.
 AS_NEEDED = _either("AS_NEEDED")
+# A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
+EACH_SCOPES = _either("EACH_SCOPES")
 CONDITIONALS = _either("CONDITIONALS")
 # A publication's own terms: copyright, licence wording, the work itself named.
 COPYRIGHT = _either("COPYRIGHT")

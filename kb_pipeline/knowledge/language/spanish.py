@@ -27,12 +27,13 @@ CONDITION_OPENERS = (
     r"|A\s+menos\s+que|Para|Antes\s+de|Después\s+de|Durante"
 )
 AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
+EACH_SCOPES = r"Para\s+cada"
 TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
 
 OPEN_MODALS = r"puede|pueden"
 SUBORDINATORS = ""
 RULE_NOUNS = r"reglas|requisitos|recomendaciones|instrucciones|pasos"
-OUTCOME_VERBS = r"devuelve|se\s+reduce\s+a"
+OUTCOME_VERBS = r"devuelve|se\s+reduce\s+a|se\s+convierte\s+en|es\s+de\s+\d"
 FORMULA_NOUNS = r"fórmula|ecuación|expresión"
 FOLLOWING = r"siguiente"
 FORMULA_OF = r"del|para"

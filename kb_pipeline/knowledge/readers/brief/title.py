@@ -22,6 +22,7 @@ from ..findings import Quote
 _TITLE_OVER_BODY = 1.15
 # ... its lines are those near the largest type on the page ...
 _SAME_TYPE = 0.8
+_LARGEST_ONLY = 0.95
 _TOP_HALF = 500
 # ... and, joined to them, lines larger than body text standing this close (a fraction of the
 # larger type size) above or below; further away is a subtitle, an author or a date.
@@ -59,8 +60,19 @@ def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]
     largest = max((s.size for s in top), default=0.0)
     if largest < _TITLE_OVER_BODY * body:
         return []
-    floor = max(_SAME_TYPE * largest, _TITLE_OVER_BODY * body)
-    chosen = [s for s in lines if floor <= s.size <= largest / _SAME_TYPE]
+    # The title's lines may differ a little in size; when that band holds more lines than a
+    # title has (a masthead, a column's heading set nearly as large), the largest type alone is.
+    for same_type in (_SAME_TYPE, _LARGEST_ONLY):
+        floor = max(same_type * largest, _TITLE_OVER_BODY * body)
+        chosen = _grown([s for s in lines if floor <= s.size <= largest / _SAME_TYPE], lines, body)
+        if len(chosen) <= _MAX_LINES:
+            return sorted(chosen, key=lambda s: (s.box[1], s.box[0]))
+    # More lines than a title has: a page set in large type, whose title is not decidable.
+    return []
+
+
+def _grown(chosen: list[TextSegment], lines: list[TextSegment], body: float) -> list[TextSegment]:
+    """The chosen lines with the larger-than-body lines set tight against them, transitively."""
     grown = True
     while grown:
         grown = False
@@ -74,8 +86,7 @@ def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]
                     chosen.append(line)
                     grown = True
                     break
-    # More lines than a title has: a page set in large type, whose title is not decidable.
-    return sorted(chosen, key=lambda s: (s.box[1], s.box[0])) if len(chosen) <= _MAX_LINES else []
+    return chosen
 
 
 def read_title(document: ParsedDocument, layout: DocumentLayout | None) -> list[Quote]:

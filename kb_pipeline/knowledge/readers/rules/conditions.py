@@ -16,6 +16,8 @@ _I = re.IGNORECASE
 
 # Connectives and discourse markers that open a sentence without making it conditional.
 DISCOURSE = re.compile(rf"(?:(?:{DISCOURSE_MARKERS}),\s*)+")
+# A sentence set in brackets: "(If so, it must be logged.)".
+_OPEN_BRACKET = re.compile(r"[(\[]\s*")
 # A clause up to its comma; a full stop inside a number ("22.40 mm") does not end it.
 _CLAUSE = r"(?:[^,;:.!?]|\.(?=\d))*?"
 _LEADING = re.compile(rf"(?:{CONDITION_OPENERS})\b" + _CLAUSE + r"(?=,)")
@@ -38,9 +40,12 @@ _SET_PHRASE = re.compile(r"(?:as|where)\s")
 
 
 def discourse_end(text: str, start: int = 0) -> int:
-    """Where `text` goes on after the connectives that open it ("For example, …")."""
-    m = DISCOURSE.match(text, start)
-    return m.end() if m else start
+    """Where `text` goes on after the bracket and connectives that open it ("For example, …",
+    "(If so, …)")."""
+    bracket = _OPEN_BRACKET.match(text, start)
+    at = bracket.end() if bracket else start
+    m = DISCOURSE.match(text, at)
+    return m.end() if m else at
 
 
 def leading_condition(text: str, start: int = 0) -> Span | None:

@@ -126,7 +126,8 @@ def normative_cue(text: str) -> Cue | None:
         if not reported and not _descriptive(text, cue):
             return Cue(cue.start(), cue.end(), "decided")
         first = first or cue
-    calculation = None if reported else _CALCULATION.search(text)
+    # "The load was computed as:" introduces a formula, which the formula reader reads.
+    calculation = None if reported or text.rstrip().endswith(":") else _CALCULATION.search(text)
     if calculation:
         return Cue(calculation.start(), calculation.end(), "decided")
     weak = first or _OPEN.search(text)

@@ -22,7 +22,7 @@ from typing import Literal
 
 from ....contracts import ParsedDocument
 from ...document.text import Span, ends_a_sentence, squash
-from ...language.lexicon import CONDITIONALS, COPYRIGHT, LICENSING, THE_WORK
+from ...language.lexicon import CONDITIONALS, COPYRIGHT, EACH_SCOPES, LICENSING, THE_WORK
 from ...model.injection import addresses_a_model
 from ...payloads.contracts import RuleEntry, RuleType
 from ...payloads.ids import rule_id
@@ -61,6 +61,8 @@ _END = " \n,;:.!?"
 # A bare conditional opens with one of these (not "For …", "At …": those are scopes, and a
 # scope without a modal is a description).
 _CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
+# "For each sample, …": a step of a method applied to each member, a rule without a modal.
+_EACH = re.compile(rf"(?:{EACH_SCOPES})\b")
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,7 +92,9 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "normative", True, cue.start
     if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
-    if explicit_conditional(text) or lead and states_an_outcome(text, main):
+    if explicit_conditional(text) or states_an_outcome(text, main) and (lead or trailing_condition(text, main)):
+        return "conditional", True, main
+    if lead and _EACH.match(text, lead.start):
         return "conditional", True, main
     if cue:
         return "normative", False, cue.start
