@@ -1,7 +1,8 @@
 """Definitions a document states (knowledge/definitions.py, definition_sentences.py,
 labelled_definitions.py, definition_tables.py), each on a real MinerU parse of a PDF made here:
 a standard's numbered "Terms and definitions" clauses, section-opening "The X is a …"
-sentences, labelled bullets, a term | description table and "refers to / i.e." sentences, in
+sentences, labelled bullets, a term | description table, "refers to / i.e." sentences and an API
+reference's signatures and parameter lists, in
 English, French and German; and the descriptive sentences beside them that define nothing."""
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from kb_pipeline.paths import DataLayout
 
 
 def _pdf(path: Path, title: str, story: list[tuple[str, str | list[list[str]]]]) -> None:
-    """(style, text) paragraphs; style "table" takes rows and draws a ruled table."""
+    """(style, text) paragraphs; style "table" takes rows and draws a ruled table, "Field" is body
+    text set apart from the paragraph above (an API reference's field list)."""
     from reportlab.lib import colors
-    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
     from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
     ss = getSampleStyleSheet()
+    ss.add(ParagraphStyle("Field", parent=ss["BodyText"], spaceBefore=14))
     flow = []
     for style, content in story:
         if style == "table":
@@ -110,6 +113,18 @@ ENGLISH = [
         "a Rainfall is the yearly total at the gauge. The value in brackets refers to the deviation from the "
         "shift mean. b Tonnes are wet tonnes.",
     ),
+    # An API reference: a signature over its description, a parameter list, a bare member name.
+    ("Heading1", "7 Dispatch interface"),
+    ("Code", "readCycle (truck, shift)"),
+    ("BodyText", "Reads the cycle times of one truck during a shift. The times are in seconds."),
+    ("Field", "Parameters: truck (int) – the number painted on the body of the truck."),
+    ("Bullet", "• shift (string) – The name of the shift as the roster prints it."),
+    ("Bullet", "• Pressure (bar) – a reading taken at the pump before each shift."),
+    ("Code", "lastLoad"),
+    ("BodyText", "Contains the mass of the last load the truck carried."),
+    ("Heading1", "8 Shift changes"),
+    ("Code", "overview"),
+    ("BodyText", "The shifts change at six in the morning and at six in the evening."),
 ]
 
 FRENCH = [
@@ -135,6 +150,10 @@ FRENCH = [
         "On entend par temps de cycle, la durée d'un aller et retour du camion. "
         "Le camion est important pour la production.",
     ),
+    ("Heading1", "5 Interface de répartition"),
+    ("Code", "lireCycle (engin)"),
+    ("BodyText", "Lit les temps de cycle d'un camion pendant un poste."),
+    ("Field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
 ]
 
 GERMAN = [
@@ -158,6 +177,10 @@ GERMAN = [
         "Die Nutzlast bezeichnet die Masse, die ein Lkw in einer Fahrt trägt. "
         "Der Lkw ist wichtig für die Produktion.",
     ),
+    ("Heading1", "5 Schnittstelle"),
+    ("Code", "leseZyklus (fahrzeug)"),
+    ("BodyText", "Liest die Umlaufzeiten eines Lkw während einer Schicht."),
+    ("Field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
 ]
 
 
@@ -231,6 +254,21 @@ def test_a_term_description_table(english):
     assert "Register" not in english
     # A column of values says what each row is set to, not what it means.
     assert not {"MAX_SPEED", "MIN_GAP", "Setting"} & set(english)
+
+
+def test_an_api_reference_defines_its_members_and_parameters(english, french, german):
+    """A signature line over its description, "Parameters: name (type) – …" and one bullet each;
+    a capitalised word before a unit is no parameter, and a lone word is a member only where the
+    chunk prints a signature with its argument list."""
+    assert english["readCycle"] == "Reads the cycle times of one truck during a shift."
+    assert english["truck"] == "the number painted on the body of the truck."
+    assert english["shift"] == "The name of the shift as the roster prints it."
+    assert english["lastLoad"] == "Contains the mass of the last load the truck carried."
+    assert not {"Pressure", "overview"} & set(english)
+    assert french["lireCycle"] == "Lit les temps de cycle d'un camion pendant un poste."
+    assert french["engin"] == "le numéro peint sur la caisse du camion."
+    assert german["leseZyklus"] == "Liest die Umlaufzeiten eines Lkw während einer Schicht."
+    assert german["fahrzeug"] == "die Nummer, die auf den Lkw gemalt ist."
 
 
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):
