@@ -125,6 +125,11 @@ ENGLISH = [
     ("Heading1", "8 Shift changes"),
     ("Code", "overview"),
     ("BodyText", "The shifts change at six in the morning and at six in the evening."),
+    (
+        "BodyText",
+        "Trucks are queued by Weighted Queue Scheduling (WQS, Okafor et al., 2021) at every shovel. "
+        "The ramp keeps the usual grade (Mensah, 2019), and the Pit Loading Rate (PLR, 2019 survey) is logged.",
+    ),
 ]
 
 FRENCH = [
@@ -154,6 +159,7 @@ FRENCH = [
     ("Code", "lireCycle (engin)"),
     ("BodyText", "Lit les temps de cycle d'un camion pendant un poste."),
     ("Field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
+    ("BodyText", "Les camions suivent l'ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
 ]
 
 GERMAN = [
@@ -181,6 +187,7 @@ GERMAN = [
     ("Code", "leseZyklus (fahrzeug)"),
     ("BodyText", "Liest die Umlaufzeiten eines Lkw während einer Schicht."),
     ("Field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
+    ("BodyText", "Die Lkw folgen der gewichteten Warteschlangenplanung (GWP, Weber und Roth, 2022) an jedem Bagger."),
 ]
 
 
@@ -196,7 +203,10 @@ def _parse(tmp_path_factory, name: str, story) -> ParsedDocument:
 
 
 def _definitions(document: ParsedDocument) -> dict[str, str | None]:
-    return {e.term: e.definition for e in extract_document(document).glossary if e.definition or e.full_name}
+    """Each term's definition, or its full name where it has none (an abbreviation)."""
+    return {
+        e.term: e.definition or e.full_name for e in extract_document(document).glossary if e.definition or e.full_name
+    }
 
 
 @pytest.fixture(scope="module")

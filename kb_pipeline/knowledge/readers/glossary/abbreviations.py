@@ -263,6 +263,8 @@ _BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]
 _ALTERNATIVES = re.compile(r"\s+(?:or|ou|oder|atau|o)\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
 _MAX_INLINE_WORDS = 16
+# "Long Form (LF, Author et al., 2024)": the abbreviation, then the work that introduced it.
+_CITATION_AFTER = re.compile(r"^(?P<name>[^,;]+)[,;]\s+[^()]*?\D(?:1[5-9]|20)\d\d[a-z]?$")
 
 
 def _plain(text: str) -> str:
@@ -343,10 +345,13 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
 
 
 def _inline(chunk: Chunk, source: str) -> list[Finding]:
-    """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)"."""
+    """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)",
+    "Long Form (LF, Author, 2024)"."""
     findings = []
     for m in _BRACKETED.finditer(source):
         inside = m.group("round") or m.group("square")
+        if m.group("round") and (cited_by := _CITATION_AFTER.match(inside)):
+            inside = cited_by.group("name")
         names = _ALTERNATIVES.split(inside.strip())
         # A citation key in square brackets ("[Mit97]", "[42]") is no abbreviation.
         cited = m.group("square") and any(c.isdigit() for c in inside)
