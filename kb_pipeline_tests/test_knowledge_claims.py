@@ -130,6 +130,11 @@ ENGLISH = [
         "Trucks are queued by Weighted Queue Scheduling (WQS, Okafor et al., 2021) at every shovel. "
         "The ramp keeps the usual grade (Mensah, 2019), and the Pit Loading Rate (PLR, 2019 survey) is logged.",
     ),
+    (
+        "BodyText",
+        "The gauge prints each reading after its key (wd - wind, rn - rain, TT - temperature) on one line. "
+        "The pits close in three spans: May - June, July - August, Sept - Oct.",
+    ),
 ]
 
 FRENCH = [
@@ -159,7 +164,8 @@ FRENCH = [
     ("Code", "lireCycle (engin)"),
     ("BodyText", "Lit les temps de cycle d'un camion pendant un poste."),
     ("Field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
-    ("BodyText", "Les camions suivent l'ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
+    ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
+    ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
 ]
 
 GERMAN = [
@@ -188,6 +194,10 @@ GERMAN = [
     ("BodyText", "Liest die Umlaufzeiten eines Lkw während einer Schicht."),
     ("Field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
     ("BodyText", "Die Lkw folgen der gewichteten Warteschlangenplanung (GWP, Weber und Roth, 2022) an jedem Bagger."),
+    (
+        "BodyText",
+        "Der Pegel druckt jeden Wert hinter seinem Kürzel (w - Wind, r - Regen, t - Temperatur) in eine Zeile.",
+    ),
 ]
 
 
@@ -279,6 +289,24 @@ def test_an_api_reference_defines_its_members_and_parameters(english, french, ge
     assert french["engin"] == "le numéro peint sur la caisse du camion."
     assert german["leseZyklus"] == "Liest die Umlaufzeiten eines Lkw während einer Schicht."
     assert german["fahrzeug"] == "die Nummer, die auf den Lkw gemalt ist."
+
+
+def test_an_abbreviation_expanded_before_its_citation(english, french, german):
+    """ "Long Form (LF, Author et al., 2021)": the work that introduced it is no part of the name;
+    a bracket that ends in no year is no citation, and a citation alone names nothing."""
+    assert english["WQS"] == "Weighted Queue Scheduling"
+    assert french["OFP"] == "ordonnancement par file pondérée"
+    assert german["GWP"] == "gewichteten Warteschlangenplanung"
+    assert not {"PLR", "Mensah"} & set(english)
+
+
+def test_a_key_legend_gives_each_key_its_words(english, french, german):
+    """ "(wd - wind, rn - rain, TT - temperature)": three pairs or more in a run; a run of
+    capitalised words ("May - June, July - August") is no legend."""
+    assert (english["wd"], english["rn"], english["TT"]) == ("wind", "rain", "temperature")
+    assert (french["V"], french["P"], french["T"]) == ("vent", "pluie", "température")
+    assert (german["w"], german["r"], german["t"]) == ("Wind", "Regen", "Temperatur")
+    assert not {"May", "July", "Sept"} & set(english)
 
 
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):

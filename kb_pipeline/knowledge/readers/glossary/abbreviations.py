@@ -392,12 +392,38 @@ def read_legends(chunk: Chunk) -> list[Finding]:
     return findings
 
 
+# "(YYYY - year, MM - month, DD - day)", "W : width, H : height, D : depth": a key legend, three
+# pairs or more in one run; the run, not the spelling, says each key stands for its words.
+_KEY_PAIR = r"[^\W_][\w]{0,5}(?:\s[-–]|\s?[:=])\s[^\W\d_][^\W\d_ ]*(?: [^\W\d_]+){0,4}"
+_KEY_RUN = re.compile(rf"(?<![\w-])(?:{_KEY_PAIR}[,;]\s+){{2,}}{_KEY_PAIR}(?=\s*(?:[.;)\n]|$))")
+_KEY_SPLIT = re.compile(r"^(?P<key>\S+)(?:\s[-–]|\s?[:=])\s(?P<meaning>.+)$")
+
+
+def _is_key(token: str) -> bool:
+    """A symbol or code, not a word: "W", "hh", "YYYY", "Qmax"; never a capitalised word ("May")."""
+    return any(c.isalpha() for c in token) and not (len(token) >= 3 and token.istitle())
+
+
+def read_key_legends(chunk: Chunk) -> list[Finding]:
+    findings = []
+    for run in _KEY_RUN.finditer(chunk.text):
+        pairs = [_KEY_SPLIT.match(p) for p in re.split(r"[,;]\s+", run.group())]
+        if not all(p and _is_key(p.group("key")) for p in pairs):
+            continue
+        findings += [
+            Finding(p.group("key"), Quote(p.group("key"), chunk), "inline", full_name=Quote(p.group("meaning"), chunk))
+            for p in pairs
+            if p
+        ]
+    return findings
+
+
 def read_inline_abbreviations(document: ParsedDocument) -> list[Finding]:
     """Inline expansions anywhere in running text (and headings), and "ABBR = Full Name" legends."""
     findings = []
     for chunk in document.chunks:
         if chunk.kind in ("text", "table"):
-            findings += read_legends(chunk)
+            findings += read_legends(chunk) + read_key_legends(chunk)
         if chunk.kind == "text":
             findings += [f for source in (chunk.text, chunk.heading or "") for f in _inline(chunk, source)]
     return findings
