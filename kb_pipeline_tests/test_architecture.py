@@ -128,6 +128,7 @@ def test_only_the_command_line_and_dagster_yaml_use_the_run_machinery():
     assert {u for u in users if not u.startswith(("kb_pipeline.runs", "kb_pipeline.cli"))} == set()
     for name in ("dagster.yaml", "dagster.postgres.yaml"):
         assert "module: kb_pipeline.runs.launcher" in (PACKAGE.parent / name).read_text()
+    assert "module: kb_pipeline.runs.celery" in (PACKAGE.parent / "dagster.celery.yaml").read_text()
 
 
 def test_the_graph_sees_function_level_imports():

@@ -16,9 +16,6 @@ import pytest
 from kb_pipeline import contract_docs
 from kb_pipeline.contracts import ParsedDocument, WarningCode
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 
 from .conftest import SAMPLE_DOCS
 
@@ -26,11 +23,9 @@ REPO = contract_docs.REPO
 
 
 @pytest.fixture(scope="module")
-def parsed(tmp_path_factory) -> ParsedDocument:
+def parsed(parses) -> ParsedDocument:
     """The shipped Indonesian standard (samples.py, reportlab), parsed once by the real MinerU."""
-    layout = DataLayout(tmp_path_factory.mktemp("contract-docs"))
-    pdf = SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf"
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+    return parses.run(SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf").document
 
 
 def test_the_schemas_and_field_tables_are_what_the_models_give():

@@ -20,12 +20,12 @@ from kb_pipeline.definitions import build_definitions
 from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
 from kb_pipeline.defs.sensors import build_sensors
 from kb_pipeline.drop_folder import FolderState
-from kb_pipeline.parsing import mineru_adapter
 from kb_pipeline.settings import Settings
 from kb_pipeline.sources import list_pdfs
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
+from .helpers import latest
 
 # The shipped sensor, built as the code location builds it, except that these tests tick right
 # after writing a file and want it to wait for a second look whatever the machine's speed: no
@@ -36,56 +36,36 @@ ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_packag
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture
-def kb(drop, layout):
+def kb(drop, layout, parses):
+    """The drop folder's documents, with the session's parses of them in the data root's cache:
+    a test that asserts MinerU's own work builds its `KnowledgeBase` on an empty cache instead."""
+    parses.seed(layout, *sorted(drop.iterdir()))
     return KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
 
 
-@pytest.fixture
-def mineru_calls(monkeypatch) -> list:
-    """Counts real MinerU parses (the in-process executor runs them in this process)."""
-    calls = []
-    real = mineru_adapter.run_mineru
-    monkeypatch.setattr(mineru_adapter, "run_mineru", lambda pdf, **kw: calls.append(pdf) or real(pdf, **kw))
-    return calls
-
-
-def _latest(instance, asset: str, partition: str | None = None):
-    key = dg.AssetKey(asset)
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[partition] if partition else None), limit=1
-    ).records
-    return records[0].asset_materialization if records else None
-
-
 def _data_version(instance, asset, partition):
-    return _latest(instance, asset, partition).tags["dagster/data_version"]
+    return latest(instance, asset, partition).tags["dagster/data_version"]
 
 
-def test_every_asset_materialises_for_each_partition(kb, instance, mineru_calls):
+def test_every_asset_materialises_for_each_partition(drop, layout, instance, mineru_calls):
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
     outcomes = ingest_folder(kb, instance)
     assert [o.status for o in outcomes] == ["ingested"] * 3 and len(mineru_calls) == 3
     partitions = instance.get_dynamic_partitions("documents")
     assert sorted(partitions) == ["STD_2026_006_parameter_produksi", "pump_maintenance_manual", "unittest_test"]
     for doc_id in partitions:
         for asset in ASSETS:
-            assert _latest(instance, asset, doc_id) is not None, (asset, doc_id)
-        parsed = _latest(instance, "parsed_document", doc_id).metadata
+            assert latest(instance, asset, doc_id) is not None, (asset, doc_id)
+        parsed = latest(instance, "parsed_document", doc_id).metadata
         assert parsed["chunks"].value > 0 and parsed["pages"].value >= 1
         assert "| chunk | kind |" in parsed["preview"].value
-        raw = _latest(instance, "mineru_raw_output", doc_id).metadata
+        raw = latest(instance, "mineru_raw_output", doc_id).metadata
         assert raw["cache_hit"].value is False and raw["parse_seconds"].value > 0
         assert (kb.layout.root / "parsed" / doc_id / "chunks.json").is_file()
         assert (kb.layout.kb / doc_id / "kb_chunks.jsonl").is_file()
     table = pd.read_parquet(kb.layout.tables / "quality_warnings.parquet")
-    per_doc = sum(_latest(instance, "quality_warnings", d).metadata["dagster/row_count"].value for d in partitions)
-    assert len(table) == per_doc == _latest(instance, "quality_warnings_table").metadata["dagster/row_count"].value
+    per_doc = sum(latest(instance, "quality_warnings", d).metadata["dagster/row_count"].value for d in partitions)
+    assert len(table) == per_doc == latest(instance, "quality_warnings_table").metadata["dagster/row_count"].value
     # The source's data version is its content hash, as observed.
     observations = instance.fetch_observations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_pdf"), asset_partitions=["unittest_test"]), limit=1
@@ -103,9 +83,9 @@ def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instanc
     job = defs.resolve_job_def("ingest_documents")
     for doc_id in before:  # a forced re-materialisation, as from the UI
         assert job.execute_in_process(partition_key=doc_id, instance=instance).success
-        assert _latest(instance, "mineru_raw_output", doc_id).metadata["cache_hit"].value is True
+        assert latest(instance, "mineru_raw_output", doc_id).metadata["cache_hit"].value is True
         assert _data_version(instance, "parsed_document", doc_id) == before[doc_id]
-        assert _latest(instance, "parsed_document", doc_id).metadata["version"].value == 1
+        assert latest(instance, "parsed_document", doc_id).metadata["version"].value == 1
     assert len(mineru_calls) == calls_after_first
     # And the ingest command does not even start a run for them.
     assert [o.status for o in ingest_folder(kb, instance)] == ["unchanged"] * 3
@@ -119,7 +99,7 @@ def test_changed_bytes_give_a_new_artifact_version(kb, drop, instance, mineru_ca
     outcomes = {o.doc_id: o.status for o in ingest_folder(kb, instance)}
     assert outcomes["policy"] == "ingested" and outcomes["unittest_test"] == "unchanged"
     assert _data_version(instance, "parsed_document", "policy") != first
-    assert _latest(instance, "parsed_document", "policy").metadata["version"].value == 2
+    assert latest(instance, "parsed_document", "policy").metadata["version"].value == 2
 
 
 def test_asset_checks_pass_on_good_artifacts(kb, instance):
@@ -143,16 +123,17 @@ def test_asset_checks_pass_on_good_artifacts(kb, instance):
         assert coverage.metadata["coverage"].value >= 0.99 and coverage.metadata["lines_counted"].value > 0
 
 
-def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance):
+def test_package_cli_on_our_cache_entry_matches_the_kb_package_asset(tmp_path, layout, instance, parses):
     """`kb-pipeline package` on a cache entry normalises it and packages the artifact, as the
     asset does (one path): MinerU reads "III. REFERENCES" of the pump manual as a paragraph, and
     the normaliser's heading makes it a section of the package."""
     folder = tmp_path / "one"
     folder.mkdir()
     shutil.copy(SAMPLE_DOCS / "pump_maintenance_manual.pdf", folder)
+    parses.seed(layout, folder / "pump_maintenance_manual.pdf")
     kb = KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
     assert [o.status for o in ingest_folder(kb, instance)] == ["ingested"]
-    raw_dir = _latest(instance, "mineru_raw_output", "pump_maintenance_manual").metadata["raw_output_dir"].value
+    raw_dir = latest(instance, "mineru_raw_output", "pump_maintenance_manual").metadata["raw_output_dir"].value
     assert package_cli([raw_dir, "--output-dir", str(tmp_path / "cli"), "--project-root", str(layout.root.parent)]) == 0
     asset = (layout.kb / "pump_maintenance_manual" / "kb_chunks.jsonl").read_text(encoding="utf-8")
     cli = (tmp_path / "cli" / "kb_chunks.jsonl").read_text(encoding="utf-8")
@@ -175,7 +156,7 @@ def test_an_empty_artifact_fails_its_check_loudly_and_blocks_downstream(kb, inst
     assert evaluations["not_empty"].passed is False
     assert evaluations["not_empty"].severity == dg.AssetCheckSeverity.ERROR
     assert not result.success  # the blocking check stops the run: nothing trusts an empty artifact
-    assert _latest(instance, "quality_warnings", "unittest_test") is None
+    assert latest(instance, "quality_warnings", "unittest_test") is None
 
 
 def test_a_bad_document_fails_its_run_with_the_reason(kb, drop, instance):

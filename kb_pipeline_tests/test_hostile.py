@@ -8,7 +8,6 @@ import shutil
 import time
 from pathlib import Path
 
-import dagster as dg
 import pytest
 
 from kb_pipeline.cli.ingest import ingest_folder
@@ -54,13 +53,6 @@ HOSTILE = {
     "scanned.pdf": (lambda p: shutil.copy(FIXTURE_PDFS / "scanned_small_ocr.pdf", p), "OcrUnavailableError"),
     "too_long.pdf": (lambda p: shutil.copy(FIXTURE_PDFS / "demo3.pdf", p), "TooManyPagesError"),
 }
-
-
-@pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
 
 
 # Good documents among the hostile ones: enough that a bad file is seen not to disturb its neighbours.

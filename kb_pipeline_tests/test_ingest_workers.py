@@ -28,13 +28,6 @@ pytestmark = pytest.mark.slow
 DOCS = ["sample", "unittest_test", "chem_intro"]
 
 
-@pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
 def _drop(tmp_path, names, corrupt: bool = False):
     drop = tmp_path / "drop"
     drop.mkdir()

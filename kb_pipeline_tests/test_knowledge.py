@@ -14,7 +14,6 @@ from kb_pipeline.knowledge.document.text import canonical, key, squash
 from kb_pipeline.knowledge.extract import DETERMINISTIC_READERS, extract_document
 from kb_pipeline.knowledge.payloads import contracts as kc
 from kb_pipeline.knowledge.readers.findings import Finding, Quote
-from kb_pipeline.paths import DataLayout
 from kb_pipeline_tests.conftest import SAMPLE_DOCS, SHARED
 
 PAYLOAD_MODELS = {
@@ -45,14 +44,9 @@ REASONS = [
 
 
 @pytest.fixture(scope="module")
-def standard(tmp_path_factory) -> ParsedDocument:
+def standard(parses) -> ParsedDocument:
     """The shipped Indonesian standard, parsed by the real MinerU (flash)."""
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    layout = DataLayout(tmp_path_factory.mktemp("knowledge") / "data")
-    pdf = SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf"
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+    return parses.run(SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf").document
 
 
 def _entry(payloads: kc.Payloads, term: str) -> kc.GlossaryEntry:
@@ -504,14 +498,12 @@ def test_a_licence_condition_is_no_rule_and_a_repeated_rule_is_one():
     assert only.statement == rule and only.provenance.chunk_id == "d::0001"
 
 
-def test_purpose_and_rules_on_a_real_parse(tmp_path, layout):
+def test_purpose_and_rules_on_a_real_parse(tmp_path, parses):
     """The brief's and the rules' guards on what MinerU makes of a real PDF: no purpose-like
     heading, so the sentence about the document is the purpose (not page one's first sentence,
     nor the sentence addressing a model); the requirement is a rule, the sentence addressing a
     model is none (though it reads as an instruction), the licence condition is none, the repeated
     rule one."""
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
     from kb_pipeline_tests.samples import text_pdf
 
     opening = "Guards must be fitted to every conveyor before it is started for a shift."
@@ -521,7 +513,6 @@ def test_purpose_and_rules_on_a_real_parse(tmp_path, layout):
     rule = "If the belt slips on the drum, then it is tightened before the next shift."
     pdf = tmp_path / "conveyors.pdf"
     text_pdf(pdf, [opening, injection, about, licence, rule, "Belt tensions are listed in the annex.", rule])
-    document = process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
-    payloads = extract_document(document)
+    payloads = extract_document(parses.run(pdf).document)
     assert payloads.brief_context.purpose == about
     assert [r.statement for r in payloads.interpretation_pack] == [opening, rule]

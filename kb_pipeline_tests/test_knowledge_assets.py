@@ -4,7 +4,6 @@ per-document asset and its checks, its data version, and the two corpus tables."
 from __future__ import annotations
 
 import json
-import shutil
 
 import dagster as dg
 import pandas as pd
@@ -19,17 +18,16 @@ from kb_pipeline.defs.knowledge import (
     knowledge_payloads_asset,
 )
 from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
-from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions, ReviewDatabase
+from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions
 from kb_pipeline.knowledge.payloads.checks import link_problems, span_problems
 from kb_pipeline.knowledge.payloads.contracts import Payloads
 from kb_pipeline.knowledge.payloads.document_versions import list_versions
 from kb_pipeline.knowledge.payloads.payload_folder import FAILURE_NAME, read_payloads
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, content_hash_of, parse_raw, read_artifact, write_artifact
+from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact, write_artifact
 from kb_pipeline.versions import KNOWLEDGE_VERSION
 
 from .conftest import SAMPLE_DOCS
+from .helpers import asset_resources, latest
 
 STANDARD = "STD_2026_006_parameter_produksi"
 # The shipped glossary sample: its layout leaves one definition (Cycle time) for the model.
@@ -37,43 +35,14 @@ OPEN_SAMPLE = "haulage_glossary.pdf"
 
 
 @pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
-
-
-@pytest.fixture(scope="module")
-def parse_cache(tmp_path_factory):
-    """MinerU's output for the sample, parsed once for the module: each test's data root starts
-    from a copy, so its runs hit the cache and the tests stay apart."""
-    layout = DataLayout(tmp_path_factory.mktemp("knowledge-cache"))
-    for pdf in (SAMPLE_DOCS / f"{STANDARD}.pdf", SAMPLE_DOCS / OPEN_SAMPLE):
-        parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(ParserConfig(), layout))
-    return layout.parse_cache
-
-
-@pytest.fixture
-def kb(tmp_path, layout, parse_cache):
-    """A drop folder with the standard-shaped sample (numbered headings, a formula, a table)."""
+def kb(tmp_path, layout, parses):
+    """A drop folder with the standard-shaped sample (numbered headings, a formula, a table); the
+    data root starts with the session's parse of it, so its runs hit the cache."""
     folder = tmp_path / "drop"
     folder.mkdir()
     (folder / f"{STANDARD}.pdf").write_bytes((SAMPLE_DOCS / f"{STANDARD}.pdf").read_bytes())
-    shutil.copytree(parse_cache, layout.parse_cache)
+    parses.seed(layout, SAMPLE_DOCS / f"{STANDARD}.pdf")
     return KnowledgeBase(drop_folder=str(folder), data_dir=str(layout.root))
-
-
-def _resources(kb: KnowledgeBase) -> dict:
-    """The resources the definitions give the knowledge and review assets (SQLite decisions)."""
-    return {"kb": kb, "review_db": ReviewDatabase(None)}
-
-
-def _latest(instance, asset: str, partition: str | None = None):
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None),
-        limit=1,
-    ).records
-    return records[0].asset_materialization if records else None
 
 
 def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, instance):
@@ -92,7 +61,7 @@ def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, 
     )
     assert glossary and list(glossary[0]) == list(Payloads.model_fields["glossary"].annotation.__args__[0].model_fields)
 
-    meta = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).metadata
+    meta = latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).metadata
     assert meta["entries"].value == len(glossary) > 0
     assert meta["model_calls"].value == 0 and meta["prompt_tokens"].value == 0  # no term left open
     assert meta["knowledge_version"].value == KNOWLEDGE_VERSION
@@ -110,18 +79,18 @@ def test_knowledge_payloads_materialise_per_document_with_checks_and_tables(kb, 
     # The corpus tables, refreshed by the ingest command: one row per entry of every document.
     table = pd.read_parquet(kb.layout.tables / "glossary.parquet")
     assert list(table.columns) == list(GLOSSARY_COLUMNS)
-    assert len(table) == len(glossary) == _latest(instance, GLOSSARY_TABLE).metadata["dagster/row_count"].value
+    assert len(table) == len(glossary) == latest(instance, GLOSSARY_TABLE).metadata["dagster/row_count"].value
     assert set(table["doc_id"]) == {STANDARD} and list(table["term_id"]) == [e["term_id"] for e in glossary]
     assert list(table["span"]) == [e["provenance"]["span"] for e in glossary]
     queue = pd.read_parquet(kb.layout.tables / "review_queue.parquet")
     rows = json.loads((kb.layout.knowledge / STANDARD / "review_queue.json").read_text())
     assert list(queue.columns) == list(REVIEW_QUEUE_COLUMNS)
-    assert len(queue) == len(rows) == _latest(instance, REVIEW_QUEUE_TABLE).metadata["dagster/row_count"].value
+    assert len(queue) == len(rows) == latest(instance, REVIEW_QUEUE_TABLE).metadata["dagster/row_count"].value
 
 
 def test_rematerialising_an_unchanged_partition_keeps_the_data_version(kb, instance):
     ingest_folder(kb, instance)
-    first = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).tags["dagster/data_version"]
+    first = latest(instance, KNOWLEDGE_PAYLOADS, STANDARD).tags["dagster/data_version"]
     job = build_definitions(kb).resolve_job_def(INGEST_JOB)
     result = job.execute_in_process(partition_key=STANDARD, instance=instance)
     assert result.success
@@ -129,7 +98,7 @@ def test_rematerialising_an_unchanged_partition_keeps_the_data_version(kb, insta
         e.check_name: e.passed for e in result.get_asset_check_evaluations() if e.asset_key.path == [KNOWLEDGE_PAYLOADS]
     }
     assert evaluations == {"spans_verbatim": True, "no_dangling_links": True}
-    again = _latest(instance, KNOWLEDGE_PAYLOADS, STANDARD)
+    again = latest(instance, KNOWLEDGE_PAYLOADS, STANDARD)
     assert again.tags["dagster/data_version"] == first
     # The ingest command sees the document as current: no run at all.
     assert {o.status for o in ingest_folder(kb, instance)} == {"unchanged"}
@@ -143,9 +112,9 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
     write_artifact(kb.layout.parsed_dir("blank") / ARTIFACT_NAME, blank)
     instance.add_dynamic_partitions("documents", ["blank"])
     asset = knowledge_payloads_asset(KNOWLEDGE_VERSION)
-    result = dg.materialize([asset], partition_key="blank", instance=instance, resources=_resources(kb))
+    result = dg.materialize([asset], partition_key="blank", instance=instance, resources=asset_resources(kb))
     assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
-    meta = _latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
+    meta = latest(instance, KNOWLEDGE_PAYLOADS, "blank").metadata
     assert (meta["entries"].value, meta["formulas"].value, meta["rules"].value) == (0, 0, 0)
     assert json.loads((kb.layout.knowledge / "blank" / "glossary.json").read_text()) == []
 
@@ -189,9 +158,9 @@ def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, in
     partition = _open_partition(kb, instance)
     asset = knowledge_payloads_asset(knowledge_code_version(kb.settings.llm))
     for calls, cached in ((1, 0), (0, 1)):
-        result = dg.materialize([asset], partition_key=partition, instance=instance, resources=_resources(kb))
+        result = dg.materialize([asset], partition_key=partition, instance=instance, resources=asset_resources(kb))
         assert result.success and all(e.passed for e in result.get_asset_check_evaluations())
-        meta = _latest(instance, KNOWLEDGE_PAYLOADS, partition).metadata
+        meta = latest(instance, KNOWLEDGE_PAYLOADS, partition).metadata
         assert (meta["model_calls"].value, meta["cached_answers"].value) == (calls, cached)
         assert meta["model"].value == "SmolLM2-135M-Instruct.Q4_1"
     assert meta["prompt_tokens"].value == 0  # tokens are counted for calls made, not answers replayed
@@ -212,7 +181,7 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_records_it(kb, i
     )
     asset = knowledge_payloads_asset(knowledge_code_version(down.settings.llm))
     result = dg.materialize(
-        [asset], partition_key=partition, instance=instance, resources=_resources(down), raise_on_error=False
+        [asset], partition_key=partition, instance=instance, resources=asset_resources(down), raise_on_error=False
     )
     assert not result.success
     (failure,) = [e for e in result.all_events if e.is_step_failure]
@@ -225,7 +194,7 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_records_it(kb, i
 
 
 def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_only_it(
-    tmp_path, layout, parse_cache, instance
+    tmp_path, layout, parses, instance
 ):
     from kb_pipeline.cli.ingest import format_outcomes
     from kb_pipeline.cli.status import folder_status, format_status
@@ -235,7 +204,7 @@ def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_on
     folder = tmp_path / "drop"
     folder.mkdir()
     (folder / OPEN_SAMPLE).write_bytes((SAMPLE_DOCS / OPEN_SAMPLE).read_bytes())
-    shutil.copytree(parse_cache, layout.parse_cache)
+    parses.seed(layout, SAMPLE_DOCS / OPEN_SAMPLE)
     url = "http://127.0.0.1:9/v1"  # nothing listens: the connection is refused
     down = KnowledgeBase(
         drop_folder=str(folder), data_dir=str(layout.root), llm=ModelOptions(base_url=url, model="m", retries=0)

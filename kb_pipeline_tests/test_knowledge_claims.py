@@ -7,36 +7,12 @@ English, French and German; and the descriptive sentences beside them that defin
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.document.text import key
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.paths import DataLayout
-
-
-def _pdf(path: Path, title: str, story: list[tuple[str, str | list[list[str]]]]) -> None:
-    """(style, text) paragraphs; style "table" takes rows and draws a ruled table, "Field" is body
-    text set apart from the paragraph above (an API reference's field list)."""
-    from reportlab.lib import colors
-    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
-    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-
-    ss = getSampleStyleSheet()
-    ss.add(ParagraphStyle("Field", parent=ss["BodyText"], spaceBefore=14))
-    flow = []
-    for style, content in story:
-        if style == "table":
-            grid = TableStyle([("GRID", (0, 0), (-1, -1), 0.8, colors.black), ("VALIGN", (0, 0), (-1, -1), "TOP")])
-            cells = [[Paragraph(c, ss["BodyText"]) for c in row] for row in content]
-            flow += [Table(cells, colWidths=[120, 300], style=grid), Spacer(1, 12)]
-        else:
-            assert isinstance(content, str)
-            flow.append(Paragraph(content, ss[style]))
-    SimpleDocTemplate(str(path), title=title, invariant=True).build(flow)
-
+from kb_pipeline_tests.samples import story_pdf
 
 ENGLISH = [
     ("Title", "Mine haulage equipment"),
@@ -117,7 +93,7 @@ ENGLISH = [
     ("Heading1", "7 Dispatch interface"),
     ("Code", "readCycle (truck, shift)"),
     ("BodyText", "Reads the cycle times of one truck during a shift. The times are in seconds."),
-    ("Field", "Parameters: truck (int) – the number painted on the body of the truck."),
+    ("field", "Parameters: truck (int) – the number painted on the body of the truck."),
     ("Bullet", "• shift (string) – The name of the shift as the roster prints it."),
     ("Bullet", "• Pressure (bar) – a reading taken at the pump before each shift."),
     ("Code", "lastLoad"),
@@ -163,7 +139,7 @@ FRENCH = [
     ("Heading1", "5 Interface de répartition"),
     ("Code", "lireCycle (engin)"),
     ("BodyText", "Lit les temps de cycle d'un camion pendant un poste."),
-    ("Field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
+    ("field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
     ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
     ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
 ]
@@ -192,7 +168,7 @@ GERMAN = [
     ("Heading1", "5 Schnittstelle"),
     ("Code", "leseZyklus (fahrzeug)"),
     ("BodyText", "Liest die Umlaufzeiten eines Lkw während einer Schicht."),
-    ("Field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
+    ("field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
     ("BodyText", "Die Lkw folgen der gewichteten Warteschlangenplanung (GWP, Weber und Roth, 2022) an jedem Bagger."),
     (
         "BodyText",
@@ -201,15 +177,10 @@ GERMAN = [
 ]
 
 
-def _parse(tmp_path_factory, name: str, story) -> ParsedDocument:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    root = tmp_path_factory.mktemp(name)
-    pdf = root / f"{name}.pdf"
-    _pdf(pdf, name, story)
-    layout = DataLayout(root / "data")
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+def _parse(parses, tmp_path_factory, name: str, story) -> ParsedDocument:
+    pdf = tmp_path_factory.mktemp(name) / f"{name}.pdf"
+    story_pdf(pdf, story, title=name)
+    return parses.run(pdf).document
 
 
 def _definitions(document: ParsedDocument) -> dict[str, str | None]:
@@ -220,18 +191,18 @@ def _definitions(document: ParsedDocument) -> dict[str, str | None]:
 
 
 @pytest.fixture(scope="module")
-def english(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_en", ENGLISH))
+def english(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_en", ENGLISH))
 
 
 @pytest.fixture(scope="module")
-def french(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_fr", FRENCH))
+def french(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_fr", FRENCH))
 
 
 @pytest.fixture(scope="module")
-def german(tmp_path_factory) -> dict[str, str | None]:
-    return _definitions(_parse(tmp_path_factory, "haulage_de", GERMAN))
+def german(parses, tmp_path_factory) -> dict[str, str | None]:
+    return _definitions(_parse(parses, tmp_path_factory, "haulage_de", GERMAN))
 
 
 def test_numbered_definition_clauses_titled_by_their_term(english, french, german):

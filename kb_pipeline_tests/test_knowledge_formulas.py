@@ -14,83 +14,63 @@ from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
-from kb_pipeline.paths import DataLayout
+from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
 
 
-def _pdf(path: Path, story: list[tuple[str, str]]) -> None:
-    """(style, text) paragraphs; style "display" is a centred line, as papers set an equation."""
-    from reportlab.lib.enums import TA_CENTER
-    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
-    from reportlab.platypus import Paragraph, SimpleDocTemplate
-
-    ss = getSampleStyleSheet()
-    display = ParagraphStyle("display", parent=ss["BodyText"], alignment=TA_CENTER, spaceBefore=6, spaceAfter=6)
-    styles = {"display": display, "body": ss["BodyText"], "code": ss["Code"], "h1": ss["Heading1"]}
-    doc = SimpleDocTemplate(str(path), title="Formulas", invariant=True)
-    doc.build([Paragraph(text, styles[style]) for style, text in story])
-
-
 MANUAL = [
-    ("h1", "Pump efficiency"),
+    ("Heading1", "Pump efficiency"),
     (
-        "body",
+        "BodyText",
         "Efficiency is computed as eta = Q x H / (367 x P), where Q is the flow rate in m3/h, H is the total "
         "head in m and P is the shaft power in kW.",
     ),
-    ("body", "Set the nominal diameter d = 12 mm before assembly and tighten to 45 Nm."),
-    ("body", "This manual was revised on 2024-05-01; the controller runs firmware v = 2.3.1 since then."),
-    ("code", "pump.rate = read_sensor('flow');"),
-    ("body", "Table 3 = summary of the acceptance tests, one row for each pump of the series."),
+    ("BodyText", "Set the nominal diameter d = 12 mm before assembly and tighten to 45 Nm."),
+    ("BodyText", "This manual was revised on 2024-05-01; the controller runs firmware v = 2.3.1 since then."),
+    ("Code", "pump.rate = read_sensor('flow');"),
+    ("BodyText", "Table 3 = summary of the acceptance tests, one row for each pump of the series."),
 ]
 
 PAPER = [
-    ("h1", "1. Hydraulic power"),
-    ("body", "The flow rate Q is measured at the pump outlet. The hydraulic power is given by"),
+    ("Heading1", "1. Hydraulic power"),
+    ("BodyText", "The flow rate Q is measured at the pump outlet. The hydraulic power is given by"),
     ("display", "Ph = rho x g x Q x H          (3)"),
     (
-        "body",
+        "BodyText",
         "where Ph is the hydraulic power in W, rho is the density of the liquid, g is the gravitational "
         "acceleration and H the total head.",
     ),
-    ("h1", "2. Puissance absorbée"),
-    ("body", "La puissance absorbée est donnée par"),
+    ("Heading1", "2. Puissance absorbée"),
+    ("BodyText", "La puissance absorbée est donnée par"),
     ("display", "Pa = U x I x c          (4)"),
-    ("body", "où U est la tension en V, I est le courant en A et c le facteur de puissance."),
-    ("h1", "3. Wirkungsgrad"),
-    ("body", "Der Wirkungsgrad wird berechnet als"),
+    ("BodyText", "où U est la tension en V, I est le courant en A et c le facteur de puissance."),
+    ("Heading1", "3. Wirkungsgrad"),
+    ("BodyText", "Der Wirkungsgrad wird berechnet als"),
     ("display", "nu = Ph / Pa          (5)"),
-    ("body", "wobei Ph die hydraulische Leistung ist und Pa die aufgenommene Leistung ist."),
-    ("h1", "4. Caudal"),
-    ("body", "El caudal se calcula como"),
+    ("BodyText", "wobei Ph die hydraulische Leistung ist und Pa die aufgenommene Leistung ist."),
+    ("Heading1", "4. Caudal"),
+    ("BodyText", "El caudal se calcula como"),
     ("display", "Qv = v x A          (6)"),
-    ("body", "donde v es la velocidad media en m/s y A es el área de la sección."),
+    ("BodyText", "donde v es la velocidad media en m/s y A es el área de la sección."),
     # Nouns for what kind a symbol is, not what it stands for.
-    ("h1", "5. Test conditions"),
-    ("body", "During a test both constants g and H stay fixed, and so does the parameter Q."),
+    ("Heading1", "5. Test conditions"),
+    ("BodyText", "During a test both constants g and H stay fixed, and so does the parameter Q."),
 ]
 
 
-def _parse(pdf: Path, tmp: Path) -> ParsedDocument:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(tmp / "data"))).document
-
-
 @pytest.fixture(scope="module")
-def manual(tmp_path_factory) -> Payloads:
+def manual(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_manual")
-    _pdf(tmp / "manual.pdf", MANUAL)
-    return extract_document(_parse(tmp / "manual.pdf", tmp))
+    story_pdf(tmp / "manual.pdf", MANUAL, title="Formulas")
+    return extract_document(parses.run(tmp / "manual.pdf").document)
 
 
 @pytest.fixture(scope="module")
-def paper(tmp_path_factory) -> Payloads:
+def paper(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_paper")
-    _pdf(tmp / "paper.pdf", PAPER)
-    return extract_document(_parse(tmp / "paper.pdf", tmp))
+    story_pdf(tmp / "paper.pdf", PAPER, title="Formulas")
+    return extract_document(parses.run(tmp / "paper.pdf").document)
 
 
 def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
@@ -163,8 +143,8 @@ def test_a_symbol_named_in_apposition_is_a_full_name(paper):
     assert q.full_name == "flow rate"
 
 
-def test_the_shipped_manual_end_to_end(tmp_path):
-    payloads = extract_document(_parse(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path))
+def test_the_shipped_manual_end_to_end(parses):
+    payloads = extract_document(parses.run(SAMPLE_DOCS / "pump_maintenance_manual.pdf").document)
     (formula,) = payloads.formulas
     assert formula.formula_latex == "eta = Q x H / (367 x P)" and formula.name == "Efficiency"
     assert [v.symbol for v in formula.variables] == ["eta", "Q", "H", "P"]

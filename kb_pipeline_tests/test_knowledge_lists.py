@@ -8,25 +8,18 @@ import pytest
 from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import Payloads
 from kb_pipeline.knowledge.readers.glossary.abbreviations import spells
-from kb_pipeline.paths import DataLayout
 from kb_pipeline_tests import lists_pdfs as pdfs
 
 
-def _parse(tmp_path_factory, make) -> Payloads:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    folder = tmp_path_factory.mktemp("lists")
-    pdf = folder / f"{make.__name__}.pdf"
+def _parse(parses, tmp_path_factory, make) -> Payloads:
+    pdf = tmp_path_factory.mktemp("lists") / f"{make.__name__}.pdf"
     make(pdf)
-    return extract_document(
-        process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document
-    )
+    return extract_document(parses.run(pdf).document)
 
 
 @pytest.fixture(scope="module")
-def lists(tmp_path_factory):
-    return _parse(tmp_path_factory, pdfs.lists_pdf)
+def lists(parses, tmp_path_factory):
+    return _parse(parses, tmp_path_factory, pdfs.lists_pdf)
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +69,8 @@ def test_the_title_is_the_cover_s_large_type_and_the_purpose_the_document_s_aim(
     assert lists.brief_context.purpose == pdfs.PURPOSE
 
 
-def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(tmp_path_factory):
-    brief = _parse(tmp_path_factory, pdfs.excerpt_pdf).brief_context
+def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(parses, tmp_path_factory):
+    brief = _parse(parses, tmp_path_factory, pdfs.excerpt_pdf).brief_context
     assert brief.title is None and brief.purpose is None
 
 
@@ -113,7 +106,7 @@ def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
     assert [line.text for line in title_lines(page, 11.7)] == ["Pump Maintenance Manual"]
 
 
-def test_the_pdf_is_opened_once_for_the_lists_and_the_title(tmp_path_factory, monkeypatch):
+def test_the_pdf_is_opened_once_for_the_lists_and_the_title(parses, tmp_path_factory, monkeypatch):
     from kb_pipeline.knowledge.document import layout
 
     opened = []
@@ -124,7 +117,7 @@ def test_the_pdf_is_opened_once_for_the_lists_and_the_title(tmp_path_factory, mo
             super().__init__(pdf)
 
     monkeypatch.setattr(layout, "PdfTextLayer", Counted)
-    payloads = _parse(tmp_path_factory, pdfs.lists_pdf)
+    payloads = _parse(parses, tmp_path_factory, pdfs.lists_pdf)
     assert payloads.brief_context.title and any(e.full_name for e in payloads.glossary)
     # MinerU's parse opens it through pdf_text itself; the extraction only once.
     assert len(opened) == 1

@@ -249,17 +249,13 @@ def test_without_the_embedded_model_installed_only_a_question_fails(monkeypatch)
         _ask(absent)
 
 
-def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(layout, embedded):
+def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(parses, embedded):
     """`make run`'s demo: a real PDF, real MinerU, the real model. The layout gives Haul road its
     first sentence; Cycle time (CT) has no block of its own, so the model picks among the
     block's other sentences, a quote of the page either way."""
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
     from .conftest import SAMPLE_DOCS
 
-    run = process_document(SAMPLE_DOCS / "haulage_glossary.pdf", Parsing.in_process(ParserConfig(), layout))
-    payloads = extract_document(run.document, model=embedded)
+    payloads = extract_document(parses.run(SAMPLE_DOCS / "haulage_glossary.pdf").document, model=embedded)
     entries = {e.term: e for e in payloads.glossary}
     assert (
         entries["Haul road"].definition == "A road built for trucks that carry ore or waste from the pit to the dump."

@@ -13,7 +13,6 @@ from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads import contracts as kc
 from kb_pipeline.knowledge.payloads.spans import locate
 from kb_pipeline.knowledge.readers.rules.rules import propose_rules
-from kb_pipeline.paths import DataLayout
 from kb_pipeline_tests.conftest import SAMPLE_DOCS
 
 MANUAL = [
@@ -89,23 +88,16 @@ def _rules_pdf(path: Path) -> None:
     SimpleDocTemplate(str(path), title="Pump operation and maintenance rules", invariant=True).build(story)
 
 
-def _parse(pdf: Path, root: Path) -> ParsedDocument:
-    from kb_pipeline.parsing.config import ParserConfig
-    from kb_pipeline.pipeline import Parsing, process_document
-
-    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(root))).document
+@pytest.fixture(scope="module")
+def rules_document(parses, tmp_path_factory) -> ParsedDocument:
+    pdf = tmp_path_factory.mktemp("rules") / "rules.pdf"
+    _rules_pdf(pdf)
+    return parses.run(pdf).document
 
 
 @pytest.fixture(scope="module")
-def rules_document(tmp_path_factory) -> ParsedDocument:
-    folder = tmp_path_factory.mktemp("rules")
-    _rules_pdf(folder / "rules.pdf")
-    return _parse(folder / "rules.pdf", folder / "data")
-
-
-@pytest.fixture(scope="module")
-def pump_manual(tmp_path_factory) -> ParsedDocument:
-    return _parse(SAMPLE_DOCS / "pump_maintenance_manual.pdf", tmp_path_factory.mktemp("pump") / "data")
+def pump_manual(parses) -> ParsedDocument:
+    return parses.run(SAMPLE_DOCS / "pump_maintenance_manual.pdf").document
 
 
 def _rule(rules: list[kc.RuleEntry], words: str) -> kc.RuleEntry:

@@ -14,7 +14,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import dagster as dg
 import pytest
 
 from kb_pipeline.cli.ingest import ingest_folder
@@ -101,13 +100,6 @@ def services(tmp_path_factory):
     finally:
         for service in reversed(started):
             service.stop()
-
-
-@pytest.fixture
-def instance(tmp_path):
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        yield instance
 
 
 def _service_kb(drop: Path, layout, api_url: str, **options) -> KnowledgeBase:

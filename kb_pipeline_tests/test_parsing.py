@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from kb_pipeline.parsing import cache, mineru_adapter
+from kb_pipeline.parsing import cache
 from kb_pipeline.parsing import config as config_module
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.errors import (
@@ -25,20 +25,6 @@ from kb_pipeline.pipeline import Parsing, content_hash_of, parse_raw
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import FIXTURE_PDFS, SAMPLE_DOCS
-
-
-@pytest.fixture
-def mineru_calls(monkeypatch) -> list:
-    """Counts real MinerU parses: the wrapper delegates to the real call."""
-    calls = []
-    real = mineru_adapter.run_mineru
-
-    def counting(pdf, **kwargs):
-        calls.append(pdf)
-        return real(pdf, **kwargs)
-
-    monkeypatch.setattr(mineru_adapter, "run_mineru", counting)
-    return calls
 
 
 def _parse(pdf, layout, config: ParserConfig | None = None):

@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -27,12 +23,12 @@ from kb_pipeline.defs.run_timeline import peak_concurrency, step_spans
 from kb_pipeline_tests.samples import text_pdf
 
 from .conftest import REPO_ROOT
-from .deployment import free_port, make_deployment
+from .deployment import make_deployment
+from .services import MissingServer, postgres_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"]
 DOCS = ["alpha", "beta", "gamma"]
-APT = "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"
 
 # The same definitions with `ingest_documents` on the multiprocess executor (the shipped job runs
 # in-process to save process start-ups; swapping the executor is configuration, as it is for the
@@ -66,103 +62,22 @@ with dg.DagsterInstance.get() as instance:
 """
 
 
-def _pg_bin() -> Path:
-    def find() -> Path | None:
-        found = sorted(
-            Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
-            key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
-        )
-        if found:
-            return found[-1].parent
-        on_path = shutil.which("pg_ctl")
-        return Path(on_path).resolve().parent if on_path and shutil.which("initdb") else None
-
-    if find() is None:
-        if os.geteuid() != 0:
-            pytest.fail(
-                "PostgreSQL's server binaries (pg_ctl, initdb) are not installed and this test is not root; "
-                f"install them: sudo sh -c '{APT}'"
-            )
-        done = subprocess.run(["sh", "-c", APT], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"installing postgresql failed: {done.stderr[-2000:]}"
-    found = find()
-    assert found is not None, "postgresql is installed but no pg_ctl was found under /usr/lib/postgresql/*/bin"
-    return found
-
-
 @pytest.fixture
 def postgres():
     """A throwaway cluster listening only on 127.0.0.1; yields its connection settings."""
     try:
         import dagster_postgres  # noqa: F401
-        import psycopg2
+        import psycopg2  # noqa: F401
     except ImportError as e:
         pytest.fail(
             f"{e.name} is not installed: `make setup` (the dev extra) installs psycopg2-binary, "
             "and `.venv/bin/pip install --no-deps -c constraints.txt dagster-postgres` dagster-postgres"
         )
-    bin_dir = _pg_bin()
-    as_root = os.geteuid() == 0
-    # The server refuses to run as root: as root it runs as the `postgres` user, in a dir it owns.
-    root = Path(tempfile.mkdtemp(prefix="kb-pg-"))
-    run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
-    if as_root:
-        user = pwd.getpwnam("postgres")
-        os.chown(root, user.pw_uid, user.pw_gid)
-    port, password = free_port(), "kb-secret"
-    pwfile = root / "pw"
-    pwfile.write_text(password)
-    if as_root:
-        os.chown(pwfile, user.pw_uid, user.pw_gid)
-    data = root / "data"
-    initdb = subprocess.run(
-        [
-            *run_as,
-            str(bin_dir / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            "kb",
-            f"--pwfile={pwfile}",
-            "--auth=scram-sha-256",
-            "-E",
-            "UTF8",
-            "--no-sync",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert initdb.returncode == 0, initdb.stderr[-2000:]
-    log = root / "server.log"
-    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
-    start = subprocess.run(
-        [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start"],
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
     try:
-        connection = psycopg2.connect(host="127.0.0.1", port=port, user="kb", password=password, dbname="postgres")
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE DATABASE kb_dagster")
-        connection.close()
-        yield {
-            "KB_PG_HOST": "127.0.0.1",
-            "KB_PG_PORT": str(port),
-            "KB_PG_USER": "kb",
-            "KB_PG_PASSWORD": password,
-            "KB_PG_DB": "kb_dagster",
-        }
-    finally:
-        subprocess.run(
-            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-            capture_output=True,
-            timeout=60,
-        )
-        shutil.rmtree(root, ignore_errors=True)
+        with postgres_server() as settings:
+            yield settings
+    except MissingServer as e:
+        pytest.fail(str(e))
 
 
 def _failures(stderr: str) -> str:

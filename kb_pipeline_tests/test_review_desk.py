@@ -21,13 +21,12 @@ from fastapi.testclient import TestClient
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.defs.resources import KnowledgeBase, ReviewDatabase
+from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
 from kb_pipeline.knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance
 from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, apply_diff
-from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import ARTIFACT_NAME, Parsing, process_document, write_artifact
+from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
 from kb_pipeline.review.corpus import Corpus
 from kb_pipeline.review.export import active_entries
 from kb_pipeline.review.page_image import render_page
@@ -40,6 +39,7 @@ from . import test_postgres
 from .browser import Browser
 from .conftest import SAMPLE_DOCS
 from .deployment import review_desk
+from .helpers import asset_resources
 
 STANDARD = "STD_2026_006_parameter_produksi"
 PA_DEFINITION = "PA menyatakan persentase waktu unit siap beroperasi."
@@ -49,12 +49,10 @@ postgres = test_postgres.postgres
 
 
 @pytest.fixture(scope="module")
-def parsed(tmp_path_factory) -> ParsedDocument:
-    """The standard parsed once for the module; its parse cache (the PDF the page image is
-    rendered from) stays where `raw_output_dir` says for the module's lifetime."""
-    layout = DataLayout(tmp_path_factory.mktemp("review-parse").resolve())
-    pdf = SAMPLE_DOCS / f"{STANDARD}.pdf"
-    return process_document(pdf, Parsing.in_process(ParserConfig(), layout)).document
+def parsed(parses) -> ParsedDocument:
+    """The standard parsed once for the session; its parse cache (the PDF the page image is
+    rendered from) stays where `raw_output_dir` says for the session's lifetime."""
+    return parses.run(SAMPLE_DOCS / f"{STANDARD}.pdf").document
 
 
 def _extract(layout: DataLayout, document: ParsedDocument) -> dict[str, GlossaryEntry]:
@@ -77,11 +75,6 @@ def desk(layout, parsed):
     yield layout, store, client, terms
     client.close()
     store.close()
-
-
-def _resources(kb: KnowledgeBase) -> dict:
-    """The resources the definitions give the knowledge and review assets (SQLite decisions)."""
-    return {"kb": kb, "review_db": ReviewDatabase(None)}
 
 
 def _decide(client: TestClient, term_id: str, decision: str, **fields) -> dict:
@@ -359,15 +352,15 @@ def test_export_and_the_active_knowledge_asset(desk, tmp_path):
 
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
     with dg.instance_for_test() as instance:
-        context = dg.build_sensor_context(instance=instance, resources=_resources(kb))
+        context = dg.build_sensor_context(instance=instance, resources=asset_resources(kb))
         result = review_decisions_sensor(context)
         assert isinstance(result, dg.SensorResult) and result.cursor == store.revision() == "3.3"
         assert len(result.run_requests or []) == 1
         quiet = review_decisions_sensor(
-            dg.build_sensor_context(instance=instance, cursor=result.cursor, resources=_resources(kb))
+            dg.build_sensor_context(instance=instance, cursor=result.cursor, resources=asset_resources(kb))
         )
         assert isinstance(quiet, dg.SkipReason)
-        done = dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb))
+        done = dg.materialize([knowledge_exports], instance=instance, resources=asset_resources(kb))
         assert done.success
         (materialization,) = [
             m
@@ -497,10 +490,10 @@ def test_the_sensor_and_the_asset_read_no_database_as_no_decisions_and_create_no
     layout = DataLayout(tmp_path / "data")
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
     with dg.instance_for_test() as instance:
-        result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
+        result = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=asset_resources(kb)))
         assert isinstance(result, dg.SkipReason)
-        assert dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb)).success
-        again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
+        assert dg.materialize([knowledge_exports], instance=instance, resources=asset_resources(kb)).success
+        again = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=asset_resources(kb)))
         assert isinstance(again, dg.SkipReason)  # with the review folder there now
     assert not (layout.root / "review" / "decisions.sqlite3").exists()
     assert json.loads((layout.root / "review" / "active_glossary.json").read_text(encoding="utf-8")) == []

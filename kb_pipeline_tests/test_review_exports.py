@@ -35,7 +35,8 @@ from kb_pipeline.review.store import DecisionStore, default_path
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 
-from .test_review_desk import _extract, _resources
+from .helpers import asset_resources
+from .test_review_desk import _extract
 from .test_review_knowledge import DOC, LOW_RULE, SEAL_RULE, editions
 
 editions = editions  # both editions of the handbook, parsed once for this module
@@ -309,9 +310,9 @@ def test_the_assets_write_the_exports_downstream_of_active_knowledge(decided, tm
     }
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(layout.root))
     with dg.instance_for_test() as instance:
-        requested = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=_resources(kb)))
+        requested = review_decisions_sensor(dg.build_sensor_context(instance=instance, resources=asset_resources(kb)))
         assert isinstance(requested, dg.SensorResult) and len(requested.run_requests or []) == 1
-        done = dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb))
+        done = dg.materialize([knowledge_exports], instance=instance, resources=asset_resources(kb))
         assert done.success
         metadata = {
             m.asset_key.to_user_string(): m.metadata for m in done.asset_materializations_for_node("knowledge_exports")
@@ -341,11 +342,11 @@ def test_a_new_knowledge_payloads_materialisation_requests_the_whole_knowledge_e
         pass
 
     kb = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(tmp_path / "data"))
-    defs = dg.Definitions(assets=[knowledge_payloads, knowledge_exports], resources=_resources(kb))
+    defs = dg.Definitions(assets=[knowledge_payloads, knowledge_exports], resources=asset_resources(kb))
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", [DOC])
         dg.materialize([knowledge_payloads], partition_key=DOC, instance=instance)
-        assert dg.materialize([knowledge_exports], instance=instance, resources=_resources(kb)).success
+        assert dg.materialize([knowledge_exports], instance=instance, resources=asset_resources(kb)).success
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         assert tick.total_requested == 0  # current
         dg.materialize([knowledge_payloads], partition_key=DOC, instance=instance)  # a re-extraction

@@ -25,9 +25,7 @@ from fastapi.testclient import TestClient
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
-from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review.corpus import Corpus
 from kb_pipeline.review.reattach import reattach
 from kb_pipeline.review.store import DecisionStore, advisory_lock_key
@@ -89,15 +87,14 @@ def handbook_pdf(path: Path, foreword: bool, revised: bool = False) -> None:
 
 
 @pytest.fixture(scope="module")
-def editions(tmp_path_factory) -> tuple[ParsedDocument, ParsedDocument]:
-    """Both editions parsed once by the real MinerU, each into a parse cache of its own (the
-    page images are rendered from it) under the same file name, hence the same doc_id."""
+def editions(parses, tmp_path_factory) -> tuple[ParsedDocument, ParsedDocument]:
+    """Both editions parsed once by the real MinerU (the session's parse cache, which the page
+    images are rendered from), under the same file name, hence the same doc_id."""
     parsed = []
     for name, foreword in (("first", False), ("second", True)):
-        folder = tmp_path_factory.mktemp(name).resolve()
-        pdf = folder / f"{DOC}.pdf"
+        pdf = tmp_path_factory.mktemp(name).resolve() / f"{DOC}.pdf"
         handbook_pdf(pdf, foreword)
-        parsed.append(process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document)
+        parsed.append(parses.run(pdf).document)
     first, second = parsed
     assert first.doc_id == second.doc_id == DOC and len(second.chunks) == len(first.chunks) + 1
     return first, second

@@ -28,9 +28,6 @@ from kb_pipeline.knowledge.payloads.document_versions import (
     list_versions,
     version_folder,
 )
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review import corpus as corpus_module
 from kb_pipeline.review.corpus import Corpus, QueueRow
 from kb_pipeline.review.items import ReviewItem
@@ -56,15 +53,14 @@ from .test_review_knowledge import (
 
 
 @pytest.fixture(scope="module")
-def editions(tmp_path_factory) -> tuple[ParsedDocument, ParsedDocument]:
+def editions(parses, tmp_path_factory) -> tuple[ParsedDocument, ParsedDocument]:
     """The handbook and its revised edition (a foreword in front too, renumbering what follows),
-    parsed once by the real MinerU, each into a parse cache of its own under the same file name."""
+    parsed once by the real MinerU (the session's parse cache) under the same file name."""
     parsed = []
     for name, revised in (("first", False), ("revised", True)):
-        folder = tmp_path_factory.mktemp(name).resolve()
-        pdf = folder / f"{DOC}.pdf"
+        pdf = tmp_path_factory.mktemp(name).resolve() / f"{DOC}.pdf"
         handbook_pdf(pdf, foreword=revised, revised=revised)
-        parsed.append(process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document)
+        parsed.append(parses.run(pdf).document)
     return parsed[0], parsed[1]
 
 

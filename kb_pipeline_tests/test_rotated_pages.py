@@ -80,14 +80,13 @@ def rotated_table_pdf(path: Path, *, shown_upright: bool) -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(parses, tmp_path_factory):
     folder = tmp_path_factory.mktemp("rotated")
-    parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     out = {}
     for name, shown_upright in [("rotate", True), ("portrait", False)]:
         pdf = folder / f"{name}.pdf"
         rotated_table_pdf(pdf, shown_upright=shown_upright)
-        out[name] = process_document(pdf, parsing)
+        out[name] = parses.run(pdf)
     return out
 
 

@@ -14,7 +14,6 @@ import pytest
 from kb_pipeline.normalise import furniture
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.raw_output import load_raw_output
-from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 
 N_PAGES = 8
@@ -94,16 +93,15 @@ GERMAN = {
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(parses, tmp_path_factory):
     folder = tmp_path_factory.mktemp("heads")
-    parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     out = {}
     # English: heads and mark 140 pt from the edges; German: the usual 40 pt, and no mark, so
     # the source notes are the last lines of their pages.
     for name, texts, edge, footer in [("en", ENGLISH, 140, True), ("de", GERMAN, 40, False)]:
         pdf = folder / f"{name}.pdf"
         paper_pdf(pdf, texts, edge, footer)
-        out[name] = (texts, process_document(pdf, parsing))
+        out[name] = (texts, parses.run(pdf))
     return out
 
 

@@ -94,7 +94,7 @@ def test_the_resource_is_every_setting_but_the_review_database_and_names_its_sec
 
     settings = Settings.from_env(SECRET_ENV)
     kb = KnowledgeBase.from_settings(settings)
-    assert set(KnowledgeBase.model_fields) == set(Settings.model_fields) - {"review_database_url"}
+    assert set(KnowledgeBase.model_fields) == set(Settings.model_fields) - {"review_database_url", "celery"}
     assert isinstance(kb.mineru_api.key, dg.EnvVar) and kb.mineru_api.key.env_var_name == "KB_MINERU_API_KEY"
     assert isinstance(kb.llm.api_key, dg.EnvVar) and kb.llm.api_key.env_var_name == "OPENAI_API_KEY"
     portable = kb.config_json()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import content_hash_of
 from kb_pipeline_tests.samples import text_pdf
 
@@ -54,11 +55,13 @@ CHROMIUM_FLAGS = [
 
 
 @pytest.fixture
-def deployment(tmp_path):
-    """An embedded instance laid out like the repo's: its own DAGSTER_HOME, data and drop folder."""
+def deployment(tmp_path, parses):
+    """An embedded instance laid out like the repo's: its own DAGSTER_HOME, data and drop folder;
+    the samples' parses are in its cache already (the UI is under test here, not MinerU)."""
     deployment = make_deployment(tmp_path)
     for pdf in SAMPLE_PDFS:
         shutil.copy(pdf, deployment.drop)
+    parses.seed(DataLayout(deployment.data), *sorted(deployment.drop.iterdir()))
     return {**os.environ, **deployment.env}, deployment.drop
 
 

@@ -5,6 +5,9 @@ document, with a progress line per document; a document whose artifact is alread
 run. With `workers` > 1 (`KB_PARSE_WORKERS`) the runs go to warm run workers (runs/warm_runs.py)
 started by this command, largest file first; a run whose worker died is ended as any dead run is
 and run once more, as run retries do for the daemon (docs/decisions.md, "Parallel parsing").
+On an instance whose runs go to Celery workers (dagster.celery.yaml) the runs are launched through
+the instance's run launcher instead, at most `max_concurrent_runs` at once, and followed to the
+end the same way (docs/SCALING.md).
 """
 
 import functools
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from ..cluster import is_celery_launcher
 from ..defs.dead_runs import WORKER_DIED, end_dead_runs, worker_tags
 from ..defs.history import (
     crash_reason,
@@ -67,12 +71,13 @@ def release_abandoned_runs(instance: dg.DagsterInstance, never_started_seconds: 
     return [run_id for run_id, _reason in end_dead_runs(instance, never_started_seconds=never_started_seconds)]
 
 
-def _run_tags(item: Ready) -> dict[str, str]:
+def _run_tags(item: Ready, local: bool = True) -> dict[str, str]:
     return {
         "kb/source": item.source.path.name,
         CONTENT_TAG: item.content_hash[:16],
         "kb/trigger": INGEST_TRIGGER,
-        **worker_tags(),
+        # The host whose /proc tells whether a local run's worker lives (dead_runs.py).
+        **(worker_tags() if local else {}),
         # This command re-runs a run whose worker died itself.
         "dagster/max_retries": "0",
     }
@@ -133,32 +138,35 @@ def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
     return build_definitions(kb, ReviewDatabase(settings.review_database_url)).resolve_job_def(job_name)
 
 
-class _WarmRuns:
-    """Runs of `job_name` for this knowledge base, executed in `workers` warm run workers."""
+class _Runs:
+    """Runs of `job_name` for this knowledge base in processes other than this one: the
+    subclass says where."""
 
-    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
-        from ..runs.warm_runs import WarmRunPool
+    local = True
+    capacity = sys.maxsize  # runs submitted at once; more wait in this command
 
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         self.instance = instance
         fields = kb.config_json()
         self._jobs = {
             name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
             for name in (INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB)
         }
-        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
 
-    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+    def _create(
+        self, job_name: str, tags: dict[str, str], partition_key: str | None, status: dg.DagsterRunStatus
+    ) -> dg.DagsterRun:
         recon = self._jobs[job_name]
-        run = self.instance.create_run_for_job(
+        return self.instance.create_run_for_job(
             recon.get_definition(),
             run_config=QUIET,
             tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
             job_code_origin=recon.get_python_origin(),
-            # What a launcher's run is when a worker takes it (`instance.launch_run` sets it).
-            status=dg.DagsterRunStatus.STARTING,
+            status=status,
         )
-        self._pool.submit(run)
-        return run.run_id
+
+    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+        raise NotImplementedError
 
     def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
         """The runs once each has finished, in the order they finish."""
@@ -173,26 +181,67 @@ class _WarmRuns:
         return finished
 
     def close(self) -> None:
+        pass
+
+
+class _WarmRuns(_Runs):
+    """… executed in `workers` warm run workers of this command."""
+
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
+        from ..runs.warm_runs import WarmRunPool
+
+        super().__init__(kb, instance)
+        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
+
+    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+        # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
+        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.STARTING)
+        self._pool.submit(run)
+        return run.run_id
+
+    def close(self) -> None:
         self._pool.close()
 
 
-def _run_in_workers(
-    kb: KnowledgeBase, instance: dg.DagsterInstance, items: list[Ready], jobs: dict[str, str], workers: int, done
-) -> None:
-    """`items` as runs of warm run workers, largest file first (so the last one to finish is a
-    short one); `done(item, outcome)` as each ends, then the corpus tables are refreshed if a
-    document was ingested. A run whose worker died runs once more."""
-    runs = _WarmRuns(kb, instance, workers)
+class _LaunchedRuns(_Runs):
+    """… launched through the instance's run launcher (Celery workers), at most the instance's
+    `max_concurrent_runs` of them at once (a run of this command has no code location's origin,
+    which the daemon's run queue wants: this command is its own queue)."""
+
+    local = False
+
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
+        super().__init__(kb, instance)
+        queue = instance.get_concurrency_config().run_queue_config
+        self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else kb.parse_workers
+
+    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.NOT_STARTED)
+        # The launcher needs no workspace: the run's Python origin is all a worker reconstructs it from.
+        self.instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
+        return run.run_id
+
+
+def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
+    """`items` as `runs`, largest file first (so the last one to finish is a short one);
+    `done(item, outcome)` as each ends, then the corpus tables are refreshed if a document was
+    ingested. A run whose worker died runs once more."""
     try:
         submitted: dict[str, tuple[Ready, bool]] = {}
 
         def submit(item: Ready, again: bool) -> str:
             observe_source(instance, item.source.doc_id, item.content_hash)
-            run_id = runs.submit(jobs[item.source.doc_id], _run_tags(item), item.source.doc_id)
+            run_id = runs.submit(jobs[item.source.doc_id], _run_tags(item, runs.local), item.source.doc_id)
             submitted[run_id] = (item, again)
             return run_id
 
-        pending = [submit(item, False) for item in largest_first(items)]
+        waiting, pending = largest_first(items), list[str]()
+
+        def fill() -> None:
+            while waiting and len(pending) < runs.capacity:
+                pending.append(submit(waiting.pop(0), False))
+
+        fill()
         ingested = False
         while pending:
             [run] = runs.wait(pending)[:1]
@@ -207,8 +256,11 @@ def _run_in_workers(
                 continue
             ingested |= outcome.status == "ingested"
             done(item, outcome)
+            fill()
         if ingested:
-            runs.wait([runs.submit(TABLES_JOB, {"kb/trigger": INGEST_TRIGGER, **worker_tags()})])
+            runs.wait(
+                [runs.submit(TABLES_JOB, {"kb/trigger": INGEST_TRIGGER, **(worker_tags() if runs.local else {})})]
+            )
     finally:
         runs.close()
 
@@ -227,6 +279,15 @@ def ingest_folder(
     from ..definitions import build_definitions
 
     progress = progress or sys.stderr
+    on_celery = is_celery_launcher(instance.run_launcher)
+    if on_celery:  # this host's data root must be the one the workers share
+        from ..cluster import NotSharedRoot
+        from ..runs.celery import claim_shared_root
+
+        try:
+            claim_shared_root(instance, kb.settings)
+        except NotSharedRoot as e:
+            raise SystemExit(f"error: {e}") from None
     for run_id in release_abandoned_runs(instance, kb.settings.never_started_seconds):
         print(f"released run {run_id[:8]}: its worker process was gone", file=progress)
     changes, _state = scan(kb.folder, FolderState(), kb.processing_identity, require_stable=False)
@@ -266,9 +327,12 @@ def ingest_folder(
             # A current artifact whose knowledge failed: only the knowledge step runs again.
             jobs[doc_id] = KNOWLEDGE_JOB if is_parsed(instance, kb, doc_id, item.content_hash) else INGEST_JOB
     workers = min(workers, len(to_run)) if instance.is_persistent else 1
-    if workers > 1:
+    if on_celery and to_run:
+        print(f"{len(to_run)} documents to run on the instance's Celery workers", file=progress, flush=True)
+        _run_in_workers(instance, _LaunchedRuns(kb, instance), to_run, jobs, done)
+    elif workers > 1:
         print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
-        _run_in_workers(kb, instance, to_run, jobs, workers, done)
+        _run_in_workers(instance, _WarmRuns(kb, instance, workers), to_run, jobs, done)
     elif to_run:
         defs = build_definitions(kb, review_db)
         for item in to_run:

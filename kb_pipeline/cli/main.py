@@ -3,13 +3,17 @@
     kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (no daemon needed)
     kb-pipeline status  [--input DIR]   every file in the drop folder: ingested (and its knowledge), failed, waiting, …
     kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor), runs in warm run workers
+    kb-pipeline worker  [--name N]      a Celery worker for an instance on Celery (dagster.celery.yaml, docs/SCALING.md)
+    kb-pipeline shared-root [--move]    on the Celery instance's host: mark the data root as the one workers share
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
     kb-pipeline extract ARTIFACT_OR_DIR…  glossary, formulas, rules, brief of parsed documents (no Dagster)
     kb-pipeline review  [--port N]      the review desk: approve, edit or reject the extracted knowledge
     kb-pipeline review user add NAME --role viewer|reviewer|admin   the desk's accounts (list, disable, enable, set-role, reset-password, token)
     kb-pipeline knowledge export [--format json csv tbx skos] [--out DIR]   the approved knowledge as files
-                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV)
+                                        (glossary: JSON, CSV, TBX, SKOS; rules, formulas, briefs: JSON, CSV;
+                                        gold: the documents marked review complete, as yardstick gold v2)
+    kb-pipeline knowledge score [--doc D]   the readers' precision and recall on the documents marked review complete
 
 Settings come from the environment (kb_pipeline/settings.py: KB_DATA_DIR, KB_DROP_FOLDER,
 KB_TIER, …) and the options above. Unless set already, DAGSTER_HOME is the repository root
@@ -119,6 +123,29 @@ def _setting_error(error: ValueError) -> str:
     )
 
 
+def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    from ..runs.celery import start_worker
+
+    return start_worker(settings, args.name)
+
+
+def _shared_root(args: argparse.Namespace, settings: Settings) -> int:
+    import dagster as dg
+
+    from ..cluster import NotSharedRoot, is_celery_launcher
+    from ..runs.celery import claim_shared_root
+
+    with dg.DagsterInstance.get() as instance:
+        if not is_celery_launcher(instance.run_launcher):
+            raise SystemExit("error: the instance is not on Celery (dagster.celery.yaml): nothing shares its data root")
+        try:
+            claim_shared_root(instance, settings, move=args.move)
+        except NotSharedRoot as e:
+            raise SystemExit(f"error: {e} (--move makes this one the shared root)") from None
+    print(f"shared data root: {settings.data_dir}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     # The command line's one read of the environment: every command gets these settings.
     try:
@@ -173,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
     ui = sub.add_parser("ui", help="dagster dev (webserver, daemon, sensor); runs execute in warm run workers")
     ui.add_argument("--host", default="127.0.0.1", help="address the webserver listens on (default 127.0.0.1)")
     ui.add_argument("--port", type=int, default=3000, help="webserver port (default 3000)")
+    worker = sub.add_parser("worker", help="a Celery worker: runs of an instance on Celery (docs/SCALING.md)")
+    worker.add_argument("--name", default=None, help="the worker's node name before @host (default kb)")
+    shared_root = sub.add_parser("shared-root", help="mark this host's data root as the one Celery workers share")
+    shared_root.add_argument("--move", action="store_true", help="take over from another recorded shared root")
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")
     sub.add_parser("package", help="kb-pipeline package MINERU_OUTPUT_DIR [--output-dir DIR] [--shared-output DIR]")
     sub.add_parser("extract", help="kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]: the knowledge payloads")
@@ -184,10 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser(
         "knowledge",
         help="kb-pipeline knowledge export [--format json csv tbx skos] [--lang L] [--base-iri IRI] [--out DIR]: "
-        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export)",
+        "the approved glossary, rules, formulas and briefs as files (alias: kb-pipeline glossary export); "
+        "kb-pipeline knowledge score [--doc D]: the readers measured on the documents marked review complete",
     )
     args = parser.parse_args(argv)
-    commands = {"status": _status, "ingest": _ingest, "ui": _ui}
+    commands = {"status": _status, "ingest": _ingest, "ui": _ui, "worker": _worker, "shared-root": _shared_root}
     return commands[args.command](args, settings)
 
 

@@ -1,9 +1,11 @@
 """`kb-pipeline review [--host H --allow-remote] [--port N] [--trust-proxy-header H]
 [--trust-forwarded-for]`: the review desk (docs/review.md) over the data root;
 `kb-pipeline review user …`: its accounts; `kb-pipeline knowledge export [--format json csv tbx
-skos] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (alias `kb-pipeline glossary
-export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, and the approved rules, formulas
-and briefs as JSON and CSV."""
+skos gold] [--lang L] [--base-iri IRI] [--out DIR] [--allow-empty]` (alias `kb-pipeline glossary
+export`): the active glossary as JSON, CSV, TBX-Basic and SKOS, the approved rules, formulas and
+briefs as JSON and CSV, and (gold) the documents marked review complete as the knowledge
+yardstick's gold v2 files; `kb-pipeline knowledge score [--doc D]`: the readers' precision and
+recall on those documents."""
 
 from __future__ import annotations
 
@@ -11,18 +13,24 @@ import argparse
 import errno
 import getpass
 import ipaddress
+import json
 import re
 import socket
 import sys
 from pathlib import Path
 
+from ..files import write_text_atomically
 from ..paths import DataLayout
 from ..review.accounts import ROLES, Account, Accounts
+from ..review.completion import complete
 from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
 from ..review.knowledge_export import FORMATS, write_knowledge_export
+from ..review.reattach import read_decisions
+from ..review.score import gold_documents, ratio, score
 from ..review.sessions import Sessions
 from ..review.skos import DEFAULT_BASE_IRI
-from ..review.store import DecisionStore
+from ..review.store import Decision, DecisionStore
 from ..settings import Settings
 
 
@@ -261,9 +269,10 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         "--format",
         nargs="+",
         action="extend",
-        choices=FORMATS,
+        choices=(*FORMATS, "gold"),
         default=None,
-        help="one or more of json csv tbx skos, the option repeatable (default: all four)",
+        help="one or more of json csv tbx skos, the option repeatable (default: all four); gold: the documents "
+        "marked review complete as the knowledge yardstick's gold v2 files, gold/<doc_id>.json",
     )
     export.add_argument(
         "--lang",
@@ -282,8 +291,18 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         action="store_true",
         help="write the files even when nothing is approved (else: say so and exit 1)",
     )
+    score_parser = sub.add_parser(
+        "score",
+        help="the readers' precision and recall on the documents and kinds a reviewer marked review complete",
+    )
+    score_parser.add_argument("--doc", default=None, help="one document (its doc_id)")
     args = parser.parse_args(argv)
     layout = DataLayout(settings.data_dir)
+    if args.command == "score":
+        return _score(settings, layout, args.doc)
+    formats = args.format or FORMATS
+    if "gold" in formats:
+        return _gold_export(settings, layout, args.out or layout.review, command)
     out = args.out or layout.review
     if out.exists() and not out.is_dir():
         print(f"kb-pipeline {command} export: --out {out} is a file, not a folder", file=sys.stderr)
@@ -292,7 +311,13 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
     store = DecisionStore.open(settings.review_database_url, layout, create=False)
     try:
         written = write_knowledge_export(
-            store, Corpus(layout), out, args.format or FORMATS, args.lang, args.base_iri, allow_empty=args.allow_empty
+            store,
+            Corpus(layout, ExpertEntries(store)),
+            out,
+            formats,
+            args.lang,
+            args.base_iri,
+            allow_empty=args.allow_empty,
         )
     except OSError as e:  # a folder that cannot be made or written (permissions, a file in the path)
         print(f"kb-pipeline {command} export: cannot write under {out}: {e.strerror or e}", file=sys.stderr)
@@ -308,4 +333,54 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         f"{len(written.entries)} approved entries ({orphaned} orphaned), {len(written.knowledge)} approved rules, "
         f"formulas, briefs → {', '.join(map(str, written.paths))}{no_tbx}"
     )
+    return 0
+
+
+def _labels(settings: Settings, layout: DataLayout) -> tuple[Corpus, dict[str, Decision], set[tuple[str, str]]]:
+    """The decisions (re-attachments applied, not recorded) and the review-complete marks."""
+    store = DecisionStore.open(settings.review_database_url, layout, create=False)
+    try:
+        corpus = Corpus(layout, ExpertEntries(store))
+        return corpus, read_decisions(corpus, store), complete(store)
+    finally:
+        store.close()
+
+
+def _score(settings: Settings, layout: DataLayout, doc: str | None) -> int:
+    corpus, decisions, marked = _labels(settings, layout)
+    scores = score(corpus, decisions, marked, doc)
+    if not scores.documents:
+        where = f"document {doc!r}" if doc else f"document under {layout.knowledge}"
+        print(
+            f"kb-pipeline knowledge score: no {where} is marked review complete (the desk's progress page)",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"{'doc_id':40s} {'kind':8s} {'approved':>8s} {'edited':>6s} {'rejected':>8s} {'added':>5s} "
+        f"{'pending':>7s}  {'precision':14s} recall"
+    )
+    for s in [*scores.documents, *scores.totals]:
+        print(
+            f"{s.doc_id:40s} {s.kind:8s} {s.approved:8d} {s.edited:6d} {s.rejected:8d} {s.added:5d} "
+            f"{s.pending:7d}  {ratio(s.precision):14s} {ratio(s.recall)}"
+        )
+    return 0
+
+
+def _gold_export(settings: Settings, layout: DataLayout, out: Path, command: str) -> int:
+    corpus, decisions, marked = _labels(settings, layout)
+    gold = gold_documents(corpus, decisions, marked)
+    if not gold:
+        print(f"kb-pipeline {command} export: no document is marked review complete: no gold to write", file=sys.stderr)
+        return 1
+    try:
+        for doc_id, document in gold.items():
+            write_text_atomically(
+                out / "gold" / f"{doc_id}.json", json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+            )
+    except OSError as e:
+        print(f"kb-pipeline {command} export: cannot write under {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"{len(gold)} gold v2 files → {out / 'gold'}")
     return 0

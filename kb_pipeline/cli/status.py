@@ -34,6 +34,7 @@ from ..defs.resources import KnowledgeBase
 from ..paths import DataLayout
 from ..pipeline import content_hash_of
 from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
 from ..review.reattach import read_decisions
 from ..review.store import DecisionStore
 from ..review.version_diff import VersionDiff, version_diffs
@@ -198,6 +199,7 @@ def review_versions(layout: DataLayout, database_url: str | None) -> dict[str, V
     if not corpus.versioned():
         return {}  # nothing kept: no database to reach
     store = DecisionStore.open(database_url, layout, create=False)
+    corpus.added = ExpertEntries(store)
     try:
         decisions = read_decisions(corpus, store)
         return version_diffs(corpus, store, decisions, corpus.queue(decisions, "all"))

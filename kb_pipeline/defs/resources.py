@@ -29,10 +29,11 @@ from ..versions import NORMALISER_VERSION
 
 # Where the settings keep a secret. Dagster config holds its environment variable's name
 # (`dg.EnvVar`), so the UI shows the name, never the value; the review database's URL, which may
-# hold a password too, is no config at all (`ReviewDatabase`).
+# hold a password too, is no config at all (`ReviewDatabase`), nor are the Celery broker's URLs (the
+# run launcher and the workers read them, runs/celery.py).
 SECRETS = {"mineru_api": {"key"}, "llm": {"api_key"}}
 _SECTIONS: dict[str, type[BaseModel]] = {"mineru_api": MineruApi, "llm": ModelEndpoint}
-_NOT_CONFIG = {"review_database_url"}
+_NOT_CONFIG = {"review_database_url", "celery"}
 _CONFIG_CLASSES: dict[type[BaseModel], Any] = {}
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import dagster as dg
 
 from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
 from ..review.knowledge_export import write_knowledge_export
 from .assets import OWNERS, REFRESH_AFTER_ANY_DOCUMENT
 from .names import ACTIVE_KNOWLEDGE, GLOSSARY_SKOS, GLOSSARY_TBX, KNOWLEDGE_PAYLOADS, REVIEW_DECISIONS
@@ -89,7 +90,9 @@ def _file_preview(path: Path, language: str) -> dg.MetadataValue:
 def knowledge_exports(kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]) -> Iterator[dg.MaterializeResult]:
     store = review_db.store(kb.layout)
     try:
-        written = write_knowledge_export(store, Corpus(kb.layout), kb.layout.within(kb.layout.review))
+        written = write_knowledge_export(
+            store, Corpus(kb.layout, ExpertEntries(store)), kb.layout.within(kb.layout.review)
+        )
         revision = store.revision()
     finally:
         store.close()

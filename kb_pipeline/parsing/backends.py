@@ -55,7 +55,8 @@ class ParseTask:
     pdf: Path
 
 
-def _stop_render_workers() -> None:
+def stop_render_workers() -> None:
+    """Stop the page render workers MinerU started as children of this process."""
     from docvortex.document.pdf.render_session import shutdown_pdf_render_sessions
 
     shutdown_pdf_render_sessions()
@@ -71,7 +72,7 @@ def warm_mineru(mineru_home: str) -> None:
     configure_mineru_environment(Path(mineru_home))
     import mineru.parser  # noqa: F401 — the import the worker exists to pay once
 
-    Finalize(None, _stop_render_workers, exitpriority=10)
+    Finalize(None, stop_render_workers, exitpriority=10)
 
 
 def timed_parse(_state: None, task: ParseTask) -> tuple[ParseSummary, float]:

@@ -24,6 +24,7 @@ from ..knowledge.payloads.document_versions import KEPT_PAYLOADS, DocumentVersio
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
+from .expert_entries import ExpertEntries, ExpertEntry, anchored, document_chunks
 from .items import (
     CONFLICT,
     KINDS,
@@ -34,6 +35,7 @@ from .items import (
     formula_item,
     rule_item,
     term_item,
+    text_key,
 )
 from .store import Decision
 
@@ -166,8 +168,9 @@ class Corpus:
     """The payloads under one data root. Looked at on every call: a re-extraction shows at the
     next page load; a document whose files did not change is not parsed again."""
 
-    def __init__(self, layout: DataLayout) -> None:
+    def __init__(self, layout: DataLayout, added: ExpertEntries | None = None) -> None:
         self.layout = layout
+        self.added = added  # the entries experts added (None: the payloads' alone)
         self._read: dict[str, tuple[tuple, Document]] = {}  # by folder: the document's, a kept version's
         self._artifacts: dict[str, tuple[tuple, dict]] = {}
         self._items: tuple[tuple, list[Found]] | None = None
@@ -221,11 +224,34 @@ class Corpus:
         twice (re-attachment, then the queue), and most reads change neither."""
         stamps = tuple((doc_id, self._stamp_of(doc_id)) for doc_id in self.documents())
         approved = [d for d in decisions.values() if d.approved]
-        key = (stamps, frozenset(d.id for d in approved))
+        added = self.added.all() if self.added else []
+        artifacts = tuple(self._artifact_stamp(doc_id) for doc_id in sorted({e.doc_id for e in added}))
+        key = (stamps, frozenset(d.id for d in approved), tuple(e.entry_id for e in added), artifacts)
         if self._items is None or self._items[0] != key:
             active = ApprovedTexts(d.approved_definition() for d in approved)
-            self._items = (key, [found for doc_id, _ in stamps for found in self.document(doc_id).items(active)])
+            found = [found for doc_id, _ in stamps for found in self.document(doc_id).items(active)]
+            self._items = (key, found + self._added(found, added))
         return self._items[1]
+
+    def _added(self, found: list[Found], added: list[ExpertEntry]) -> list[Found]:
+        """The experts' entries no reader's joins: one a reader proposes too (its id, or its
+        document, kind and text) is the reader's, the expert's approval moved onto it (reattach.py)."""
+        ids = {f.item.id for f in found}
+        texts = {text_key(f.item.doc_id, f.item.kind, f.item.label, f.item.text) for f in found}
+        kept = []
+        for entry in added:
+            if entry.entry_id in ids or text_key(entry.doc_id, entry.kind, entry.label, entry.text) in texts:
+                continue
+            chunk = anchored(entry, document_chunks(self.layout, entry.doc_id))
+            kept.append(Found(entry.item(chunk), entry.entity(chunk)))
+        return kept
+
+    def _artifact_stamp(self, doc_id: str) -> tuple[int, int] | None:
+        try:
+            stat = (self.layout.parsed_dir(doc_id) / ARTIFACT_NAME).stat()
+        except FileNotFoundError:
+            return None
+        return (stat.st_mtime_ns, stat.st_size)
 
     def queue(self, decisions: dict[str, Decision], kind: KindFilter = "term") -> list[QueueRow]:
         """The queue of one kind ("all": every kind), then the decisions no entry has any more
@@ -264,27 +290,23 @@ class Corpus:
     def entry(self, entity_id: str, decisions: dict[str, Decision] | None = None) -> Entry | None:
         """The entry of any kind with this id; a rule's or formula's diff status against the
         approved ones among `decisions`."""
-        active = ApprovedTexts(d.approved_definition() for d in (decisions or {}).values() if d.approved)
-        for doc_id in self.documents():
-            document = self.document(doc_id)
-            for found in document.items(active):
-                item, entity = found.item, found.entity
-                if item.id != entity_id:
-                    continue
-                formulas: list[FormulaEntry] = []
-                rules: list[RuleEntry] = []
-                if isinstance(entity, GlossaryEntry):
-                    formulas = [
-                        f
-                        for f in document.formulas
-                        if f.formula_id == entity.defining_formula_id
-                        or any(v.term_id == entity_id for v in f.variables)
-                    ]
-                    rules = [r for r in document.rules if entity_id in r.term_ids]
-                elif isinstance(entity, RuleEntry):
-                    formulas = [f for f in document.formulas if f.formula_id in entity.formula_ids]
-                return Entry(doc_id, item.kind, entity, item, formulas, rules, found.row)
-        return None
+        found = next((f for f in self.items(decisions or {}) if f.item.id == entity_id), None)
+        if found is None:
+            return None
+        item, entity = found.item, found.entity
+        document = self.document(item.doc_id)
+        formulas: list[FormulaEntry] = []
+        rules: list[RuleEntry] = []
+        if isinstance(entity, GlossaryEntry):
+            formulas = [
+                f
+                for f in document.formulas
+                if f.formula_id == entity.defining_formula_id or any(v.term_id == entity_id for v in f.variables)
+            ]
+            rules = [r for r in document.rules if entity_id in r.term_ids]
+        elif isinstance(entity, RuleEntry):
+            formulas = [f for f in document.formulas if f.formula_id in entity.formula_ids]
+        return Entry(item.doc_id, item.kind, entity, item, formulas, rules, found.row)
 
     def _artifact(self, doc_id: str) -> dict:
         """The artifact's version fields (read again only when the file changed: it can be large)."""
@@ -297,13 +319,25 @@ class Corpus:
         known = self._artifacts.get(doc_id)
         if known is None or known[0] != stamp:
             raw = json.loads(artifact.read_bytes())
-            known = self._artifacts[doc_id] = (stamp, {k: raw.get(k) for k in ("content_hash", "raw_output_dir")})
+            known = self._artifacts[doc_id] = (
+                stamp,
+                {k: raw.get(k) for k in ("content_hash", "raw_output_dir", "source_path", "n_pages")},
+            )
         return known[1]
 
     def content_hash(self, doc_id: str) -> str | None:
         """The document version an entry is read from: the sha256 of the source PDF the artifact
         was parsed from (`ParsedDocument.content_hash`); None without the artifact."""
         return self._artifact(doc_id).get("content_hash")
+
+    def pages(self, doc_id: str) -> int | None:
+        """How many pages MinerU returned for the document (`ParsedDocument.n_pages`)."""
+        return self._artifact(doc_id).get("n_pages")
+
+    def source_name(self, doc_id: str) -> str:
+        """The file name the document was ingested as (its doc_id's PDF without the artifact)."""
+        source_path = self._artifact(doc_id).get("source_path")
+        return Path(source_path).name if source_path else f"{doc_id}.pdf"
 
     def source_pdf(self, doc_id: str) -> Path | None:
         """The exact PDF MinerU parsed for this document: the parse cache's copy, which the

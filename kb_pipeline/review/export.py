@@ -32,6 +32,7 @@ class ActiveEntry(BaseModel):
     decided_at: str
     orphaned: bool
     source_changed: bool
+    origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
 
 
 def _current_texts(corpus: Corpus) -> dict[str, str | None]:
@@ -39,6 +40,10 @@ def _current_texts(corpus: Corpus) -> dict[str, str | None]:
     formula or purpose): what says an approval is orphaned or its source changed. The corpus's
     entries, read once per change of its files (`Corpus.items`)."""
     return {f.item.id: f.item.text for f in corpus.items({})}
+
+
+def _added_ids(corpus: Corpus) -> set[str]:
+    return {f.item.id for f in corpus.items({}) if f.item.origin == "expert"}
 
 
 def _standing(decision: Decision, current: Mapping[str, str | None]) -> dict[str, bool]:
@@ -54,7 +59,7 @@ def _standing(decision: Decision, current: Mapping[str, str | None]) -> dict[str
 def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveEntry]:
     """The approved terms among `decisions` (each entry's current one, re-attachments applied).
     The approved rules, formulas and briefs are `active_knowledge`'s."""
-    current = _current_texts(corpus)
+    current, added = _current_texts(corpus), _added_ids(corpus)
     return [
         ActiveEntry(
             term_id=d.term_id,
@@ -66,6 +71,7 @@ def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[Ac
             reviewer=d.reviewer,
             decided_at=d.decided_at,
             **_standing(d, current),
+            origin="expert" if d.term_id in added else "reader",
         )
         for d in approved_decisions(decisions.values())
         if d.kind == "term"
@@ -87,11 +93,12 @@ class ActiveKnowledge(BaseModel):
     decided_at: str
     orphaned: bool
     source_changed: bool
+    origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
 
 
 def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
     """Every approved entry of the kinds other than term (those are the active glossary)."""
-    current = _current_texts(corpus)
+    current, added = _current_texts(corpus), _added_ids(corpus)
     return [
         ActiveKnowledge(
             kind=d.kind,
@@ -104,6 +111,7 @@ def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[
             reviewer=d.reviewer,
             decided_at=d.decided_at,
             **_standing(d, current),
+            origin="expert" if d.term_id in added else "reader",
         )
         for d in approved_decisions(decisions.values())
         if d.kind != "term"

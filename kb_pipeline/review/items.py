@@ -10,10 +10,12 @@ desk's (the contract gives rules and formulas none): computed here, never writte
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel
 
+from ..knowledge.document.text import canonical, squash
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
 from ..knowledge.payloads.diff import ApprovedTexts, Kind, text_diff_status
 
@@ -68,6 +70,10 @@ class ReviewItem(BaseModel):
     # How the entry is put to the reviewer when that is not "is this text right?".
     question: str | None = None
     rank: int = 0
+    # "expert": an entry an expert added where the readers found none (expert_entries.py), by
+    # `added_by` (the account's name).
+    origin: Literal["reader", "expert"] = "reader"
+    added_by: str | None = None
 
 
 def _label(text: str | None, fallback: str) -> str:
@@ -165,3 +171,15 @@ def field_values(entity: Entity, kind: Kind) -> dict[str, str]:
 
 
 KindFilter = Literal["term", "rule", "formula", "brief", "all"]
+
+
+# Every read looks for stale decisions, squashing the texts of every entry while any is stale
+# (after a new version, a removed entry's stays so): the same texts, read after read.
+squashed = lru_cache(maxsize=1 << 15)(squash)
+
+
+def text_key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
+    """What says two entries are the same one, ids aside: its document, kind, verbatim text
+    squashed, and for a term the term itself (canonically)."""
+    text = squashed(text or "")
+    return (doc_id, kind, canonical(label) if kind == "term" else "", text) if text else None

@@ -18,16 +18,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import lru_cache
 
-from ..knowledge.document.text import canonical, squash
 from .corpus import Corpus, decided_on
-from .items import ReviewItem
+from .items import ReviewItem, squashed, text_key
 from .store import Decision, DecisionStore
-
-# Every read looks for stale decisions, squashing the texts of every entry while any is stale
-# (after a new version, a removed entry's stays so): the same texts, read after read.
-_squash = lru_cache(maxsize=1 << 15)(squash)
 
 
 @dataclass(frozen=True)
@@ -37,13 +31,6 @@ class Move:
 
     decision: Decision
     seen: int
-
-
-def text_key(doc_id: str, kind: str, label: str, text: str | None) -> tuple[str, str, str, str] | None:
-    """What says two entries are the same one, ids aside: its document, kind, verbatim text
-    squashed, and for a term the term itself (canonically)."""
-    squashed = _squash(text or "")
-    return (doc_id, kind, canonical(label) if kind == "term" else "", squashed) if squashed else None
 
 
 def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
@@ -59,7 +46,7 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
         item = items.get(d.term_id)
         if item is not None and decided_on(d, item.text):
             return False  # the common case, first: the cheap comparison
-        return item is None or _squash(item.text or "") != _squash(d.extracted_definition or "")
+        return item is None or squashed(item.text or "") != squashed(d.extracted_definition or "")
 
     orphans = [d for d in decisions.values() if stale(d)]
     if not orphans:

@@ -6,18 +6,24 @@ role, deciding the reviewer role."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import asdict
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
 
+from ..review.completion import complete, mark
 from ..review.corpus import QueueFilter, QueueRow
+from ..review.expert_entries import ExpertEntry
 from ..review.export import ActiveEntry, active_entries
 from ..review.progress import progress
 from ..review.reattach import current_decisions
+from ..review.score import KindScore, score
 from ..review.store import Decision
 from ..review.version_diff import version_diffs
+from .added_entries import EntryIn, add_entry
 from .auth import PrincipalDep, require
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
@@ -89,3 +95,39 @@ def api_active_glossary(corpus: CorpusDep, store: StoreDep) -> list[ActiveEntry]
 @router.post("/decisions", dependencies=[require("reviewer")])
 def api_decide(body: DecisionIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> Decision:
     return record_decision(corpus, store, body, principal.account)
+
+
+@router.post("/entries", dependencies=[require("reviewer")])
+def api_add_entry(body: EntryIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> ExpertEntry:
+    return add_entry(corpus, store, body, principal.account)
+
+
+class CompletionIn(BaseModel):
+    doc_id: str = Field(min_length=1)
+    kind: Literal["term", "rule", "formula"]
+    complete: bool = True
+    reviewer: str | None = Field(default=None, max_length=200)
+
+
+@router.post("/review-complete", dependencies=[require("reviewer")])
+def api_review_complete(body: CompletionIn, principal: PrincipalDep, corpus: CorpusDep, store: StoreDep) -> dict:
+    """Mark a document's entries of one kind fully reviewed (`complete: false` takes it back):
+    what `kb-pipeline knowledge score` and `--format gold` read."""
+    reviewer = principal.account.name if principal.account else (body.reviewer or "").strip()
+    if not reviewer:
+        raise HTTPException(422, "reviewer: who marked it is required (the name you go by)")
+    if body.doc_id not in corpus.documents():
+        raise HTTPException(404, f"unknown document {body.doc_id!r} under {corpus.layout.knowledge}")
+    mark(store, body.doc_id, body.kind, body.complete, reviewer, principal.account.id if principal.account else None)
+    return {"doc_id": body.doc_id, "kind": body.kind, "complete": body.complete}
+
+
+@router.get("/scores")
+def api_scores(corpus: CorpusDep, store: StoreDep) -> dict[str, list[dict]]:
+    """What `kb-pipeline knowledge score` prints: per complete document and kind, and per kind."""
+    scores = score(corpus, current_decisions(corpus, store), complete(store))
+    return {"documents": [_figures(s) for s in scores.documents], "totals": [_figures(s) for s in scores.totals]}
+
+
+def _figures(s: KindScore) -> dict:
+    return {**asdict(s), "precision": list(s.precision), "recall": list(s.recall)}

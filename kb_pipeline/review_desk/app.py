@@ -28,9 +28,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..paths import DataLayout
 from ..review.accounts import Accounts
 from ..review.corpus import Corpus
+from ..review.expert_entries import ExpertEntries
 from ..review.sessions import Sessions
 from ..review.store import DecisionStore
-from . import api, bulk, pages, signin, users, version_pages
+from . import api, bulk, documents, pages, signin, users, version_pages
 from .auth import require_csrf_token
 from .dependencies import Desk
 
@@ -127,7 +128,13 @@ def create_app(
         dependencies=[Depends(require_csrf_token)],
     )
     sessions = sessions or Sessions(store.engine)
-    app.state.desk = Desk(Corpus(layout), store, Accounts(store.engine, sessions), sessions, proxy_header=proxy_header)
+    app.state.desk = Desk(
+        Corpus(layout, ExpertEntries(store)),
+        store,
+        Accounts(store.engine, sessions),
+        sessions,
+        proxy_header=proxy_header,
+    )
     app.middleware("http")(_security_headers)
     app.middleware("http")(_forwarded(trust_address=trust_forwarded_for or proxy_header is not None))
 
@@ -143,6 +150,7 @@ def create_app(
     app.include_router(signin.router)
     app.include_router(pages.router)
     app.include_router(bulk.router)
+    app.include_router(documents.router)
     app.include_router(version_pages.router)
     app.include_router(users.router)
     app.include_router(api.router)

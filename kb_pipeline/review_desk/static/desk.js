@@ -3,6 +3,8 @@
 // Entry (any kind): a approves, r focuses the rejection reason (Enter submits), e the edit's first
 // field (Ctrl+Enter saves),
 // n next pending entry, q queue, Escape leaves a field.
+// Document page and an entry's chunk: select text in a chunk, Shift+T, Shift+R or Shift+F adds it
+// as a term, rule or formula (the add form opens on its first empty field; Ctrl+Enter adds).
 "use strict";
 (function () {
   const typing = (el) => el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
@@ -51,6 +53,69 @@
           alert(message);
         }
       }
+    });
+  }
+
+  const add = document.getElementById("add-form");
+  const ADD_KEYS = { T: "term", R: "rule", F: "formula" };
+  const MAIN_FIELD = { term: "definition", rule: "statement", formula: "formula_latex" };
+  const chunkOf = (node) => node && (node.nodeType === 1 ? node : node.parentElement).closest(".chunk-text");
+  const showKind = (kind) => {
+    add.querySelectorAll("[data-kind]").forEach((label) => {
+      const shown = label.dataset.kind === kind;
+      label.hidden = !shown;
+      label.querySelectorAll("input, textarea, select").forEach((f) => { f.disabled = !shown; });
+    });
+  };
+  if (add) {
+    document.getElementById("add-kind").addEventListener("change", (event) => showKind(event.target.value));
+    document.addEventListener("keydown", (event) => {
+      const field = document.activeElement;
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && field && field.form === add) {
+        event.preventDefault(); add.requestSubmit(); return;
+      }
+      if (event.key === "Escape" && !add.hidden && field && field.form === add) { add.hidden = true; field.blur(); return; }
+      const kind = ADD_KEYS[event.key];
+      if (!kind || !event.shiftKey || event.ctrlKey || event.metaKey || event.altKey || typing(field)) return;
+      const selection = window.getSelection();
+      const chunk = chunkOf(selection.anchorNode);
+      const text = selection.toString().trim();
+      if (!text || !chunk || chunk !== chunkOf(selection.focusNode)) return;  // one chunk's text only
+      event.preventDefault(); event.stopImmediatePropagation();
+      add.reset();
+      document.getElementById("add-doc").value = chunk.dataset.doc;
+      document.getElementById("add-chunk").value = chunk.dataset.chunkId;
+      document.getElementById("add-span").value = text;
+      document.getElementById("add-where").textContent = chunk.dataset.chunkId;
+      document.getElementById("add-selection").textContent = text;
+      document.getElementById("add-kind").value = kind;
+      showKind(kind);
+      add.querySelector(`[name=${MAIN_FIELD[kind]}]`).value = text;
+      add.hidden = false;
+      // The first empty field of the kind: a term's term, a rule's condition, a formula's name.
+      const first = [...add.querySelectorAll(`[data-kind=${kind}] input, [data-kind=${kind}] textarea`)].find((f) => !f.value);
+      (first || add.querySelector(`[name=${MAIN_FIELD[kind]}]`)).focus();
+    }, true);
+  }
+
+  // The document page: the page image follows the chunk focused or clicked.
+  const pageImage = document.querySelector(".document #page-image");
+  if (pageImage) {
+    const follow = (event) => {
+      const chunk = chunkOf(event.target);
+      if (chunk && chunk.dataset.page !== pageImage.dataset.page) {
+        pageImage.dataset.page = chunk.dataset.page;
+        pageImage.src = pageImage.src.replace(/\/pages\/\d+\.png$/, `/pages/${chunk.dataset.page}.png`);
+      }
+    };
+    document.addEventListener("focusin", follow);
+    document.addEventListener("mouseup", follow);
+  }
+  const documentPage = document.querySelector(".document");
+  if (documentPage) {
+    document.addEventListener("keydown", (event) => {
+      if (typing(document.activeElement) || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "q") { location.href = "/"; }
     });
   }
 

@@ -1,0 +1,165 @@
+"""dagster.celery.yaml's run launcher and `kb-pipeline worker`: Dagster's own `CeleryRunLauncher`
+(dagster-celery) sending each run to a Celery worker over Redis, with the instance in Postgres so
+that pools and run limits hold across hosts (docs/SCALING.md).
+
+- The launcher takes the broker, backend and queue from the settings (`KB_CELERY_*`), and answers
+  run monitoring honestly: a task STARTED on a worker that no longer answers a ping is a dead
+  worker (dagster-celery reports it running for ever), so the daemon fails the run, frees its
+  slots and run retries re-launch it.
+- A worker imports the definitions and MinerU once, before Celery's prefork pool forks its
+  processes; Celery replaces a pool process that dies or has run `max_tasks_per_child` runs. It
+  tags each run with its node name, and refuses to start on a data root that is not the shared one.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import warnings
+from typing import Any
+
+import dagster as dg
+from celery.exceptions import DuplicateTaskNameWarning
+
+# Not public: the health answer of a run launcher (as runs/launcher.py, pinned by test_dagster_internals.py).
+from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
+from dagster._core.launcher.base import LaunchRunContext
+from dagster_celery.launcher import CeleryRunLauncher as DagsterCeleryRunLauncher
+from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
+from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
+
+from ..cluster import CeleryCluster, NotSharedRoot, check_root, claim_root, is_celery_launcher
+from ..defs.dead_runs import WORKER_DIED
+from ..settings import Settings
+
+WORKER_TAG = "kb/celery_worker"
+SHARED_ROOT_KEY = "kb/shared_data_root"
+_PING_SECONDS = 3.0
+
+
+def cluster_settings(settings: Settings) -> CeleryCluster:
+    if settings.celery is None:
+        raise SystemExit("error: the instance runs on Celery (dagster.celery.yaml) but KB_CELERY_BROKER_URL is not set")
+    return settings.celery
+
+
+class CeleryRunLauncher(DagsterCeleryRunLauncher):
+    def __init__(self, inst_data=None) -> None:
+        # Read once, when the instance builds its launcher (daemon, webserver, ingest, worker).
+        cluster = cluster_settings(Settings.from_env())
+        super().__init__(
+            default_queue=cluster.queue, broker=cluster.broker_url, backend=cluster.backend_url, inst_data=inst_data
+        )
+
+    @classmethod
+    def config_type(cls):
+        return {}
+
+    @classmethod
+    def from_config_value(cls, inst_data, config_value):
+        return cls(inst_data=inst_data)
+
+    def launch_run(self, context: LaunchRunContext) -> None:
+        # dagster-celery registers its task anew at every launch, which Celery 5.5+ warns about.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DuplicateTaskNameWarning)
+            super().launch_run(context)
+
+    def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
+        task_id = run.tags.get(DAGSTER_CELERY_TASK_ID_TAG)
+        if task_id is None:
+            return CheckRunHealthResult(WorkerStatus.RUNNING, "no Celery task yet")
+        result = self.celery.AsyncResult(task_id)
+        state = result.state
+        if state == "SUCCESS":
+            return CheckRunHealthResult(WorkerStatus.SUCCESS)
+        if state == "FAILURE":  # e.g. WorkerLostError: the pool process was killed
+            return CheckRunHealthResult(WorkerStatus.FAILED, f"{WORKER_DIED}: Celery task failed: {result.info!r}")
+        node = result.info.get("hostname") if state == "STARTED" and isinstance(result.info, dict) else None
+        if node and not self.celery.control.ping(destination=[node], timeout=_PING_SECONDS):
+            return CheckRunHealthResult(
+                WorkerStatus.FAILED,
+                f"{WORKER_DIED}: Celery worker {node} does not answer (killed, or its host is down)",
+            )
+        # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
+        return CheckRunHealthResult(WorkerStatus.RUNNING, f"Celery task {state}" + (f" on {node}" if node else ""))
+
+
+def claim_shared_root(instance: dg.DagsterInstance, settings: Settings, move: bool = False) -> None:
+    """On the instance's host: mark its data root as the shared one, in the root and the instance.
+    Once a root is recorded, a host with another data root is refused (`NotSharedRoot`) rather
+    than taking the record over from every worker, unless the root is `move`d on purpose."""
+    recorded = _recorded_root(instance)
+    if recorded is not None and not move:
+        check_root(settings.data_dir, recorded)
+        return
+    marker_id = claim_root(settings.data_dir)
+    instance.run_storage.set_cursor_values(
+        {SHARED_ROOT_KEY: json.dumps({"id": marker_id, "path": str(settings.data_dir), "host": socket.gethostname()})}
+    )
+
+
+def _recorded_root(instance: dg.DagsterInstance) -> dict | None:
+    value = instance.run_storage.get_cursor_values({SHARED_ROOT_KEY}).get(SHARED_ROOT_KEY)
+    return json.loads(value) if value else None
+
+
+def start_worker(settings: Settings, name: str | None = None) -> int:
+    """A Celery worker for the instance's runs (blocks until it is stopped)."""
+    import multiprocessing.process
+
+    from celery import signals
+
+    from ..parsing.backends import stop_render_workers, warm_mineru
+    from ..paths import DataLayout
+
+    cluster = cluster_settings(settings)
+    instance = dg.DagsterInstance.get()
+    if not is_celery_launcher(instance.run_launcher):
+        raise SystemExit(
+            "error: `kb-pipeline worker` needs an instance on Celery (dagster.celery.yaml in DAGSTER_HOME)"
+        )
+    try:
+        check_root(settings.data_dir, _recorded_root(instance))
+    except NotSharedRoot as e:
+        raise SystemExit(f"error: {e}") from None
+    app = instance.run_launcher.celery  # type: ignore[attr-defined]
+    create_execute_job_task(app)
+    create_resume_job_task(app)
+    node = f"{name or 'kb'}@{socket.gethostname()}"
+
+    @signals.task_prerun.connect(weak=False)
+    def tag_run(task=None, kwargs=None, **_):
+        packed = (kwargs or {}).get("execute_job_args_packed")
+        if packed:
+            args: Any = dg.deserialize_value(json.dumps(packed))  # dagster-celery's ExecuteRunArgs or ResumeRunArgs
+            with dg.DagsterInstance.get() as run_instance:
+                run_instance.add_run_tags(args.run_id, {WORKER_TAG: task.request.hostname})
+
+    main_process = type(multiprocessing.process.current_process())  # multiprocessing's _MainProcess
+
+    @signals.worker_process_init.connect(weak=False)
+    def own_main_process(**_):
+        # billiard makes each pool process multiprocessing's "current process": daemonic, which may
+        # not start children, and with billiard's authkey, which multiprocessing refuses to send to
+        # a spawned child. MinerU renders a PDF's page images in spawned children ("daemonic
+        # processes are not allowed to have children", then "Pickling an AuthenticationString
+        # object is disallowed"): to multiprocessing, each pool process is a main process of its own.
+        multiprocessing.process._current_process = main_process()  # type: ignore[attr-defined]
+
+    @signals.worker_process_shutdown.connect(weak=False)
+    def stop_children(**_):
+        # A pool process leaves without multiprocessing's exit handlers (warm_mineru's finalizer).
+        stop_render_workers()
+
+    # Paid once here, inherited by every pool process the prefork pool forks.
+    import kb_pipeline.definitions  # noqa: F401
+
+    warm_mineru(str(DataLayout(settings.data_dir).mineru_home))
+    argv = ["worker", "--queues", cluster.queue, "--concurrency", str(cluster.concurrency)]
+    argv += ["--max-tasks-per-child", str(cluster.max_tasks_per_child), "--hostname", node, "--loglevel", "INFO"]
+    # A run is taken only when a pool process is free to start it: a run reserved by a worker that
+    # then dies would stay STARTING until the instance's start timeout.
+    argv += ["--disable-prefetch"]
+    app.worker_main(argv)
+    return 0
