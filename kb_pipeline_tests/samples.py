@@ -168,7 +168,8 @@ def text_pdf(path: Path, paragraphs: list[str], title: str = "Test document", **
 def story_pdf(path: Path, story: list[tuple[str, str | list[list[str]]]], title: str) -> None:
     """A PDF of (style, content) paragraphs, one style of reportlab's sample sheet each
     ("Heading1", "BodyText", "Code", …), or "display", a centred line as papers set an equation,
-    or "table", whose content is rows of cells drawn as a ruled two-column table."""
+    "field", body text set apart from the paragraph above (an API reference's field list), or
+    "table", whose content is rows of cells drawn as a ruled two-column table."""
     from reportlab.lib import colors
     from reportlab.lib.enums import TA_CENTER
     from reportlab.lib.styles import ParagraphStyle
@@ -176,6 +177,7 @@ def story_pdf(path: Path, story: list[tuple[str, str | list[list[str]]]], title:
 
     ss = _styles()
     display = ParagraphStyle("display", parent=ss["BodyText"], alignment=TA_CENTER, spaceBefore=6, spaceAfter=6)
+    field = ParagraphStyle("field", parent=ss["BodyText"], spaceBefore=14)
     flow = []
     for style, content in story:
         if style == "table":
@@ -184,7 +186,7 @@ def story_pdf(path: Path, story: list[tuple[str, str | list[list[str]]]], title:
             flow += [Table(cells, colWidths=[120, 300], style=grid), Spacer(1, 12)]
         else:
             assert isinstance(content, str)
-            flow.append(Paragraph(content, display if style == "display" else ss[style]))
+            flow.append(Paragraph(content, {"display": display, "field": field}.get(style) or ss[style]))
     SimpleDocTemplate(str(path), title=title, invariant=True).build(flow)
 
 

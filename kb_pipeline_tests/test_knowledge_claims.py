@@ -1,7 +1,8 @@
 """Definitions a document states (knowledge/definitions.py, definition_sentences.py,
 labelled_definitions.py, definition_tables.py), each on a real MinerU parse of a PDF made here:
 a standard's numbered "Terms and definitions" clauses, section-opening "The X is a …"
-sentences, labelled bullets, a term | description table and "refers to / i.e." sentences, in
+sentences, labelled bullets, a term | description table, "refers to / i.e." sentences and an API
+reference's signatures and parameter lists, in
 English, French and German; and the descriptive sentences beside them that define nothing."""
 
 from __future__ import annotations
@@ -88,6 +89,28 @@ ENGLISH = [
         "a Rainfall is the yearly total at the gauge. The value in brackets refers to the deviation from the "
         "shift mean. b Tonnes are wet tonnes.",
     ),
+    # An API reference: a signature over its description, a parameter list, a bare member name.
+    ("Heading1", "7 Dispatch interface"),
+    ("Code", "readCycle (truck, shift)"),
+    ("BodyText", "Reads the cycle times of one truck during a shift. The times are in seconds."),
+    ("field", "Parameters: truck (int) – the number painted on the body of the truck."),
+    ("Bullet", "• shift (string) – The name of the shift as the roster prints it."),
+    ("Bullet", "• Pressure (bar) – a reading taken at the pump before each shift."),
+    ("Code", "lastLoad"),
+    ("BodyText", "Contains the mass of the last load the truck carried."),
+    ("Heading1", "8 Shift changes"),
+    ("Code", "overview"),
+    ("BodyText", "The shifts change at six in the morning and at six in the evening."),
+    (
+        "BodyText",
+        "Trucks are queued by Weighted Queue Scheduling (WQS, Okafor et al., 2021) at every shovel. "
+        "The ramp keeps the usual grade (Mensah, 2019), and the Pit Loading Rate (PLR, 2019 survey) is logged.",
+    ),
+    (
+        "BodyText",
+        "The gauge prints each reading after its key (wd - wind, rn - rain, TT - temperature) on one line. "
+        "The pits close in three spans: May - June, July - August, Sept - Oct.",
+    ),
 ]
 
 FRENCH = [
@@ -113,6 +136,12 @@ FRENCH = [
         "On entend par temps de cycle, la durée d'un aller et retour du camion. "
         "Le camion est important pour la production.",
     ),
+    ("Heading1", "5 Interface de répartition"),
+    ("Code", "lireCycle (engin)"),
+    ("BodyText", "Lit les temps de cycle d'un camion pendant un poste."),
+    ("field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
+    ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
+    ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
 ]
 
 GERMAN = [
@@ -136,6 +165,15 @@ GERMAN = [
         "Die Nutzlast bezeichnet die Masse, die ein Lkw in einer Fahrt trägt. "
         "Der Lkw ist wichtig für die Produktion.",
     ),
+    ("Heading1", "5 Schnittstelle"),
+    ("Code", "leseZyklus (fahrzeug)"),
+    ("BodyText", "Liest die Umlaufzeiten eines Lkw während einer Schicht."),
+    ("field", "Parameter: fahrzeug (int) – die Nummer, die auf den Lkw gemalt ist."),
+    ("BodyText", "Die Lkw folgen der gewichteten Warteschlangenplanung (GWP, Weber und Roth, 2022) an jedem Bagger."),
+    (
+        "BodyText",
+        "Der Pegel druckt jeden Wert hinter seinem Kürzel (w - Wind, r - Regen, t - Temperatur) in eine Zeile.",
+    ),
 ]
 
 
@@ -146,7 +184,10 @@ def _parse(parses, tmp_path_factory, name: str, story) -> ParsedDocument:
 
 
 def _definitions(document: ParsedDocument) -> dict[str, str | None]:
-    return {e.term: e.definition for e in extract_document(document).glossary if e.definition or e.full_name}
+    """Each term's definition, or its full name where it has none (an abbreviation)."""
+    return {
+        e.term: e.definition or e.full_name for e in extract_document(document).glossary if e.definition or e.full_name
+    }
 
 
 @pytest.fixture(scope="module")
@@ -204,6 +245,39 @@ def test_a_term_description_table(english):
     assert "Register" not in english
     # A column of values says what each row is set to, not what it means.
     assert not {"MAX_SPEED", "MIN_GAP", "Setting"} & set(english)
+
+
+def test_an_api_reference_defines_its_members_and_parameters(english, french, german):
+    """A signature line over its description, "Parameters: name (type) – …" and one bullet each;
+    a capitalised word before a unit is no parameter, and a lone word is a member only where the
+    chunk prints a signature with its argument list."""
+    assert english["readCycle"] == "Reads the cycle times of one truck during a shift."
+    assert english["truck"] == "the number painted on the body of the truck."
+    assert english["shift"] == "The name of the shift as the roster prints it."
+    assert english["lastLoad"] == "Contains the mass of the last load the truck carried."
+    assert not {"Pressure", "overview"} & set(english)
+    assert french["lireCycle"] == "Lit les temps de cycle d'un camion pendant un poste."
+    assert french["engin"] == "le numéro peint sur la caisse du camion."
+    assert german["leseZyklus"] == "Liest die Umlaufzeiten eines Lkw während einer Schicht."
+    assert german["fahrzeug"] == "die Nummer, die auf den Lkw gemalt ist."
+
+
+def test_an_abbreviation_expanded_before_its_citation(english, french, german):
+    """ "Long Form (LF, Author et al., 2021)": the work that introduced it is no part of the name;
+    a bracket that ends in no year is no citation, and a citation alone names nothing."""
+    assert english["WQS"] == "Weighted Queue Scheduling"
+    assert french["OFP"] == "ordonnancement par file pondérée"
+    assert german["GWP"] == "gewichteten Warteschlangenplanung"
+    assert not {"PLR", "Mensah"} & set(english)
+
+
+def test_a_key_legend_gives_each_key_its_words(english, french, german):
+    """ "(wd - wind, rn - rain, TT - temperature)": three pairs or more in a run; a run of
+    capitalised words ("May - June, July - August") is no legend."""
+    assert (english["wd"], english["rn"], english["TT"]) == ("wind", "rain", "temperature")
+    assert (french["V"], french["P"], french["T"]) == ("vent", "pluie", "température")
+    assert (german["w"], german["r"], german["t"]) == ("Wind", "Regen", "Temperatur")
+    assert not {"May", "July", "Sept"} & set(english)
 
 
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):

@@ -28,6 +28,7 @@ from .readers.findings import Finding
 from .readers.formulas.formulas import formula_entries, propose_formulas
 from .readers.formulas.legend import document_math, read_symbol_legends
 from .readers.glossary.abbreviations import read_abbreviation_lists, read_inline_abbreviations
+from .readers.glossary.api_reference import read_api_reference
 from .readers.glossary.definition_sentences import read_running_definitions, read_section_definitions
 from .readers.glossary.definition_tables import read_definition_tables
 from .readers.glossary.definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
@@ -43,6 +44,7 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_numbered_headings,
     read_definition_lists,
     read_definition_tables,
+    read_api_reference,
     read_labelled_definitions,
     read_section_definitions,
     read_running_definitions,

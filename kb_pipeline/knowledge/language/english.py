@@ -113,6 +113,8 @@ LEGEND_OPENERS = r"where|wherein|whereby|in which"
 WITH = r"with"
 SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
 CONJUNCTIONS = r"and"
+# The label of an API reference's parameter list ("Parameters: count (int) – …").
+PARAMETER_LABELS = r"parameters?|params|arguments?|args"
 
 # The wording of a rule: obligations, prohibitions, recommendations and permissions that settle a
 # sentence as a rule (RULE_WORDING), and how a value is computed, sourced or modelled

@@ -53,6 +53,7 @@ LEGEND_OPENERS = r"où"
 WITH = r"avec"
 SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
 CONJUNCTIONS = r"et"
+PARAMETER_LABELS = r"paramètres?|arguments?"
 
 # "peut être" + participle: a permission, with the exclusions of English "may be".
 _NOT_DONE = (

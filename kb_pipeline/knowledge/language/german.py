@@ -42,6 +42,7 @@ LEGEND_OPENERS = r"wobei|worin"
 WITH = r"mit"
 SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
 CONJUNCTIONS = r"und"
+PARAMETER_LABELS = r"parameter|argumente?"
 
 # German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").
 _EASE = r"(?:einfach|leicht|schwer|schwierig|kompliziert|mühsam|bequem|gut|schlecht|möglich|unmöglich|kaum)"

@@ -42,6 +42,7 @@ LEGEND_OPENERS = r"dimana|di mana"
 WITH = r"dengan"
 SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
 CONJUNCTIONS = r"dan"
+PARAMETER_LABELS = r"parameter|argumen"
 
 RULE_WORDING = (
     r"\b(?:harus|wajib|diwajibkan|diharuskan|dianjurkan|disarankan|direkomendasikan|sebaiknya|hendaknya"

@@ -46,6 +46,7 @@ LEGEND_OPENERS = r"donde|siendo"
 WITH = r"con"
 SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
 CONJUNCTIONS = r"y|e"
+PARAMETER_LABELS = r"parámetros?|argumentos?"
 
 RULE_WORDING = (
     r"\b(?:debe|deben|deberá|deberán|debería|deberían|hay\s+que|tiene\s+que|tienen\s+que)\b",

@@ -27,6 +27,7 @@ Reader = Literal[
     "numbered_heading",
     "definition_list",
     "definition_table",
+    "api_reference",
     "labelled_definition",
     "section_definition",
     "running_definition",

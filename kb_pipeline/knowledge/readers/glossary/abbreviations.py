@@ -263,6 +263,8 @@ _BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]
 _ALTERNATIVES = re.compile(r"\s+(?:or|ou|oder|atau|o)\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
 _MAX_INLINE_WORDS = 16
+# "Long Form (LF, Author et al., 2024)": the abbreviation, then the work that introduced it.
+_CITATION_AFTER = re.compile(r"^(?P<name>[^,;]+)[,;]\s+[^()]*?\D(?:1[5-9]|20)\d\d[a-z]?$")
 
 
 def _plain(text: str) -> str:
@@ -343,10 +345,13 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
 
 
 def _inline(chunk: Chunk, source: str) -> list[Finding]:
-    """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)"."""
+    """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)",
+    "Long Form (LF, Author, 2024)"."""
     findings = []
     for m in _BRACKETED.finditer(source):
         inside = m.group("round") or m.group("square")
+        if m.group("round") and (cited_by := _CITATION_AFTER.match(inside)):
+            inside = cited_by.group("name")
         names = _ALTERNATIVES.split(inside.strip())
         # A citation key in square brackets ("[Mit97]", "[42]") is no abbreviation.
         cited = m.group("square") and any(c.isdigit() for c in inside)
@@ -387,12 +392,38 @@ def read_legends(chunk: Chunk) -> list[Finding]:
     return findings
 
 
+# "(YYYY - year, MM - month, DD - day)", "W : width, H : height, D : depth": a key legend, three
+# pairs or more in one run; the run, not the spelling, says each key stands for its words.
+_KEY_PAIR = r"[^\W_][\w]{0,5}(?:\s[-–]|\s?[:=])\s[^\W\d_][^\W\d_ ]*(?: [^\W\d_]+){0,4}"
+_KEY_RUN = re.compile(rf"(?<![\w-])(?:{_KEY_PAIR}[,;]\s+){{2,}}{_KEY_PAIR}(?=\s*(?:[.;)\n]|$))")
+_KEY_SPLIT = re.compile(r"^(?P<key>\S+)(?:\s[-–]|\s?[:=])\s(?P<meaning>.+)$")
+
+
+def _is_key(token: str) -> bool:
+    """A symbol or code, not a word: "W", "hh", "YYYY", "Qmax"; never a capitalised word ("May")."""
+    return any(c.isalpha() for c in token) and not (len(token) >= 3 and token.istitle())
+
+
+def read_key_legends(chunk: Chunk) -> list[Finding]:
+    findings = []
+    for run in _KEY_RUN.finditer(chunk.text):
+        pairs = [_KEY_SPLIT.match(p) for p in re.split(r"[,;]\s+", run.group())]
+        if not all(p and _is_key(p.group("key")) for p in pairs):
+            continue
+        findings += [
+            Finding(p.group("key"), Quote(p.group("key"), chunk), "inline", full_name=Quote(p.group("meaning"), chunk))
+            for p in pairs
+            if p
+        ]
+    return findings
+
+
 def read_inline_abbreviations(document: ParsedDocument) -> list[Finding]:
     """Inline expansions anywhere in running text (and headings), and "ABBR = Full Name" legends."""
     findings = []
     for chunk in document.chunks:
         if chunk.kind in ("text", "table"):
-            findings += read_legends(chunk)
+            findings += read_legends(chunk) + read_key_legends(chunk)
         if chunk.kind == "text":
             findings += [f for source in (chunk.text, chunk.heading or "") for f in _inline(chunk, source)]
     return findings
