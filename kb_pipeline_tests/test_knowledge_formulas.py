@@ -362,3 +362,45 @@ def test_the_formulas_index_is_built_once_per_extraction(monkeypatch):
     assert payloads.formulas and built == [document.doc_id]
     legend.read_symbol_legends(document)
     assert built == [document.doc_id] * 2
+
+
+# A journal's math font: "=", "+", "−", "(" and ")" printed as letters (Z, C, K, ð, Þ), a
+# superscript read onto the line; English, French and German lead-ins.
+MATH_FONT = [
+    ("h1", "1. Storage"),
+    ("body", "The storage of the reservoir is estimated as:"),
+    ("display", "<i>V</i><sub>s</sub> Z<i>k</i>ð<i>H</i>Þ C<super>2</super> <i>r</i>ð<i>L</i>Þ          (2)"),
+    ("body", "where Vs is the stored volume, k is a rating coefficient and r is the loss rate of the reservoir."),
+    ("h1", "2. Débit"),
+    ("body", "Le débit de la rivière est donné par :"),
+    ("display", "Qd ZaCbðHÞ KcL          (3)"),
+    ("body", "où Qd est le débit journalier, H est la hauteur d'eau et a, b, c sont des coefficients du modèle."),
+    ("h1", "3. Verdunstung"),
+    ("body", "Die Verdunstung wird berechnet als"),
+    ("display", "<i>E</i><sub>v</sub> Z <i>m</i><super>3</super> C<i>n</i>ð<i>T</i><sub>a</sub>Þ          (4)"),
+    ("body", "wobei Ev die tägliche Verdunstung ist und Ta die mittlere Lufttemperatur des Tages ist."),
+    # Negatives: a numbered sentence, a numbered line of words, a numbered value.
+    ("h1", "4. Results"),
+    ("body", "Results of the calibration are discussed in Section (3)"),
+    ("h1", "5. Calibration"),
+    ("display", "Calibration Results          (5)"),
+    ("h1", "6. Depth"),
+    ("display", "12.5 mm          (6)"),
+]
+
+
+@pytest.fixture(scope="module")
+def math_font(tmp_path_factory) -> Payloads:
+    tmp = tmp_path_factory.mktemp("formula_math_font")
+    _pdf(tmp / "math_font.pdf", MATH_FONT)
+    return extract_document(_parse(tmp / "math_font.pdf", tmp))
+
+
+def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
+    by_start = {f.formula_latex.split()[0]: f for f in math_font.formulas}
+    assert set(by_start) == {"Vs", "Qd", "Ev"}  # the sentence, the words and the value are none
+    for formula in math_font.formulas:
+        assert not formula.formula_latex.rstrip().endswith(")")  # the equation number is left out
+    assert by_start["Vs"].name == "The storage of the reservoir"
+    assert by_start["Qd"].name == "Le débit de la rivière"
+    assert by_start["Ev"].name == "Die Verdunstung"

@@ -12,9 +12,9 @@ a glyph the font left out (an "=" or a "≪"). So a formula is found by layout, 
   parser boxed an equation in the chunk (`has_formula`) or an equation number closes it, and it
   has an operator and a symbol (a formula whose "=" the text layer lost);
 - in prose, an inline "Rt = 1/(R1 + R2)": a symbol, a relation, then math up to the next word;
-- in a chunk where the parser boxed an equation, a paragraph (the box's text is one) that ends in
-  an equation number and reads as no sentence is one formula, up to that number, whatever its
-  glyphs: a journal's math font gives "=" and "+" as letters ("Q ZaCbX"), and sub- and
+- a paragraph (the text of one of the parser's boxes: an equation's, or a centred line's) that
+  ends in an equation number and reads as no sentence is one formula, up to that number, whatever
+  its glyphs: a journal's math font gives "=" and "+" as letters ("Q ZaCbX"), and sub- and
   superscripts on lines of their own, so no line of it looks like math to the rules above.
 
 Never a formula: a value ("d = 12 mm", "p = 0.05", a date, a version), a code line (quotes,
@@ -268,7 +268,7 @@ def _numbered_box(text: str, paragraph: Span) -> FormulaSpan | None:
         return None
     formula = body[: number.start()]
     tokens = formula.split()
-    if not tokens or _is_code(formula) or re.search(r"[.!?]\s", formula):
+    if not tokens or _is_code(formula) or is_value(formula) or re.search(r"[.!?]\s", formula):
         return None
     if any(t.casefold().strip(".,;:") in _SENTENCE_WORDS for t in tokens):
         return None
@@ -285,8 +285,9 @@ def _numbered_box(text: str, paragraph: Span) -> FormulaSpan | None:
 
 
 def _boxed(chunk: Chunk, found: list[FormulaSpan]) -> list[FormulaSpan]:
-    """The numbered boxes the line rules found nothing in (`_numbered_box`)."""
-    if not chunk.has_formula or chunk.kind != "text":
+    """The numbered boxes the line rules found nothing in (`_numbered_box`). No `has_formula`
+    needed: the parser may read a centred equation as a text item."""
+    if chunk.kind != "text":
         return []
     out = []
     for paragraph in paragraphs(chunk.text):
