@@ -364,21 +364,28 @@ def test_the_formulas_index_is_built_once_per_extraction(monkeypatch):
     assert built == [document.doc_id] * 2
 
 
-# A journal's math font: "=", "+", "−", "(" and ")" printed as letters (Z, C, K, ð, Þ), a
-# superscript read onto the line; English, French and German lead-ins.
+# A journal's math font: "=", "+", "−" printed as letters (Z, C, K); English, French and German
+# lead-ins, and legends of several symbols at once.
 MATH_FONT = [
     ("h1", "1. Storage"),
     ("body", "The storage of the reservoir is estimated as:"),
-    ("display", "<i>V</i><sub>s</sub> Z<i>k</i>ð<i>H</i>Þ C<super>2</super> <i>r</i>ð<i>L</i>Þ          (2)"),
-    ("body", "where Vs is the stored volume, k is a rating coefficient and r is the loss rate of the reservoir."),
+    ("display", "Vs% Z k CL Hmax          (2)"),
+    (
+        "body",
+        "where Vs% is the stored share of the volume, k and L are calibration constants (i.e. fitted values), "
+        "Hmax is the highest stage of the year and f(H) is the rating curve.",
+    ),
     ("h1", "2. Débit"),
     ("body", "Le débit de la rivière est donné par :"),
-    ("display", "Qd ZaCbðHÞ KcL          (3)"),
+    ("display", "Qd Z a C b H K c          (3)"),
     ("body", "où Qd est le débit journalier, H est la hauteur d'eau et a, b, c sont des coefficients du modèle."),
     ("h1", "3. Verdunstung"),
     ("body", "Die Verdunstung wird berechnet als"),
-    ("display", "<i>E</i><sub>v</sub> Z <i>m</i><super>3</super> C<i>n</i>ð<i>T</i><sub>a</sub>Þ          (4)"),
-    ("body", "wobei Ev die tägliche Verdunstung ist und Ta die mittlere Lufttemperatur des Tages ist."),
+    ("display", "Ev Z m C n Ta          (4)"),
+    (
+        "body",
+        "wobei Ev die tägliche Verdunstung ist, m und n die Beiwerte des Modells sind und Ta die Lufttemperatur ist.",
+    ),
     # Negatives: a numbered sentence, a numbered line of words, a numbered value.
     ("h1", "4. Results"),
     ("body", "Results of the calibration are discussed in Section (3)"),
@@ -397,10 +404,34 @@ def math_font(tmp_path_factory) -> Payloads:
 
 
 def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
-    by_start = {f.formula_latex.split()[0]: f for f in math_font.formulas}
+    by_start = {f.formula_latex.split()[0].rstrip("%"): f for f in math_font.formulas}
     assert set(by_start) == {"Vs", "Qd", "Ev"}  # the sentence, the words and the value are none
     for formula in math_font.formulas:
         assert not formula.formula_latex.rstrip().endswith(")")  # the equation number is left out
     assert by_start["Vs"].name == "The storage of the reservoir"
     assert by_start["Qd"].name == "Le débit de la rivière"
     assert by_start["Ev"].name == "Die Verdunstung"
+
+
+def test_a_legend_of_several_symbols_gives_each_its_meaning(math_font):
+    english, french, german = (
+        next(f for f in math_font.formulas if f.formula_latex.startswith(s)) for s in ("Vs", "Qd", "Ev")
+    )
+    said = _meanings(english)
+    assert said["Vs%"] == "the stored share of the volume"  # a percentile's symbol; "f(H) is" ends the last item
+    assert said["k"] == said["L"] == "calibration constants (i.e. fitted values)"  # "i.e." ends no clause
+    assert said["Hmax"] == "the highest stage of the year"  # a worded subscript, held by the formula
+    assert {s: _meanings(french)[s] for s in "abc"} == dict.fromkeys("abc", "des coefficients du modèle")
+    assert _meanings(german)["m"] == _meanings(german)["n"] == "die Beiwerte des Modells"
+    assert _meanings(german)["Ta"] == "die Lufttemperatur"
+
+
+def test_a_legend_item_with_a_symbol_the_formulas_do_not_hold_explains_none():
+    text = (
+        "The rate is given by:\n\nR Z u CG          (8)\n\nwhere u and w are the velocities and Flow is the discharge."
+    )
+    document = _doc(text)
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "R Z u CG"
+    assert "the velocities" not in _meanings(formula).values()  # w is no symbol of the formula
+    assert "Flow" not in _meanings(formula)  # a word the formulas do not hold is no symbol
