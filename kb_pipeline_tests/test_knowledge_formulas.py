@@ -386,12 +386,16 @@ MATH_FONT = [
         "body",
         "wobei Ev die tägliche Verdunstung ist, m und n die Beiwerte des Modells sind und Ta die Lufttemperatur ist.",
     ),
+    # A set in a sentence, its symbol named after a colon.
+    ("h1", "4. Pairs"),
+    ("body", "The data hold two parts: training pairs T = {(ui, vi)}, where ui is the input and vi is the target."),
+    ("body", "Les données ont deux parties : paires appariées W = {(ui, vi)}, où ui est l'entrée."),
     # Negatives: a numbered sentence, a numbered line of words, a numbered value.
-    ("h1", "4. Results"),
+    ("h1", "5. Results"),
     ("body", "Results of the calibration are discussed in Section (3)"),
-    ("h1", "5. Calibration"),
+    ("h1", "6. Calibration"),
     ("display", "Calibration Results          (5)"),
-    ("h1", "6. Depth"),
+    ("h1", "7. Depth"),
     ("display", "12.5 mm          (6)"),
 ]
 
@@ -405,9 +409,9 @@ def math_font(tmp_path_factory) -> Payloads:
 
 def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
     by_start = {f.formula_latex.split()[0].rstrip("%"): f for f in math_font.formulas}
-    assert set(by_start) == {"Vs", "Qd", "Ev"}  # the sentence, the words and the value are none
-    for formula in math_font.formulas:
-        assert not formula.formula_latex.rstrip().endswith(")")  # the equation number is left out
+    assert set(by_start) == {"Vs", "Qd", "Ev", "T", "W"}  # the sentence, the words and the value are none
+    for lhs in ("Vs", "Qd", "Ev"):
+        assert not by_start[lhs].formula_latex.rstrip().endswith(")")  # the equation number is left out
     assert by_start["Vs"].name == "The storage of the reservoir"
     assert by_start["Qd"].name == "Le débit de la rivière"
     assert by_start["Ev"].name == "Die Verdunstung"
@@ -435,3 +439,22 @@ def test_a_legend_item_with_a_symbol_the_formulas_do_not_hold_explains_none():
     assert formula.formula_latex == "R Z u CG"
     assert "the velocities" not in _meanings(formula).values()  # w is no symbol of the formula
     assert "Flow" not in _meanings(formula)  # a word the formulas do not hold is no symbol
+
+
+def test_a_set_in_a_sentence_is_one_formula_and_a_colon_opens_its_symbols_name(math_font):
+    english, french = (next(f for f in math_font.formulas if f.formula_latex.startswith(s)) for s in ("T =", "W ="))
+    assert english.formula_latex == "T = {(ui, vi)}"  # the comma inside the set ends nothing
+    assert _meanings(english) == {"T": "training pairs", "ui": "the input", "vi": "the target"}
+    assert french.formula_latex == "W = {(ui, vi)}"
+    assert _meanings(french)["W"] == "paires appariées"
+
+
+@pytest.mark.parametrize("text", ["Set cfg = {a; b} before the run.", "Use m = {k: v for k in d} here."])
+def test_braces_in_code_are_no_set(text):
+    assert formula_spans(_doc(text).chunks[0]) == []
+
+
+def test_a_comma_before_a_symbol_opens_no_name():
+    document = _doc("The rate is R = C x q here.", "Beadle, C., 1999. Growth of trees.")
+    named = {e.term: e.full_name for e in extract_document(document).glossary}
+    assert named.get("C") != "Beadle"  # a reference's initial, not a symbol named

@@ -68,6 +68,8 @@ _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
 # What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
 # (a bare "x" too), a letter that is not Latin (ω, π), or a letter and a digit side by side (b2).
 _SHAPED = re.compile(r"[+\-−×·/÷^*√∑∏∫(]|(?<=\s)[xX](?=\s)|[^\W\d_a-zA-Z]|[^\W\d_]\d|\d[^\W\d_]")
+# A set in braces ("{(x, y)}") is mathematics, whatever braces say in code.
+_SET = re.compile(r"\{[^{}\"'`;#\\]*\}")
 _CLOSING = re.compile(r"[\s,.;:\x00-\x1f]+$")
 # A whole word of letters, capitalised or not ("Results", "flow"): in a formula box, one such
 # token in three at most (a glued "Nzero" or "Cexp" may pass as one).
@@ -236,15 +238,23 @@ def _juxtaposed(expression: str) -> bool:
     return len(tokens) > 1 and all(is_symbol(t) and (len(t) == 1 or t.casefold() not in FUNCTION_WORDS) for t in tokens)
 
 
+def _inline_stop(text: str, start: int) -> int:
+    """Where an inline expression that starts at `start` ends: the first end mark outside its
+    brackets ("D = {(x, y)}": the comma inside the set ends nothing), else the first one."""
+    ends = [e.start() for e in _INLINE_END.finditer(text, start)]
+    return next((e for e in ends if _balanced(text[start:e])), ends[0] if ends else len(text))
+
+
 def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
     out = []
     for m in _INLINE.finditer(line.text):
         if not is_symbol(m.group("lhs")):
             continue
-        end = _INLINE_END.search(line.text, m.end())
-        stop = end.start() if end else len(line.text)
+        stop = _inline_stop(line.text, m.end())
         expression = line.text[m.end() : stop]
-        if not expression.strip() or is_value(expression) or not _balanced(expression) or _is_code(expression):
+        if not expression.strip() or is_value(expression) or not _balanced(expression):
+            continue
+        if _is_code(_SET.sub(" ", expression)):
             continue
         if _prose_words(expression) or not (_SHAPED.search(expression) or _juxtaposed(expression)):
             continue

@@ -302,6 +302,8 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     while count < _MAX_NAME_WORDS + 1:
         m = _word_before(text, start)
         if m is None or m.end() != start:
+            # A colon ends the phrase as a function word does ("two parts: demonstration data D").
+            stopped = count > 0 and text[max(0, start - 2) : start] == ": "
             break
         if m.group(1).casefold() in FUNCTION_WORDS:
             stopped = True
