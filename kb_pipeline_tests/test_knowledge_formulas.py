@@ -14,6 +14,7 @@ from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
+from kb_pipeline.knowledge.readers.formulas.legend import without_functions
 from kb_pipeline.paths import DataLayout
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -272,7 +273,7 @@ def test_a_sum_limit_does_not_start_a_formula():
     )
     document.chunks[0].has_formula = True
     (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
-    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)"
+    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)"  # the number "(1)" is not part of it
     assert formula.name == "The loss"
     assert _meanings(formula)["N"] == "the number of samples"
 
@@ -390,6 +391,11 @@ MATH_FONT = [
     ("h1", "4. Pairs"),
     ("body", "The data hold two parts: training pairs T = {(ui, vi)}, where ui is the input and vi is the target."),
     ("body", "Les données ont deux parties : paires appariées W = {(ui, vi)}, où ui est l'entrée."),
+    # Symbols side by side before a bracket are no function name.
+    ("h1", "5. Routing"),
+    ("body", "The output of the layer is given by"),
+    ("display", "z = skEk(u)          (7)"),
+    ("body", "where each token u goes to a chosen expert Ek for scoring and sk is the score of the token."),
     # Negatives: a numbered sentence, a numbered line of words, a numbered value.
     ("h1", "5. Results"),
     ("body", "Results of the calibration are discussed in Section (3)"),
@@ -409,7 +415,8 @@ def math_font(tmp_path_factory) -> Payloads:
 
 def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
     by_start = {f.formula_latex.split()[0].rstrip("%"): f for f in math_font.formulas}
-    assert set(by_start) == {"Vs", "Qd", "Ev", "T", "W"}  # the sentence, the words and the value are none
+    assert set(by_start) == {"Vs", "Qd", "Ev", "T", "W", "z"}  # the sentence, the words and the value are none
+    assert by_start["z"].formula_latex == "z = skEk(u)"
     for lhs in ("Vs", "Qd", "Ev"):
         assert not by_start[lhs].formula_latex.rstrip().endswith(")")  # the equation number is left out
     assert by_start["Vs"].name == "The storage of the reservoir"
@@ -458,3 +465,9 @@ def test_a_comma_before_a_symbol_opens_no_name():
     document = _doc("The rate is R = C x q here.", "Beadle, C., 1999. Growth of trees.")
     named = {e.term: e.full_name for e in extract_document(document).glossary}
     assert named.get("C") != "Beadle"  # a reference's initial, not a symbol named
+
+
+def test_symbols_side_by_side_before_a_bracket_are_no_function_name(math_font):
+    routing = next(f for f in math_font.formulas if f.formula_latex.startswith("z ="))
+    assert _meanings(routing)["Ek"] == "chosen expert"
+    assert without_functions("cosh(x) + skEk(u)") == " (x) + skEk(u)"  # "cosh" is one

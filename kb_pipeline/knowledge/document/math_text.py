@@ -101,7 +101,7 @@ def _script(ch: str) -> str:
     return unicodedata.name(ch, "?").split(" ")[0]
 
 
-def _is_word(run: str) -> bool:
+def is_word(run: str) -> bool:
     """Four letters or more of one script, not symbols set side by side: "jωLC" (two scripts)
     and "RtCp" (capitalised pieces of two letters) are products of symbols."""
     if len({_script(ch) for ch in run}) > 1:
@@ -120,7 +120,7 @@ _SHORT_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,3}(?![^\W_])")
 
 def _prose_words(line: str) -> list[str]:
     calls = {m.start() for m in _FUNCTION_CALL.finditer(line)}
-    words = [m for m in _WORD.finditer(line) if _is_word(m.group())]
+    words = [m for m in _WORD.finditer(line) if is_word(m.group())]
     words += [m for m in _SHORT_WORD.finditer(line) if m.group().casefold() in _SENTENCE_WORDS]
     return [m.group() for m in words if m.start() not in calls]  # "sin(" is a function, not Spanish
 
@@ -211,7 +211,10 @@ def _display(chunk: Chunk, lines: list[_Line], standalone: bool) -> list[Formula
         else:
             groups[-1][1].append(line)
     for start, members in groups:
-        span = _trimmed(text, members[0].start, members[-1].end)
+        # An equation number ends the formula and is not part of it.
+        number = _EQUATION_NUMBER.search(members[-1].text)
+        end = members[-1].start + number.start() if number else members[-1].end
+        span = _trimmed(text, members[0].start, end)
         if span is None:
             continue
         body = span.of(text)

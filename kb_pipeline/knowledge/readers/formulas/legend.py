@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
-from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
+from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
 from ...document.text import Span
 from ...language.lexicon import (
     CONJUNCTIONS,
@@ -139,7 +139,8 @@ document_math = DocumentScoped("document_math", lambda document: nullcontext(Mat
 
 def without_functions(formula: str) -> str:
     """The formula with its function names ("tan(", "cosh (") blanked, for `stands_in`."""
-    return _FUNCTION_NAME.sub(" ", formula)
+    # Symbols set side by side before a bracket ("piEi(x)") are no function name.
+    return _FUNCTION_NAME.sub(lambda m: " " if is_word(m.group()) else m.group(), formula)
 
 
 def stands_in(symbol: str, bare: str) -> bool:
