@@ -396,6 +396,23 @@ MATH_FONT = [
     ("body", "The output of the layer is given by"),
     ("display", "z = skEk(u)          (7)"),
     ("body", "where each token u goes to a chosen expert Ek for scoring and sk is the score of the token."),
+    # A legend's meaning is its noun phrase, not the relative clause after it.
+    ("h1", "6. Stiffness"),
+    ("body", "The force follows from"),
+    ("display", "F = K x          (8)"),
+    ("body", "where K, the stiffness matrix, which relates forces to displacements, and x, the displacement vector."),
+    ("body", "La force de rappel est donnée par"),
+    ("display", "G = R y          (9)"),
+    ("body", "où R est la matrice de rigidité, qui relie les forces aux déplacements, et y le déplacement."),
+    ("body", "Die Rückstellkraft wird berechnet als"),
+    ("display", "H = S z          (10)"),
+    (
+        "body",
+        "wobei S die Steifigkeit ist, welche die Kraft mit der Verschiebung verknüpft, und z die Verschiebung ist.",
+    ),
+    ("body", "The load follows from"),
+    ("display", "L = w d          (11)"),
+    ("body", "where w is the weight which the beam carries and d is the span."),
     # Negatives: a numbered sentence, a numbered line of words, a numbered value.
     ("h1", "5. Results"),
     ("body", "Results of the calibration are discussed in Section (3)"),
@@ -415,7 +432,18 @@ def math_font(tmp_path_factory) -> Payloads:
 
 def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
     by_start = {f.formula_latex.split()[0].rstrip("%"): f for f in math_font.formulas}
-    assert set(by_start) == {"Vs", "Qd", "Ev", "T", "W", "z"}  # the sentence, the words and the value are none
+    assert set(by_start) == {
+        "Vs",
+        "Qd",
+        "Ev",
+        "T",
+        "W",
+        "z",
+        "F",
+        "G",
+        "H",
+        "L",
+    }  # the sentence, the words and the value are none
     assert by_start["z"].formula_latex == "z = skEk(u)"
     for lhs in ("Vs", "Qd", "Ev"):
         assert not by_start[lhs].formula_latex.rstrip().endswith(")")  # the equation number is left out
@@ -471,3 +499,14 @@ def test_symbols_side_by_side_before_a_bracket_are_no_function_name(math_font):
     routing = next(f for f in math_font.formulas if f.formula_latex.startswith("z ="))
     assert _meanings(routing)["Ek"] == "chosen expert"
     assert without_functions("cosh(x) + skEk(u)") == " (x) + skEk(u)"  # "cosh" is one
+
+
+def test_a_legends_meaning_is_its_noun_phrase_not_its_relative_clause(math_font):
+    english, french, german, load = (
+        _meanings(next(f for f in math_font.formulas if f.formula_latex.startswith(f"{lhs} =")))
+        for lhs in ("F", "G", "H", "L")
+    )
+    assert english["K"] == "the stiffness matrix" and english["x"] == "the displacement vector"
+    assert french["R"] == "la matrice de rigidité"
+    assert german["S"] == "die Steifigkeit"
+    assert load["w"] == "the weight which the beam carries"  # no comma: a restrictive clause stays

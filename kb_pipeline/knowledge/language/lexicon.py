@@ -82,6 +82,7 @@ LEGEND_OPENERS = _either("LEGEND_OPENERS")
 WITH = _either("WITH")
 SYMBOL_DEFINING_VERBS = _either("SYMBOL_DEFINING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
+RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -30,6 +30,7 @@ from ...language.lexicon import (
     KIND_NOUNS,
     LEGEND_OPENERS,
     LEGEND_VERBS,
+    RELATIVE_PRONOUNS,
     SYMBOL_DEFINING_VERBS,
     WITH,
     alternation,
@@ -40,16 +41,17 @@ from .lead_in import lead_in_name
 _VERB = rf"(?:{LEGEND_VERBS})"
 _ARTICLE = rf"(?:{alternation(DETERMINERS)})"
 # A legend's symbol may name a percentile ("Q%"); a legend item may explain several symbols at
-# once ("u and v are the velocities", "a, b and c are coefficients"): each gets the meaning.
+# once ("u and v are the velocities", "a, b and c are coefficients"): each gets the meaning; an
+# item may be an apposition ("K, the stiffness matrix, …").
 # A function's value ("f(P) is …") is an item too: it ends the item before it, whether or not the
 # formula shows it as written.
 _LEGEND_SYMBOL = rf"{SYMBOL}(?:%|\([^\W\d_]{{1,3}}\))?"
 _BETWEEN_SYMBOLS = rf"\s*,\s*|\s+(?:{CONJUNCTIONS})\s+"
 _SYMBOLS = rf"{_LEGEND_SYMBOL}(?:(?:{_BETWEEN_SYMBOLS}){_LEGEND_SYMBOL})*"
-_ITEM = re.compile(rf"\s*(?P<sym>{_SYMBOLS})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+_ITEM = re.compile(rf"\s*(?P<sym>{_SYMBOLS})\s*(?:(?:{_VERB})\s+|[=:]\s*|,?\s*(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:{CONJUNCTIONS})\s+)?|;\s*|\s+(?:{CONJUNCTIONS})\s+)"
-    rf"(?={_SYMBOLS}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    rf"(?={_SYMBOLS}\s*(?:{_VERB}\s|[=:]|,?\s*{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
 _BETWEEN = re.compile(_BETWEEN_SYMBOLS, re.IGNORECASE)
@@ -68,6 +70,8 @@ _LIST_LINE = re.compile(
     rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
 )
 _CELL_END = re.compile(r"[ \t]*\|")
+# "the stiffness matrix, which relates forces to displacements": the meaning is the noun phrase.
+_RELATIVE_CLAUSE = re.compile(rf",\s+(?:{RELATIVE_PRONOUNS})(?!\w)", re.IGNORECASE)
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
@@ -183,6 +187,8 @@ def _item_symbols(item: re.Match[str], math: MathText) -> list[Span]:
 
 def _trimmed(text: str, start: int, end: int) -> Span | None:
     piece = text[start:end]
+    if relative := _RELATIVE_CLAUSE.search(piece):
+        piece = piece[: relative.start()]
     body = piece.strip().rstrip(" ,.;:")
     body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
     # Words, not another formula ("LF = RPK / ASK"): a lower-case word of three letters at least.
