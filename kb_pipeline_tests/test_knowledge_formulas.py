@@ -14,6 +14,7 @@ from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
+from kb_pipeline.knowledge.readers.formulas.legend import without_functions
 from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -252,7 +253,7 @@ def test_a_sum_limit_does_not_start_a_formula():
     )
     document.chunks[0].has_formula = True
     (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
-    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)\n(1)"
+    assert formula.formula_latex == "L(θ) = −\nN\nX\ni=1\nlog pθ(yi|xi)"  # the number "(1)" is not part of it
     assert formula.name == "The loss"
     assert _meanings(formula)["N"] == "the number of samples"
 
@@ -342,3 +343,153 @@ def test_the_formulas_index_is_built_once_per_extraction(monkeypatch):
     assert payloads.formulas and built == [document.doc_id]
     legend.read_symbol_legends(document)
     assert built == [document.doc_id] * 2
+
+
+# A journal's math font: "=", "+", "−" printed as letters (Z, C, K); English, French and German
+# lead-ins, and legends of several symbols at once.
+MATH_FONT = [
+    ("Heading1", "1. Storage"),
+    ("BodyText", "The storage of the reservoir is estimated as:"),
+    ("display", "Vs% Z k CL Hmax          (2)"),
+    (
+        "BodyText",
+        "where Vs% is the stored share of the volume, k and L are calibration constants (i.e. fitted values), "
+        "Hmax is the highest stage of the year and f(H) is the rating curve.",
+    ),
+    ("Heading1", "2. Débit"),
+    ("BodyText", "Le débit de la rivière est donné par :"),
+    ("display", "Qd Z a C b H K c          (3)"),
+    ("BodyText", "où Qd est le débit journalier, H est la hauteur d'eau et a, b, c sont des coefficients du modèle."),
+    ("Heading1", "3. Verdunstung"),
+    ("BodyText", "Die Verdunstung wird berechnet als"),
+    ("display", "Ev Z m C n Ta          (4)"),
+    (
+        "BodyText",
+        "wobei Ev die tägliche Verdunstung ist, m und n die Beiwerte des Modells sind und Ta die Lufttemperatur ist.",
+    ),
+    # A set in a sentence, its symbol named after a colon.
+    ("Heading1", "4. Pairs"),
+    ("BodyText", "The data hold two parts: training pairs T = {(ui, vi)}, where ui is the input and vi is the target."),
+    ("BodyText", "Les données ont deux parties : paires appariées W = {(ui, vi)}, où ui est l'entrée."),
+    # Symbols side by side before a bracket are no function name.
+    ("Heading1", "5. Routing"),
+    ("BodyText", "The output of the layer is given by"),
+    ("display", "z = skEk(u)          (7)"),
+    ("BodyText", "where each token u goes to a chosen expert Ek for scoring and sk is the score of the token."),
+    # A legend's meaning is its noun phrase, not the relative clause after it.
+    ("Heading1", "6. Stiffness"),
+    ("BodyText", "The force follows from"),
+    ("display", "F = K x          (8)"),
+    (
+        "BodyText",
+        "where K, the stiffness matrix, which relates forces to displacements, and x, the displacement vector.",
+    ),
+    ("BodyText", "La force de rappel est donnée par"),
+    ("display", "G = R y          (9)"),
+    ("BodyText", "où R est la matrice de rigidité, qui relie les forces aux déplacements, et y le déplacement."),
+    ("BodyText", "Die Rückstellkraft wird berechnet als"),
+    ("display", "H = S z          (10)"),
+    (
+        "BodyText",
+        "wobei S die Steifigkeit ist, welche die Kraft mit der Verschiebung verknüpft, und z die Verschiebung ist.",
+    ),
+    ("BodyText", "The load follows from"),
+    ("display", "L = w d          (11)"),
+    ("BodyText", "where w is the weight which the beam carries and d is the span."),
+    # Negatives: a numbered sentence, a numbered line of words, a numbered value.
+    ("Heading1", "5. Results"),
+    ("BodyText", "Results of the calibration are discussed in Section (3)"),
+    ("Heading1", "6. Calibration"),
+    ("display", "Calibration Results          (5)"),
+    ("Heading1", "7. Depth"),
+    ("display", "12.5 mm          (6)"),
+]
+
+
+@pytest.fixture(scope="module")
+def math_font(parses, tmp_path_factory) -> Payloads:
+    tmp = tmp_path_factory.mktemp("formula_math_font")
+    story_pdf(tmp / "math_font.pdf", MATH_FONT, title="Formulas")
+    return extract_document(parses.run(tmp / "math_font.pdf").document)
+
+
+def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):
+    by_start = {f.formula_latex.split()[0].rstrip("%"): f for f in math_font.formulas}
+    assert set(by_start) == {
+        "Vs",
+        "Qd",
+        "Ev",
+        "T",
+        "W",
+        "z",
+        "F",
+        "G",
+        "H",
+        "L",
+    }  # the sentence, the words and the value are none
+    assert by_start["z"].formula_latex == "z = skEk(u)"
+    for lhs in ("Vs", "Qd", "Ev"):
+        assert not by_start[lhs].formula_latex.rstrip().endswith(")")  # the equation number is left out
+    assert by_start["Vs"].name == "The storage of the reservoir"
+    assert by_start["Qd"].name == "Le débit de la rivière"
+    assert by_start["Ev"].name == "Die Verdunstung"
+
+
+def test_a_legend_of_several_symbols_gives_each_its_meaning(math_font):
+    english, french, german = (
+        next(f for f in math_font.formulas if f.formula_latex.startswith(s)) for s in ("Vs", "Qd", "Ev")
+    )
+    said = _meanings(english)
+    assert said["Vs%"] == "the stored share of the volume"  # a percentile's symbol; "f(H) is" ends the last item
+    assert said["k"] == said["L"] == "calibration constants (i.e. fitted values)"  # "i.e." ends no clause
+    assert said["Hmax"] == "the highest stage of the year"  # a worded subscript, held by the formula
+    assert {s: _meanings(french)[s] for s in "abc"} == dict.fromkeys("abc", "des coefficients du modèle")
+    assert _meanings(german)["m"] == _meanings(german)["n"] == "die Beiwerte des Modells"
+    assert _meanings(german)["Ta"] == "die Lufttemperatur"
+
+
+def test_a_legend_item_with_a_symbol_the_formulas_do_not_hold_explains_none():
+    text = (
+        "The rate is given by:\n\nR Z u CG          (8)\n\nwhere u and w are the velocities and Flow is the discharge."
+    )
+    document = _doc(text)
+    (formula,) = formula_entries(document, propose_formulas(document), SpanCheck())
+    assert formula.formula_latex == "R Z u CG"
+    assert "the velocities" not in _meanings(formula).values()  # w is no symbol of the formula
+    assert "Flow" not in _meanings(formula)  # a word the formulas do not hold is no symbol
+
+
+def test_a_set_in_a_sentence_is_one_formula_and_a_colon_opens_its_symbols_name(math_font):
+    english, french = (next(f for f in math_font.formulas if f.formula_latex.startswith(s)) for s in ("T =", "W ="))
+    assert english.formula_latex == "T = {(ui, vi)}"  # the comma inside the set ends nothing
+    assert _meanings(english) == {"T": "training pairs", "ui": "the input", "vi": "the target"}
+    assert french.formula_latex == "W = {(ui, vi)}"
+    assert _meanings(french)["W"] == "paires appariées"
+
+
+@pytest.mark.parametrize("text", ["Set cfg = {a; b} before the run.", "Use m = {k: v for k in d} here."])
+def test_braces_in_code_are_no_set(text):
+    assert formula_spans(_doc(text).chunks[0]) == []
+
+
+def test_a_comma_before_a_symbol_opens_no_name():
+    document = _doc("The rate is R = C x q here.", "Beadle, C., 1999. Growth of trees.")
+    named = {e.term: e.full_name for e in extract_document(document).glossary}
+    assert named.get("C") != "Beadle"  # a reference's initial, not a symbol named
+
+
+def test_symbols_side_by_side_before_a_bracket_are_no_function_name(math_font):
+    routing = next(f for f in math_font.formulas if f.formula_latex.startswith("z ="))
+    assert _meanings(routing)["Ek"] == "chosen expert"
+    assert without_functions("cosh(x) + skEk(u)") == " (x) + skEk(u)"  # "cosh" is one
+
+
+def test_a_legends_meaning_is_its_noun_phrase_not_its_relative_clause(math_font):
+    english, french, german, load = (
+        _meanings(next(f for f in math_font.formulas if f.formula_latex.startswith(f"{lhs} =")))
+        for lhs in ("F", "G", "H", "L")
+    )
+    assert english["K"] == "the stiffness matrix" and english["x"] == "the displacement vector"
+    assert french["R"] == "la matrice de rigidité"
+    assert german["S"] == "die Steifigkeit"
+    assert load["w"] == "the weight which the beam carries"  # no comma: a restrictive clause stays

@@ -11,7 +11,11 @@ a glyph the font left out (an "=" or a "≪"). So a formula is found by layout, 
   equation number "(3)"; math before the first relation line is a formula of its own where the
   parser boxed an equation in the chunk (`has_formula`) or an equation number closes it, and it
   has an operator and a symbol (a formula whose "=" the text layer lost);
-- in prose, an inline "Rt = 1/(R1 + R2)": a symbol, a relation, then math up to the next word.
+- in prose, an inline "Rt = 1/(R1 + R2)": a symbol, a relation, then math up to the next word;
+- a paragraph (the text of one of the parser's boxes: an equation's, or a centred line's) that
+  ends in an equation number and reads as no sentence is one formula, up to that number, whatever
+  its glyphs: a journal's math font gives "=" and "+" as letters ("Q ZaCbX"), and sub- and
+  superscripts on lines of their own, so no line of it looks like math to the rules above.
 
 Never a formula: a value ("d = 12 mm", "p = 0.05", a date, a version), a code line (quotes,
 attribute access, statements), an unbalanced piece, a limit ("x → ∞" holds no relation).
@@ -26,7 +30,7 @@ from typing import Literal
 
 from ...contracts import Chunk
 from ..language.lexicon import FUNCTION_WORDS
-from .text import Span
+from .text import Span, paragraphs
 
 FormulaLayout = Literal["display", "inline", "named_line"]
 
@@ -64,7 +68,14 @@ _UNIT = re.compile(r"[^\W\d_°µ%][^\s()]*|[°µ%]\S*")
 # What makes an inline right-hand side mathematics rather than a word ("ND = no"): an operator
 # (a bare "x" too), a letter that is not Latin (ω, π), or a letter and a digit side by side (b2).
 _SHAPED = re.compile(r"[+\-−×·/÷^*√∑∏∫(]|(?<=\s)[xX](?=\s)|[^\W\d_a-zA-Z]|[^\W\d_]\d|\d[^\W\d_]")
+# A set in braces ("{(x, y)}") is mathematics, whatever braces say in code.
+_SET = re.compile(r"\{[^{}\"'`;#\\]*\}")
 _CLOSING = re.compile(r"[\s,.;:\x00-\x1f]+$")
+# A whole word of letters, capitalised or not ("Results", "flow"): in a formula box, one such
+# token in three at most (a glued "Nzero" or "Cexp" may pass as one).
+_PLAIN_WORD = re.compile(r"[^\W\d_][^\W\d_A-ZΑ-Ω]{3,}[.,;:]?")
+_MAX_BOX_LINES = 12
+_MAX_BOX_LINE = 80
 _MAX_LHS_NAME_WORDS = 5
 _MAX_NAMED_LINE = 160
 
@@ -90,7 +101,7 @@ def _script(ch: str) -> str:
     return unicodedata.name(ch, "?").split(" ")[0]
 
 
-def _is_word(run: str) -> bool:
+def is_word(run: str) -> bool:
     """Four letters or more of one script, not symbols set side by side: "jωLC" (two scripts)
     and "RtCp" (capitalised pieces of two letters) are products of symbols."""
     if len({_script(ch) for ch in run}) > 1:
@@ -109,7 +120,7 @@ _SHORT_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,3}(?![^\W_])")
 
 def _prose_words(line: str) -> list[str]:
     calls = {m.start() for m in _FUNCTION_CALL.finditer(line)}
-    words = [m for m in _WORD.finditer(line) if _is_word(m.group())]
+    words = [m for m in _WORD.finditer(line) if is_word(m.group())]
     words += [m for m in _SHORT_WORD.finditer(line) if m.group().casefold() in _SENTENCE_WORDS]
     return [m.group() for m in words if m.start() not in calls]  # "sin(" is a function, not Spanish
 
@@ -200,7 +211,10 @@ def _display(chunk: Chunk, lines: list[_Line], standalone: bool) -> list[Formula
         else:
             groups[-1][1].append(line)
     for start, members in groups:
-        span = _trimmed(text, members[0].start, members[-1].end)
+        # An equation number ends the formula and is not part of it.
+        number = _EQUATION_NUMBER.search(members[-1].text)
+        end = members[-1].start + number.start() if number else members[-1].end
+        span = _trimmed(text, members[0].start, end)
         if span is None:
             continue
         body = span.of(text)
@@ -227,15 +241,23 @@ def _juxtaposed(expression: str) -> bool:
     return len(tokens) > 1 and all(is_symbol(t) and (len(t) == 1 or t.casefold() not in FUNCTION_WORDS) for t in tokens)
 
 
+def _inline_stop(text: str, start: int) -> int:
+    """Where an inline expression that starts at `start` ends: the first end mark outside its
+    brackets ("D = {(x, y)}": the comma inside the set ends nothing), else the first one."""
+    ends = [e.start() for e in _INLINE_END.finditer(text, start)]
+    return next((e for e in ends if _balanced(text[start:e])), ends[0] if ends else len(text))
+
+
 def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
     out = []
     for m in _INLINE.finditer(line.text):
         if not is_symbol(m.group("lhs")):
             continue
-        end = _INLINE_END.search(line.text, m.end())
-        stop = end.start() if end else len(line.text)
+        stop = _inline_stop(line.text, m.end())
         expression = line.text[m.end() : stop]
-        if not expression.strip() or is_value(expression) or not _balanced(expression) or _is_code(expression):
+        if not expression.strip() or is_value(expression) or not _balanced(expression):
+            continue
+        if _is_code(_SET.sub(" ", expression)):
             continue
         if _prose_words(expression) or not (_SHAPED.search(expression) or _juxtaposed(expression)):
             continue
@@ -249,10 +271,56 @@ def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
     return out
 
 
+def _numbered_box(text: str, paragraph: Span) -> FormulaSpan | None:
+    """A boxed equation's paragraph that ends in its number and reads as no sentence: the
+    formula, its number left out."""
+    body = paragraph.of(text)
+    number = _EQUATION_NUMBER.search(body)
+    lines = [line for line in body.splitlines() if line.strip()]
+    if number is None or len(lines) > _MAX_BOX_LINES or any(len(line) > _MAX_BOX_LINE for line in lines):
+        return None
+    formula = body[: number.start()]
+    tokens = formula.split()
+    if not tokens or _is_code(formula) or is_value(formula) or re.search(r"[.!?]\s", formula):
+        return None
+    if any(t.casefold().strip(".,;:") in _SENTENCE_WORDS for t in tokens):
+        return None
+    plain = sum(bool(_PLAIN_WORD.fullmatch(t)) for t in tokens)
+    if 3 * plain > len(tokens) or not any(is_symbol(t) for t in re.findall(r"[^\W\d_][^\W_]*", formula)):
+        return None
+    span = _trimmed(text, paragraph.start, paragraph.start + number.start())
+    if span is None or len(span.of(text).split()) < 2:
+        return None
+    # The paragraph starts at its first line's first character.
+    start = _relation_start(body.split("\n", 1)[0])
+    lhs = Span(paragraph.start + start.start("lhs"), paragraph.start + start.end("lhs")) if start else None
+    return FormulaSpan(span, lhs, "display")
+
+
+def _boxed(chunk: Chunk, found: list[FormulaSpan]) -> list[FormulaSpan]:
+    """The numbered boxes the line rules found nothing in (`_numbered_box`). No `has_formula`
+    needed: the parser may read a centred equation as a text item."""
+    if chunk.kind != "text":
+        return []
+    out = []
+    for paragraph in paragraphs(chunk.text):
+        if any(f.span.start < paragraph.end and paragraph.start < f.span.end for f in found):
+            continue
+        box = _numbered_box(chunk.text, paragraph)
+        if box is not None:
+            out.append(box)
+    return out
+
+
 def formula_spans(chunk: Chunk) -> list[FormulaSpan]:
     """Every formula of a text or figure chunk, in reading order (tables are left to their cells)."""
     if chunk.kind not in ("text", "image"):
         return []
+    found = _line_formulas(chunk)
+    return sorted([*found, *_boxed(chunk, found)], key=lambda f: f.span.start)
+
+
+def _line_formulas(chunk: Chunk) -> list[FormulaSpan]:
     standalone = chunk.kind == "image"
     out: list[FormulaSpan] = []
     region: list[_Line] = []

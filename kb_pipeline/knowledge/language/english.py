@@ -202,3 +202,7 @@ THE_WORK = (
     r"\b(?:this|the\s+licensed)\s+(?:work|publication|document|report|book|material|edition|guide|manual)\b"
     r"|\b(?:under|of)\s+(?:this|the|the\s+same|a\s+similar)\s+licen[cs]e\b|\blicensed\s+under\b|\blicensor\b"
 )
+
+# Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
+# legend's meaning ends before it).
+RELATIVE_PRONOUNS = r"which|who|whose"

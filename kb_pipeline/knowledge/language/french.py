@@ -113,3 +113,7 @@ FINITE_FORMS = (
 SUBORDINATE_CLAUSE = (
     r"\b(?:que|qui|dont|où|si|lorsque|quand|car|puisque|comme|afin)(?![\w'’])|\b(?:qu|lorsqu)['’]|\bs['’](?=ils?\b)"
 )
+
+# Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
+# legend's meaning ends before it).
+RELATIVE_PRONOUNS = r"qui|dont|lequel|laquelle|lesquels|lesquelles"

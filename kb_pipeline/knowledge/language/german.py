@@ -74,3 +74,7 @@ CONDITIONALS = r"Wenn|Falls|Sonst"
 COPYRIGHT = r"urheberrecht"
 LICENSING = ""
 THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"
+
+# Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
+# legend's meaning ends before it).
+RELATIVE_PRONOUNS = r"welche|welcher|welches"

@@ -60,3 +60,7 @@ CONDITIONALS = r"Jika|Apabila|Bila"
 COPYRIGHT = r"hak\s+cipta"
 LICENSING = r"\blisensi"
 THE_WORK = ""
+
+# Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
+# legend's meaning ends before it).
+RELATIVE_PRONOUNS = r"yang"

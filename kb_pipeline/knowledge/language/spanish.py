@@ -68,3 +68,7 @@ THE_WORK = r"\besta\s+(?:obra|publicación)"
 
 # An instruction (imperatives.py): an infinitive before its object's determiner ("Verificar el sello").
 INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"
+
+# Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
+# legend's meaning ends before it).
+RELATIVE_PRONOUNS = r"que|cual|cuales|quien|quienes"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
-from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol
+from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
 from ...document.text import Span
 from ...language.lexicon import (
     CONJUNCTIONS,
@@ -30,6 +30,7 @@ from ...language.lexicon import (
     KIND_NOUNS,
     LEGEND_OPENERS,
     LEGEND_VERBS,
+    RELATIVE_PRONOUNS,
     SYMBOL_DEFINING_VERBS,
     WITH,
     alternation,
@@ -39,15 +40,25 @@ from .lead_in import lead_in_name
 
 _VERB = rf"(?:{LEGEND_VERBS})"
 _ARTICLE = rf"(?:{alternation(DETERMINERS)})"
-_ITEM = re.compile(rf"\s*(?P<sym>{SYMBOL})\s*(?:(?:{_VERB})\s+|[=:]\s*|(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
+# A legend's symbol may name a percentile ("Q%"); a legend item may explain several symbols at
+# once ("u and v are the velocities", "a, b and c are coefficients"): each gets the meaning; an
+# item may be an apposition ("K, the stiffness matrix, …").
+# A function's value ("f(P) is …") is an item too: it ends the item before it, whether or not the
+# formula shows it as written.
+_LEGEND_SYMBOL = rf"{SYMBOL}(?:%|\([^\W\d_]{{1,3}}\))?"
+_BETWEEN_SYMBOLS = rf"\s*,\s*|\s+(?:{CONJUNCTIONS})\s+"
+_SYMBOLS = rf"{_LEGEND_SYMBOL}(?:(?:{_BETWEEN_SYMBOLS}){_LEGEND_SYMBOL})*"
+_ITEM = re.compile(rf"\s*(?P<sym>{_SYMBOLS})\s*(?:(?:{_VERB})\s+|[=:]\s*|,?\s*(?={_ARTICLE}\s)|(?=l'))", re.IGNORECASE)
 _NEXT_ITEM = re.compile(
     rf"(?:,\s*(?:(?:{CONJUNCTIONS})\s+)?|;\s*|\s+(?:{CONJUNCTIONS})\s+)"
-    rf"(?={SYMBOL}\s*(?:{_VERB}\s|[=:]|{_ARTICLE}\s|l'))",
+    rf"(?={_SYMBOLS}\s*(?:{_VERB}\s|[=:]|,?\s*{_ARTICLE}\s|l'))",
     re.IGNORECASE,
 )
+_BETWEEN = re.compile(_BETWEEN_SYMBOLS, re.IGNORECASE)
 # A legend's words end with its sentence, its paragraph, or a line that is not words.
 _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
-_CLAUSE_END = re.compile(rf"\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
+# ("i.e. ", "e.g. ": an abbreviation's period ends nothing)
+_CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
@@ -59,6 +70,8 @@ _LIST_LINE = re.compile(
     rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
 )
 _CELL_END = re.compile(r"[ \t]*\|")
+# "the stiffness matrix, which relates forces to displacements": the meaning is the noun phrase.
+_RELATIVE_CLAUSE = re.compile(rf",\s+(?:{RELATIVE_PRONOUNS})(?!\w)", re.IGNORECASE)
 _VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
@@ -130,7 +143,8 @@ document_math = DocumentScoped("document_math", lambda document: nullcontext(Mat
 
 def without_functions(formula: str) -> str:
     """The formula with its function names ("tan(", "cosh (") blanked, for `stands_in`."""
-    return _FUNCTION_NAME.sub(" ", formula)
+    # Symbols set side by side before a bracket ("piEi(x)") are no function name.
+    return _FUNCTION_NAME.sub(lambda m: " " if is_word(m.group()) else m.group(), formula)
 
 
 def stands_in(symbol: str, bare: str) -> bool:
@@ -153,11 +167,28 @@ def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) ->
         stop = token.casefold() in FUNCTION_WORDS
     else:  # case tells the letter "L" from the French "l"
         stop = not in_clause and token in FUNCTION_WORDS
-    return is_symbol(token) and not stop and math.holds(token)
+    if stop or not math.holds(token):
+        return False
+    # In a legend clause a symbol with a worded subscript ("Thalf") is one when the formulas hold it.
+    return is_symbol(token.rstrip("%")) or in_clause and bool(re.fullmatch(SYMBOL, token))
+
+
+def _item_symbols(item: re.Match[str], math: MathText) -> list[Span]:
+    """The symbols a legend item explains, each a symbol of the formulas ("and the …" is none)."""
+    found: list[Span] = []
+    at = item.start("sym")
+    for between in [*_BETWEEN.finditer(item.group("sym")), None]:
+        end = item.start("sym") + between.start() if between else item.end("sym")
+        found.append(Span(at, end))
+        at = item.start("sym") + between.end() if between else end
+    ok = all(_is_legend_symbol(m.of(item.string), math, in_clause=True) for m in found)
+    return found if ok else []
 
 
 def _trimmed(text: str, start: int, end: int) -> Span | None:
     piece = text[start:end]
+    if relative := _RELATIVE_CLAUSE.search(piece):
+        piece = piece[: relative.start()]
     body = piece.strip().rstrip(" ,.;:")
     body = _VERB_LAST.sub("", body).rstrip(" ,.;:")
     # Words, not another formula ("LF = RPK / ASK"): a lower-case word of three letters at least.
@@ -169,8 +200,9 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
 
 def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
     """The items of a legend clause starting at `start` (just after "where")."""
-    text, out, at = chunk.text, [], start
-    while (item := _ITEM.match(text, at)) and _is_legend_symbol(item.group("sym"), math, in_clause=True):
+    text, at = chunk.text, start
+    out: list[Explanation] = []
+    while (item := _ITEM.match(text, at)) and (symbols := _item_symbols(item, math)):
         nxt = _NEXT_ITEM.search(text, item.end())
         end = _CLAUSE_END.search(text, item.end())
         stop = end.start() if end else len(text)
@@ -180,7 +212,7 @@ def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
         meaning = _trimmed(text, item.end(), stop)
         if meaning is None:
             break
-        out.append(Explanation(chunk, Span(item.start("sym"), item.end("sym")), meaning))
+        out.extend(Explanation(chunk, symbol, meaning) for symbol in symbols)
         if not go_on or nxt is None:
             break
         at = nxt.end()
@@ -277,6 +309,8 @@ def _noun_phrase(text: str, end: int, words: Counter[str]) -> Span | None:
     while count < _MAX_NAME_WORDS + 1:
         m = _word_before(text, start)
         if m is None or m.end() != start:
+            # A colon ends the phrase as a function word does ("two parts: demonstration data D").
+            stopped = count > 0 and text[max(0, start - 2) : start] == ": "
             break
         if m.group(1).casefold() in FUNCTION_WORDS:
             stopped = True
