@@ -18,6 +18,7 @@ from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline.review.score import KindScore
 from kb_pipeline.review.store import DecisionStore
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
@@ -317,3 +318,14 @@ def test_a_later_extraction_of_the_same_entry_joins_the_experts(layout, valves):
     assert cli_main(["knowledge", "export", "--out", str(out)]) == 0
     knowledge = json.loads((out / "active_knowledge.json").read_text(encoding="utf-8"))
     assert [k["id"] for k in knowledge if k["text"] == MISSED] == ["r_reader00001"]
+
+
+def test_an_experts_own_entry_counts_for_recall_once_it_stands_and_never_for_precision():
+    """The counting alone (no desk): an entry the readers never proposed says nothing of their
+    precision, whatever the expert later decided on it."""
+    counts = KindScore(doc_id="d", kind="rule")
+    for state, expert in [("approved", False), ("rejected", False), ("approved", True), ("rejected", True)]:
+        counts.count(state, expert)
+    counts.count("pending", True)
+    assert (counts.approved, counts.rejected, counts.added, counts.pending) == (1, 1, 1, 0)
+    assert counts.precision == (1, 2) and counts.recall == (1, 2)

@@ -17,7 +17,9 @@ import json
 import re
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from ..files import write_text_atomically
 from ..paths import DataLayout
@@ -32,6 +34,8 @@ from ..review.sessions import Sessions
 from ..review.skos import DEFAULT_BASE_IRI
 from ..review.store import Decision, DecisionStore
 from ..settings import Settings
+
+T = TypeVar("T")
 
 
 def _accounts(store: DecisionStore) -> Accounts:
@@ -302,6 +306,9 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
         return _score(settings, layout, args.doc)
     formats = args.format or FORMATS
     if "gold" in formats:
+        if len(set(formats)) > 1:  # gold is the desk's labels, not the approved knowledge: apart
+            print(f"kb-pipeline {command} export: --format gold is written on its own", file=sys.stderr)
+            return 2
         return _gold_export(settings, layout, args.out or layout.review, command)
     out = args.out or layout.review
     if out.exists() and not out.is_dir():
@@ -336,19 +343,21 @@ def knowledge_main(argv: list[str], settings: Settings, command: str = "knowledg
     return 0
 
 
-def _labels(settings: Settings, layout: DataLayout) -> tuple[Corpus, dict[str, Decision], set[tuple[str, str]]]:
-    """The decisions (re-attachments applied, not recorded) and the review-complete marks."""
+def _labels(
+    settings: Settings, layout: DataLayout, read: Callable[[Corpus, dict[str, Decision], set[tuple[str, str]]], T]
+) -> T:
+    """`read` of the decisions (re-attachments applied, not recorded) and the review-complete
+    marks, with the store open while it reads (the corpus reads the experts' entries from it)."""
     store = DecisionStore.open(settings.review_database_url, layout, create=False)
     try:
         corpus = Corpus(layout, ExpertEntries(store))
-        return corpus, read_decisions(corpus, store), complete(store)
+        return read(corpus, read_decisions(corpus, store), complete(store))
     finally:
         store.close()
 
 
 def _score(settings: Settings, layout: DataLayout, doc: str | None) -> int:
-    corpus, decisions, marked = _labels(settings, layout)
-    scores = score(corpus, decisions, marked, doc)
+    scores = _labels(settings, layout, lambda corpus, decisions, marked: score(corpus, decisions, marked, doc))
     if not scores.documents:
         where = f"document {doc!r}" if doc else f"document under {layout.knowledge}"
         print(
@@ -369,8 +378,7 @@ def _score(settings: Settings, layout: DataLayout, doc: str | None) -> int:
 
 
 def _gold_export(settings: Settings, layout: DataLayout, out: Path, command: str) -> int:
-    corpus, decisions, marked = _labels(settings, layout)
-    gold = gold_documents(corpus, decisions, marked)
+    gold = _labels(settings, layout, gold_documents)
     if not gold:
         print(f"kb-pipeline {command} export: no document is marked review complete: no gold to write", file=sys.stderr)
         return 1

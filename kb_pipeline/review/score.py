@@ -8,7 +8,7 @@ the documents and kinds a reviewer marked "review complete" (completion.py):
 
 A pending entry counts for neither (a complete mark over one is a reviewer's oversight, shown as
 `pending`). `gold_documents` writes the same labels in the knowledge yardstick's gold v2 shape
-(/work/shared/knowledge/README.md), so a new version of the readers can be scored on them.
+(shared/knowledge/README.md), so a new version of the readers can be scored on them.
 """
 
 from __future__ import annotations
@@ -51,8 +51,10 @@ class KindScore:
         return self.found, self.found + self.added
 
     def count(self, state: str, expert: bool) -> None:
-        if state in ("approved", "edited") and expert:
-            self.added += 1
+        # An expert's own entry is what the readers missed: it counts for recall once it stands,
+        # and never for the readers' precision (rejected or pending, it was none of theirs).
+        if expert:
+            self.added += state in ("approved", "edited")
         elif state in ("approved", "edited", "rejected", "pending"):
             setattr(self, state, getattr(self, state) + 1)
 
