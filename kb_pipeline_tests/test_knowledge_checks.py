@@ -1,4 +1,4 @@
-"""The payloads' own checks (knowledge/checks.py), as the knowledge asset runs them: every quoted
+"""The payloads' own checks (knowledge/payloads/checks.py), as the knowledge asset runs them: every quoted
 field re-checked against the chunk its provenance names, a value whose chunk is not recorded
 against the whole document; and the link stage's rule links (knowledge/link.py)."""
 

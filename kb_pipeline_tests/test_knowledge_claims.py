@@ -1,4 +1,4 @@
-"""Definitions a document states (knowledge/definitions.py, definition_sentences.py,
+"""Definitions a document states (knowledge/readers/glossary/: definitions.py, definition_sentences.py,
 labelled_definitions.py, definition_tables.py), each on a real MinerU parse of a PDF made here:
 a standard's numbered "Terms and definitions" clauses, section-opening "The X is a …"
 sentences, labelled bullets, a term | description table, "refers to / i.e." sentences and an API

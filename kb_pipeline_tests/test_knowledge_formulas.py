@@ -1,5 +1,5 @@
-"""Formulas and the symbols a document explains in words (knowledge/formulas.py, legend.py,
-math_text.py, lead_in.py): on real MinerU parses of generated PDFs, in English, French, German
+"""Formulas and the symbols a document explains in words (knowledge/readers/formulas/:
+formulas.py, legend.py, lead_in.py; knowledge/document/math_text.py): on real MinerU parses of generated PDFs, in English, French, German
 and Spanish, with the negatives a layout rule could mistake for a formula."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rule readers (knowledge/rules.py and its lexicon) on real MinerU parses: a generated
+"""The rule readers (knowledge/readers/rules/ and the lexicon) on real MinerU parses: a generated
 manual, standard and recommendations table in English, French, German and Indonesian, with the
 sentences that must not be rules beside them; and the shipped pump manual."""
 

@@ -2,7 +2,7 @@
 
 The package is built from the `ParsedDocument` (the artifact) and the MinerU output it was
 normalised from (`RawOutput`: captions, image files, formulas' markup, page furniture). MinerU
-output produced elsewhere is normalised first (`mineru_output.normalise_mineru_output`): one path.
+output produced elsewhere is normalised first (`pipeline.normalise_mineru_output`): one path.
 """
 
 from __future__ import annotations
