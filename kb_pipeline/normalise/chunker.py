@@ -45,7 +45,7 @@ from .headings import (
     looks_like_page_number,
     numbered,
 )
-from .item_text import ItemText, has_cells, item_texts
+from .item_text import ItemText, has_cells, item_texts, span_lines
 from .outline import OutlineHit, place_outline, squash, squashed, widen
 
 MAX_CHUNK_CHARS = 6000
@@ -119,18 +119,24 @@ def sideways_lines(text_layer: PdfTextLayer, item: dict) -> list[TextLine]:
     return turned if 2 * sum(len(line.text) for line in turned) > sum(len(line.text) for line in lines) else []
 
 
-def turned_table(text_layer: PdfTextLayer, item: dict) -> tuple[ItemText, str | None] | None:
+def turned_table(text_layer: PdfTextLayer, item: dict, content: dict) -> tuple[ItemText, str | None] | None:
     """A cell-less table MinerU read from text drawn turned (`sideways_lines`): its text from the
-    text layer, and its html when most of its lines have cells (gutters between columns), else
-    None; or None when its text runs upright."""
+    text layer between MinerU's caption and footnote lines (`content`, the item's v2 content:
+    they stand apart from the turned body and are kept), and its html when most of its lines
+    have cells (gutters between columns), else None; or None when its text runs upright."""
     turned = sideways_lines(text_layer, item)
     if not turned:
         return None
+    before, after = span_lines(content, "table_caption"), span_lines(content, "table_footnote")
     rows = [line.cells for line in turned]
     if len(rows) < 2 or 2 * sum(len(row) >= 2 for row in rows) <= len(rows):
-        return ItemText(text="\n".join(line.text for line in turned), pieces=[line.text for line in turned]), None
+        lines = [*before, *(line.text for line in turned), *after]
+        return ItemText(text="\n".join(lines), pieces=lines), None
     html = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    text = ItemText(text="\n".join(" | ".join(row) for row in rows), pieces=[cell for row in rows for cell in row])
+    body = "\n".join(" | ".join(row) for row in rows)
+    text = ItemText(
+        text="\n".join([*before, body, *after]), pieces=[*before, *(cell for row in rows for cell in row), *after]
+    )
     return text, f"<table>{html}</table>"
 
 
@@ -518,12 +524,13 @@ class _ChunkBuilder:
 
     def _take_table(self, index: int) -> None:
         item, text = self.raw.items[index], self.texts[index]
-        html = (self.raw.items_v2[index].get("content") or {}).get("html") or ""
+        content = self.raw.items_v2[index].get("content") or {}
+        html = content.get("html") or ""
         if has_cells(html):
             self._add_standalone("table", index, text, html)
             return
         # A table drawn turned: the text layer's rows and cells (MinerU's split words are no text).
-        if html.strip() and (turned := turned_table(self.text_layer, item)) is not None:
+        if html.strip() and (turned := turned_table(self.text_layer, item, content)) is not None:
             text, turned_html = turned
             if turned_html is not None:
                 self._add_standalone("table", index, text, turned_html)

@@ -33,9 +33,10 @@ def source_pieces(chunk: Chunk, raw: RawOutput, text_layer: PdfTextLayer) -> lis
             if item["type"] == "equation":
                 pieces.append(formula_text(text_layer, item))
                 continue
-            html = (raw.items_v2[index].get("content") or {}).get("html") or ""
+            content = raw.items_v2[index].get("content") or {}
+            html = content.get("html") or ""
             turned = (
-                turned_table(text_layer, item)
+                turned_table(text_layer, item, content)
                 if item["type"] == "table" and html.strip() and not has_cells(html)
                 else None
             )
