@@ -419,6 +419,16 @@ def test_long_text_split_at_sentence_boundaries_within_target(tmp_path: Path) ->
     assert " ".join(chunks).split() == text.split()
 
 
+def test_long_text_is_cut_from_the_paragraph_as_it_stands(tmp_path: Path) -> None:
+    """A long paragraph whose lines break inside sentences (as MinerU gives a text block): each
+    chunk is a slice of it, its line breaks and double spaces kept (the package is verbatim)."""
+    text = sentences(130).replace("word word word", "word\nword  word").replace(". s1", ".\ns1")
+    run = package_pages(tmp_path, [[title("Long"), para(text)]])
+    chunks = [chunk["chunk_text"] for chunk in run.chunks]
+    assert len(chunks) >= 3 and all(chunk in text for chunk in chunks)
+    assert any("\n" in chunk for chunk in chunks) and " ".join(chunks).split() == text.split()
+
+
 def test_many_medium_blocks_pack_between_target_and_cap(tmp_path: Path) -> None:
     """Twenty 150-token paragraphs: packed into chunks of 300..900 tokens (all but the last)."""
     run = package_pages(tmp_path, [[title("Tables")] + [para(sentences(10, tag=f"p{n}x")) for n in range(20)]])

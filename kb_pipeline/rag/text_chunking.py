@@ -3,7 +3,8 @@
 Blocks are packed greedily in reading order: a block joins the current chunk while the
 chunk stays within the 700-token target, or within the 900-token cap while the chunk is
 still under 300 tokens. A block over 700 tokens is first split at sentence boundaries into
-pieces of at most 700 tokens; a sentence over the cap is split at spaces, then at characters.
+pieces of at most 700 tokens, cut from the block as it stands (verbatim); a sentence over the
+cap is split between words, then between characters.
 There is no sentence overlap between chunks: every split point is a sentence boundary
 already, and overlap would make identical text retrievable twice.
 """
@@ -33,44 +34,66 @@ class TextBlock:
 
 
 def split_sentences(text: str) -> list[str]:
-    return [sentence.strip() for sentence in _SENTENCE_END.split(text) if sentence.strip()]
+    return [text[start:end] for start, end in _sentence_spans(text)]
 
 
-def _split_oversized(sentence: str) -> list[str]:
-    """Split one sentence over the hard cap at spaces, or at characters if it has none."""
-    pieces: list[str] = []
-    current = ""
-    for word in sentence.split(" "):
-        candidate = f"{current} {word}" if current else word
-        if current and estimate_tokens(candidate) > HARD_CAP_TOKENS:
-            pieces.append(current)
-            candidate = word
-        current = candidate
-    pieces.append(current)
-    result: list[str] = []
-    for piece in pieces:
-        while estimate_tokens(piece) > HARD_CAP_TOKENS:
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of `text` starts and ends, its surrounding whitespace left out."""
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return [_trimmed(text, a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while text[start].isspace():
+        start += 1
+    while text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _split_oversized(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """One sentence over the hard cap, split between words, or between characters where a
+    word alone is over it."""
+    pieces: list[tuple[int, int]] = []
+    piece: tuple[int, int] | None = None
+    for word in re.finditer(r"\S+", text[start:end]):
+        word_start, word_end = start + word.start(), start + word.end()
+        if piece is not None and estimate_tokens(text[piece[0] : word_end]) > HARD_CAP_TOKENS:
+            pieces.append(piece)
+            piece = None
+        piece = (piece[0] if piece else word_start, word_end)
+    pieces.append(piece or (start, end))
+    result: list[tuple[int, int]] = []
+    for a, b in pieces:
+        while estimate_tokens(text[a:b]) > HARD_CAP_TOKENS:
             # The cap in characters is safe for any mix: wide characters count one token each.
-            result.append(piece[:HARD_CAP_TOKENS])
-            piece = piece[HARD_CAP_TOKENS:]
-        result.append(piece)
+            result.append((a, a + HARD_CAP_TOKENS))
+            a += HARD_CAP_TOKENS
+        result.append((a, b))
     return result
 
 
 def _pieces(text: str) -> list[str]:
-    """The block itself, or sentence groups of at most TARGET_MAX_TOKENS each."""
+    """The block itself, or runs of whole sentences of at most TARGET_MAX_TOKENS each, cut from
+    the block as they stand in it (its line breaks and spaces kept: the artifact's text is
+    verbatim, and so is the package's)."""
     if estimate_tokens(text) <= TARGET_MAX_TOKENS:
         return [text]
-    sentences: list[str] = []
-    for sentence in split_sentences(text):
-        sentences.extend(_split_oversized(sentence) if estimate_tokens(sentence) > HARD_CAP_TOKENS else [sentence])
-    groups: list[str] = []
-    for sentence in sentences:
-        if groups and estimate_tokens(f"{groups[-1]} {sentence}") <= TARGET_MAX_TOKENS:
-            groups[-1] = f"{groups[-1]} {sentence}"
+    spans: list[tuple[int, int]] = []
+    for start, end in _sentence_spans(text):
+        oversized = estimate_tokens(text[start:end]) > HARD_CAP_TOKENS
+        spans.extend(_split_oversized(text, start, end) if oversized else [(start, end)])
+    groups: list[tuple[int, int]] = []
+    for start, end in spans:
+        if groups and estimate_tokens(text[groups[-1][0] : end]) <= TARGET_MAX_TOKENS:
+            groups[-1] = (groups[-1][0], end)
         else:
-            groups.append(sentence)
-    return groups
+            groups.append((start, end))
+    return [text[start:end] for start, end in groups]
 
 
 def pack_text_blocks(blocks: list[TextBlock]) -> list[TextBlock]:
