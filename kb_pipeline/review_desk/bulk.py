@@ -17,7 +17,7 @@ from ..review.reattach import current_decisions
 from .auth import Principal, PrincipalDep, require
 from .decisions import DecisionIn, record_decision
 from .dependencies import CorpusDep, StoreDep
-from .pages import REVIEWER_COOKIE, render
+from .pages import form_reviewer, render
 
 router = APIRouter(dependencies=[require("reviewer")])
 
@@ -55,9 +55,7 @@ def approve_routine(
     ids: Annotated[list[str], Form()],
 ) -> Response:
     _admin(principal)
-    reviewer = request.cookies.get(REVIEWER_COOKIE, "")
-    if principal.account is None and not reviewer:
-        raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
+    reviewer = form_reviewer(request, principal, "decision records who made it")
     shown = set(ids)
     for row in routine_pending(corpus.queue(current_decisions(corpus, store), "all"), doc_id):
         if row.term_id in shown and row.item is not None:

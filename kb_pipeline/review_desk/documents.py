@@ -19,7 +19,7 @@ from ..review.reattach import current_decisions
 from .added_entries import EntryIn, add_entry
 from .auth import PrincipalDep, require
 from .dependencies import CorpusDep, StoreDep
-from .pages import REVIEWER_COOKIE, cached_page_image, render
+from .pages import cached_page_image, form_reviewer, render
 
 router = APIRouter(dependencies=[require("viewer")])
 
@@ -84,9 +84,7 @@ def add_entry_form(
     unit: Annotated[str, Form()] = "",
     variables: Annotated[str, Form()] = "",
 ) -> Response:
-    reviewer = request.cookies.get(REVIEWER_COOKIE, "")
-    if principal.account is None and not reviewer:
-        raise HTTPException(400, "type your name first (top of the page): every entry records who added it")
+    reviewer = form_reviewer(request, principal, "entry records who added it")
     sent = {
         "term": term,
         "full_name": full_name,

@@ -25,13 +25,22 @@ from ..review.reattach import current_decisions
 from ..review.score import ratio, score
 from ..review.version_diff import version_diffs
 from ..review.word_diff import word_diff
-from .auth import PrincipalDep, principal_of, require
+from .auth import Principal, PrincipalDep, principal_of, require
 from .decisions import DecisionIn, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
 
 REVIEWER_COOKIE = "kb_reviewer"
 
 router = APIRouter(dependencies=[require("viewer")])
+
+
+def form_reviewer(request: Request, principal: Principal, records: str) -> str:
+    """The name a form's change is recorded under without an account (typed at the top of the
+    page; "" with one): none is refused, since every change `records` who made it."""
+    reviewer = request.cookies.get(REVIEWER_COOKIE, "")
+    if principal.account is None and not reviewer:
+        raise HTTPException(400, f"type your name first (top of the page): every {records}")
+    return reviewer
 
 
 def render(request: Request, name: str, status_code: int = 200, **context) -> HTMLResponse:
@@ -228,9 +237,7 @@ def decide_form(
     title: Annotated[str | None, Form()] = None,
     purpose: Annotated[str | None, Form()] = None,
 ) -> Response:
-    reviewer = request.cookies.get(REVIEWER_COOKIE, "")
-    if principal.account is None and not reviewer:
-        raise HTTPException(400, "type your name first (top of the page): every decision records who made it")
+    reviewer = form_reviewer(request, principal, "decision records who made it")
     sent = {
         "statement": statement,
         "condition": condition,
