@@ -232,7 +232,11 @@ HELPER = textwrap.dedent('''
 
 
     def hang(ready):
-        ready.write_text(str(os.getpid()))
+        # open(), not Path.write_text: the artifact stage replaces that one with a cut write,
+        # which would call back here (on tmpfs its fsyncs are instant, so the recursion ran out
+        # and the error removed the half-written temp file before the test's kill came).
+        with open(ready, "w") as f:
+            f.write(str(os.getpid()))
         while True:
             time.sleep(60)
 

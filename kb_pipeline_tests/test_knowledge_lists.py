@@ -74,10 +74,10 @@ def test_a_page_of_running_text_prints_no_title_and_states_no_purpose(parses, tm
     assert brief.title is None and brief.purpose is None
 
 
-def test_a_title_set_in_the_largest_type_beside_a_masthead_and_a_column_heading(tmp_path_factory):
+def test_a_title_set_in_the_largest_type_beside_a_masthead_and_a_column_heading(parses, tmp_path_factory):
     """More lines than a title has in the title's band of sizes: the largest type alone is the
     title, not the masthead or the column heading beside it."""
-    brief = _parse(tmp_path_factory, pdfs.notice_pdf).brief_context
+    brief = _parse(parses, tmp_path_factory, pdfs.notice_pdf).brief_context
     assert brief.title == " ".join(pdfs.NOTICE_TITLE)
 
 

@@ -332,8 +332,14 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
         path.write_text(json.dumps(payload), encoding="utf-8")
 
     def rules(pack: list[dict]) -> None:
+        # Three rules: the first's fields hostile, and two to decide on (a copy of the second
+        # under another id: the handbook states two, its formula's lead-in being no rule).
+        pack.append({**pack[1], "rule_id": "r_" + "".join(reversed(pack[1]["rule_id"][2:]))})
         pack[0].update(statement=_hostile("statement"), condition=_hostile("condition"))
         pack[0].update(consequence=_hostile("consequence"))
+        hostile_rule.append(pack[0]["rule_id"])
+
+    hostile_rule: list[str] = []
 
     def formulas(entries: list[dict]) -> None:
         entries[0].update(name=_hostile("name"), formula_latex=_hostile("formula_latex"), unit=_hostile("unit"))
@@ -365,7 +371,7 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
     client.post("/reviewer", data={"name": _hostile("typed name"), "csrf_token": token})  # the header's
     ids = {r["term"] if r["kind"] == "term" else r["kind"]: r["term_id"] for r in _queue(client, "all")}
     rule_ids = [r["term_id"] for r in _queue(client, "rule")]
-    _, decided, edited = rule_ids  # the first rule's fields are hostile
+    decided, edited = [r for r in rule_ids if r not in hostile_rule]
     reviewer = _hostile("reviewer")
     store.record(  # decided on a text the rule no longer says: the page shows the word diff
         term_id=decided,
@@ -397,7 +403,7 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
         "queue": "/?kind=all",
         "rules": "/?kind=rule",
         "terms": "/?kind=term",
-        "rule": f"/entries/{rule_ids[0]}",
+        "rule": f"/entries/{hostile_rule[0]}",
         "diff": f"/entries/{decided}",
         "edited": f"/entries/{edited}",
         "formula": f"/entries/{ids['formula']}",
@@ -409,7 +415,7 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
         "api queue": "/api/queue?kind=all",
         "api formula": f"/api/entries/{ids['formula']}",
         "api brief": f"/api/entries/{ids['brief']}",
-        "api rule": f"/api/entries/{rule_ids[0]}",
+        "api rule": f"/api/entries/{hostile_rule[0]}",
     }
     pages = {name: client.get(url) for name, url in urls.items()}
     assert all(pages[n].status_code == 200 for n in urls if n != "unknown") and pages["unknown"].status_code == 404
