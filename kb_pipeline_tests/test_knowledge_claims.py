@@ -111,6 +111,11 @@ ENGLISH = [
         "The gauge prints each reading after its key (wd - wind, rn - rain, TT - temperature) on one line. "
         "The pits close in three spans: May - June, July - August, Sept - Oct.",
     ),
+    # A table's note: keys and their words parted by commas, the pairs by semicolons.
+    (
+        "BodyText",
+        "For ground type, C, clay; L, loam; R, bare rock. The crews came from Leeds, Hull; York, Selby; Derby, Bath.",
+    ),
 ]
 
 FRENCH = [
@@ -142,6 +147,7 @@ FRENCH = [
     ("field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
     ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
     ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
+    ("BodyText", "Pour le type de sol, A, argile ; L, limon ; R, roche nue."),
 ]
 
 GERMAN = [
@@ -278,6 +284,14 @@ def test_a_key_legend_gives_each_key_its_words(english, french, german):
     assert (french["V"], french["P"], french["T"]) == ("vent", "pluie", "température")
     assert (german["w"], german["r"], german["t"]) == ("Wind", "Regen", "Temperatur")
     assert not {"May", "July", "Sept"} & set(english)
+
+
+def test_a_key_legend_with_commas_between_key_and_words(english, french):
+    """ "C, clay; L, loam; R, bare rock": a comma parts key and words where semicolons part the
+    pairs; a run of place names ("Leeds, Hull; York, Selby") is no legend."""
+    assert (english["C"], english["L"], english["R"]) == ("clay", "loam", "bare rock")
+    assert (french["A"], french["L"], french["R"]) == ("argile", "limon", "roche nue")
+    assert not {"Leeds", "York", "Derby"} & set(english)
 
 
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):

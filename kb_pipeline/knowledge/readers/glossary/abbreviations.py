@@ -397,6 +397,11 @@ def read_legends(chunk: Chunk) -> list[Finding]:
 _KEY_PAIR = r"[^\W_][\w]{0,5}(?:\s[-–]|\s?[:=])\s[^\W\d_][^\W\d_ ]*(?: [^\W\d_]+){0,4}"
 _KEY_RUN = re.compile(rf"(?<![\w-])(?:{_KEY_PAIR}[,;]\s+){{2,}}{_KEY_PAIR}(?=\s*(?:[.;)\n]|$))")
 _KEY_SPLIT = re.compile(r"^(?P<key>\S+)(?:\s[-–]|\s?[:=])\s(?P<meaning>.+)$")
+# "U, uniform; W, winter dominated; S, summer dominated" (a table's note): a comma between a key
+# and its words where semicolons part the pairs.
+_COMMA_PAIR = r"[^\W_][\w]{0,5},\s[^\W\d_]+(?: [^\W\d_]+){0,4}"
+_COMMA_RUN = re.compile(rf"(?<![\w-])(?:{_COMMA_PAIR}\s?;\s+){{2,}}{_COMMA_PAIR}(?=\s*(?:[.;)\n]|$))")
+_COMMA_SPLIT = re.compile(r"^(?P<key>\S+),\s(?P<meaning>.+)$")
 
 
 def _is_key(token: str) -> bool:
@@ -406,8 +411,10 @@ def _is_key(token: str) -> bool:
 
 def read_key_legends(chunk: Chunk) -> list[Finding]:
     findings = []
-    for run in _KEY_RUN.finditer(chunk.text):
-        pairs = [_KEY_SPLIT.match(p) for p in re.split(r"[,;]\s+", run.group())]
+    runs = [(run, _KEY_SPLIT, r"[,;]\s+") for run in _KEY_RUN.finditer(chunk.text)]
+    runs += [(run, _COMMA_SPLIT, r"\s?;\s+") for run in _COMMA_RUN.finditer(chunk.text)]
+    for run, split, between in runs:
+        pairs = [split.match(p) for p in re.split(between, run.group())]
         if not all(p and _is_key(p.group("key")) for p in pairs):
             continue
         findings += [
