@@ -116,6 +116,14 @@ ENGLISH = [
         "BodyText",
         "For ground type, C, clay; L, loam; R, bare rock. The crews came from Leeds, Hull; York, Selby; Derby, Bath.",
     ),
+    # Clauses that define by their verb after a comma; a clause that is an instruction or a
+    # pronoun's defines nothing.
+    (
+        "BodyText",
+        "For the largest trucks, 8x4R denotes a chassis with four driven wheels, the axle ratio denotes the "
+        "turns of the shaft per turn of a wheel. For details, please refer to the fleet manual, which "
+        "denotes every part by its number.",
+    ),
 ]
 
 FRENCH = [
@@ -148,6 +156,11 @@ FRENCH = [
     ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
     ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
     ("BodyText", "Pour le type de sol, A, argile ; L, limon ; R, roche nue."),
+    (
+        "BodyText",
+        "Pour les gros camions, 8x4R désigne un châssis à quatre roues motrices, le rapport de pont désigne "
+        "le nombre de tours de l'arbre par tour de roue.",
+    ),
 ]
 
 GERMAN = [
@@ -305,6 +318,41 @@ def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, frenc
     assert key(german["Fahrstraße"]).startswith("denweg")
     assert key(german["Nutzlast"]).startswith("diemasse")
     assert not {"camion", "Lkw"} & (set(french) | set(german))
+
+
+def test_clauses_that_define_by_their_verb_after_a_comma(english, french):
+    """ "For …, 8x4R denotes …, the axle ratio denotes …": each clause's subject its own term, its
+    definition up to the next such clause; "please refer to", "which denotes" name nothing."""
+    assert english["8x4R"] == "a chassis with four driven wheels"
+    assert english["axle ratio"] == "the turns of the shaft per turn of a wheel."
+    assert french["8x4R"] == "un châssis à quatre roues motrices"
+    assert key(french["rapport de pont"]).startswith("lenombredetours")
+    assert not {"please", "which", "details"} & {t.casefold() for t in english}
+
+
+@pytest.mark.parametrize(
+    "note, marks",
+    [
+        ("P indicates that the pump ran, T indicates that the tank was full, and na denotes no reading.",
+         {"P": "the pump ran", "T": "the tank was full", "na": "no reading."}),
+        ("P indique que la pompe a tourné, T indique que la cuve était pleine.",
+         {"P": "la pompe a tourné", "T": "la cuve était pleine."}),
+        ("P kennzeichnet einen Lauf der Pumpe, T kennzeichnet einen vollen Tank.",
+         {"P": "einen Lauf der Pumpe", "T": "einen vollen Tank."}),
+    ],
+)  # fmt: skip
+def test_a_table_notes_marks_and_what_they_indicate(note, marks):
+    """Under a table, "P indicates that …, T indicates that …": each mark its clause. (A table
+    chunk made here: the rule reads the note's words, MinerU's table layout is not in question.)"""
+    table = Chunk(chunk_id="d::0000", doc_id="d", kind="table", text=f"Site | Run\nNorth | P\n{note}", page_idx=0,
+                  heading="Runs", heading_path=["Runs"])  # fmt: skip
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[table])
+    assert _definitions(document) == marks
+
+
+def test_a_mark_verb_in_running_text_defines_nothing():
+    """ "P indicates that …" in a paragraph describes; only a table's note is a legend."""
+    assert _definitions(_chunks(("Gauges", "During a shift, P indicates that the pump ran."))) == {}
 
 
 def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
