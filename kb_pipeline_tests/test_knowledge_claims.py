@@ -124,6 +124,12 @@ ENGLISH = [
         "turns of the shaft per turn of a wheel. For details, please refer to the fleet manual, which "
         "denotes every part by its number.",
     ),
+    # An abbreviation, its year, then its long form; a year before a bracket that spells nothing.
+    (
+        "BodyText",
+        "The grades were set by ORE in 2019 (Open Roads for Excavators) for every ramp. The PIT plan of 2020 "
+        "(a wet year) was kept.",
+    ),
 ]
 
 FRENCH = [
@@ -161,6 +167,7 @@ FRENCH = [
         "Pour les gros camions, 8x4R désigne un châssis à quatre roues motrices, le rapport de pont désigne "
         "le nombre de tours de l'arbre par tour de roue.",
     ),
+    ("BodyText", "La loi VRAC de 2016 (Voies Routières d'Accès aux Carrières) fixe les pentes des rampes."),
 ]
 
 GERMAN = [
@@ -193,6 +200,7 @@ GERMAN = [
         "BodyText",
         "Der Pegel druckt jeden Wert hinter seinem Kürzel (w - Wind, r - Regen, t - Temperatur) in eine Zeile.",
     ),
+    ("BodyText", "Das Gesetz FGB von 2018 (Fördergurtbestimmung) regelt die Bänder."),
 ]
 
 
@@ -297,6 +305,16 @@ def test_a_key_legend_gives_each_key_its_words(english, french, german):
     assert (french["V"], french["P"], french["T"]) == ("vent", "pluie", "température")
     assert (german["w"], german["r"], german["t"]) == ("Wind", "Regen", "Temperatur")
     assert not {"May", "July", "Sept"} & set(english)
+
+
+def test_an_abbreviation_then_its_year_then_its_long_form(english, french, german):
+    """ "set by ORE in 2019 (Open Roads for Excavators)": a year and a function word may stand
+    between an abbreviation and its bracket; a bracket that does not spell it ("(a wet year)")
+    names nothing."""
+    assert english["ORE"] == "Open Roads for Excavators"
+    assert french["VRAC"] == "Voies Routières d'Accès aux Carrières"
+    assert german["FGB"] == "Fördergurtbestimmung"
+    assert "PIT" not in english
 
 
 def test_a_key_legend_with_commas_between_key_and_words(english, french):

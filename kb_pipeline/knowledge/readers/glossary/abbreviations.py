@@ -344,6 +344,16 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
     return next(iter(content or found), None)
 
 
+def _named_before(head: str) -> str:
+    """The word before a bracket, or the abbreviation a date or a function word or two stand
+    between ("the XYZ law of 2015 (Long Form)", "la loi ABC de 2015 (…)")."""
+    tokens = head.split()[-3:]
+    for k in range(len(tokens) - 1, -1, -1):
+        if is_abbreviation(tokens[k]) or not (tokens[k].isdigit() or tokens[k].casefold() in _UNSPELT):
+            return tokens[k] if k == len(tokens) - 1 or is_abbreviation(tokens[k]) else ""
+    return ""
+
+
 def _inline(chunk: Chunk, source: str) -> list[Finding]:
     """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)",
     "Long Form (LF, Author, 2024)"."""
@@ -360,8 +370,7 @@ def _inline(chunk: Chunk, source: str) -> list[Finding]:
             if expansion and all(spells(n, expansion) for n in names):
                 findings += [Finding(n, Quote(n, chunk), "inline", full_name=Quote(expansion, chunk)) for n in names]
             continue
-        before = re.search(r"(?:^|\s)(\S+)\s*$", source[: m.start()])
-        name = before.group(1) if before else ""
+        name = _named_before(source[: m.start()])
         if m.group("round") and is_abbreviation(name) and not _ROMAN.match(name) and spells(name, inside):
             findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(inside.strip(), chunk)))
     return findings
