@@ -130,6 +130,8 @@ ENGLISH = [
         "The grades were set by ORE in 2019 (Open Roads for Excavators) for every ramp. The PIT plan of 2020 "
         "(a wet year) was kept.",
     ),
+    # An abbreviation and a copula: classified, not defined (left open); an explicit verb defines.
+    ("BodyText", "HRD is a crew of six that grades the haul roads. GPM stands for the grade per metre of ramp."),
 ]
 
 FRENCH = [
@@ -315,6 +317,13 @@ def test_an_abbreviation_then_its_year_then_its_long_form(english, french, germa
     assert french["VRAC"] == "Voies Routières d'Accès aux Carrières"
     assert german["FGB"] == "Fördergurtbestimmung"
     assert "PIT" not in english
+
+
+def test_an_abbreviation_and_a_copula_is_left_open(english):
+    """ "HRD is a crew …" may classify as well as define: no definition in code (the sentence
+    goes to the model or the desk); "GPM stands for …" defines."""
+    assert "HRD" not in english
+    assert key(english["GPM"]).endswith("thegradepermetreoframp")
 
 
 def test_a_key_legend_with_commas_between_key_and_words(english, french):
