@@ -132,6 +132,12 @@ ENGLISH = [
     ),
     # An abbreviation and a copula: classified, not defined (left open); an explicit verb defines.
     ("BodyText", "HRD is a crew of six that grades the haul roads. GPM stands for the grade per metre of ramp."),
+    # Placeholders of a format explained after it (reportlab markup: "&lt;" prints "<").
+    (
+        "BodyText",
+        'Each record starts with "R:&lt;ID&gt;&lt;ST&gt;", where &lt;ID&gt; is the number of the truck, and '
+        "&lt;ST&gt; is the shift code. Replace &lt;ID&gt; by the fleet number when the tag &lt;b&gt; is printed.",
+    ),
 ]
 
 FRENCH = [
@@ -170,6 +176,7 @@ FRENCH = [
         "le nombre de tours de l'arbre par tour de roue.",
     ),
     ("BodyText", "La loi VRAC de 2016 (Voies Routières d'Accès aux Carrières) fixe les pentes des rampes."),
+    ("BodyText", "Chaque ligne commence par « R:&lt;ID&gt; », où &lt;ID&gt; est le numéro du camion."),
 ]
 
 GERMAN = [
@@ -203,6 +210,7 @@ GERMAN = [
         "Der Pegel druckt jeden Wert hinter seinem Kürzel (w - Wind, r - Regen, t - Temperatur) in eine Zeile.",
     ),
     ("BodyText", "Das Gesetz FGB von 2018 (Fördergurtbestimmung) regelt die Bänder."),
+    ("BodyText", "Jede Zeile beginnt mit R:&lt;ID&gt;; &lt;ID&gt; bezeichnet die Nummer des Lkw."),
 ]
 
 
@@ -324,6 +332,17 @@ def test_an_abbreviation_and_a_copula_is_left_open(english):
     goes to the model or the desk); "GPM stands for …" defines."""
     assert "HRD" not in english
     assert key(english["GPM"]).endswith("thegradepermetreoframp")
+
+
+def test_a_formats_placeholders_explained_after_it(english, french, german):
+    """ "R:<ID><ST>", where <ID> is …, and <ST> is …": a placeholder at the head of a sentence or
+    of a legend's clause, then a legend verb; one inside a sentence ("when the tag <b> is printed")
+    explains nothing."""
+    assert english["<ID>"] == "the number of the truck"
+    assert english["<ST>"] == "the shift code."
+    assert "<b>" not in english
+    assert french["<ID>"] == "le numéro du camion."
+    assert german["<ID>"] == "die Nummer des Lkw."
 
 
 def test_a_key_legend_with_commas_between_key_and_words(english, french):

@@ -28,6 +28,8 @@ from ...language.lexicon import (
     CONJUNCTIONS,
     ELIDED_ARTICLE,
     INDEFINITE_ARTICLES,
+    LEGEND_OPENERS,
+    LEGEND_VERBS,
     MARK_VERBS,
     NEGATIONS,
     alternation,
@@ -65,6 +67,11 @@ _INVERTED = re.compile(
     r"^(?:On entend par|Se entiende por)\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)"
     r"|^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<de>[^,\n]{2,80}?)\s+versteht man\s+(?P<de_rest>\S)"
     r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
+)
+_PLACEHOLDER = re.compile(
+    rf"(?:^|(?<=\s)(?:{LEGEND_OPENERS})\s+|[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?)"
+    rf"(?P<name><[^\W\d_][\w.-]{{0,30}}>)\s+(?:{LEGEND_VERBS})\s+(?P<rest>\S)",
+    re.IGNORECASE,
 )
 _MEANS_THAT = re.compile(r"\s*means? that\b", re.IGNORECASE)
 # Where a clause of a sentence starts: after a comma or semicolon, and maybe "and".
@@ -196,6 +203,24 @@ def _defining_clauses(chunk: Chunk, said: str) -> list[tuple[int, int, re.Match[
     ]
 
 
+def _placeholders(chunk: Chunk, sentence: Span) -> list[Finding]:
+    """ "… "D:<TS><TZ>", where <TS> is the timestamp …, and <TZ> is a time zone …": a placeholder
+    in angle brackets at the head of a sentence or of a legend's clause (after "where" or a
+    comma), then a legend verb; its meaning runs to the next such clause."""
+    said = sentence.of(chunk.text)
+    clauses = list(_PLACEHOLDER.finditer(said))
+    ends = [m.start() for m in clauses[1:]] + [len(said)] if clauses else []
+    return [
+        Finding(
+            m.group("name"),
+            Quote(m.group("name"), chunk),
+            "running_definition",
+            definition=Quote(said[m.start("rest") : end].rstrip(" ,;"), chunk),
+        )
+        for m, end in zip(clauses, ends, strict=True)
+    ]
+
+
 def read_running_definitions(document: ParsedDocument) -> list[Finding]:
     findings: list[Finding] = []
     mentions = MentionIndex([c.text for c in document.chunks])
@@ -220,6 +245,7 @@ def read_running_definitions(document: ParsedDocument) -> list[Finding]:
             definition = Span(at + inverted.start(rest), sentence.end)
             findings += _subject_findings(chunk, subject, definition, "running_definition")
         findings += _restated(chunk, sentence, mentions)
+        findings += _placeholders(chunk, sentence)
     return findings
 
 
