@@ -111,6 +111,33 @@ ENGLISH = [
         "The gauge prints each reading after its key (wd - wind, rn - rain, TT - temperature) on one line. "
         "The pits close in three spans: May - June, July - August, Sept - Oct.",
     ),
+    # A table's note: keys and their words parted by commas, the pairs by semicolons.
+    (
+        "BodyText",
+        "For ground type, C, clay; L, loam; R, bare rock. The crews came from Leeds, Hull; York, Selby; Derby, Bath.",
+    ),
+    # Clauses that define by their verb after a comma; a clause that is an instruction or a
+    # pronoun's defines nothing.
+    (
+        "BodyText",
+        "For the largest trucks, 8x4R denotes a chassis with four driven wheels, the axle ratio denotes the "
+        "turns of the shaft per turn of a wheel. For details, please refer to the fleet manual, which "
+        "denotes every part by its number.",
+    ),
+    # An abbreviation, its year, then its long form; a year before a bracket that spells nothing.
+    (
+        "BodyText",
+        "The grades were set by ORE in 2019 (Open Roads for Excavators) for every ramp. The PIT plan of 2020 "
+        "(a wet year) was kept.",
+    ),
+    # An abbreviation and a copula: classified, not defined (left open); an explicit verb defines.
+    ("BodyText", "HRD is a crew of six that grades the haul roads. GPM stands for the grade per metre of ramp."),
+    # Placeholders of a format explained after it (reportlab markup: "&lt;" prints "<").
+    (
+        "BodyText",
+        'Each record starts with "R:&lt;ID&gt;&lt;ST&gt;", where &lt;ID&gt; is the number of the truck, and '
+        "&lt;ST&gt; is the shift code. Replace &lt;ID&gt; by the fleet number when the tag &lt;b&gt; is printed.",
+    ),
 ]
 
 FRENCH = [
@@ -142,6 +169,14 @@ FRENCH = [
     ("field", "Paramètres : engin (int) – le numéro peint sur la caisse du camion."),
     ("BodyText", "Les camions suivent un ordonnancement par file pondérée (OFP, Dupont et al., 2020) à chaque pelle."),
     ("BodyText", "La jauge imprime chaque mesure après sa clé (V : vent, P : pluie, T : température) sur une ligne."),
+    ("BodyText", "Pour le type de sol, A, argile ; L, limon ; R, roche nue."),
+    (
+        "BodyText",
+        "Pour les gros camions, 8x4R désigne un châssis à quatre roues motrices, le rapport de pont désigne "
+        "le nombre de tours de l'arbre par tour de roue.",
+    ),
+    ("BodyText", "La loi VRAC de 2016 (Voies Routières d'Accès aux Carrières) fixe les pentes des rampes."),
+    ("BodyText", "Chaque ligne commence par « R:&lt;ID&gt; », où &lt;ID&gt; est le numéro du camion."),
 ]
 
 GERMAN = [
@@ -174,6 +209,8 @@ GERMAN = [
         "BodyText",
         "Der Pegel druckt jeden Wert hinter seinem Kürzel (w - Wind, r - Regen, t - Temperatur) in eine Zeile.",
     ),
+    ("BodyText", "Das Gesetz FGB von 2018 (Fördergurtbestimmung) regelt die Bänder."),
+    ("BodyText", "Jede Zeile beginnt mit R:&lt;ID&gt;; &lt;ID&gt; bezeichnet die Nummer des Lkw."),
 ]
 
 
@@ -280,6 +317,42 @@ def test_a_key_legend_gives_each_key_its_words(english, french, german):
     assert not {"May", "July", "Sept"} & set(english)
 
 
+def test_an_abbreviation_then_its_year_then_its_long_form(english, french, german):
+    """ "set by ORE in 2019 (Open Roads for Excavators)": a year and a function word may stand
+    between an abbreviation and its bracket; a bracket that does not spell it ("(a wet year)")
+    names nothing."""
+    assert english["ORE"] == "Open Roads for Excavators"
+    assert french["VRAC"] == "Voies Routières d'Accès aux Carrières"
+    assert german["FGB"] == "Fördergurtbestimmung"
+    assert "PIT" not in english
+
+
+def test_an_abbreviation_and_a_copula_is_left_open(english):
+    """ "HRD is a crew …" may classify as well as define: no definition in code (the sentence
+    goes to the model or the desk); "GPM stands for …" defines."""
+    assert "HRD" not in english
+    assert key(english["GPM"]).endswith("thegradepermetreoframp")
+
+
+def test_a_formats_placeholders_explained_after_it(english, french, german):
+    """ "R:<ID><ST>", where <ID> is …, and <ST> is …": a placeholder at the head of a sentence or
+    of a legend's clause, then a legend verb; one inside a sentence ("when the tag <b> is printed")
+    explains nothing."""
+    assert english["<ID>"] == "the number of the truck"
+    assert english["<ST>"] == "the shift code."
+    assert "<b>" not in english
+    assert french["<ID>"] == "le numéro du camion."
+    assert german["<ID>"] == "die Nummer des Lkw."
+
+
+def test_a_key_legend_with_commas_between_key_and_words(english, french):
+    """ "C, clay; L, loam; R, bare rock": a comma parts key and words where semicolons part the
+    pairs; a run of place names ("Leeds, Hull; York, Selby") is no legend."""
+    assert (english["C"], english["L"], english["R"]) == ("clay", "loam", "bare rock")
+    assert (french["A"], french["L"], french["R"]) == ("argile", "limon", "roche nue")
+    assert not {"Leeds", "York", "Derby"} & set(english)
+
+
 def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, french, german):
     assert key(english["Load planning"]).startswith("therulesthatdecide")
     assert key(english["payload meter"]).startswith("ascalethatweighs")
@@ -291,6 +364,41 @@ def test_defining_verbs_restatements_and_not_rules_or_evaluations(english, frenc
     assert key(german["Fahrstraße"]).startswith("denweg")
     assert key(german["Nutzlast"]).startswith("diemasse")
     assert not {"camion", "Lkw"} & (set(french) | set(german))
+
+
+def test_clauses_that_define_by_their_verb_after_a_comma(english, french):
+    """ "For …, 8x4R denotes …, the axle ratio denotes …": each clause's subject its own term, its
+    definition up to the next such clause; "please refer to", "which denotes" name nothing."""
+    assert english["8x4R"] == "a chassis with four driven wheels"
+    assert english["axle ratio"] == "the turns of the shaft per turn of a wheel."
+    assert french["8x4R"] == "un châssis à quatre roues motrices"
+    assert key(french["rapport de pont"]).startswith("lenombredetours")
+    assert not {"please", "which", "details"} & {t.casefold() for t in english}
+
+
+@pytest.mark.parametrize(
+    "note, marks",
+    [
+        ("P indicates that the pump ran, T indicates that the tank was full, and na denotes no reading.",
+         {"P": "the pump ran", "T": "the tank was full", "na": "no reading."}),
+        ("P indique que la pompe a tourné, T indique que la cuve était pleine.",
+         {"P": "la pompe a tourné", "T": "la cuve était pleine."}),
+        ("P kennzeichnet einen Lauf der Pumpe, T kennzeichnet einen vollen Tank.",
+         {"P": "einen Lauf der Pumpe", "T": "einen vollen Tank."}),
+    ],
+)  # fmt: skip
+def test_a_table_notes_marks_and_what_they_indicate(note, marks):
+    """Under a table, "P indicates that …, T indicates that …": each mark its clause. (A table
+    chunk made here: the rule reads the note's words, MinerU's table layout is not in question.)"""
+    table = Chunk(chunk_id="d::0000", doc_id="d", kind="table", text=f"Site | Run\nNorth | P\n{note}", page_idx=0,
+                  heading="Runs", heading_path=["Runs"])  # fmt: skip
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[table])
+    assert _definitions(document) == marks
+
+
+def test_a_mark_verb_in_running_text_defines_nothing():
+    """ "P indicates that …" in a paragraph describes; only a table's note is a legend."""
+    assert _definitions(_chunks(("Gauges", "During a shift, P indicates that the pump ran."))) == {}
 
 
 def _chunks(*texts: tuple[str, str]) -> ParsedDocument:

@@ -206,3 +206,5 @@ THE_WORK = (
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"which|who|whose"
+# What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
+MARK_VERBS = r"indicates(?:\s+that)?|represents"

@@ -117,3 +117,5 @@ SUBORDINATE_CLAUSE = (
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"qui|dont|lequel|laquelle|lesquels|lesquelles"
+# What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
+MARK_VERBS = r"indique(?:\s+que)?|représente"

@@ -78,3 +78,5 @@ THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"welche|welcher|welches"
+# What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
+MARK_VERBS = r"bedeutet,?(?:\s+dass)?|kennzeichnet"

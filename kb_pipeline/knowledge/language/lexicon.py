@@ -86,6 +86,7 @@ SYMBOL_DEFINING_VERBS = _either("SYMBOL_DEFINING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
 PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
+MARK_VERBS = _either("MARK_VERBS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -72,3 +72,5 @@ INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"que|cual|cuales|quien|quienes"
+# What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
+MARK_VERBS = r"indica(?:\s+que)?|representa"

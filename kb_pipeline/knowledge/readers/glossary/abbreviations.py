@@ -344,6 +344,16 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
     return next(iter(content or found), None)
 
 
+def _named_before(head: str) -> str:
+    """The word before a bracket, or the abbreviation a date or a function word or two stand
+    between ("the XYZ law of 2015 (Long Form)", "la loi ABC de 2015 (…)")."""
+    tokens = head.split()[-3:]
+    for k in range(len(tokens) - 1, -1, -1):
+        if is_abbreviation(tokens[k]) or not (tokens[k].isdigit() or tokens[k].casefold() in _UNSPELT):
+            return tokens[k] if k == len(tokens) - 1 or is_abbreviation(tokens[k]) else ""
+    return ""
+
+
 def _inline(chunk: Chunk, source: str) -> list[Finding]:
     """ "Long Form (LF)", "Long Form [LF]", "long form (LF1 or LF2)", "LF (Long Form)",
     "Long Form (LF, Author, 2024)"."""
@@ -360,8 +370,7 @@ def _inline(chunk: Chunk, source: str) -> list[Finding]:
             if expansion and all(spells(n, expansion) for n in names):
                 findings += [Finding(n, Quote(n, chunk), "inline", full_name=Quote(expansion, chunk)) for n in names]
             continue
-        before = re.search(r"(?:^|\s)(\S+)\s*$", source[: m.start()])
-        name = before.group(1) if before else ""
+        name = _named_before(source[: m.start()])
         if m.group("round") and is_abbreviation(name) and not _ROMAN.match(name) and spells(name, inside):
             findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(inside.strip(), chunk)))
     return findings
@@ -397,6 +406,11 @@ def read_legends(chunk: Chunk) -> list[Finding]:
 _KEY_PAIR = r"[^\W_][\w]{0,5}(?:\s[-–]|\s?[:=])\s[^\W\d_][^\W\d_ ]*(?: [^\W\d_]+){0,4}"
 _KEY_RUN = re.compile(rf"(?<![\w-])(?:{_KEY_PAIR}[,;]\s+){{2,}}{_KEY_PAIR}(?=\s*(?:[.;)\n]|$))")
 _KEY_SPLIT = re.compile(r"^(?P<key>\S+)(?:\s[-–]|\s?[:=])\s(?P<meaning>.+)$")
+# "U, uniform; W, winter dominated; S, summer dominated" (a table's note): a comma between a key
+# and its words where semicolons part the pairs.
+_COMMA_PAIR = r"[^\W_][\w]{0,5},\s[^\W\d_]+(?: [^\W\d_]+){0,4}"
+_COMMA_RUN = re.compile(rf"(?<![\w-])(?:{_COMMA_PAIR}\s?;\s+){{2,}}{_COMMA_PAIR}(?=\s*(?:[.;)\n]|$))")
+_COMMA_SPLIT = re.compile(r"^(?P<key>\S+),\s(?P<meaning>.+)$")
 
 
 def _is_key(token: str) -> bool:
@@ -406,8 +420,10 @@ def _is_key(token: str) -> bool:
 
 def read_key_legends(chunk: Chunk) -> list[Finding]:
     findings = []
-    for run in _KEY_RUN.finditer(chunk.text):
-        pairs = [_KEY_SPLIT.match(p) for p in re.split(r"[,;]\s+", run.group())]
+    runs = [(run, _KEY_SPLIT, r"[,;]\s+") for run in _KEY_RUN.finditer(chunk.text)]
+    runs += [(run, _COMMA_SPLIT, r"\s?;\s+") for run in _COMMA_RUN.finditer(chunk.text)]
+    for run, split, between in runs:
+        pairs = [split.match(p) for p in re.split(between, run.group())]
         if not all(p and _is_key(p.group("key")) for p in pairs):
             continue
         findings += [

@@ -25,8 +25,12 @@ from ...document.text import Span, paragraphs, sentences, words
 from ...language.lexicon import (
     ARTICLES,
     BARE_COPULAS,
+    CONJUNCTIONS,
     ELIDED_ARTICLE,
     INDEFINITE_ARTICLES,
+    LEGEND_OPENERS,
+    LEGEND_VERBS,
+    MARK_VERBS,
     NEGATIONS,
     alternation,
     is_function_word,
@@ -64,6 +68,16 @@ _INVERTED = re.compile(
     r"|^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<de>[^,\n]{2,80}?)\s+versteht man\s+(?P<de_rest>\S)"
     r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
 )
+_PLACEHOLDER = re.compile(
+    rf"(?:^|(?<=\s)(?:{LEGEND_OPENERS})\s+|[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?)"
+    rf"(?P<name><[^\W\d_][\w.-]{{0,30}}>)\s+(?:{LEGEND_VERBS})\s+(?P<rest>\S)",
+    re.IGNORECASE,
+)
+_MEANS_THAT = re.compile(r"\s*means? that\b", re.IGNORECASE)
+# Where a clause of a sentence starts: after a comma or semicolon, and maybe "and".
+_CLAUSE_START = re.compile(rf"[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?", re.IGNORECASE)
+# A table note's mark and what it indicates: "P indicates that …", "* represents …".
+_MARK = re.compile(rf"^(?P<subject>[^\s,;:]{{1,6}})\s+(?:{MARK_VERBS})\s+(?P<rest>\S)", re.IGNORECASE)
 _RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
 _OPENING_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 _LEADING = re.compile(
@@ -160,24 +174,78 @@ def _restated(chunk: Chunk, sentence: Span, mentions: MentionIndex) -> list[Find
     return found
 
 
+def _defining_clause(chunk: Chunk, said: str, start: int) -> re.Match[str] | None:
+    """A clause at `start` that defines its subject by a verb; in a table's note also a mark's
+    "P indicates that …", "* represents …" (one token: a mark, a code)."""
+    rest = said[start:]
+    m = _EXPLICIT.match(rest)
+    if m is None and chunk.kind == "table":
+        m = _MARK.match(rest)
+    if m is None or _MEANS_THAT.match(rest, m.end("subject")):
+        return None
+    if not start:
+        return m
+    # Inside a sentence, a clause's subject is a noun phrase opening with its article, a code
+    # ("57B-A14B") or a table note's mark: "while it refers to", "please refer to" name nothing.
+    subject = m.group("subject").split()
+    if _OPENING_ARTICLE.match(subject[0]):
+        return m
+    code = len(subject) == 1 and (chunk.kind == "table" or any(c.isupper() or c.isdigit() for c in subject[0]))
+    return m if code else None
+
+
+def _defining_clauses(chunk: Chunk, said: str) -> list[tuple[int, int, re.Match[str]]]:
+    """The sentence's clauses after a comma or semicolon that define a term ("For large models,
+    8x7B denotes …, the hidden size denotes …"): where each one's connector starts, where the
+    clause starts, its match."""
+    return [
+        (c.start(), c.end(), m) for c in _CLAUSE_START.finditer(said) if (m := _defining_clause(chunk, said, c.end()))
+    ]
+
+
+def _placeholders(chunk: Chunk, sentence: Span) -> list[Finding]:
+    """ "… "D:<TS><TZ>", where <TS> is the timestamp …, and <TZ> is a time zone …": a placeholder
+    in angle brackets at the head of a sentence or of a legend's clause (after "where" or a
+    comma), then a legend verb; its meaning runs to the next such clause."""
+    said = sentence.of(chunk.text)
+    clauses = list(_PLACEHOLDER.finditer(said))
+    ends = [m.start() for m in clauses[1:]] + [len(said)] if clauses else []
+    return [
+        Finding(
+            m.group("name"),
+            Quote(m.group("name"), chunk),
+            "running_definition",
+            definition=Quote(said[m.start("rest") : end].rstrip(" ,;"), chunk),
+        )
+        for m, end in zip(clauses, ends, strict=True)
+    ]
+
+
 def read_running_definitions(document: ParsedDocument) -> list[Finding]:
     findings: list[Finding] = []
     mentions = MentionIndex([c.text for c in document.chunks])
     for chunk, sentence in _prose_sentences(document):
         said, at = sentence.of(chunk.text), sentence.start
-        m = _EXPLICIT.match(said) or _INDEFINITE.match(said) or _FOOTNOTE.match(said)
-        if m and not re.match(r"means? that\b", said[m.end("subject") :].strip(), re.IGNORECASE):
-            subject = Span(at + m.start("subject"), at + m.end("subject"))
-            findings += _subject_findings(
-                chunk, subject, Span(at + m.start("rest"), sentence.end), "running_definition"
-            )
-        elif inverted := _INVERTED.match(said):
+        clauses = _defining_clauses(chunk, said)
+        opening = _defining_clause(chunk, said, 0)
+        if opening is None and (m := _INDEFINITE.match(said) or _FOOTNOTE.match(said)):
+            opening = m
+        if opening:
+            clauses.insert(0, (0, 0, opening))
+        # A definition ends where the next clause defines a term of its own.
+        ends = [connector for connector, _, _ in clauses[1:]] + [len(said)]
+        for (_, start, m), end in zip(clauses, ends, strict=False):
+            subject = Span(at + start + m.start("subject"), at + start + m.end("subject"))
+            definition = Span(at + start + m.start("rest"), at + end)
+            findings += _subject_findings(chunk, subject, definition, "running_definition")
+        if not opening and (inverted := _INVERTED.match(said)):
             group = next(g for g in ("subject", "de", "id") if inverted.group(g))
             rest = {"subject": "rest", "de": "de_rest", "id": "id_rest"}[group]
             subject = Span(at + inverted.start(group), at + inverted.end(group))
             definition = Span(at + inverted.start(rest), sentence.end)
             findings += _subject_findings(chunk, subject, definition, "running_definition")
         findings += _restated(chunk, sentence, mentions)
+        findings += _placeholders(chunk, sentence)
     return findings
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
-from ...language.lexicon import ARTICLES, ELIDED_ARTICLE, alternation, is_function_word
+from ...language.lexicon import ARTICLES, COPULAS, ELIDED_ARTICLE, alternation, is_function_word
 from ..findings import Finding, Quote
 from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
@@ -485,6 +485,9 @@ _DEFINING_SENTENCE = re.compile(
 )
 
 
+_COPULA_AFTER = re.compile(rf"\s+(?:{alternation(COPULAS)})\s", re.IGNORECASE)
+
+
 def read_defining_sentences(document: ParsedDocument) -> list[Finding]:
     """ "PA menyatakan …", "“Haul road” means …": a sentence whose subject is an abbreviation
     or a quoted term, followed by a defining verb. The whole sentence is the definition."""
@@ -498,5 +501,12 @@ def read_defining_sentences(document: ParsedDocument) -> list[Finding]:
         if not quoted and not is_abbreviation(term):
             continue
         name = term[1:-1] if quoted else term
-        findings.append(Finding(name, Quote(name, chunk), "definition_sentence", definition=Quote(said, chunk)))
+        if _COPULA_AFTER.match(said, m.end("term")):
+            # "ABBR is a …" classifies as often as it defines (on the half this reader was not
+            # written for, 0 of 1 right: docs/QUALITY.md): the sentence is proposed open.
+            findings.append(
+                Finding(name, Quote(name, chunk), "definition_sentence", open_sentences=(Quote(said, chunk),))
+            )
+        else:
+            findings.append(Finding(name, Quote(name, chunk), "definition_sentence", definition=Quote(said, chunk)))
     return findings
