@@ -44,6 +44,7 @@ from .headings import (
     is_section_name,
     looks_like_page_number,
     numbered,
+    numbers_set_apart,
 )
 from .item_text import ItemText, has_cells, item_texts, span_lines
 from .outline import OutlineHit, place_outline, squash, squashed, widen
@@ -255,6 +256,9 @@ class _ChunkBuilder:
         self.outline = place_outline(text_layer.outline(), raw.items, texts, not_headings)
         # Items taken with an earlier one (a wrapped outline heading's lines, a contents page's).
         self.continuations = {i for hit in self.outline.values() for i in hit.continued_by}
+        # A heading's number set apart from its title, both ways: number -> title, title -> number.
+        apart = numbers_set_apart(raw.items, texts)
+        self.set_apart = apart | {title: number for number, title in apart.items()}
         self.headings = HeadingTracker()
         self.sections: list[_Section] = []  # open sections, aligned with the tracker's
         self.running_headers: dict[int, list[str]] = {}
@@ -282,6 +286,8 @@ class _ChunkBuilder:
             return
         if (hit := self.outline.get(index)) is not None:
             self._take_outline_heading(index, hit)
+            return
+        if index in self.set_apart and self._number_apart_as_heading(index):
             return
         if kind == "text" and text.text.strip() and self._text_as_heading(index):
             return
@@ -418,6 +424,17 @@ class _ChunkBuilder:
             self._open_heading(line, [index])
             return True
         return False
+
+    def _number_apart_as_heading(self, index: int) -> bool:
+        """A section number and the title beside it on its line, MinerU's two items: one heading
+        when the line continues the numbering (the other item is taken with this one)."""
+        number, title = sorted((index, self.set_apart[index]), key=lambda i: self.raw.items[i]["bbox"][0])
+        line = f"{self.texts[number].text.strip()} {self.texts[title].text.strip()}"
+        if not self.headings.continues_numbering(line) or self.headings.goes_backwards(line):
+            return False
+        self._open_heading(line, sorted((number, title)))
+        self.continuations.add(self.set_apart[index])
+        return True
 
     def _join_number_prefix(self, index: int, line: str) -> bool:
         """A waiting bare number and the title after it make one heading; before anything else, body."""

@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 
-from .headings import numbered
+from .headings import numbered, numbers_set_apart
 from .item_text import ItemText
 from .outline import squash
 
@@ -224,4 +224,11 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
             and (not item.get("text_level") or _running_title(index in widened, texts[index].text))
         ):
             furniture.add(index)
+    # A heading's dotted number set apart from its title: the title may repeat the running
+    # head's words, but the number says it is the page's heading, which a running head is not.
+    for number, title in numbers_set_apart(items, texts).items():
+        for index in (number, title) if number in furniture or title in furniture else ():
+            furniture.discard(index)
+            if items[index]["type"] in typed_kinds:
+                demoted.add(index)
     return furniture, demoted
