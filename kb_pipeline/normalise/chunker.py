@@ -264,7 +264,7 @@ class _ChunkBuilder:
         self.running_headers: dict[int, list[str]] = {}
         self.drafts: list[_Draft] = []
         self.open_draft: _Draft | None = None  # the body text chunk being filled
-        # Caption-less images met before any chunk is open wait for the next one.
+        # Caption-less images met before any section is open wait for the first chunk.
         self.waiting_images: list[int] = []
         # A bare number MinerU gave as its own title ("3.1", "PART 3") waits for the title after it.
         self.number_prefix: tuple[int, str] | None = None
@@ -558,11 +558,15 @@ class _ChunkBuilder:
         self._add_standalone("text", index, text)
 
     def _take_bare_image(self, index: int) -> None:
-        if self.open_draft is None:
+        """A figure with no caption joins the chunk being filled; under a heading with no body yet
+        it opens the section's chunk (waiting for the next text carried it into a later section,
+        a page of diagrams under headings of their own away from theirs); before any section, it
+        waits for the first chunk."""
+        if self.open_draft is None and not self.sections:
             self.waiting_images.append(index)
             return
         item = self.raw.items[index]
-        self.open_draft.add(index, item, self.texts[index], _image_path(self.raw, item))
+        self._body().add(index, item, self.texts[index], _image_path(self.raw, item))
 
     def _take_formula(self, index: int) -> None:
         item, text = self.raw.items[index], self.texts[index]
