@@ -34,7 +34,7 @@ from html import escape
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
-from .furniture import running_furniture
+from .furniture import running_furniture, running_key
 from .headings import (
     DOT_LEADER,
     SECTION_NAME_INSIDE,
@@ -250,6 +250,7 @@ class _ChunkBuilder:
     def __init__(self, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText]) -> None:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
         self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
+        self.running_keys = {running_key(texts[i].text) for i in self.furniture}
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
         not_headings = self.furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in self.contents}
@@ -521,7 +522,11 @@ class _ChunkBuilder:
             where = _cut_at_line(text.text, line.text, position)
             if where is None:
                 continue
-            if text.text[position : where[0]].strip():
+            before = text.text[position : where[0]].strip()
+            if heading_block and position == 0 and running_key(before) in self.running_keys:
+                # The running head MinerU merged with the heading under it: furniture, as elsewhere.
+                self.running_headers.setdefault(item["page_idx"], []).append(before)
+            elif before:
                 self._add_body(index, _part(text, position, where[0]))
             self._open_heading(text.text[where[0] : where[1]], [index])
             position = where[1]

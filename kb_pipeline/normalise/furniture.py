@@ -73,7 +73,7 @@ def _band(item: dict, outer: str | None) -> str | None:
     return outer
 
 
-def _key(text: str) -> str:
+def running_key(text: str) -> str:
     """The line without its digits (page numbers move), except a leading dotted section number:
     no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS model" are two sections,
     not one running line."""
@@ -144,7 +144,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     margin items that are not (they are read as body text: a margin note seen once, such as an
     archive stamp, is the document's text). Page numbers stay furniture."""
     outer = _outermost(items)
-    keys = [_key(item_text.text) for item_text in texts]
+    keys = [running_key(item_text.text) for item_text in texts]
     bands: dict[int, str] = {}
     lines: dict[tuple[str, str], list[int]] = {}  # (band, key) -> the items
     for index, item in enumerate(items):
