@@ -1,5 +1,6 @@
 """Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
-a numbered heading alone above a class diagram under a running head of the same words; a
+a numbered heading alone above a class diagram under a running head of the same words (set
+whole, or with its number tabbed apart; the diagram drawn, or a picture without caption); a
 chapter page under a trademark band and a part name, where MinerU lists a section heading it
 typed "header" before the chapter title above it; running titles MinerU types as titles; and a
 `/Rotate 90` page whose table is drawn turned again, its text running two ways; a bookmarked
@@ -64,10 +65,46 @@ def _class_diagram(names: list[str]):
     return Diagram()
 
 
-def diagram_standard_pdf(path: Path, running_head: str) -> None:
+def _tabbed_heading(number: str, title: str):
+    """A heading whose number is set off from its title by a tab (a word processor's numbered
+    heading): two runs of text far apart on one line, set only a little larger than the head."""
+    from reportlab.platypus import Flowable
+
+    class TabbedHeading(Flowable):
+        def wrap(self, *_):
+            return 440, 14
+
+        def draw(self):
+            self.canv.setFont("Helvetica-Bold", 10)
+            self.canv.drawString(0, 3, number)
+            self.canv.drawString(90, 3, title)
+
+    return TabbedHeading()
+
+
+def _diagram_picture(names: list[str]):
+    """A class diagram exported as a picture (boxes and names in pixels, no text layer)."""
+    from PIL import Image, ImageDraw
+    from reportlab.platypus import Image as Picture
+
+    picture = Image.new("RGB", (1200, 1000), "white")
+    draw = ImageDraw.Draw(picture)
+    for k, name in enumerate(names):
+        x, y = 50 + (k % 3) * 380, 80 + (k // 3) * 500
+        draw.rectangle([x, y, x + 330, y + 250], outline="black", fill=(255, 255, 215), width=3)
+        draw.text((x + 100, y + 20), name, fill="black")
+    png = io.BytesIO()
+    picture.save(png, "PNG")
+    png.seek(0)
+    return Picture(png, width=440, height=367)
+
+
+def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False) -> None:
     """A data-model standard: three sections of text, then a page per subsection of chapter 4
     holding nothing but its numbered heading, a class diagram and its caption; the running head
-    (`running_head`, the words of two of those headings) and the page number on every page."""
+    (`running_head`, the words of two of those headings) and the page number on every page.
+    `number_apart`: each diagram page's heading stands just under the head with its number set
+    apart by a tab; `pictures`: the diagrams are pictures without a caption."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
@@ -89,11 +126,16 @@ def diagram_standard_pdf(path: Path, running_head: str) -> None:
     names = ["Valve", "Hydrant", "Pump", "Meter", "Reservoir", "Pipe", "Junction", "Tank"]
     for n, (number, title) in enumerate(DIAGRAM_SECTIONS):
         style = ss["Heading2"] if number.count(".") == 1 else ss["Heading3"]
-        story += [PageBreak(), Paragraph(f"{number} {title}", style)]
-        story.append(_class_diagram([names[(n + k) % len(names)] for k in range(5)]))
-        story.append(Paragraph(f"Figure {n + 1} — Class diagram of {title.lower()}", ss["Italic"]))
+        heading = _tabbed_heading(number, title) if number_apart else Paragraph(f"{number} {title}", style)
+        story += [PageBreak(), heading]
+        boxes = [names[(n + k) % len(names)] for k in range(5)]
+        if pictures:
+            story.append(_diagram_picture(boxes))
+        else:
+            story.append(_class_diagram(boxes))
+            story.append(Paragraph(f"Figure {n + 1} — Class diagram of {title.lower()}", ss["Italic"]))
     story += [PageBreak(), Paragraph("5 Code lists", ss["Heading1"]), *[Paragraph(BODY, ss["BodyText"])] * 4]
-    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=45).build(
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=34 if number_apart else 45).build(
         story, onFirstPage=head, onLaterPages=head
     )
 
@@ -245,6 +287,9 @@ def runs(tmp_path_factory):
     parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     diagrams, report, two_way = folder / "diagrams.pdf", folder / "report.pdf", folder / "two_way.pdf"
     diagram_standard_pdf(diagrams, "Pipe network")
+    apart, pictures = folder / "apart.pdf", folder / "pictures.pdf"
+    diagram_standard_pdf(apart, "Pipe network", number_apart=True)
+    diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
     chapters = folder / "chapters.pdf"
@@ -252,13 +297,19 @@ def runs(tmp_path_factory):
     return {
         "chapters": process_document(chapters, parsing),
         "diagrams": process_document(diagrams, parsing),
+        "apart": process_document(apart, parsing),
+        "pictures": process_document(pictures, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
     }
 
 
-def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs):
-    run = runs["diagrams"]
+@pytest.mark.parametrize("case", ["diagrams", "apart"])
+def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs, case):
+    """As set by a typesetter, and as a word processor sets it ("apart"): its number tabbed off
+    from its title, just under the head, a little larger; MinerU reads "4.1" and "Pipe network"
+    as two items, neither a title, and the title repeats the head's words at the head's place."""
+    run = runs[case]
     started = {chunk.heading_path[-1]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
     for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
         assert started.get(f"{number} {title}") == page, (number, title)
@@ -267,6 +318,18 @@ def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_
     assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
     # The running head itself is furniture: no chunk says it.
     assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_diagram_picture_without_caption_stays_under_its_heading(runs):
+    """A picture with no caption under a heading with no body waited for the next text: every
+    diagram went to "5 Code lists", whose section then started six pages early."""
+    run = runs["pictures"]
+    for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
+        (chunk,) = [c for c in run.document.chunks if c.heading_path and c.heading_path[-1] == f"{number} {title}"]
+        assert chunk.page_idxs == [page] and chunk.kind == "image" and len(chunk.images) == 1, (number, title)
+    (code_lists,) = [c for c in run.document.chunks if c.heading_path == ["5 Code lists"]]
+    assert code_lists.page_idxs == [2 + len(DIAGRAM_SECTIONS)] and not code_lists.images
     assert run.checks["text_verbatim"].passed
 
 
