@@ -304,7 +304,12 @@ def numbers_set_apart(items: list[dict], texts: list) -> dict[int, int]:
                 continue
             title = min(beside, key=lambda i: items[i]["bbox"][0])
             line = texts[title].text.strip()
-            if "\n" not in line and numbered(line) is None and has_words(line) and len(line) <= _PLAIN_HEADING_MAX_CHARS:
+            if (
+                "\n" not in line
+                and numbered(line) is None
+                and has_words(line)
+                and len(line) <= _PLAIN_HEADING_MAX_CHARS
+            ):
                 pairs[number] = title
     return pairs
 
