@@ -489,7 +489,7 @@ class _ChunkBuilder:
 
     def _split_run_in(self, index: int) -> bool:
         """Headings MinerU merged into a paragraph: lines in a font of their own (or of a demoted
-        header) carrying the next section number, and standard section names on a line of their own ("Résultats") opening
+        header) carrying the next section number, with the lines wrapping it in the same font, and standard section names on a line of their own ("Résultats") opening
         the paragraph or following a sentence's end, with text after them. The paragraph is cut
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
@@ -508,20 +508,34 @@ class _ChunkBuilder:
         # numbers are headings it merged ("Chapter 5. …" over "5.1 …" under a page's top band).
         heading_block = index in self.demoted
         position = 0
+        after = 0  # the lines before this one were taken with a heading
         for k, line in enumerate(lines):
-            # Its font is its own: used by no other line, unlike the line after it (or before).
-            neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            own_font = heading_block or (fonts[line.font] == 1 and line.font != neighbour.font)
+            if k < after:
+                continue
+            # Its font is its own: the line, and the lines after it in the same font (a heading
+            # wrapped in a narrow column), are all the lines in that font, and a line in another
+            # font stands after them (or before).
+            end = k + 1
+            while not heading_block and end < len(lines) and lines[end].font == line.font:
+                end += 1
+            own_font = heading_block or (fonts[line.font] == end - k and (end < len(lines) or k > 0))
+            heading = " ".join(wrapped.text.strip() for wrapped in lines[k:end])
             named = (
                 is_section_name(line.text)
                 and k + 1 < len(lines)
                 and (k == 0 or lines[k - 1].text.rstrip()[-1:] in ".!?:")
             )
-            if not (named or (own_font and self.headings.continues_numbering(line.text))):
+            if named:
+                end = k + 1
+            elif not (own_font and self.headings.continues_numbering(heading)):
                 continue
             where = _cut_at_line(text.text, line.text, position)
+            if where is not None and end > k + 1:
+                last = _cut_at_line(text.text, lines[end - 1].text, where[1])
+                where = (where[0], last[1]) if last else None
             if where is None:
                 continue
+            after = end
             before = text.text[position : where[0]].strip()
             if heading_block and position == 0 and running_key(before) in self.running_keys:
                 # The running head MinerU merged with the heading under it: furniture, as elsewhere.
