@@ -281,6 +281,42 @@ def bookmarked_chapters_pdf(path: Path) -> None:
     c.save()
 
 
+BUSES = (
+    "Buses on the corridor run every ten minutes in the peak and every twenty minutes off peak, and the "
+    "operator reports punctuality to the authority each month so that delays can be traced."
+)
+MEASURES = [
+    ("3.1", "Regional rail"),
+    ("3.2", "Improvement of regional bus services and their connections to rail stations"),
+    ("3.2.1", "Interchange at the main station"),
+    ("3.3", "Cycling"),
+    ("3.4", "Park and ride sites on the outer ring road corridor"),
+    ("3.5", "Freight"),
+]
+
+
+def two_column_plan_pdf(path: Path) -> None:
+    """A transport plan in two columns: numbered headings set bold at the body's size and
+    leading, with no space around them, some wrapping onto a second line in the narrow column
+    (MinerU merges each into the paragraph under it)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    body = ParagraphStyle("body", fontName="Helvetica", fontSize=9, leading=11)
+    heading = ParagraphStyle("heading", fontName="Helvetica-Bold", fontSize=9, leading=11)
+    chapter = ParagraphStyle("chapter", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceAfter=6)
+    width, height = A4
+    column = (width - 164) / 2
+    doc = BaseDocTemplate(str(path), pagesize=A4, invariant=True)
+    frames = [Frame(72, 72, column, height - 144, id="left"), Frame(92 + column, 72, column, height - 144, id="right")]
+    doc.addPageTemplates([PageTemplate(frames=frames)])
+    story = [Paragraph("3 Transport measures", chapter)]
+    for number, title in MEASURES:
+        story += [Paragraph(f"{number} {title}", heading), *[Paragraph(BUSES, body)] * 2]
+    doc.build([*story, Paragraph("4 Monitoring", chapter), *[Paragraph(BUSES, body)] * 3])
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
@@ -292,6 +328,8 @@ def runs(tmp_path_factory):
     diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
+    plan = folder / "plan.pdf"
+    two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
     bookmarked_chapters_pdf(chapters)
     return {
@@ -301,6 +339,7 @@ def runs(tmp_path_factory):
         "pictures": process_document(pictures, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
+        "plan": process_document(plan, parsing),
     }
 
 
@@ -422,3 +461,18 @@ def test_a_plain_numbered_line_takes_its_bookmark_and_its_wrapped_end():
         "2.1 Epidemiology of HCV infection is described in the annex, with the challenge of elimination and its cost."
     )
     assert place_outline([entry], items[:1], [ItemText(text=paragraph)], set()) == {}
+
+
+def test_a_heading_wrapped_in_a_narrow_column_and_merged_into_its_paragraph_is_cut_out_whole(runs):
+    """MinerU reads "3.2 Improvement … and their" / "connections to rail stations" and the
+    paragraph under them as one block; both heading lines are bold (the font is no single
+    line's), and the chunk of 3.1 ran across 3.2."""
+    run = runs["plan"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for number, title in MEASURES:
+        assert any(path[-1] == f"{number} {title}" for path in paths), number
+    assert ("3 Transport measures", f"3.2 {MEASURES[1][1]}", "3.2.1 Interchange at the main station") in paths
+    for chunk in run.document.chunks:
+        lines = [line for line in chunk.text.split("\n") if line.strip()]
+        assert not any(re.match(r"\d\.\d(\.\d)? [A-Z]", line) for line in lines), chunk.text[:80]
+    assert run.checks["text_verbatim"].passed
