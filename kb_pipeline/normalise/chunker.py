@@ -494,10 +494,12 @@ class _ChunkBuilder:
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
         # Reading the page's fonts costs time: only when the paragraph holds the number expected
-        # next, or a section name where a heading could stand.
+        # next, or a section name where a heading could stand, or is a demoted header opening
+        # with a number (a chapter's "1" before its first "1.1": the next number only after it).
         if not item.get("bbox") or not (
             any(self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text))
             or SECTION_NAME_INSIDE.search(text.text)
+            or (index in self.demoted and self.headings.continues_numbering(text.text.split("\n")[0][:80]))
         ):
             return False
         lines = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
