@@ -317,6 +317,35 @@ def two_column_plan_pdf(path: Path) -> None:
     doc.build([*story, Paragraph("4 Monitoring", chapter), *[Paragraph(BUSES, body)] * 3])
 
 
+GROUPS = "ABC"
+
+
+def chapter_pages_pdf(path: Path) -> Path:
+    """Three chapters a page, each titled "n Chapter …" with its first section "n.1 …" close
+    under it (MinerU merges the two into one "header" item), written as it is and with its
+    cross-reference table damaged (every offset wrong: MinerU's reader rebuilds it). Returns
+    the damaged copy."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    story = []
+    for chapter, group in enumerate(GROUPS, 1):
+        story.append(Paragraph(f"{chapter} Measures of group {group} services", ss["Heading1"]))
+        for section, district in enumerate("XYZ", 1):
+            story.append(Paragraph(f"{chapter}.{section} District {district} of group {group}", ss["Heading2"]))
+            story += [Paragraph(BUSES, ss["BodyText"])] * 2
+        story.append(PageBreak())
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, pageCompression=0).build(story)
+    data = path.read_bytes()
+    damaged = re.sub(rb"startxref\s+\d+", b"startxref\n999", data)
+    damaged = re.sub(rb"(\d{10}) 00000 n", lambda m: b"%010d 00000 n" % (int(m[1]) + 7), damaged)
+    copy = path.with_name(f"{path.stem}_damaged.pdf")
+    copy.write_bytes(damaged)
+    return copy
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
@@ -328,6 +357,8 @@ def runs(tmp_path_factory):
     diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
+    chapter_pages = folder / "chapter_pages.pdf"
+    damaged = chapter_pages_pdf(chapter_pages)
     plan = folder / "plan.pdf"
     two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
@@ -340,6 +371,8 @@ def runs(tmp_path_factory):
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
         "plan": process_document(plan, parsing),
+        "chapter_pages": process_document(chapter_pages, parsing),
+        "damaged": process_document(damaged, parsing),
     }
 
 
@@ -476,3 +509,17 @@ def test_a_heading_wrapped_in_a_narrow_column_and_merged_into_its_paragraph_is_c
         lines = [line for line in chunk.text.split("\n") if line.strip()]
         assert not any(re.match(r"\d\.\d(\.\d)? [A-Z]", line) for line in lines), chunk.text[:80]
     assert run.checks["text_verbatim"].passed
+
+
+@pytest.mark.parametrize("case", ["chapter_pages", "damaged"])
+def test_a_chapter_title_and_its_first_section_merged_at_the_top_are_two_headings(runs, case):
+    """MinerU types "1 Measures of group A services" and "1.1 District X of group A" one header
+    item on each page (the chapter's bare number comes before the next number expected); the
+    damaged copy (its cross-reference table wrong) comes out the same."""
+    run = runs[case]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for chapter, group in enumerate(GROUPS, 1):
+        title = f"{chapter} Measures of group {group} services"
+        for section, district in enumerate("XYZ", 1):
+            assert (title, f"{chapter}.{section} District {district} of group {group}") in paths
+    assert run.checks["text_verbatim"].passed and run.checks["text_coverage"].passed
