@@ -346,6 +346,38 @@ def chapter_pages_pdf(path: Path) -> Path:
     return copy
 
 
+HYDRANTS = "The operator inspected {} hydrants in the district during the year and replaced those that failed."
+
+
+def running_name_report_pdf(path: Path) -> None:
+    """Six pages, each opening with a numbered heading, under a short section name set large at
+    the top of every page just above it: MinerU merges the name and the heading into one
+    "header" item on every page."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    width, height = A4
+
+    def name(c, doc) -> None:
+        c.saveState()
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, height - 64, "Findings")
+        c.setFont("Helvetica", 8)
+        c.drawCentredString(width / 2, 30, str(doc.page))
+        c.restoreState()
+
+    story = []
+    for n, district in enumerate(AREAS + ["coastal"], 1):
+        story.append(Paragraph(f"{n} Results for the {district} district", ss["Heading1"]))
+        story += [Paragraph(" ".join([HYDRANTS.format(10 * n + k)] * 3), ss["BodyText"]) for k in range(3)]
+        story.append(PageBreak())
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=80).build(
+        story, onFirstPage=name, onLaterPages=name
+    )
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
@@ -359,6 +391,8 @@ def runs(tmp_path_factory):
     two_way_page_pdf(two_way)
     chapter_pages = folder / "chapter_pages.pdf"
     damaged = chapter_pages_pdf(chapter_pages)
+    running_name = folder / "running_name.pdf"
+    running_name_report_pdf(running_name)
     plan = folder / "plan.pdf"
     two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
@@ -371,6 +405,7 @@ def runs(tmp_path_factory):
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
         "plan": process_document(plan, parsing),
+        "running_name": process_document(running_name, parsing),
         "chapter_pages": process_document(chapter_pages, parsing),
         "damaged": process_document(damaged, parsing),
     }
@@ -523,3 +558,14 @@ def test_a_chapter_title_and_its_first_section_merged_at_the_top_are_two_heading
         for section, district in enumerate("XYZ", 1):
             assert (title, f"{chapter}.{section} District {district} of group {group}") in paths
     assert run.checks["text_verbatim"].passed and run.checks["text_coverage"].passed
+
+
+def test_a_section_name_merged_with_each_pages_heading_is_furniture_and_the_heading_opens(runs):
+    """ "Findings" over "1 Results for the northern district" is one header item on every page:
+    the heading is cut out of it, and the name that opens it on every page is a running head."""
+    run = runs["running_name"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for n, district in enumerate(AREAS + ["coastal"], 1):
+        assert (f"{n} Results for the {district} district",) in paths, district
+    assert not any("Findings" in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed

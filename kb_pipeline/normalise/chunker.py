@@ -34,7 +34,7 @@ from html import escape
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
-from .furniture import running_furniture, running_key
+from .furniture import repeats_on, running_furniture, running_key
 from .headings import (
     DOT_LEADER,
     SECTION_NAME_INSIDE,
@@ -251,6 +251,7 @@ class _ChunkBuilder:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
         self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
         self.running_keys = {running_key(texts[i].text) for i in self.furniture}
+        self.demoted_keys = [(running_key(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
         not_headings = self.furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in self.contents}
@@ -494,12 +495,12 @@ class _ChunkBuilder:
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
         # Reading the page's fonts costs time: only when the paragraph holds the number expected
-        # next, or a section name where a heading could stand, or is a demoted header opening
-        # with a number (a chapter's "1" before its first "1.1": the next number only after it).
+        # next, or a section name where a heading could stand, or is a demoted header (a few a
+        # document: a chapter's "1" before its "1.1", a running name over the page's heading).
         if not item.get("bbox") or not (
             any(self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text))
             or SECTION_NAME_INSIDE.search(text.text)
-            or (index in self.demoted and self.headings.continues_numbering(text.text.split("\n")[0][:80]))
+            or index in self.demoted
         ):
             return False
         lines = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
@@ -539,7 +540,7 @@ class _ChunkBuilder:
                 continue
             after = end
             before = text.text[position : where[0]].strip()
-            if heading_block and position == 0 and running_key(before) in self.running_keys:
+            if heading_block and position == 0 and self._running_line(before):
                 # The running head MinerU merged with the heading under it: furniture, as elsewhere.
                 self.running_headers.setdefault(item["page_idx"], []).append(before)
             elif before:
@@ -551,6 +552,16 @@ class _ChunkBuilder:
         if text.text[position:].strip():
             self._add_body(index, _part(text, position))
         return True
+
+    def _running_line(self, line: str) -> bool:
+        """Whether a line opening a demoted header is a running head: furniture elsewhere, or
+        opening the demoted headers of pages enough to run (a section's name set over each
+        page's heading, merged with it by MinerU on every page)."""
+        key = running_key(line)
+        if not key or key in self.running_keys:
+            return bool(key)
+        pages = {page for opening, page in self.demoted_keys if opening.startswith(key)}
+        return repeats_on(len(pages), self.raw.n_pages)
 
     def _box_as_heading(self, index: int) -> bool:
         """A section title set in a box or a picture ("2 | Scope" in a coloured band)."""

@@ -91,6 +91,11 @@ def _repeats(n_at_place: int, one_parity: bool, n_pages: int, typed_furniture: b
     return n_at_place >= (2 if candidates < 6 else 3)
 
 
+def repeats_on(n_pages_seen: int, n_pages: int) -> bool:
+    """Whether a line seen in one band on `n_pages_seen` pages recurs there (body text's count)."""
+    return _repeats(n_pages_seen, False, n_pages, False)
+
+
 def _pages_at_place(group: list[int], items: list[dict], margin: bool) -> dict[int, tuple[int, bool]]:
     """{item: (pages, one parity)} for one line's items in one band: on how many pages the line
     stands within `_PLACE` of the item's place (anywhere, in a margin), and whether those pages
@@ -137,6 +142,36 @@ def _running_title(widened: bool, text: str) -> bool:
     the top of a page is not (its number is the document's outline, the head has none), nor a
     title that is only its page's first line below the band."""
     return not widened and numbered(text) is None
+
+
+def _opening_running_lines(
+    items: list[dict], keys: list[str], bands: dict[int, str], repeats: dict[int, bool], n_pages: int
+) -> set[int]:
+    """The header and footer items that do not repeat as items but whose line opens, at their
+    place, the items of pages enough: MinerU merged the running line with what stands under it
+    on the other pages ("Findings" over each page's heading, one item "Findings 4 Results …")."""
+    candidates = [
+        i
+        for i, band in bands.items()
+        if band != "margin" and items[i]["type"] in ("header", "footer") and not repeats[i]
+    ]
+    if not candidates:
+        return set()
+    by_key = sorted((keys[i], i) for i in bands if bands[i] != "margin")
+    ordered = [key for key, _ in by_key]
+    found: set[int] = set()
+    for index in candidates:
+        key, top = keys[index], items[index]["bbox"][1]
+        if len(key) < 4:
+            continue
+        pages = {
+            items[j]["page_idx"]
+            for _, j in by_key[bisect_left(ordered, key) : bisect_left(ordered, key + "\uffff")]
+            if bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
+        }
+        if _repeats(len(pages), False, n_pages, True):
+            found.add(index)
+    return found
 
 
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
@@ -200,6 +235,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         nearest = bisect_left(places[band], top - _PLACE)  # the first place not above the window
         return nearest < len(places[band]) and places[band][nearest] <= top + _PLACE
 
+    opening = _opening_running_lines(items, keys, bands, repeats, n_pages)
     # A running header that names the chapter changes with it, so it need not repeat: it is
     # still furniture when it repeats a title of the document where running heads stand.
     titles = {keys[i] for i, item in enumerate(items) if item.get("text_level")}
@@ -210,7 +246,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         key = keys[index]
         repeated = repeats.get(index, False)
         if kind in typed_kinds:
-            if n_pages < 3 or not key or repeated or (key in titles and at_running_place(index)):
+            if n_pages < 3 or not key or repeated or index in opening or (key in titles and at_running_place(index)):
                 furniture.add(index)
             else:
                 demoted.add(index)
