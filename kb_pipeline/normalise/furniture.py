@@ -164,10 +164,11 @@ def _opening_running_lines(
         key, top = keys[index], items[index]["bbox"][1]
         if len(key) < 4:
             continue
-        pages = {
+        # Only lines longer than it count: the same line again is the ordinary repetition's case.
+        pages = {items[index]["page_idx"]} | {
             items[j]["page_idx"]
-            for _, j in by_key[bisect_left(ordered, key) : bisect_left(ordered, key + "\uffff")]
-            if bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
+            for longer, j in by_key[bisect_left(ordered, key + "\x00") : bisect_left(ordered, key + "\uffff")]
+            if longer != key and bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
         }
         if _repeats(len(pages), False, n_pages, True):
             found.add(index)
