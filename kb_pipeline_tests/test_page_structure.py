@@ -378,6 +378,43 @@ def running_name_report_pdf(path: Path) -> None:
     )
 
 
+CARRIED = (
+    "2.1 Measures for the maintenance of the pipe network and its",
+    "valves and hydrants of the northern district",
+)
+
+
+def carried_heading_pdf(path: Path) -> None:
+    """Three pages; a heading set on two lines is cut by the page break after its first line:
+    the second stands at the top of the next page, above the section's text."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    width, height = A4
+    c = Canvas(str(path), pagesize=A4, invariant=True)
+
+    def lines(y: float, n: int) -> float:
+        c.setFont("Helvetica", 10)
+        for _ in range(n):
+            c.drawString(72, y, HYDRANTS.format("the"))
+            y -= 13
+        return y - 10
+
+    def heading(y: float, line: str) -> float:
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(72, y, line)
+        return y - 20
+
+    y = lines(heading(lines(heading(height - 80, "1 Scope"), 5) - 6, "2 Pipe network"), 40)
+    heading(y - 6, CARRIED[0])
+    c.showPage()
+    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 6) - 6, "2.2 Pumping stations"), 8)
+    c.showPage()
+    lines(heading(height - 80, "3 Code lists"), 8)
+    c.showPage()
+    c.save()
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
@@ -393,6 +430,8 @@ def runs(tmp_path_factory):
     damaged = chapter_pages_pdf(chapter_pages)
     running_name = folder / "running_name.pdf"
     running_name_report_pdf(running_name)
+    carried = folder / "carried.pdf"
+    carried_heading_pdf(carried)
     plan = folder / "plan.pdf"
     two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
@@ -405,6 +444,7 @@ def runs(tmp_path_factory):
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
         "plan": process_document(plan, parsing),
+        "carried": process_document(carried, parsing),
         "running_name": process_document(running_name, parsing),
         "chapter_pages": process_document(chapter_pages, parsing),
         "damaged": process_document(damaged, parsing),
@@ -568,4 +608,15 @@ def test_a_section_name_merged_with_each_pages_heading_is_furniture_and_the_head
     for n, district in enumerate(AREAS + ["coastal"], 1):
         assert (f"{n} Results for the {district} district",) in paths, district
     assert not any("Findings" in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_headings_line_carried_over_a_page_break_joins_it(runs):
+    """The line at the next page's top, in the heading's font and starting in lowercase as no
+    title does, ends the heading (it was the first line of the section's text)."""
+    run = runs["carried"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    assert ("2 Pipe network", " ".join(CARRIED)) in paths
+    assert ("2 Pipe network", "2.2 Pumping stations") in paths and ("3 Code lists",) in paths
+    assert not any(CARRIED[1] in chunk.text for chunk in run.document.chunks)
     assert run.checks["text_verbatim"].passed

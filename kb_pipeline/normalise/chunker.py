@@ -56,6 +56,7 @@ _CONTENTS_MIN_LEADERS = 3
 _FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 _SAME_LINE = 8  # 0–1000 of the page height
+_MAX_JOINED_HEADING = 160  # a heading's characters, its line carried over a page break included
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
 _NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
@@ -415,6 +416,8 @@ class _ChunkBuilder:
         line = self.texts[index].text.strip()
         if self._join_number_prefix(index, line):
             return True
+        if self._continues_over_page(index, line):
+            return True
         if self.raw.items[index].get("text_level"):
             return self._title_as_heading(index, line)
         if self._split_run_in(index):
@@ -474,6 +477,34 @@ class _ChunkBuilder:
             self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
         else:
             self._open_heading(line, [index])
+        return True
+
+    def _continues_over_page(self, index: int, line: str) -> bool:
+        """A heading whose last line a page break carried over ("2.1 Measures for the upkeep of
+        the network and its" / "valves and hydrants" at the next page's top): under the bodiless
+        heading that ended the page before, a line of the heading's font that starts in
+        lowercase, as no title does. The heading is reopened whole."""
+        current = self.sections[-1] if self.sections else None
+        if (
+            current is None
+            or self.last_heading_item is None
+            or current.heading.from_outline
+            or current.heading.line[-1] in ".:;!?"
+            or "\n" in line
+            or not line[:1].islower()
+            or len(current.heading.line) + len(line) > _MAX_JOINED_HEADING
+        ):
+            return False
+        above, item = self.raw.items[self.last_heading_item], self.raw.items[index]
+        if item["page_idx"] != above["page_idx"] + 1 or not (above.get("bbox") and item.get("bbox")):
+            return False
+        ending = self.text_layer.lines_in_box(above["page_idx"], above["bbox"])
+        carried = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
+        if len(carried) != 1 or not ending or ending[-1].font != carried[0].font:
+            return False
+        self.sections.pop()
+        self.headings.pop_current()
+        self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
         return True
 
     def _continues_title(self, index: int, is_numbered: bool) -> bool:
