@@ -6,7 +6,9 @@ What opens a new chunk, in priority order:
    (`headings.heading_rejection`); a short line continuing the document's numbering (flash
    misses some titles); a paragraph line in a font of its own continuing it (a run-in heading:
    the paragraph is cut there); a standard section name ("Résultats") alone on its item or on a
-   line of its own at a paragraph's start, MinerU having read it as body text; a boxed title. Adjacent title lines make one heading; a section
+   line of its own at a paragraph's start, MinerU having read it as body text; a boxed title; a
+   section number and the title beside it that MinerU read as two items. Adjacent title lines
+   make one heading, and so does a heading's line carried over a page break; a section
    with no body keeps a chunk of its heading line, so no heading is lost;
 2. a table, a chart, or a figure with a caption — one item, one chunk;
 3. the 6,000-character safety net — only at an item boundary, so `text` stays verbatim.
@@ -19,7 +21,8 @@ Where things go:
 - A contents page is one text chunk of the text layer's lines; a cell-less "table" is text.
 - A formula stays in the text chunk that explains it (`has_formula`), its characters read from the
   text layer inside its box (flash gives no LaTeX); markup MinerU did give goes in `latex`.
-- A figure with no caption and no text joins the current chunk (`images`); quality checks flag it.
+- A figure with no caption and no text joins the current chunk (`images`), or opens its
+  section's chunk under a heading with no body yet; quality checks flag it.
 - Items come in MinerU's reading order, but a "header" read as body text comes where it stands
   on its page (`reading_order`).
 """
