@@ -140,6 +140,43 @@ def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = 
     )
 
 
+DIAGRAM_CHAPTERS = [("5", "Pipe network"), ("6", "Water network"), ("7", "Pipe network metering")]
+
+
+def chapter_diagrams_pdf(path: Path) -> None:
+    """Four pages of text under the running head "Pipe network", then a page per chapter
+    holding only its numbered title and a class diagram; the title stands where the head
+    stands on the other pages, in the head's size, and those pages print no head."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    width, height = A4
+    c = Canvas(str(path), pagesize=A4, invariant=True)
+    names = ["Valve", "Hydrant", "Pump", "Meter", "Reservoir", "Pipe", "Junction"]
+    for page, (number, title) in enumerate([("1", "Scope"), ("2", "Conformance"), ("3", "Terms"), ("4", "Model")]):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, height - 30, "Pipe network")
+        c.setFont("Helvetica-Bold", 14)
+        c.drawString(72, height - 80, f"{number} {title}")
+        c.setFont("Helvetica", 10)
+        for k in range(12):
+            c.drawString(
+                72, height - 110 - 14 * k, f"Clause {number} applies to record {k + 1} of each asset kept by a utility."
+            )
+        c.drawCentredString(width / 2, 30, str(page + 1))
+        c.showPage()
+    for n, (number, title) in enumerate(DIAGRAM_CHAPTERS):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, height - 30, f"{number} {title}")
+        diagram = _class_diagram([names[(n + k) % len(names)] for k in range(5)])
+        diagram.wrapOn(c, width, height)
+        diagram.drawOn(c, 72, height - 540)
+        c.setFont("Helvetica", 10)
+        c.drawCentredString(width / 2, 30, str(n + 5))
+        c.showPage()
+    c.save()
+
+
 AREAS = ["northern", "southern", "eastern", "western", "central"]
 BAND = "AquaGrid\u00ae Network Services"
 PART = "SERVICE DELIVERY"
@@ -432,6 +469,8 @@ def runs(tmp_path_factory):
     running_name_report_pdf(running_name)
     carried = folder / "carried.pdf"
     carried_heading_pdf(carried)
+    chapter_diagrams = folder / "chapter_diagrams.pdf"
+    chapter_diagrams_pdf(chapter_diagrams)
     plan = folder / "plan.pdf"
     two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
@@ -444,6 +483,7 @@ def runs(tmp_path_factory):
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
         "plan": process_document(plan, parsing),
+        "chapter_diagrams": process_document(chapter_diagrams, parsing),
         "carried": process_document(carried, parsing),
         "running_name": process_document(running_name, parsing),
         "chapter_pages": process_document(chapter_pages, parsing),
@@ -464,6 +504,18 @@ def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_
     assert ("4 Network model", "4.1 Pipe network", "4.1.1 Valves") in paths
     assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
     # The running head itself is furniture: no chunk says it.
+    assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_the_only_line_above_a_diagram_where_the_head_stands_is_the_heading_its_number_continues(runs):
+    """ "5 Pipe network" stands where "Pipe network" runs on the other pages, in its size: page
+    numbers aside, the same line, so it was furniture; "6 Water network" then no longer
+    continued the numbering (after 4 comes 5), and every diagram chapter was lost."""
+    run = runs["chapter_diagrams"]
+    started = {chunk.heading_path[0]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
+    for page, (number, title) in enumerate(DIAGRAM_CHAPTERS, 4):
+        assert started.get(f"{number} {title}") == page, (number, title)
     assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
     assert run.checks["text_verbatim"].passed
 

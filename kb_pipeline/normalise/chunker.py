@@ -39,6 +39,7 @@ from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
 from .furniture import repeats_on, running_furniture, running_key
 from .headings import (
+    CAPTION,
     DOT_LEADER,
     SECTION_NAME_INSIDE,
     Heading,
@@ -57,6 +58,8 @@ ITEM_SEPARATOR = "\n\n"
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
 _CONTENTS_MIN_LEADERS = 3
 _FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
+# What a page without text holds under its heading: a diagram drawn with boxes is read as tables.
+_FIGURE_TYPES = ("image", "chart", "table")
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 _SAME_LINE = 8  # 0–1000 of the page height
 _MAX_JOINED_HEADING = 160  # a heading's characters, its line carried over a page break included
@@ -256,6 +259,7 @@ class _ChunkBuilder:
         self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
         self.running_keys = {running_key(texts[i].text) for i in self.furniture}
         self.demoted_keys = [(running_key(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
+        self.on_page: dict[int, list[int]] | None = None  # page -> its items, made on first need
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
         not_headings = self.furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in self.contents}
@@ -282,6 +286,8 @@ class _ChunkBuilder:
             return
         kind = self._kind(index)
         if index in self.furniture:
+            if self._heading_over_figure(index):
+                return
             if kind == "header" and text.text:
                 self.running_headers.setdefault(item["page_idx"], []).append(text.text)
             return
@@ -432,6 +438,37 @@ class _ChunkBuilder:
             self._open_heading(line, [index])
             return True
         return False
+
+    def _heading_over_figure(self, index: int) -> bool:
+        """A line the furniture rule took for the running head that is the only line above the
+        page's figures, numbered so as to continue the outline: the page's heading ("5 Pipe
+        network" where the head "Pipe network" stands on the other pages, a diagram under it).
+        Its number tells it from the head, which carries none, or a page number."""
+        item, line = self.raw.items[index], self.texts[index].text.strip()
+        if item["type"] not in ("header", "text") or not item.get("bbox") or "\n" in line:
+            return False
+        if numbered(line) is None or not self.headings.continues_numbering(line) or self.headings.goes_backwards(line):
+            return False
+        if self.on_page is None:
+            self.on_page = {}
+            for i, other in enumerate(self.raw.items):
+                self.on_page.setdefault(other["page_idx"], []).append(i)
+        body = [
+            i
+            for i in self.on_page[item["page_idx"]]
+            if i != index and i not in self.furniture and self.raw.items[i]["type"] not in _FURNITURE_TYPES
+        ]
+        # Below it, figures and their captions only, and a figure at least.
+        figures = [i for i in body if self.raw.items[i]["type"] in _FIGURE_TYPES]
+        if not figures or any(
+            not (i in figures or CAPTION.match(self.texts[i].text))
+            or not self.raw.items[i].get("bbox")
+            or self.raw.items[i]["bbox"][1] < item["bbox"][3]
+            for i in body
+        ):
+            return False
+        self._open_heading(line, [index])
+        return True
 
     def _number_apart_as_heading(self, index: int) -> bool:
         """A section number and the title beside it on its line, MinerU's two items: one heading
