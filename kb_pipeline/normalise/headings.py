@@ -16,6 +16,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .item_text import ItemText
+
 _SPACE = r"[ \t\u00a0]"
 _ARABIC = re.compile(rf"^(?P<no>\d{{1,2}}(?:\.\d{{1,3}})*)(?:\.?{_SPACE}+|\.(?=[^\W\d_]))(?P<title>\S.*)$", re.S)
 _ROMAN = re.compile(rf"^(?P<no>[IVXL]{{1,6}})\.{_SPACE}+(?P<title>\S.*)$", re.S)
@@ -280,11 +282,11 @@ _SECTION_NUMBER_ALONE = re.compile(r"^\s*\d{1,2}(?:\.\d{1,3})+\.?\s*$")
 _LINE_KINDS = ("text", "header")
 
 
-def numbers_set_apart(items: list[dict], texts: list) -> dict[int, int]:
+def numbers_set_apart(items: list[dict], texts: list[ItemText]) -> dict[int, int]:
     """{number item: title item} for headings whose dotted section number stands apart from its
     title on the same line (set off by a tab: MinerU reads "4.1" and "Pipe network" as two
     items, neither a title). The title is the nearest item to the number's right on its line:
-    one line of words with no number of its own. `texts` are the items' `ItemText`s."""
+    one line of words with no number of its own."""
     on_page: dict[int, list[int]] = {}
     for index, item in enumerate(items):
         if item["type"] in _LINE_KINDS and item.get("bbox") and texts[index].text.strip():
