@@ -1,5 +1,6 @@
 """Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
-a numbered heading alone above a class diagram under a running head of the same words; a
+a numbered heading alone above a class diagram under a running head of the same words (set
+whole, or with its number tabbed apart; the diagram drawn, or a picture without caption); a
 chapter page under a trademark band and a part name, where MinerU lists a section heading it
 typed "header" before the chapter title above it; running titles MinerU types as titles; and a
 `/Rotate 90` page whose table is drawn turned again, its text running two ways; a bookmarked
@@ -64,10 +65,46 @@ def _class_diagram(names: list[str]):
     return Diagram()
 
 
-def diagram_standard_pdf(path: Path, running_head: str) -> None:
+def _tabbed_heading(number: str, title: str):
+    """A heading whose number is set off from its title by a tab (a word processor's numbered
+    heading): two runs of text far apart on one line, set only a little larger than the head."""
+    from reportlab.platypus import Flowable
+
+    class TabbedHeading(Flowable):
+        def wrap(self, *_):
+            return 440, 14
+
+        def draw(self):
+            self.canv.setFont("Helvetica-Bold", 10)
+            self.canv.drawString(0, 3, number)
+            self.canv.drawString(90, 3, title)
+
+    return TabbedHeading()
+
+
+def _diagram_picture(names: list[str]):
+    """A class diagram exported as a picture (boxes and names in pixels, no text layer)."""
+    from PIL import Image, ImageDraw
+    from reportlab.platypus import Image as Picture
+
+    picture = Image.new("RGB", (1200, 1000), "white")
+    draw = ImageDraw.Draw(picture)
+    for k, name in enumerate(names):
+        x, y = 50 + (k % 3) * 380, 80 + (k // 3) * 500
+        draw.rectangle([x, y, x + 330, y + 250], outline="black", fill=(255, 255, 215), width=3)
+        draw.text((x + 100, y + 20), name, fill="black")
+    png = io.BytesIO()
+    picture.save(png, "PNG")
+    png.seek(0)
+    return Picture(png, width=440, height=367)
+
+
+def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False) -> None:
     """A data-model standard: three sections of text, then a page per subsection of chapter 4
     holding nothing but its numbered heading, a class diagram and its caption; the running head
-    (`running_head`, the words of two of those headings) and the page number on every page."""
+    (`running_head`, the words of two of those headings) and the page number on every page.
+    `number_apart`: each diagram page's heading stands just under the head with its number set
+    apart by a tab; `pictures`: the diagrams are pictures without a caption."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
@@ -89,13 +126,55 @@ def diagram_standard_pdf(path: Path, running_head: str) -> None:
     names = ["Valve", "Hydrant", "Pump", "Meter", "Reservoir", "Pipe", "Junction", "Tank"]
     for n, (number, title) in enumerate(DIAGRAM_SECTIONS):
         style = ss["Heading2"] if number.count(".") == 1 else ss["Heading3"]
-        story += [PageBreak(), Paragraph(f"{number} {title}", style)]
-        story.append(_class_diagram([names[(n + k) % len(names)] for k in range(5)]))
-        story.append(Paragraph(f"Figure {n + 1} — Class diagram of {title.lower()}", ss["Italic"]))
+        heading = _tabbed_heading(number, title) if number_apart else Paragraph(f"{number} {title}", style)
+        story += [PageBreak(), heading]
+        boxes = [names[(n + k) % len(names)] for k in range(5)]
+        if pictures:
+            story.append(_diagram_picture(boxes))
+        else:
+            story.append(_class_diagram(boxes))
+            story.append(Paragraph(f"Figure {n + 1} — Class diagram of {title.lower()}", ss["Italic"]))
     story += [PageBreak(), Paragraph("5 Code lists", ss["Heading1"]), *[Paragraph(BODY, ss["BodyText"])] * 4]
-    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=45).build(
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=34 if number_apart else 45).build(
         story, onFirstPage=head, onLaterPages=head
     )
+
+
+DIAGRAM_CHAPTERS = [("5", "Pipe network"), ("6", "Water network"), ("7", "Pipe network metering")]
+
+
+def chapter_diagrams_pdf(path: Path) -> None:
+    """Four pages of text under the running head "Pipe network", then a page per chapter
+    holding only its numbered title and a class diagram; the title stands where the head
+    stands on the other pages, in the head's size, and those pages print no head."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    width, height = A4
+    c = Canvas(str(path), pagesize=A4, invariant=True)
+    names = ["Valve", "Hydrant", "Pump", "Meter", "Reservoir", "Pipe", "Junction"]
+    for page, (number, title) in enumerate([("1", "Scope"), ("2", "Conformance"), ("3", "Terms"), ("4", "Model")]):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, height - 30, "Pipe network")
+        c.setFont("Helvetica-Bold", 14)
+        c.drawString(72, height - 80, f"{number} {title}")
+        c.setFont("Helvetica", 10)
+        for k in range(12):
+            c.drawString(
+                72, height - 110 - 14 * k, f"Clause {number} applies to record {k + 1} of each asset kept by a utility."
+            )
+        c.drawCentredString(width / 2, 30, str(page + 1))
+        c.showPage()
+    for n, (number, title) in enumerate(DIAGRAM_CHAPTERS):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, height - 30, f"{number} {title}")
+        diagram = _class_diagram([names[(n + k) % len(names)] for k in range(5)])
+        diagram.wrapOn(c, width, height)
+        diagram.drawOn(c, 72, height - 540)
+        c.setFont("Helvetica", 10)
+        c.drawCentredString(width / 2, 30, str(n + 5))
+        c.showPage()
+    c.save()
 
 
 AREAS = ["northern", "southern", "eastern", "western", "central"]
@@ -239,26 +318,185 @@ def bookmarked_chapters_pdf(path: Path) -> None:
     c.save()
 
 
+BUSES = (
+    "Buses on the corridor run every ten minutes in the peak and every twenty minutes off peak, and the "
+    "operator reports punctuality to the authority each month so that delays can be traced."
+)
+MEASURES = [
+    ("3.1", "Regional rail"),
+    ("3.2", "Improvement of regional bus services and their connections to rail stations"),
+    ("3.2.1", "Interchange at the main station"),
+    ("3.3", "Cycling"),
+    ("3.4", "Park and ride sites on the outer ring road corridor"),
+    ("3.5", "Freight"),
+]
+
+
+def two_column_plan_pdf(path: Path) -> None:
+    """A transport plan in two columns: numbered headings set bold at the body's size and
+    leading, with no space around them, some wrapping onto a second line in the narrow column
+    (MinerU merges each into the paragraph under it)."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph
+
+    body = ParagraphStyle("body", fontName="Helvetica", fontSize=9, leading=11)
+    heading = ParagraphStyle("heading", fontName="Helvetica-Bold", fontSize=9, leading=11)
+    chapter = ParagraphStyle("chapter", fontName="Helvetica-Bold", fontSize=14, leading=18, spaceAfter=6)
+    width, height = A4
+    column = (width - 164) / 2
+    doc = BaseDocTemplate(str(path), pagesize=A4, invariant=True)
+    frames = [Frame(72, 72, column, height - 144, id="left"), Frame(92 + column, 72, column, height - 144, id="right")]
+    doc.addPageTemplates([PageTemplate(frames=frames)])
+    story = [Paragraph("3 Transport measures", chapter)]
+    for number, title in MEASURES:
+        story += [Paragraph(f"{number} {title}", heading), *[Paragraph(BUSES, body)] * 2]
+    doc.build([*story, Paragraph("4 Monitoring", chapter), *[Paragraph(BUSES, body)] * 3])
+
+
+GROUPS = "ABC"
+
+
+def chapter_pages_pdf(path: Path) -> Path:
+    """Three chapters a page, each titled "n Chapter …" with its first section "n.1 …" close
+    under it (MinerU merges the two into one "header" item), written as it is and with its
+    cross-reference table damaged (every offset wrong: MinerU's reader rebuilds it). Returns
+    the damaged copy."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    story = []
+    for chapter, group in enumerate(GROUPS, 1):
+        story.append(Paragraph(f"{chapter} Measures of group {group} services", ss["Heading1"]))
+        for section, district in enumerate("XYZ", 1):
+            story.append(Paragraph(f"{chapter}.{section} District {district} of group {group}", ss["Heading2"]))
+            story += [Paragraph(BUSES, ss["BodyText"])] * 2
+        story.append(PageBreak())
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, pageCompression=0).build(story)
+    data = path.read_bytes()
+    damaged = re.sub(rb"startxref\s+\d+", b"startxref\n999", data)
+    damaged = re.sub(rb"(\d{10}) 00000 n", lambda m: b"%010d 00000 n" % (int(m[1]) + 7), damaged)
+    copy = path.with_name(f"{path.stem}_damaged.pdf")
+    copy.write_bytes(damaged)
+    return copy
+
+
+HYDRANTS = "The operator inspected {} hydrants in the district during the year and replaced those that failed."
+
+
+def running_name_report_pdf(path: Path) -> None:
+    """Six pages, each opening with a numbered heading, under a short section name set large at
+    the top of every page just above it: MinerU merges the name and the heading into one
+    "header" item on every page."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    ss = getSampleStyleSheet()
+    width, height = A4
+
+    def name(c, doc) -> None:
+        c.saveState()
+        c.setFont("Helvetica-Bold", 16)
+        c.drawString(72, height - 64, "Findings")
+        c.setFont("Helvetica", 8)
+        c.drawCentredString(width / 2, 30, str(doc.page))
+        c.restoreState()
+
+    story = []
+    for n, district in enumerate(AREAS + ["coastal"], 1):
+        story.append(Paragraph(f"{n} Results for the {district} district", ss["Heading1"]))
+        story += [Paragraph(" ".join([HYDRANTS.format(10 * n + k)] * 3), ss["BodyText"]) for k in range(3)]
+        story.append(PageBreak())
+    SimpleDocTemplate(str(path), pagesize=A4, invariant=True, topMargin=80).build(
+        story, onFirstPage=name, onLaterPages=name
+    )
+
+
+CARRIED = (
+    "2.1 Measures for the maintenance of the pipe network and its",
+    "valves and hydrants of the northern district",
+)
+
+
+def carried_heading_pdf(path: Path) -> None:
+    """Three pages; a heading set on two lines is cut by the page break after its first line:
+    the second stands at the top of the next page, above the section's text."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    width, height = A4
+    c = Canvas(str(path), pagesize=A4, invariant=True)
+
+    def lines(y: float, n: int) -> float:
+        c.setFont("Helvetica", 10)
+        for _ in range(n):
+            c.drawString(72, y, HYDRANTS.format("the"))
+            y -= 13
+        return y - 10
+
+    def heading(y: float, line: str) -> float:
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(72, y, line)
+        return y - 20
+
+    y = lines(heading(lines(heading(height - 80, "1 Scope"), 5) - 6, "2 Pipe network"), 40)
+    heading(y - 6, CARRIED[0])
+    c.showPage()
+    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 6) - 6, "2.2 Pumping stations"), 8)
+    c.showPage()
+    lines(heading(height - 80, "3 Code lists"), 8)
+    c.showPage()
+    c.save()
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("page_structure")
     parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     diagrams, report, two_way = folder / "diagrams.pdf", folder / "report.pdf", folder / "two_way.pdf"
     diagram_standard_pdf(diagrams, "Pipe network")
+    apart, pictures = folder / "apart.pdf", folder / "pictures.pdf"
+    diagram_standard_pdf(apart, "Pipe network", number_apart=True)
+    diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
+    chapter_pages = folder / "chapter_pages.pdf"
+    damaged = chapter_pages_pdf(chapter_pages)
+    running_name = folder / "running_name.pdf"
+    running_name_report_pdf(running_name)
+    carried = folder / "carried.pdf"
+    carried_heading_pdf(carried)
+    chapter_diagrams = folder / "chapter_diagrams.pdf"
+    chapter_diagrams_pdf(chapter_diagrams)
+    plan = folder / "plan.pdf"
+    two_column_plan_pdf(plan)
     chapters = folder / "chapters.pdf"
     bookmarked_chapters_pdf(chapters)
     return {
         "chapters": process_document(chapters, parsing),
         "diagrams": process_document(diagrams, parsing),
+        "apart": process_document(apart, parsing),
+        "pictures": process_document(pictures, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
+        "plan": process_document(plan, parsing),
+        "chapter_diagrams": process_document(chapter_diagrams, parsing),
+        "carried": process_document(carried, parsing),
+        "running_name": process_document(running_name, parsing),
+        "chapter_pages": process_document(chapter_pages, parsing),
+        "damaged": process_document(damaged, parsing),
     }
 
 
-def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs):
-    run = runs["diagrams"]
+@pytest.mark.parametrize("case", ["diagrams", "apart"])
+def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_running_head(runs, case):
+    """As set by a typesetter, and as a word processor sets it ("apart"): its number tabbed off
+    from its title, just under the head, a little larger; MinerU reads "4.1" and "Pipe network"
+    as two items, neither a title, and the title repeats the head's words at the head's place."""
+    run = runs[case]
     started = {chunk.heading_path[-1]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
     for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
         assert started.get(f"{number} {title}") == page, (number, title)
@@ -267,6 +505,30 @@ def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_
     assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
     # The running head itself is furniture: no chunk says it.
     assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_the_only_line_above_a_diagram_where_the_head_stands_is_the_heading_its_number_continues(runs):
+    """ "5 Pipe network" stands where "Pipe network" runs on the other pages, in its size: page
+    numbers aside, the same line, so it was furniture; "6 Water network" then no longer
+    continued the numbering (after 4 comes 5), and every diagram chapter was lost."""
+    run = runs["chapter_diagrams"]
+    started = {chunk.heading_path[0]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
+    for page, (number, title) in enumerate(DIAGRAM_CHAPTERS, 4):
+        assert started.get(f"{number} {title}") == page, (number, title)
+    assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_diagram_picture_without_caption_stays_under_its_heading(runs):
+    """A picture with no caption under a heading with no body waited for the next text: every
+    diagram went to "5 Code lists", whose section then started six pages early."""
+    run = runs["pictures"]
+    for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
+        (chunk,) = [c for c in run.document.chunks if c.heading_path and c.heading_path[-1] == f"{number} {title}"]
+        assert chunk.page_idxs == [page] and chunk.kind == "image" and len(chunk.images) == 1, (number, title)
+    (code_lists,) = [c for c in run.document.chunks if c.heading_path == ["5 Code lists"]]
+    assert code_lists.page_idxs == [2 + len(DIAGRAM_SECTIONS)] and not code_lists.images
     assert run.checks["text_verbatim"].passed
 
 
@@ -359,3 +621,54 @@ def test_a_plain_numbered_line_takes_its_bookmark_and_its_wrapped_end():
         "2.1 Epidemiology of HCV infection is described in the annex, with the challenge of elimination and its cost."
     )
     assert place_outline([entry], items[:1], [ItemText(text=paragraph)], set()) == {}
+
+
+def test_a_heading_wrapped_in_a_narrow_column_and_merged_into_its_paragraph_is_cut_out_whole(runs):
+    """MinerU reads "3.2 Improvement … and their" / "connections to rail stations" and the
+    paragraph under them as one block; both heading lines are bold (the font is no single
+    line's), and the chunk of 3.1 ran across 3.2."""
+    run = runs["plan"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for number, title in MEASURES:
+        assert any(path[-1] == f"{number} {title}" for path in paths), number
+    assert ("3 Transport measures", f"3.2 {MEASURES[1][1]}", "3.2.1 Interchange at the main station") in paths
+    for chunk in run.document.chunks:
+        lines = [line for line in chunk.text.split("\n") if line.strip()]
+        assert not any(re.match(r"\d\.\d(\.\d)? [A-Z]", line) for line in lines), chunk.text[:80]
+    assert run.checks["text_verbatim"].passed
+
+
+@pytest.mark.parametrize("case", ["chapter_pages", "damaged"])
+def test_a_chapter_title_and_its_first_section_merged_at_the_top_are_two_headings(runs, case):
+    """MinerU types "1 Measures of group A services" and "1.1 District X of group A" one header
+    item on each page (the chapter's bare number comes before the next number expected); the
+    damaged copy (its cross-reference table wrong) comes out the same."""
+    run = runs[case]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for chapter, group in enumerate(GROUPS, 1):
+        title = f"{chapter} Measures of group {group} services"
+        for section, district in enumerate("XYZ", 1):
+            assert (title, f"{chapter}.{section} District {district} of group {group}") in paths
+    assert run.checks["text_verbatim"].passed and run.checks["text_coverage"].passed
+
+
+def test_a_section_name_merged_with_each_pages_heading_is_furniture_and_the_heading_opens(runs):
+    """ "Findings" over "1 Results for the northern district" is one header item on every page:
+    the heading is cut out of it, and the name that opens it on every page is a running head."""
+    run = runs["running_name"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    for n, district in enumerate(AREAS + ["coastal"], 1):
+        assert (f"{n} Results for the {district} district",) in paths, district
+    assert not any("Findings" in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_headings_line_carried_over_a_page_break_joins_it(runs):
+    """The line at the next page's top, in the heading's font and starting in lowercase as no
+    title does, ends the heading (it was the first line of the section's text)."""
+    run = runs["carried"]
+    paths = [tuple(chunk.heading_path) for chunk in run.document.chunks]
+    assert ("2 Pipe network", " ".join(CARRIED)) in paths
+    assert ("2 Pipe network", "2.2 Pumping stations") in paths and ("3 Code lists",) in paths
+    assert not any(CARRIED[1] in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed

@@ -6,7 +6,9 @@ What opens a new chunk, in priority order:
    (`headings.heading_rejection`); a short line continuing the document's numbering (flash
    misses some titles); a paragraph line in a font of its own continuing it (a run-in heading:
    the paragraph is cut there); a standard section name ("Résultats") alone on its item or on a
-   line of its own at a paragraph's start, MinerU having read it as body text; a boxed title. Adjacent title lines make one heading; a section
+   line of its own at a paragraph's start, MinerU having read it as body text; a boxed title; a
+   section number and the title beside it that MinerU read as two items. Adjacent title lines
+   make one heading, and so does a heading's line carried over a page break; a section
    with no body keeps a chunk of its heading line, so no heading is lost;
 2. a table, a chart, or a figure with a caption — one item, one chunk;
 3. the 6,000-character safety net — only at an item boundary, so `text` stays verbatim.
@@ -19,7 +21,8 @@ Where things go:
 - A contents page is one text chunk of the text layer's lines; a cell-less "table" is text.
 - A formula stays in the text chunk that explains it (`has_formula`), its characters read from the
   text layer inside its box (flash gives no LaTeX); markup MinerU did give goes in `latex`.
-- A figure with no caption and no text joins the current chunk (`images`); quality checks flag it.
+- A figure with no caption and no text joins the current chunk (`images`), or opens its
+  section's chunk under a heading with no body yet; quality checks flag it.
 - Items come in MinerU's reading order, but a "header" read as body text comes where it stands
   on its page (`reading_order`).
 """
@@ -34,8 +37,9 @@ from html import escape
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
-from .furniture import running_furniture
+from .furniture import repeats_on, running_furniture, running_key
 from .headings import (
+    CAPTION,
     DOT_LEADER,
     SECTION_NAME_INSIDE,
     Heading,
@@ -44,6 +48,7 @@ from .headings import (
     is_section_name,
     looks_like_page_number,
     numbered,
+    numbers_set_apart,
 )
 from .item_text import ItemText, has_cells, item_texts, span_lines
 from .outline import OutlineHit, place_outline, squash, squashed, widen
@@ -53,8 +58,11 @@ ITEM_SEPARATOR = "\n\n"
 _STANDALONE_KIND: dict[str, ChunkKind] = {"table": "table", "chart": "chart", "image": "image"}
 _CONTENTS_MIN_LEADERS = 3
 _FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
+# What a page without text holds under its heading: a diagram drawn with boxes is read as tables.
+_FIGURE_TYPES = ("image", "chart", "table")
 _ADJACENT_TITLE_GAP = 30  # 0–1000 of the page height: about two lines
 _SAME_LINE = 8  # 0–1000 of the page height
+_MAX_JOINED_HEADING = 160  # a heading's characters, its line carried over a page break included
 # A line that may carry a section number inside a paragraph: "(2) Title", "2.1 Title", "3. Title".
 _NUMBER_INSIDE = re.compile(r"(?:^|\s)(?P<no>\(\d{1,2}\)|\d{1,2}(?:\.\d{1,2})+\.?|\d{1,2}\.)\s*[^\s\d]")
 _BARE_NUMBER = re.compile(
@@ -249,18 +257,24 @@ class _ChunkBuilder:
     def __init__(self, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText]) -> None:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
         self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
+        self.running_keys = {running_key(texts[i].text) for i in self.furniture}
+        self.demoted_keys = [(running_key(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
+        self.on_page: dict[int, list[int]] | None = None  # page -> its items, made on first need
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
         not_headings = self.furniture | {i for i, item in enumerate(raw.items) if item["page_idx"] in self.contents}
         self.outline = place_outline(text_layer.outline(), raw.items, texts, not_headings)
         # Items taken with an earlier one (a wrapped outline heading's lines, a contents page's).
         self.continuations = {i for hit in self.outline.values() for i in hit.continued_by}
+        # A heading's number set apart from its title, both ways: number -> title, title -> number.
+        apart = numbers_set_apart(raw.items, texts)
+        self.set_apart = apart | {title: number for number, title in apart.items()}
         self.headings = HeadingTracker()
         self.sections: list[_Section] = []  # open sections, aligned with the tracker's
         self.running_headers: dict[int, list[str]] = {}
         self.drafts: list[_Draft] = []
         self.open_draft: _Draft | None = None  # the body text chunk being filled
-        # Caption-less images met before any chunk is open wait for the next one.
+        # Caption-less images met before any section is open wait for the first chunk.
         self.waiting_images: list[int] = []
         # A bare number MinerU gave as its own title ("3.1", "PART 3") waits for the title after it.
         self.number_prefix: tuple[int, str] | None = None
@@ -272,6 +286,8 @@ class _ChunkBuilder:
             return
         kind = self._kind(index)
         if index in self.furniture:
+            if self._heading_over_figure(index):
+                return
             if kind == "header" and text.text:
                 self.running_headers.setdefault(item["page_idx"], []).append(text.text)
             return
@@ -282,6 +298,8 @@ class _ChunkBuilder:
             return
         if (hit := self.outline.get(index)) is not None:
             self._take_outline_heading(index, hit)
+            return
+        if index in self.set_apart and self._number_apart_as_heading(index):
             return
         if kind == "text" and text.text.strip() and self._text_as_heading(index):
             return
@@ -407,6 +425,8 @@ class _ChunkBuilder:
         line = self.texts[index].text.strip()
         if self._join_number_prefix(index, line):
             return True
+        if self._continues_over_page(index, line):
+            return True
         if self.raw.items[index].get("text_level"):
             return self._title_as_heading(index, line)
         if self._split_run_in(index):
@@ -418,6 +438,48 @@ class _ChunkBuilder:
             self._open_heading(line, [index])
             return True
         return False
+
+    def _heading_over_figure(self, index: int) -> bool:
+        """A line the furniture rule took for the running head that is the only line above the
+        page's figures, numbered so as to continue the outline: the page's heading ("5 Pipe
+        network" where the head "Pipe network" stands on the other pages, a diagram under it).
+        Its number tells it from the head, which carries none, or a page number."""
+        item, line = self.raw.items[index], self.texts[index].text.strip()
+        if item["type"] not in ("header", "text") or not item.get("bbox") or "\n" in line:
+            return False
+        if numbered(line) is None or not self.headings.continues_numbering(line) or self.headings.goes_backwards(line):
+            return False
+        if self.on_page is None:
+            self.on_page = {}
+            for i, other in enumerate(self.raw.items):
+                self.on_page.setdefault(other["page_idx"], []).append(i)
+        body = [
+            i
+            for i in self.on_page[item["page_idx"]]
+            if i != index and i not in self.furniture and self.raw.items[i]["type"] not in _FURNITURE_TYPES
+        ]
+        # Below it, figures and their captions only, and a figure at least.
+        figures = [i for i in body if self.raw.items[i]["type"] in _FIGURE_TYPES]
+        if not figures or any(
+            not (i in figures or CAPTION.match(self.texts[i].text))
+            or not self.raw.items[i].get("bbox")
+            or self.raw.items[i]["bbox"][1] < item["bbox"][3]
+            for i in body
+        ):
+            return False
+        self._open_heading(line, [index])
+        return True
+
+    def _number_apart_as_heading(self, index: int) -> bool:
+        """A section number and the title beside it on its line, MinerU's two items: one heading
+        when the line continues the numbering (the other item is taken with this one)."""
+        number, title = sorted((index, self.set_apart[index]), key=lambda i: self.raw.items[i]["bbox"][0])
+        line = f"{self.texts[number].text.strip()} {self.texts[title].text.strip()}"
+        if not self.headings.continues_numbering(line) or self.headings.goes_backwards(line):
+            return False
+        self._open_heading(line, sorted((number, title)))
+        self.continuations.add(self.set_apart[index])
+        return True
 
     def _join_number_prefix(self, index: int, line: str) -> bool:
         """A waiting bare number and the title after it make one heading; before anything else, body."""
@@ -457,6 +519,34 @@ class _ChunkBuilder:
             self._open_heading(line, [index])
         return True
 
+    def _continues_over_page(self, index: int, line: str) -> bool:
+        """A heading whose last line a page break carried over ("2.1 Measures for the upkeep of
+        the network and its" / "valves and hydrants" at the next page's top): under the bodiless
+        heading that ended the page before, a line of the heading's font that starts in
+        lowercase, as no title does. The heading is reopened whole."""
+        current = self.sections[-1] if self.sections else None
+        if (
+            current is None
+            or self.last_heading_item is None
+            or current.heading.from_outline
+            or current.heading.line[-1] in ".:;!?"
+            or "\n" in line
+            or not line[:1].islower()
+            or len(current.heading.line) + len(line) > _MAX_JOINED_HEADING
+        ):
+            return False
+        above, item = self.raw.items[self.last_heading_item], self.raw.items[index]
+        if item["page_idx"] != above["page_idx"] + 1 or not (above.get("bbox") and item.get("bbox")):
+            return False
+        ending = self.text_layer.lines_in_box(above["page_idx"], above["bbox"])
+        carried = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
+        if len(carried) != 1 or not ending or ending[-1].font != carried[0].font:
+            return False
+        self.sections.pop()
+        self.headings.pop_current()
+        self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
+        return True
+
     def _continues_title(self, index: int, is_numbered: bool) -> bool:
         """A title line right under the bodiless heading just opened, unnumbered, not after a sentence end."""
         current = self.sections[-1] if self.sections else None
@@ -471,15 +561,17 @@ class _ChunkBuilder:
 
     def _split_run_in(self, index: int) -> bool:
         """Headings MinerU merged into a paragraph: lines in a font of their own (or of a demoted
-        header) carrying the next section number, and standard section names on a line of their own ("Résultats") opening
+        header) carrying the next section number, with the lines wrapping it in the same font, and standard section names on a line of their own ("Résultats") opening
         the paragraph or following a sentence's end, with text after them. The paragraph is cut
         there, between its own characters (verbatim)."""
         item, text = self.raw.items[index], self.texts[index]
         # Reading the page's fonts costs time: only when the paragraph holds the number expected
-        # next, or a section name where a heading could stand.
+        # next, or a section name where a heading could stand, or is a demoted header (a few a
+        # document: a chapter's "1" before its "1.1", a running name over the page's heading).
         if not item.get("bbox") or not (
             any(self.headings.continues_numbering(f"{m.group('no')} Title") for m in _NUMBER_INSIDE.finditer(text.text))
             or SECTION_NAME_INSIDE.search(text.text)
+            or index in self.demoted
         ):
             return False
         lines = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
@@ -490,21 +582,39 @@ class _ChunkBuilder:
         # numbers are headings it merged ("Chapter 5. …" over "5.1 …" under a page's top band).
         heading_block = index in self.demoted
         position = 0
+        after = 0  # the lines before this one were taken with a heading
         for k, line in enumerate(lines):
-            # Its font is its own: used by no other line, unlike the line after it (or before).
-            neighbour = lines[k + 1] if k + 1 < len(lines) else lines[k - 1]
-            own_font = heading_block or (fonts[line.font] == 1 and line.font != neighbour.font)
+            if k < after:
+                continue
+            # Its font is its own: the line, and the lines after it in the same font (a heading
+            # wrapped in a narrow column), are all the lines in that font, and a line in another
+            # font stands after them (or before).
+            end = k + 1
+            while not heading_block and end < len(lines) and lines[end].font == line.font:
+                end += 1
+            own_font = heading_block or (fonts[line.font] == end - k and (end < len(lines) or k > 0))
+            heading = " ".join(wrapped.text.strip() for wrapped in lines[k:end])
             named = (
                 is_section_name(line.text)
                 and k + 1 < len(lines)
                 and (k == 0 or lines[k - 1].text.rstrip()[-1:] in ".!?:")
             )
-            if not (named or (own_font and self.headings.continues_numbering(line.text))):
+            if named:
+                end = k + 1
+            elif not (own_font and self.headings.continues_numbering(heading)):
                 continue
             where = _cut_at_line(text.text, line.text, position)
+            if where is not None and end > k + 1:
+                last = _cut_at_line(text.text, lines[end - 1].text, where[1])
+                where = (where[0], last[1]) if last else None
             if where is None:
                 continue
-            if text.text[position : where[0]].strip():
+            after = end
+            before = text.text[position : where[0]].strip()
+            if heading_block and position == 0 and self._running_line(before):
+                # The running head MinerU merged with the heading under it: furniture, as elsewhere.
+                self.running_headers.setdefault(item["page_idx"], []).append(before)
+            elif before:
                 self._add_body(index, _part(text, position, where[0]))
             self._open_heading(text.text[where[0] : where[1]], [index])
             position = where[1]
@@ -513,6 +623,16 @@ class _ChunkBuilder:
         if text.text[position:].strip():
             self._add_body(index, _part(text, position))
         return True
+
+    def _running_line(self, line: str) -> bool:
+        """Whether a line opening a demoted header is a running head: furniture elsewhere, or
+        opening the demoted headers of pages enough to run (a section's name set over each
+        page's heading, merged with it by MinerU on every page)."""
+        key = running_key(line)
+        if not key or key in self.running_keys:
+            return bool(key)
+        pages = {page for opening, page in self.demoted_keys if opening.startswith(key)}
+        return repeats_on(len(pages), self.raw.n_pages)
 
     def _box_as_heading(self, index: int) -> bool:
         """A section title set in a box or a picture ("2 | Scope" in a coloured band)."""
@@ -541,11 +661,15 @@ class _ChunkBuilder:
         self._add_standalone("text", index, text)
 
     def _take_bare_image(self, index: int) -> None:
-        if self.open_draft is None:
+        """A figure with no caption joins the chunk being filled; under a heading with no body yet
+        it opens the section's chunk (waiting for the next text carried it into a later section,
+        a page of diagrams under headings of their own away from theirs); before any section, it
+        waits for the first chunk."""
+        if self.open_draft is None and not self.sections:
             self.waiting_images.append(index)
             return
         item = self.raw.items[index]
-        self.open_draft.add(index, item, self.texts[index], _image_path(self.raw, item))
+        self._body().add(index, item, self.texts[index], _image_path(self.raw, item))
 
     def _take_formula(self, index: int) -> None:
         item, text = self.raw.items[index], self.texts[index]

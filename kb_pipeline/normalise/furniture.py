@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 
-from .headings import numbered
+from .headings import numbered, numbers_set_apart
 from .item_text import ItemText
 from .outline import squash
 
@@ -73,7 +73,7 @@ def _band(item: dict, outer: str | None) -> str | None:
     return outer
 
 
-def _key(text: str) -> str:
+def running_key(text: str) -> str:
     """The line without its digits (page numbers move), except a leading dotted section number:
     no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS model" are two sections,
     not one running line."""
@@ -89,6 +89,11 @@ def _repeats(n_at_place: int, one_parity: bool, n_pages: int, typed_furniture: b
     other page; body text is not (two "Source: … survey" lines on pages 2 and 4 are text)."""
     candidates = (n_pages + 1) // 2 if typed_furniture and one_parity else n_pages
     return n_at_place >= (2 if candidates < 6 else 3)
+
+
+def repeats_on(n_pages_seen: int, n_pages: int) -> bool:
+    """Whether a line seen in one band on `n_pages_seen` pages recurs there (body text's count)."""
+    return _repeats(n_pages_seen, False, n_pages, False)
 
 
 def _pages_at_place(group: list[int], items: list[dict], margin: bool) -> dict[int, tuple[int, bool]]:
@@ -139,12 +144,43 @@ def _running_title(widened: bool, text: str) -> bool:
     return not widened and numbered(text) is None
 
 
+def _opening_running_lines(
+    items: list[dict], keys: list[str], bands: dict[int, str], repeats: dict[int, bool], n_pages: int
+) -> set[int]:
+    """The header and footer items that do not repeat as items but whose line opens, at their
+    place, the items of pages enough: MinerU merged the running line with what stands under it
+    on the other pages ("Findings" over each page's heading, one item "Findings 4 Results …")."""
+    candidates = [
+        i
+        for i, band in bands.items()
+        if band != "margin" and items[i]["type"] in ("header", "footer") and not repeats[i]
+    ]
+    if not candidates:
+        return set()
+    by_key = sorted((keys[i], i) for i in bands if bands[i] != "margin")
+    ordered = [key for key, _ in by_key]
+    found: set[int] = set()
+    for index in candidates:
+        key, top = keys[index], items[index]["bbox"][1]
+        if len(key) < 4:
+            continue
+        # Only lines longer than it count: the same line again is the ordinary repetition's case.
+        pages = {items[index]["page_idx"]} | {
+            items[j]["page_idx"]
+            for longer, j in by_key[bisect_left(ordered, key + "\x00") : bisect_left(ordered, key + "\uffff")]
+            if longer != key and bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
+        }
+        if _repeats(len(pages), False, n_pages, True):
+            found.add(index)
+    return found
+
+
 def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
     archive stamp, is the document's text). Page numbers stay furniture."""
     outer = _outermost(items)
-    keys = [_key(item_text.text) for item_text in texts]
+    keys = [running_key(item_text.text) for item_text in texts]
     bands: dict[int, str] = {}
     lines: dict[tuple[str, str], list[int]] = {}  # (band, key) -> the items
     for index, item in enumerate(items):
@@ -200,6 +236,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         nearest = bisect_left(places[band], top - _PLACE)  # the first place not above the window
         return nearest < len(places[band]) and places[band][nearest] <= top + _PLACE
 
+    opening = _opening_running_lines(items, keys, bands, repeats, n_pages)
     # A running header that names the chapter changes with it, so it need not repeat: it is
     # still furniture when it repeats a title of the document where running heads stand.
     titles = {keys[i] for i, item in enumerate(items) if item.get("text_level")}
@@ -210,7 +247,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         key = keys[index]
         repeated = repeats.get(index, False)
         if kind in typed_kinds:
-            if n_pages < 3 or not key or repeated or (key in titles and at_running_place(index)):
+            if n_pages < 3 or not key or repeated or index in opening or (key in titles and at_running_place(index)):
                 furniture.add(index)
             else:
                 demoted.add(index)
@@ -224,4 +261,11 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
             and (not item.get("text_level") or _running_title(index in widened, texts[index].text))
         ):
             furniture.add(index)
+    # A heading's dotted number set apart from its title: the title may repeat the running
+    # head's words, but the number says it is the page's heading, which a running head is not.
+    for number, title in numbers_set_apart(items, texts).items():
+        for index in (number, title) if number in furniture or title in furniture else ():
+            furniture.discard(index)
+            if items[index]["type"] in typed_kinds:
+                demoted.add(index)
     return furniture, demoted

@@ -16,6 +16,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .item_text import ItemText
+
 _SPACE = r"[ \t\u00a0]"
 _ARABIC = re.compile(rf"^(?P<no>\d{{1,2}}(?:\.\d{{1,3}})*)(?:\.?{_SPACE}+|\.(?=[^\W\d_]))(?P<title>\S.*)$", re.S)
 _ROMAN = re.compile(rf"^(?P<no>[IVXL]{{1,6}})\.{_SPACE}+(?P<title>\S.*)$", re.S)
@@ -273,3 +275,47 @@ class HeadingTracker:
         if scheme is None:
             parents = [h for h in self._open if h.scheme in ("arabic", "roman", "chapter")]
         return parents[-1].depth + 1 if parents else 1
+
+
+# A dotted section number alone ("4.1", "4.2.1."): a page number is never written that way.
+_SECTION_NUMBER_ALONE = re.compile(r"^\s*\d{1,2}(?:\.\d{1,3})+\.?\s*$")
+_LINE_KINDS = ("text", "header")
+
+
+def numbers_set_apart(items: list[dict], texts: list[ItemText]) -> dict[int, int]:
+    """{number item: title item} for headings whose dotted section number stands apart from its
+    title on the same line (set off by a tab: MinerU reads "4.1" and "Pipe network" as two
+    items, neither a title). The title is the nearest item to the number's right on its line:
+    one line of words with no number of its own."""
+    on_page: dict[int, list[int]] = {}
+    for index, item in enumerate(items):
+        if item["type"] in _LINE_KINDS and item.get("bbox") and texts[index].text.strip():
+            on_page.setdefault(item["page_idx"], []).append(index)
+    pairs: dict[int, int] = {}
+    for indices in on_page.values():
+        for number in indices:
+            if not _SECTION_NUMBER_ALONE.match(texts[number].text):
+                continue
+            box = items[number]["bbox"]
+            beside = [
+                i
+                for i in indices
+                if i != number and items[i]["bbox"][0] >= box[2] and _same_line(box, items[i]["bbox"])
+            ]
+            if not beside:
+                continue
+            title = min(beside, key=lambda i: items[i]["bbox"][0])
+            line = texts[title].text.strip()
+            if (
+                "\n" not in line
+                and numbered(line) is None
+                and has_words(line)
+                and len(line) <= _PLAIN_HEADING_MAX_CHARS
+            ):
+                pairs[number] = title
+    return pairs
+
+
+def _same_line(a: list[int], b: list[int]) -> bool:
+    """Whether two boxes stand on one line: their vertical centres within half the lower's height."""
+    return abs((a[1] + a[3]) - (b[1] + b[3])) / 2 <= min(a[3] - a[1], b[3] - b[1]) / 2
