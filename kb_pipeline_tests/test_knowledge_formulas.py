@@ -11,6 +11,7 @@ import pytest
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.document.math_text import formula_spans
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.payloads.checks import span_problems
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
@@ -274,19 +275,92 @@ def test_a_legend_symbol_the_formula_does_not_use_is_not_its_variable():
     assert [v.symbol for v in force.variables] == ["F", "m", "a"]
 
 
-def test_a_meaning_is_read_only_in_the_formulas_own_chunk():
-    """The chunk an entry records is its formula's: a meaning quoted from another chunk could not
-    be checked against it. The symbol stays a variable; its glossary entry keeps the words."""
+def test_a_meaning_from_another_chunk_names_that_chunk():
+    """A symbol introduced in an earlier chunk keeps that meaning at a later formula; the variable
+    records the chunk it was read in, and the payload check proves it there."""
     document = _doc(
         "The pressure p is read at the inlet of the pump.",
         "The head is given by\n\nh = p/(r g)\n\nwhere r is the density of the liquid.",
     )
     payloads = extract_document(document)
     (formula,) = payloads.formulas
-    assert _meanings(formula) == {"h": "The head", "p": None, "r": "the density of the liquid", "g": None}
+    assert _meanings(formula) == {"h": "The head", "p": "pressure", "r": "the density of the liquid", "g": None}
+    p = next(v for v in formula.variables if v.symbol == "p")
+    assert p.meaning_chunk_id == "d::0000" and formula.provenance.chunk_id == "d::0001"
+    assert {v.meaning_chunk_id for v in formula.variables if v.symbol != "p"} == {None}  # the formula's own
     pressure = next(e for e in payloads.glossary if e.term == "p")
-    assert pressure.full_name == "pressure" and pressure.provenance.chunk_id == "d::0000"
-    assert next(v for v in formula.variables if v.symbol == "p").term_id == pressure.term_id
+    assert p.term_id == pressure.term_id
+    assert span_problems(document, payloads) == []
+    p.meaning_chunk_id = "d::0001"  # the meaning is not in the formula's chunk
+    assert [x.split(":")[0] for x in span_problems(document, payloads)] == [
+        f"{formula.formula_id}.variables[p].meaning"
+    ]
+
+
+# A legend after a display equation, printed past a table the parser reads in between: the
+# legend opens the next text chunk (English, French, German). A symbol introduced in an earlier
+# section keeps its meaning; one explained only further on gets none.
+LEGEND_ELSEWHERE = [
+    ("Heading1", "1. Inlet"),
+    ("BodyText", "The pressure p is read at the inlet of the pump before each test run."),
+    ("Heading1", "2. Drainage"),
+    ("BodyText", "The drain rate of the tank is estimated as:"),
+    ("display", "Qd = k p A / (r g)          (1)"),
+    ("table", [["Tank", "Area"], ["North", "4.0"], ["South", "2.5"]]),
+    (
+        "BodyText",
+        "where A is the area of the outlet, r is the density of the liquid and g is the gravitational acceleration.",
+    ),
+    ("Heading1", "3. Débit"),
+    ("BodyText", "Le débit de la vanne est donné par :"),
+    ("display", "Qv = c S w          (2)"),
+    ("table", [["Vanne", "Section"], ["Nord", "0.4"], ["Sud", "0.2"]]),
+    ("BodyText", "où S est la section de la vanne et w la vitesse du fluide."),
+    ("Heading1", "4. Leistung"),
+    ("BodyText", "Die Leistung wird berechnet als"),
+    ("display", "Pw = F v          (3)"),
+    ("table", [["Pumpe", "Leistung"], ["Nord", "4.0"], ["Süd", "2.5"]]),
+    ("BodyText", "wobei F die Kraft ist und v die Geschwindigkeit ist."),
+    ("Heading1", "5. Losses"),
+    ("BodyText", "The factor k denotes the loss coefficient of the valve."),
+]
+
+
+@pytest.fixture(scope="module")
+def legend_elsewhere(parses, tmp_path_factory) -> tuple[ParsedDocument, Payloads]:
+    tmp = tmp_path_factory.mktemp("formula_legend_elsewhere")
+    story_pdf(tmp / "legend.pdf", LEGEND_ELSEWHERE, title="Formulas")
+    document = parses.run(tmp / "legend.pdf").document
+    return document, extract_document(document)
+
+
+def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsewhere):
+    document, payloads = legend_elsewhere
+    english, french, german = (_formula(payloads, lhs) for lhs in ("Qd", "Qv", "Pw"))
+    chunk_of = {c.chunk_id: c for c in document.chunks}
+    assert _meanings(english) == {
+        "Qd": "The drain rate of the tank",
+        "k": None,  # explained only in a later section: no meaning
+        "p": "pressure",  # the earlier section's
+        "A": "the area of the outlet",
+        "r": "the density of the liquid",
+        "g": "the gravitational acceleration",
+    }
+    assert _meanings(french) == {
+        "Qv": "Le débit de la vanne",
+        "c": None,
+        "S": "la section de la vanne",
+        "w": "la vitesse du fluide",
+    }
+    assert _meanings(german) == {"Pw": "Die Leistung", "F": "die Kraft", "v": "die Geschwindigkeit"}
+    for formula in (english, french, german):
+        for v in formula.variables:
+            if v.meaning is not None:
+                source = chunk_of[v.meaning_chunk_id or formula.provenance.chunk_id or ""]
+                assert v.meaning in source.text
+        legend = {v.meaning_chunk_id for v in formula.variables if v.symbol in ("A", "S", "F")}
+        assert legend != {None}  # read in the chunk after the formula's, and named
+    assert span_problems(document, payloads) == []
 
 
 def test_every_symbol_goes_through_the_span_check():
