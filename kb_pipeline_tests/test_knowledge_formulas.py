@@ -323,6 +323,24 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "wobei F die Kraft ist und v die Geschwindigkeit ist."),
     ("Heading1", "5. Losses"),
     ("BodyText", "The factor k denotes the loss coefficient of the valve."),
+    # Several symbols in one legend item: each its own modifier or noun phrase.
+    ("Heading1", "6. Particles"),
+    ("BodyText", "The speed of the particle is given by"),
+    ("display", "s = u + v + z          (4)"),
+    ("BodyText", "where u, v and z are the horizontal, vertical and lateral velocities."),
+    ("BodyText", "The state of the gas follows from"),
+    ("display", "e = m T          (5)"),
+    ("BodyText", "where m and T are the mass and the temperature of the gas."),
+    ("BodyText", "Die Geschwindigkeit wird berechnet als"),
+    ("display", "q = b + d          (6)"),
+    ("BodyText", "wobei b und d die waagrechte und senkrechte Geschwindigkeit sind."),
+    # Negatives: modifiers after the noun (French), a comma with no conjunction.
+    ("BodyText", "La vitesse est donnée par"),
+    ("display", "x = h + j          (7)"),
+    ("BodyText", "où h et j sont les vitesses horizontale et verticale."),
+    ("BodyText", "The rate is estimated as"),
+    ("display", "y = n t          (8)"),
+    ("BodyText", "where n and t are coefficients, fitted values."),
 ]
 
 
@@ -361,6 +379,22 @@ def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsew
         legend = {v.meaning_chunk_id for v in formula.variables if v.symbol in ("A", "S", "F")}
         assert legend != {None}  # read in the chunk after the formula's, and named
     assert span_problems(document, payloads) == []
+
+
+def test_a_legend_of_several_symbols_gives_each_its_own_words(legend_elsewhere):
+    """A composed "horizontal velocity" is no quote: each symbol's meaning starts at its own
+    modifier and runs to the shared head, or is its own noun phrase; else all share the phrase."""
+    _, payloads = legend_elsewhere
+    speed, gas, german, french, rate = (_meanings(_formula(payloads, lhs)) for lhs in "seqxy")
+    assert (speed["u"], speed["v"], speed["z"]) == (
+        "horizontal, vertical and lateral velocities",
+        "vertical and lateral velocities",
+        "lateral velocities",
+    )
+    assert (gas["m"], gas["T"]) == ("the mass", "the temperature of the gas")
+    assert (german["b"], german["d"]) == ("waagrechte und senkrechte Geschwindigkeit", "senkrechte Geschwindigkeit")
+    assert french["h"] == french["j"] == "les vitesses horizontale et verticale"
+    assert rate["n"] == rate["t"] == "coefficients, fitted values"
 
 
 def test_every_symbol_goes_through_the_span_check():

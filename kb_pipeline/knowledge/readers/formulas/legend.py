@@ -198,6 +198,41 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     return Span(at, at + len(body))
 
 
+# A coordination in a legend item of several symbols: one noun phrase each ("the pressure and the
+# temperature"), or single modifiers sharing one head ("the horizontal and vertical velocities").
+_PHRASE_WORD = r"[^\W\d_]+(?:-[^\W\d_]+)*"
+_COORDINATION = re.compile(rf"\s*,\s*(?:(?:{CONJUNCTIONS})\s+)?|\s+(?:{CONJUNCTIONS})\s+", re.IGNORECASE)
+_CONJUNCTION = re.compile(rf"(?<!\w)(?:{CONJUNCTIONS})(?!\w)", re.IGNORECASE)
+_DETERMINER = re.compile(rf"(?:{_ARTICLE})\s+", re.IGNORECASE)
+
+
+def _each_own(text: str, meaning: Span, count: int) -> list[Span] | None:
+    """A meaning shared by `count` symbols, cut into each one's own words, or None: noun phrases
+    that each open with a determiner, one a symbol; else single modifiers before a shared head,
+    each symbol's meaning running from its own modifier to the end (a quote is never composed)."""
+    piece = meaning.of(text)
+    cuts = list(_COORDINATION.finditer(piece))
+    # Commas, then the conjunction: "a, b and c" (a comma alone joins no coordination's end).
+    if len(cuts) != count - 1 or not _CONJUNCTION.search(cuts[-1].group()):
+        return None
+    if any(_CONJUNCTION.search(c.group()) for c in cuts[:-1]):
+        return None
+    starts = [0, *(c.end() for c in cuts)]
+    ends = [*(c.start() for c in cuts), len(piece)]
+    parts = [piece[a:b] for a, b in zip(starts, ends, strict=True)]
+    if all(_DETERMINER.match(p) and len(p.split()) > 1 for p in parts):
+        return [Span(meaning.start + a, meaning.start + b) for a, b in zip(starts, ends, strict=True)]
+    opener = _DETERMINER.match(piece)
+    first = opener.end() if opener else 0
+    modifiers = [piece[first : ends[0]], *parts[1:-1]]
+    last = re.match(rf"({_PHRASE_WORD})\s+\S", parts[-1])
+    if last is None or not all(re.fullmatch(_PHRASE_WORD, m) for m in modifiers):
+        return None
+    if any(w.casefold() in FUNCTION_WORDS for w in [*modifiers, last.group(1)]):
+        return None
+    return [Span(meaning.start + a, meaning.end) for a in [first, *starts[1:]]]
+
+
 def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
     """The items of a legend clause starting at `start` (just after "where")."""
     text, at = chunk.text, start
@@ -212,7 +247,10 @@ def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
         meaning = _trimmed(text, item.end(), stop)
         if meaning is None:
             break
-        out.extend(Explanation(chunk, symbol, meaning) for symbol in symbols)
+        own = _each_own(text, meaning, len(symbols)) if len(symbols) > 1 else None
+        out.extend(
+            Explanation(chunk, symbol, m) for symbol, m in zip(symbols, own or [meaning] * len(symbols), strict=True)
+        )
         if not go_on or nxt is None:
             break
         at = nxt.end()
