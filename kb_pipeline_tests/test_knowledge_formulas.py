@@ -76,7 +76,9 @@ def paper(parses, tmp_path_factory) -> Payloads:
 
 
 def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
-    return next(f for f in payloads.formulas if (f.formula_latex or "").startswith(f"{lhs} ="))
+    """The formula that starts "lhs =" (or with `lhs` itself, when it holds a space)."""
+    start = lhs if " " in lhs else f"{lhs} ="
+    return next(f for f in payloads.formulas if (f.formula_latex or "").startswith(start))
 
 
 def _meanings(formula: FormulaEntry) -> dict[str, str | None]:
@@ -341,6 +343,21 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "The rate is estimated as"),
     ("display", "y = n t          (8)"),
     ("BodyText", "where n and t are coefficients, fitted values."),
+    # A math font's brackets around a function's argument; a legend symbol the formula writes
+    # with a subscript the legend leaves out (negatives: products "Ahh" and "ka").
+    ("Heading1", "7. Fits"),
+    ("BodyText", "The yield of the field is estimated as:"),
+    ("display", "Yd Z fðWÞ CgðNÞ          (9)"),
+    ("BodyText", "where f(W) is a function of the water supply and g(N) is a function of the nitrogen dose."),
+    ("BodyText", "The ratio of the fits is calculated as:"),
+    ("display", "R Z (SSEa KSSEb)/dfb          (10)"),
+    ("BodyText", "where SSE is the sum of the squared errors and df is the number of degrees of freedom."),
+    ("BodyText", "Le rendement du bassin est donné par :"),
+    ("display", "Rb Z pðLÞ C VBn          (11)"),
+    ("BodyText", "où p(L) est une fonction de la pluie et VB est le volume du bassin."),
+    ("BodyText", "The stiffness of the hole is given by"),
+    ("display", "Kh = ka/(Ahh)          (12)"),
+    ("BodyText", "where Ah is the area of the hole, h is its height and k is the wavenumber."),
 ]
 
 
@@ -395,6 +412,19 @@ def test_a_legend_of_several_symbols_gives_each_its_own_words(legend_elsewhere):
     assert (german["b"], german["d"]) == ("waagrechte und senkrechte Geschwindigkeit", "senkrechte Geschwindigkeit")
     assert french["h"] == french["j"] == "les vitesses horizontale et verticale"
     assert rate["n"] == rate["t"] == "coefficients, fitted values"
+
+
+def test_a_function_in_a_math_font_and_a_subscript_the_legend_leaves_out(legend_elsewhere):
+    _, payloads = legend_elsewhere
+    yield_, fits, french, stiffness = (_meanings(_formula(payloads, lhs)) for lhs in ("Yd Z", "R Z", "Rb Z", "Kh"))
+    assert yield_["f(W)"] == "a function of the water supply" and yield_["g(N)"] == "a function of the nitrogen dose"
+    assert french["p(L)"] == "une fonction de la pluie"
+    assert french["VBn"] == "le volume du bassin"
+    assert fits["SSEa"] == fits["SSEb"] == "the sum of the squared errors"
+    assert fits["dfb"] == "the number of degrees of freedom"
+    assert "SSE" not in fits and "S" not in fits  # inside the subscripted symbols
+    assert stiffness["Ahh"] is None and stiffness["ka"] is None  # products, not a subscripted Ah or k
+    assert stiffness["k"] == "the wavenumber"
 
 
 def test_every_symbol_goes_through_the_span_check():

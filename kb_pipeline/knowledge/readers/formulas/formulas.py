@@ -28,7 +28,7 @@ from ...payloads.spans import SpanCheck
 from ..findings import Quote
 from ..glossary.glossary import provenance
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, document_math, legend_after, stands_in, without_functions
+from .legend import Explanation, MathText, document_math, legend_after, stands_in, subscripted, without_functions
 
 _log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def _standing(formula: str, legend: list[str], lhs: list[str]) -> set[str]:
     bare = without_functions(formula)
     standing = set()
     for symbol in sorted({*legend, *lhs}, key=len, reverse=True):
-        if symbol in bare and stands_in(symbol, bare):
+        if stands_in(symbol, bare):
             standing.add(symbol)
             bare = bare.replace(symbol, " " * len(symbol))
     return standing
@@ -181,13 +181,17 @@ def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCand
         lhs_symbol = lhs
     following = {e.term: e.quote() for e in legend.legend_after(chunk, found.span.end)}
     # Only the formula's own symbols: a legend may explain more than this formula uses.
-    symbols = _symbols(formula, lhs_symbol, found.layout, [*following, *legend.known])
+    explained = [*following, *legend.known]
+    # "SSEs", "SSEc" where the legend explains "SSE": the stem's meaning.
+    stem_of = {t: stem for stem in dict.fromkeys(explained) for t in subscripted(stem, formula)}
+    symbols = _symbols(formula, lhs_symbol, found.layout, [*explained, *stem_of])
     variables = []
     for symbol in symbols:
-        meaning = following.get(symbol)
+        said = stem_of.get(symbol, symbol)
+        meaning = following.get(said)
         if meaning is None and symbol == lhs_symbol and name is not None:
             meaning = name
-        meaning = meaning or legend.meaning(symbol, chunk, found.span.start)
+        meaning = meaning or legend.meaning(said, chunk, found.span.start)
         variables.append(VariableCandidate(Quote(symbol, chunk), meaning))
     lhs_meaning = next((v.meaning for v in variables if lhs_symbol and v.symbol.text == lhs_symbol), None)
     return FormulaCandidate(

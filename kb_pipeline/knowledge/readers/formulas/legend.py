@@ -133,7 +133,7 @@ class MathText:
 
     def holds(self, symbol: str) -> bool:
         if symbol not in self._holds:  # once per distinct token: the formulas' text is long
-            self._holds[symbol] = stands_in(symbol, self._bare)
+            self._holds[symbol] = stands_in(symbol, self._bare) or bool(subscripted(symbol, self._bare))
         return self._holds[symbol]
 
 
@@ -147,6 +147,19 @@ def without_functions(formula: str) -> str:
     return _FUNCTION_NAME.sub(lambda m: " " if is_word(m.group()) else m.group(), formula)
 
 
+# A symbol with a one-letter or numbered subscript the legend leaves out ("SSE" → "SSEs", "df" →
+# "dfc"): a stem of letters of one case, not a product ("Sh" + "h", "k" + "a" are products).
+_SUBSCRIPT = r"(?:[a-z]|\d{1,2})(?![A-Za-z0-9])"
+_FUNCTION_VALUE = re.compile(r"(?P<f>[^\W\d_]+)\((?P<x>[^\W\d_]{1,3})\)")
+
+
+def subscripted(stem: str, formula: str) -> list[str]:
+    """The formula's symbols written as `stem` with a subscript the legend leaves out."""
+    if len(stem) < 2 or not stem.isalpha() or not (stem.isupper() or stem.islower()):
+        return []
+    return list(dict.fromkeys(re.findall(rf"{re.escape(stem)}{_SUBSCRIPT}", formula)))
+
+
 def stands_in(symbol: str, bare: str) -> bool:
     """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
     letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
@@ -157,6 +170,9 @@ def stands_in(symbol: str, bare: str) -> bool:
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
     if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
+    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "f(P)": a math font may print "fðPÞ"
+        f, x = re.escape(value.group("f")), re.escape(value.group("x"))
+        return bool(re.search(rf"{f}\s?[^\sA-Za-z0-9]{x}[^\sA-Za-z0-9]", bare))
     return symbol in bare
 
 
@@ -170,6 +186,9 @@ def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) ->
     if stop or not math.holds(token):
         return False
     # In a legend clause a symbol with a worded subscript ("Thalf") is one when the formulas hold it.
+    # A function's value ("f(P) is …") is explained as the formula writes it.
+    if in_clause and _FUNCTION_VALUE.fullmatch(token):
+        return True
     return is_symbol(token.rstrip("%")) or in_clause and bool(re.fullmatch(SYMBOL, token))
 
 
