@@ -358,6 +358,21 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "The stiffness of the hole is given by"),
     ("display", "Kh = ka/(Ahh)          (12)"),
     ("BodyText", "where Ah is the area of the hole, h is its height and k is the wavenumber."),
+    # A parameter's reading after the formula: a verb before a noun phrase (negative: before none).
+    ("Heading1", "8. Response"),
+    ("BodyText", "The response of the catchment is estimated as:"),
+    ("display", "Rc = Yr + Sr q2          (13)"),
+    (
+        "BodyText",
+        "Yr then gives the magnitude of the change, and Sr describes the shape of the response. "
+        "The term q2 gives better fits.",
+    ),
+    ("BodyText", "Le débit de crue est donné par :"),
+    ("display", "Dc = Kp + Lp          (14)"),
+    ("BodyText", "Kp donne la hauteur de la crue ; Lp décrit la forme de l'onde."),
+    ("BodyText", "Die Hochwasserspitze wird berechnet als"),
+    ("display", "Hs = Mk + Nk          (15)"),
+    ("BodyText", "Mk beschreibt die Höhe der Welle, Nk misst die Dauer der Welle."),
 ]
 
 
@@ -425,6 +440,21 @@ def test_a_function_in_a_math_font_and_a_subscript_the_legend_leaves_out(legend_
     assert "SSE" not in fits and "S" not in fits  # inside the subscripted symbols
     assert stiffness["Ahh"] is None and stiffness["ka"] is None  # products, not a subscripted Ah or k
     assert stiffness["k"] == "the wavenumber"
+
+
+def test_a_parameters_reading_explains_it_at_its_formula_only(legend_elsewhere):
+    """ "Sr describes the shape of …": what the symbol says in this formula, not its definition for
+    the glossary; a verb before no noun phrase ("gives better fits") explains nothing."""
+    _, payloads = legend_elsewhere
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Rc", "Dc", "Hs"))
+    assert (english["Yr"], english["Sr"], english["q2"]) == (
+        "the magnitude of the change",
+        "the shape of the response",
+        None,
+    )
+    assert (french["Kp"], french["Lp"]) == ("la hauteur de la crue", "la forme de l'onde")
+    assert (german["Mk"], german["Nk"]) == ("die Höhe der Welle", "die Dauer der Welle")
+    assert not {"Yr", "Sr", "Kp", "Lp", "Mk", "Nk", "q2"} & {e.term for e in payloads.glossary}
 
 
 def test_every_symbol_goes_through_the_span_check():

@@ -52,6 +52,7 @@ LEGEND_VERBS = r"est|sont|désigne|représente"
 LEGEND_OPENERS = r"où"
 WITH = r"avec"
 SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
+SYMBOL_READING_VERBS = r"(?:alors\s+)?(?:donne|décrit|mesure|exprime|quantifie)"
 CONJUNCTIONS = r"et"
 PARAMETER_LABELS = r"paramètres?|arguments?"
 

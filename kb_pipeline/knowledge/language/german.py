@@ -41,6 +41,7 @@ LEGEND_VERBS = r"ist|sind|bezeichnet|steht\s+für"
 LEGEND_OPENERS = r"wobei|worin"
 WITH = r"mit"
 SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
+SYMBOL_READING_VERBS = r"(?:dann\s+)?(?:beschreibt|misst|beziffert)"
 CONJUNCTIONS = r"und"
 PARAMETER_LABELS = r"parameter|argumente?"
 

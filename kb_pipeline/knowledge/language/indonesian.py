@@ -41,6 +41,8 @@ LEGEND_VERBS = r"adalah|ialah|merupakan|menyatakan"
 LEGEND_OPENERS = r"dimana|di mana"
 WITH = r"dengan"
 SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
+# Without articles, a reading verb has no noun phrase to open: none listed.
+SYMBOL_READING_VERBS = ""
 CONJUNCTIONS = r"dan"
 PARAMETER_LABELS = r"parameter|argumen"
 

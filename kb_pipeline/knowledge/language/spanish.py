@@ -45,6 +45,7 @@ LEGEND_VERBS = r"es|son|representa|denota"
 LEGEND_OPENERS = r"donde|siendo"
 WITH = r"con"
 SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
+SYMBOL_READING_VERBS = r"(?:entonces\s+)?(?:da|describe|mide|expresa|cuantifica)"
 CONJUNCTIONS = r"y|e"
 PARAMETER_LABELS = r"parámetros?|argumentos?"
 

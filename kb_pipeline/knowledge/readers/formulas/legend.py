@@ -32,6 +32,7 @@ from ...language.lexicon import (
     LEGEND_VERBS,
     RELATIVE_PRONOUNS,
     SYMBOL_DEFINING_VERBS,
+    SYMBOL_READING_VERBS,
     WITH,
     alternation,
 )
@@ -62,7 +63,11 @@ _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
-_DEFINES = re.compile(rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:{SYMBOL_DEFINING_VERBS})\s+")
+# "q denotes …"; or a verb that defines only before a noun phrase ("S describes the shape …").
+_DEFINES = re.compile(
+    rf"(?<![\w/])(?P<sym>{SYMBOL})\s+"
+    rf"(?:(?:{SYMBOL_DEFINING_VERBS})\s+|(?P<reading>(?:{SYMBOL_READING_VERBS})\s+)(?=(?:{_ARTICLE})\s))"
+)
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
 # A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
@@ -90,6 +95,9 @@ class Explanation:
     meaning: Span
     # An apposition: the words are the symbol's name (a full name), not only a description.
     named: bool = False
+    # A reading ("S describes the shape of …"): what the symbol says in the formula at hand, for
+    # its variables; the glossary keeps the symbol's defining words.
+    reading: bool = False
 
     @property
     def term(self) -> str:
@@ -300,7 +308,8 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
         end = _DEFINITION_END.search(chunk.text, m.end())
         meaning = _trimmed(chunk.text, m.end(), end.start() if end else len(chunk.text))
         if meaning:
-            out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), meaning))
+            symbol = Span(m.start("sym"), m.end("sym"))
+            out.append(Explanation(chunk, symbol, meaning, reading=m.group("reading") is not None))
     return out
 
 
@@ -453,6 +462,8 @@ def _symbol_findings(document: ParsedDocument, math: MathText) -> list[Finding]:
     findings = []
     for chunk in document.chunks:
         for e in math.explained(chunk):
+            if e.reading:
+                continue
             # Where the symbol and its words stand together: "the thermal conductivity λ".
             start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
             anchor = Quote(chunk.text[start:end], chunk)
