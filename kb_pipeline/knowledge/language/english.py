@@ -208,3 +208,6 @@ THE_WORK = (
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"which|who|whose"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revision|rev|version|edition|release"

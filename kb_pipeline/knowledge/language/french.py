@@ -118,3 +118,6 @@ SUBORDINATE_CLAUSE = (
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"qui|dont|lequel|laquelle|lesquels|lesquelles"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"révision|version|édition"

@@ -79,3 +79,6 @@ THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"welche|welcher|welches"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revision|version|ausgabe|fassung|auflage"

@@ -66,3 +66,6 @@ THE_WORK = ""
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"yang"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revisi|versi|edisi"

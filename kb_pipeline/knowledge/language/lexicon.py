@@ -87,6 +87,7 @@ SYMBOL_READING_VERBS = _either("SYMBOL_READING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
 PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
+VERSION_LABELS = _either("VERSION_LABELS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -73,3 +73,6 @@ INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"
 # Relative pronouns: ", which relates …" opens a clause about a noun, not the noun itself (a
 # legend's meaning ends before it).
 RELATIVE_PRONOUNS = r"que|cual|cuales|quien|quienes"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revisión|versión|edición"
