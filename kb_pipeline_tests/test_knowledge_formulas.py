@@ -373,6 +373,14 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "Die Hochwasserspitze wird berechnet als"),
     ("display", "Hs = Mk + Nk          (15)"),
     ("BodyText", "Mk beschreibt die Höhe der Welle, Nk misst die Dauer der Welle."),
+    # A symbol named in brackets after its noun phrase (negative: after a clause).
+    ("Heading1", "9. Fit"),
+    ("BodyText", "The coefficient of efficiency (Ef) measures the fit, and the flows were averaged (Qa) first."),
+    ("display", "Ef = 1 - Qa/Qb          (16)"),
+    ("BodyText", "Le nombre de jours secs (Nj) est compté chaque année."),
+    ("display", "Nj = Nt - Nh          (17)"),
+    ("BodyText", "Die Zahl der Regentage (Nr) wird gezählt."),
+    ("display", "Nr = Na - Nb          (18)"),
 ]
 
 
@@ -455,6 +463,17 @@ def test_a_parameters_reading_explains_it_at_its_formula_only(legend_elsewhere):
     assert (french["Kp"], french["Lp"]) == ("la hauteur de la crue", "la forme de l'onde")
     assert (german["Mk"], german["Nk"]) == ("die Höhe der Welle", "die Dauer der Welle")
     assert not {"Yr", "Sr", "Kp", "Lp", "Mk", "Nk", "q2"} & {e.term for e in payloads.glossary}
+
+
+def test_a_symbol_named_in_brackets_after_its_noun_phrase(legend_elsewhere):
+    _, payloads = legend_elsewhere
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Ef", "Nj", "Nr"))
+    assert english["Ef"] == "coefficient of efficiency"
+    assert english["Qa"] is None  # "the flows were averaged (Qa)": a clause, no name
+    assert french["Nj"] == "nombre de jours secs"
+    assert german["Nr"] == "Zahl der Regentage"
+    names = {e.term: e.full_name for e in payloads.glossary}
+    assert names["Ef"] == "coefficient of efficiency" and "Qa" not in names
 
 
 def test_every_symbol_goes_through_the_span_check():

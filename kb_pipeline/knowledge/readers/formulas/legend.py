@@ -26,6 +26,7 @@ from ...document.text import Span
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
+    FORMULA_OF,
     FUNCTION_WORDS,
     KIND_NOUNS,
     LEGEND_OPENERS,
@@ -437,6 +438,42 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
     return out
 
 
+# A symbol named in brackets after its noun phrase, opened by a determiner: "the coefficient of
+# efficiency (E)", "the number of zero flow days per year (Nzero)".
+_BRACKETED = re.compile(
+    rf"(?<![\w-])(?:{_ARTICLE})\s+(?P<name>[^\W\d_][^()\[\],;:.]{{0,80}}?)\s?\((?P<sym>{SYMBOL})\s?\)", re.IGNORECASE
+)
+_MAX_BRACKETED_WORDS = 8
+
+
+def _bracketed(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
+    out, text = [], chunk.text
+    for m in _BRACKETED.finditer(text):
+        name = m.group("name")
+        words = name.split()
+        # The phrase nearest the bracket: a later determiner opens it (not one that links a
+        # complement: "nombre de jours", "Zahl der Tage").
+        inner = [
+            k
+            for k, w in enumerate(words)
+            if re.fullmatch(_ARTICLE, w, re.IGNORECASE) and not re.fullmatch(FORMULA_OF, w, re.IGNORECASE)
+        ]
+        if inner:
+            words = words[inner[-1] + 1 :]
+        if not words or len(words) > _MAX_BRACKETED_WORDS or words[-1].casefold() in FUNCTION_WORDS:
+            continue
+        if any(w.casefold() in FUNCTION_WORDS and not re.fullmatch(FORMULA_OF, w, re.IGNORECASE) for w in words):
+            continue  # a verb, a conjunction, a clause: not one noun phrase
+        if m.start("sym") in defined or not _is_legend_symbol(m.group("sym"), math):
+            continue
+        start = m.end("name") - len(" ".join(words))
+        phrase = Span(start, m.end("name"))
+        if phrase.of(text) != " ".join(words):
+            continue
+        out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), phrase, named=True))
+    return out
+
+
 def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
     if chunk.kind == "table":
@@ -445,7 +482,7 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
         return []
     stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
     defined = {e.symbol.start for e in stated}
-    found = [*stated, *_appositions(chunk, math, defined)]
+    found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
     return sorted(found, key=lambda e: (e.symbol.start, e.named))
 
 
