@@ -11,6 +11,7 @@ import pytest
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.document.math_text import formula_spans
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.payloads.checks import span_problems
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
@@ -75,7 +76,9 @@ def paper(parses, tmp_path_factory) -> Payloads:
 
 
 def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
-    return next(f for f in payloads.formulas if (f.formula_latex or "").startswith(f"{lhs} ="))
+    """The formula that starts "lhs =" (or with `lhs` itself, when it holds a space)."""
+    start = lhs if " " in lhs else f"{lhs} ="
+    return next(f for f in payloads.formulas if (f.formula_latex or "").startswith(start))
 
 
 def _meanings(formula: FormulaEntry) -> dict[str, str | None]:
@@ -274,19 +277,203 @@ def test_a_legend_symbol_the_formula_does_not_use_is_not_its_variable():
     assert [v.symbol for v in force.variables] == ["F", "m", "a"]
 
 
-def test_a_meaning_is_read_only_in_the_formulas_own_chunk():
-    """The chunk an entry records is its formula's: a meaning quoted from another chunk could not
-    be checked against it. The symbol stays a variable; its glossary entry keeps the words."""
+def test_a_meaning_from_another_chunk_names_that_chunk():
+    """A symbol introduced in an earlier chunk keeps that meaning at a later formula; the variable
+    records the chunk it was read in, and the payload check proves it there."""
     document = _doc(
         "The pressure p is read at the inlet of the pump.",
         "The head is given by\n\nh = p/(r g)\n\nwhere r is the density of the liquid.",
     )
     payloads = extract_document(document)
     (formula,) = payloads.formulas
-    assert _meanings(formula) == {"h": "The head", "p": None, "r": "the density of the liquid", "g": None}
+    assert _meanings(formula) == {"h": "The head", "p": "pressure", "r": "the density of the liquid", "g": None}
+    p = next(v for v in formula.variables if v.symbol == "p")
+    assert p.meaning_chunk_id == "d::0000" and formula.provenance.chunk_id == "d::0001"
+    assert {v.meaning_chunk_id for v in formula.variables if v.symbol != "p"} == {None}  # the formula's own
     pressure = next(e for e in payloads.glossary if e.term == "p")
-    assert pressure.full_name == "pressure" and pressure.provenance.chunk_id == "d::0000"
-    assert next(v for v in formula.variables if v.symbol == "p").term_id == pressure.term_id
+    assert p.term_id == pressure.term_id
+    assert span_problems(document, payloads) == []
+    p.meaning_chunk_id = "d::0001"  # the meaning is not in the formula's chunk
+    assert [x.split(":")[0] for x in span_problems(document, payloads)] == [
+        f"{formula.formula_id}.variables[p].meaning"
+    ]
+
+
+# A legend after a display equation, printed past a table the parser reads in between: the
+# legend opens the next text chunk (English, French, German). A symbol introduced in an earlier
+# section keeps its meaning; one explained only further on gets none.
+LEGEND_ELSEWHERE = [
+    ("Heading1", "1. Inlet"),
+    ("BodyText", "The pressure p is read at the inlet of the pump before each test run."),
+    ("Heading1", "2. Drainage"),
+    ("BodyText", "The drain rate of the tank is estimated as:"),
+    ("display", "Qd = k p A / (r g)          (1)"),
+    ("table", [["Tank", "Area"], ["North", "4.0"], ["South", "2.5"]]),
+    (
+        "BodyText",
+        "where A is the area of the outlet, r is the density of the liquid and g is the gravitational acceleration.",
+    ),
+    ("Heading1", "3. Débit"),
+    ("BodyText", "Le débit de la vanne est donné par :"),
+    ("display", "Qv = c S w          (2)"),
+    ("table", [["Vanne", "Section"], ["Nord", "0.4"], ["Sud", "0.2"]]),
+    ("BodyText", "où S est la section de la vanne et w la vitesse du fluide."),
+    ("Heading1", "4. Leistung"),
+    ("BodyText", "Die Leistung wird berechnet als"),
+    ("display", "Pw = F v          (3)"),
+    ("table", [["Pumpe", "Leistung"], ["Nord", "4.0"], ["Süd", "2.5"]]),
+    ("BodyText", "wobei F die Kraft ist und v die Geschwindigkeit ist."),
+    ("Heading1", "5. Losses"),
+    ("BodyText", "The factor k denotes the loss coefficient of the valve."),
+    # Several symbols in one legend item: each its own modifier or noun phrase.
+    ("Heading1", "6. Particles"),
+    ("BodyText", "The speed of the particle is given by"),
+    ("display", "s = u + v + z          (4)"),
+    ("BodyText", "where u, v and z are the horizontal, vertical and lateral velocities."),
+    ("BodyText", "The state of the gas follows from"),
+    ("display", "e = m T          (5)"),
+    ("BodyText", "where m and T are the mass and the temperature of the gas."),
+    ("BodyText", "Die Geschwindigkeit wird berechnet als"),
+    ("display", "q = b + d          (6)"),
+    ("BodyText", "wobei b und d die waagrechte und senkrechte Geschwindigkeit sind."),
+    # Negatives: modifiers after the noun (French), a comma with no conjunction.
+    ("BodyText", "La vitesse est donnée par"),
+    ("display", "x = h + j          (7)"),
+    ("BodyText", "où h et j sont les vitesses horizontale et verticale."),
+    ("BodyText", "The rate is estimated as"),
+    ("display", "y = n t          (8)"),
+    ("BodyText", "where n and t are coefficients, fitted values."),
+    # A math font's brackets around a function's argument; a legend symbol the formula writes
+    # with a subscript the legend leaves out (negatives: products "Ahh" and "ka").
+    ("Heading1", "7. Fits"),
+    ("BodyText", "The yield of the field is estimated as:"),
+    ("display", "Yd Z fðWÞ CgðNÞ          (9)"),
+    ("BodyText", "where f(W) is a function of the water supply and g(N) is a function of the nitrogen dose."),
+    ("BodyText", "The ratio of the fits is calculated as:"),
+    ("display", "R Z (SSEa KSSEb)/dfb          (10)"),
+    ("BodyText", "where SSE is the sum of the squared errors and df is the number of degrees of freedom."),
+    ("BodyText", "Le rendement du bassin est donné par :"),
+    ("display", "Rb Z pðLÞ C VBn          (11)"),
+    ("BodyText", "où p(L) est une fonction de la pluie et VB est le volume du bassin."),
+    ("BodyText", "The stiffness of the hole is given by"),
+    ("display", "Kh = ka/(Ahh)          (12)"),
+    ("BodyText", "where Ah is the area of the hole, h is its height and k is the wavenumber."),
+    # A parameter's reading after the formula: a verb before a noun phrase (negative: before none).
+    ("Heading1", "8. Response"),
+    ("BodyText", "The response of the catchment is estimated as:"),
+    ("display", "Rc = Yr + Sr q2          (13)"),
+    (
+        "BodyText",
+        "Yr then gives the magnitude of the change, and Sr describes the shape of the response. "
+        "The term q2 gives better fits.",
+    ),
+    ("BodyText", "Le débit de crue est donné par :"),
+    ("display", "Dc = Kp + Lp          (14)"),
+    ("BodyText", "Kp donne la hauteur de la crue ; Lp décrit la forme de l'onde."),
+    ("BodyText", "Die Hochwasserspitze wird berechnet als"),
+    ("display", "Hs = Mk + Nk          (15)"),
+    ("BodyText", "Mk beschreibt die Höhe der Welle, Nk misst die Dauer der Welle."),
+    # A symbol named in brackets after its noun phrase (negative: after a clause).
+    ("Heading1", "9. Fit"),
+    ("BodyText", "The coefficient of efficiency (Ef) measures the fit, and the flows were averaged (Qa) first."),
+    ("display", "Ef = 1 - Qa/Qb          (16)"),
+    ("BodyText", "Le nombre de jours secs (Nj) est compté chaque année."),
+    ("display", "Nj = Nt - Nh          (17)"),
+    ("BodyText", "Die Zahl der Regentage (Nr) wird gezählt."),
+    ("display", "Nr = Na - Nb          (18)"),
+]
+
+
+@pytest.fixture(scope="module")
+def legend_elsewhere(parses, tmp_path_factory) -> tuple[ParsedDocument, Payloads]:
+    tmp = tmp_path_factory.mktemp("formula_legend_elsewhere")
+    story_pdf(tmp / "legend.pdf", LEGEND_ELSEWHERE, title="Formulas")
+    document = parses.run(tmp / "legend.pdf").document
+    return document, extract_document(document)
+
+
+def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsewhere):
+    document, payloads = legend_elsewhere
+    english, french, german = (_formula(payloads, lhs) for lhs in ("Qd", "Qv", "Pw"))
+    chunk_of = {c.chunk_id: c for c in document.chunks}
+    assert _meanings(english) == {
+        "Qd": "The drain rate of the tank",
+        "k": None,  # explained only in a later section: no meaning
+        "p": "pressure",  # the earlier section's
+        "A": "the area of the outlet",
+        "r": "the density of the liquid",
+        "g": "the gravitational acceleration",
+    }
+    assert _meanings(french) == {
+        "Qv": "Le débit de la vanne",
+        "c": None,
+        "S": "la section de la vanne",
+        "w": "la vitesse du fluide",
+    }
+    assert _meanings(german) == {"Pw": "Die Leistung", "F": "die Kraft", "v": "die Geschwindigkeit"}
+    for formula in (english, french, german):
+        for v in formula.variables:
+            if v.meaning is not None:
+                source = chunk_of[v.meaning_chunk_id or formula.provenance.chunk_id or ""]
+                assert v.meaning in source.text
+        legend = {v.meaning_chunk_id for v in formula.variables if v.symbol in ("A", "S", "F")}
+        assert legend != {None}  # read in the chunk after the formula's, and named
+    assert span_problems(document, payloads) == []
+
+
+def test_a_legend_of_several_symbols_gives_each_its_own_words(legend_elsewhere):
+    """A composed "horizontal velocity" is no quote: each symbol's meaning starts at its own
+    modifier and runs to the shared head, or is its own noun phrase; else all share the phrase."""
+    _, payloads = legend_elsewhere
+    speed, gas, german, french, rate = (_meanings(_formula(payloads, lhs)) for lhs in "seqxy")
+    assert (speed["u"], speed["v"], speed["z"]) == (
+        "horizontal, vertical and lateral velocities",
+        "vertical and lateral velocities",
+        "lateral velocities",
+    )
+    assert (gas["m"], gas["T"]) == ("the mass", "the temperature of the gas")
+    assert (german["b"], german["d"]) == ("waagrechte und senkrechte Geschwindigkeit", "senkrechte Geschwindigkeit")
+    assert french["h"] == french["j"] == "les vitesses horizontale et verticale"
+    assert rate["n"] == rate["t"] == "coefficients, fitted values"
+
+
+def test_a_function_in_a_math_font_and_a_subscript_the_legend_leaves_out(legend_elsewhere):
+    _, payloads = legend_elsewhere
+    yield_, fits, french, stiffness = (_meanings(_formula(payloads, lhs)) for lhs in ("Yd Z", "R Z", "Rb Z", "Kh"))
+    assert yield_["f(W)"] == "a function of the water supply" and yield_["g(N)"] == "a function of the nitrogen dose"
+    assert french["p(L)"] == "une fonction de la pluie"
+    assert french["VBn"] == "le volume du bassin"
+    assert fits["SSEa"] == fits["SSEb"] == "the sum of the squared errors"
+    assert fits["dfb"] == "the number of degrees of freedom"
+    assert "SSE" not in fits and "S" not in fits  # inside the subscripted symbols
+    assert stiffness["Ahh"] is None and stiffness["ka"] is None  # products, not a subscripted Ah or k
+    assert stiffness["k"] == "the wavenumber"
+
+
+def test_a_parameters_reading_explains_it_at_its_formula_only(legend_elsewhere):
+    """ "Sr describes the shape of …": what the symbol says in this formula, not its definition for
+    the glossary; a verb before no noun phrase ("gives better fits") explains nothing."""
+    _, payloads = legend_elsewhere
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Rc", "Dc", "Hs"))
+    assert (english["Yr"], english["Sr"], english["q2"]) == (
+        "the magnitude of the change",
+        "the shape of the response",
+        None,
+    )
+    assert (french["Kp"], french["Lp"]) == ("la hauteur de la crue", "la forme de l'onde")
+    assert (german["Mk"], german["Nk"]) == ("die Höhe der Welle", "die Dauer der Welle")
+    assert not {"Yr", "Sr", "Kp", "Lp", "Mk", "Nk", "q2"} & {e.term for e in payloads.glossary}
+
+
+def test_a_symbol_named_in_brackets_after_its_noun_phrase(legend_elsewhere):
+    _, payloads = legend_elsewhere
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Ef", "Nj", "Nr"))
+    assert english["Ef"] == "coefficient of efficiency"
+    assert english["Qa"] is None  # "the flows were averaged (Qa)": a clause, no name
+    assert french["Nj"] == "nombre de jours secs"
+    assert german["Nr"] == "Zahl der Regentage"
+    names = {e.term: e.full_name for e in payloads.glossary}
+    assert names["Ef"] == "coefficient of efficiency" and "Qa" not in names
 
 
 def test_every_symbol_goes_through_the_span_check():

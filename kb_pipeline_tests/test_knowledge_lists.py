@@ -162,3 +162,40 @@ def test_a_laid_out_term_never_spans_a_line_break():
                   text="LMN\nOPQ long mixed name\n\nXYZ extra yellow zone")  # fmt: skip
     found = {f.term: f.full_name.text for f in _laid_out(chunk, cast(DocumentLayout, Page())) if f.full_name}
     assert found == {"XYZ": "extra yellow zone"}
+
+
+def test_a_chapter_line_over_the_title_is_part_of_it_and_a_revision_line_is_not(parses, tmp_path_factory):
+    """Three lines in the title's type: "Chapter 4", which the parse keeps only in the heading
+    path, over the title, then a revision line (real MinerU parse of a generated cover)."""
+    from kb_pipeline_tests.samples import story_pdf
+
+    pdf = tmp_path_factory.mktemp("titles") / "chapter.pdf"
+    body = "This handbook describes the pumps of the station and how they are kept in service. " * 5
+    story_pdf(
+        pdf,
+        [("Title", "Chapter 4"), ("Title", "Hydraulic Pumps"), ("Title", "Revision C")] + [("BodyText", body)] * 4,
+        title="x",
+    )
+    brief = extract_document(parses.run(pdf).document).brief_context
+    assert brief.title == "Chapter 4 Hydraulic Pumps"
+
+
+@pytest.mark.parametrize(
+    ("lines", "title"),
+    [
+        (["Manuel des pompes", "Version 3.2"], ["Manuel des pompes"]),
+        (["Handbuch der Pumpen", "Ausgabe 2"], ["Handbuch der Pumpen"]),
+        (["Manual de las bombas", "Revisión B – mayo 2024"], ["Manual de las bombas"]),
+        (["Pump Station Handbook", "2nd edition"], ["Pump Station Handbook"]),
+        # Negatives: a title that starts with the label's word, a version named in the title.
+        (["Version Control for", "Pump Stations"], ["Version Control for", "Pump Stations"]),
+        (["Release Valves and", "Their Settings"], ["Release Valves and", "Their Settings"]),
+    ],
+)
+def test_a_revision_or_version_line_under_the_title_is_no_part_of_it(lines, title):
+    from kb_pipeline.knowledge.readers.brief.title import title_lines
+    from kb_pipeline.pdf_text import TextSegment
+
+    page = [TextSegment(line, 20.0, (100, 60 + 24 * k, 500, 80 + 24 * k)) for k, line in enumerate(lines)]
+    page.append(TextSegment("The handbook describes the pumps of the station.", 10.0, (100, 400, 800, 412)))
+    assert [s.text for s in title_lines(page, 10.0)] == title

@@ -112,6 +112,8 @@ LEGEND_VERBS = r"is|are|denotes|represents|stands\s+for"
 LEGEND_OPENERS = r"where|wherein|whereby|in which"
 WITH = r"with"
 SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
+# Verbs that say what a symbol is only before a noun phrase ("S describes the shape of …").
+SYMBOL_READING_VERBS = r"(?:then\s+)?(?:gives|describes|measures|expresses|quantifies)"
 CONJUNCTIONS = r"and"
 # The label of an API reference's parameter list ("Parameters: count (int) – …").
 PARAMETER_LABELS = r"parameters?|params|arguments?|args"
@@ -208,3 +210,6 @@ THE_WORK = (
 RELATIVE_PRONOUNS = r"which|who|whose"
 # What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
 MARK_VERBS = r"indicates(?:\s+that)?|represents"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revision|rev|version|edition|release"

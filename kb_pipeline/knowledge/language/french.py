@@ -52,6 +52,7 @@ LEGEND_VERBS = r"est|sont|désigne|représente"
 LEGEND_OPENERS = r"où"
 WITH = r"avec"
 SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
+SYMBOL_READING_VERBS = r"(?:alors\s+)?(?:donne|décrit|mesure|exprime|quantifie)"
 CONJUNCTIONS = r"et"
 PARAMETER_LABELS = r"paramètres?|arguments?"
 
@@ -119,3 +120,6 @@ SUBORDINATE_CLAUSE = (
 RELATIVE_PRONOUNS = r"qui|dont|lequel|laquelle|lesquels|lesquelles"
 # What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
 MARK_VERBS = r"indique(?:\s+que)?|représente"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"révision|version|édition"

@@ -41,6 +41,7 @@ LEGEND_VERBS = r"ist|sind|bezeichnet|steht\s+für"
 LEGEND_OPENERS = r"wobei|worin"
 WITH = r"mit"
 SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
+SYMBOL_READING_VERBS = r"(?:dann\s+)?(?:beschreibt|misst|beziffert)"
 CONJUNCTIONS = r"und"
 PARAMETER_LABELS = r"parameter|argumente?"
 
@@ -80,3 +81,6 @@ THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"
 RELATIVE_PRONOUNS = r"welche|welcher|welches"
 # What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
 MARK_VERBS = r"bedeutet,?(?:\s+dass)?|kennzeichnet"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revision|version|ausgabe|fassung|auflage"

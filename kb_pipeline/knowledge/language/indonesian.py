@@ -41,6 +41,8 @@ LEGEND_VERBS = r"adalah|ialah|merupakan|menyatakan"
 LEGEND_OPENERS = r"dimana|di mana"
 WITH = r"dengan"
 SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
+# Without articles, a reading verb has no noun phrase to open: none listed.
+SYMBOL_READING_VERBS = ""
 CONJUNCTIONS = r"dan"
 PARAMETER_LABELS = r"parameter|argumen"
 
@@ -66,3 +68,6 @@ THE_WORK = ""
 RELATIVE_PRONOUNS = r"yang"
 # What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
 MARK_VERBS = r"menunjukkan(?:\s+bahwa)?|melambangkan"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revisi|versi|edisi"

@@ -83,10 +83,12 @@ LEGEND_VERBS = _either("LEGEND_VERBS")
 LEGEND_OPENERS = _either("LEGEND_OPENERS")
 WITH = _either("WITH")
 SYMBOL_DEFINING_VERBS = _either("SYMBOL_DEFINING_VERBS")
+SYMBOL_READING_VERBS = _either("SYMBOL_READING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
 PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
 MARK_VERBS = _either("MARK_VERBS")
+VERSION_LABELS = _either("VERSION_LABELS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -45,6 +45,7 @@ LEGEND_VERBS = r"es|son|representa|denota"
 LEGEND_OPENERS = r"donde|siendo"
 WITH = r"con"
 SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
+SYMBOL_READING_VERBS = r"(?:entonces\s+)?(?:da|describe|mide|expresa|cuantifica)"
 CONJUNCTIONS = r"y|e"
 PARAMETER_LABELS = r"parámetros?|argumentos?"
 
@@ -74,3 +75,6 @@ INSTRUCTION_OBJECTS = r"el|la|los|las|un|una|su|sus|todos?|todas?|cada|al"
 RELATIVE_PRONOUNS = r"que|cual|cuales|quien|quienes"
 # What a mark in a table's note stands for: "P indicates that …" (a legend under a table).
 MARK_VERBS = r"indica(?:\s+que)?|representa"
+
+# The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
+VERSION_LABELS = r"revisión|versión|edición"

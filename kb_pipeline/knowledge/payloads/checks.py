@@ -67,9 +67,10 @@ _Quoted = tuple[str, str, Provenance, str | None, bool]
 
 def _quoted(payloads: Payloads) -> list[_Quoted]:
     """Every quoted value of the payloads with the provenance that names its chunk. An entry
-    records one chunk, its span's; a glossary full name or a competing definition read in
-    another chunk (an abbreviation list elsewhere), and the title (its lines, from any chunks,
-    joined by a space), name none."""
+    records one chunk, its span's, and a formula's variable the one its meaning was read in when
+    that is another; a glossary full name or a competing definition read in another chunk (an
+    abbreviation list elsewhere), and the title (its lines, from any chunks, joined by a space),
+    name none."""
     quoted: list[_Quoted] = []
     for e in payloads.glossary:
         quoted += [(e.term_id, "provenance.span", e.provenance, e.provenance.span, True)]
@@ -96,7 +97,9 @@ def _quoted(payloads: Payloads) -> list[_Quoted]:
             quoted.append((f.formula_id, field, f.provenance, value, True))
         for v in f.variables:
             quoted += [(f.formula_id, f"variables[{v.symbol}].symbol", f.provenance, v.symbol, True)]
-            quoted += [(f.formula_id, f"variables[{v.symbol}].meaning", f.provenance, v.meaning, True)]
+            # A meaning read in another chunk than the formula's names its own (`meaning_chunk_id`).
+            source = f.provenance.model_copy(update={"chunk_id": v.meaning_chunk_id}) if v.meaning_chunk_id else None
+            quoted += [(f.formula_id, f"variables[{v.symbol}].meaning", source or f.provenance, v.meaning, True)]
     brief = payloads.brief_context
     quoted += [(brief.brief_id, "provenance.span", brief.provenance, brief.provenance.span or None, True)]
     quoted += [(brief.brief_id, "purpose", brief.provenance, brief.purpose, True)]

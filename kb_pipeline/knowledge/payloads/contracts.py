@@ -109,9 +109,19 @@ class RuleEntry(BaseModel):
 class FormulaVariable(BaseModel):
     """A symbol of a formula's expression."""
 
-    symbol: str
+    symbol: str = Field(description="verbatim in the formula's chunk")
     term_id: str | None = Field(default=None, description="the term (or full name) equal to the symbol (link stage)")
-    meaning: str | None = None
+    meaning: str | None = Field(
+        default=None,
+        description="the words the document explains the symbol with, verbatim in the chunk `meaning_chunk_id` "
+        "names, else in the formula's own",
+    )
+    meaning_chunk_id: str | None = Field(
+        default=None,
+        description="the chunk the meaning is quoted from when it is not the formula's: the next one in reading "
+        "order (a legend printed after the equation) or an earlier one (the symbol explained where the document "
+        "introduced it); null: the formula's own chunk",
+    )
 
 
 class FormulaEntry(BaseModel):

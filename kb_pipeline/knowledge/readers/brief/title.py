@@ -16,6 +16,7 @@ from ....contracts import ParsedDocument
 from ....pdf_text import TextSegment
 from ...document.layout import DocumentLayout
 from ...document.text import find_squashed
+from ...language.lexicon import VERSION_LABELS
 from ..findings import Quote
 
 # A title's type is clearly larger than the document's body text ...
@@ -31,6 +32,13 @@ _MAX_LINES = 6
 # A numbered section heading ("1. Introduction", "II. SCOPE") set in the title's type is no title line.
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.|[IVXLC]+\.)\s")
 _WORD = re.compile(r"[^\W\d_]{3,}")
+# A revision or version line under the title is no part of it: its label and a code ("Revision
+# C", "Version 3.2 – May 2024", "Ausgabe 2"), or a numbered edition ("2nd edition", "3e édition").
+_VERSION_LINE = re.compile(
+    rf"^\s*(?:(?:{VERSION_LABELS})\.?\s*[:\-–]?\s*(?:\d[\w.\-/]*|[A-Z]|[IVX]+)(?:\s+\S+){{0,3}}"
+    rf"|\d+\w{{0,2}}\.?\s+(?:{VERSION_LABELS}))\s*$",
+    re.IGNORECASE,
+)
 # Pages read for the body text's size.
 _BODY_PAGES = 6
 
@@ -51,8 +59,16 @@ def _horizontal(segment: TextSegment) -> bool:
 
 
 def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
-    # A line with a word in it (not a figure's axis label "wn"), set along the page, not numbered.
-    lines = [s for s in first_page if _WORD.search(s.text) and _horizontal(s) and not _SECTION_NUMBER.match(s.text)]
+    # A line with a word in it (not a figure's axis label "wn"), set along the page, not numbered,
+    # not a revision line.
+    lines = [
+        s
+        for s in first_page
+        if _WORD.search(s.text)
+        and _horizontal(s)
+        and not _SECTION_NUMBER.match(s.text)
+        and not _VERSION_LINE.match(s.text)
+    ]
     if not lines:
         return []
     # The title starts in the top half; a larger word further down is a logo or a label.
@@ -104,7 +120,8 @@ def read_title(document: ParsedDocument, layout: DocumentLayout | None) -> list[
             (
                 Quote(found, chunk)
                 for chunk in first_page
-                for source in (chunk.heading or "", chunk.text)
+                # A chapter line may stand only in the heading path ("Chapter 4" over the heading).
+                for source in (chunk.heading or "", *chunk.heading_path, chunk.text)
                 if (found := find_squashed(line, source))
             ),
             None,

@@ -28,7 +28,7 @@ from ...payloads.spans import SpanCheck
 from ..findings import Quote
 from ..glossary.glossary import provenance
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, document_math, legend_after, stands_in, without_functions
+from .legend import Explanation, MathText, document_math, legend_after, stands_in, subscripted, without_functions
 
 _log = logging.getLogger(__name__)
 
@@ -38,6 +38,8 @@ _NUMBER = re.compile(r"^[\d.,\s]+%?$")
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*['′]*")
 # The unit a legend gives a quantity in: "… in m3/h", "… en kW", "… (kW)", "… [kW]".
 _UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
+# What may follow a display formula to its chunk's end: its number, punctuation, control glyphs.
+_REST_OF_DISPLAY = re.compile(r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?")
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,9 +101,22 @@ def _symbols(formula: str, lhs: str | None, layout: FormulaLayout, legend: list[
         found += _operands(formula.split("=", 1)[1])
     elif "\n" not in formula:
         found += [m.group() for m in _TOKEN.finditer(formula) if _is_operand_symbol(formula, m)]
-    bare = without_functions(formula)
-    found += [s for s in legend if s in formula and stands_in(s, bare)]
+    standing = _standing(formula, legend, [lhs] if lhs else [])
+    found += [s for s in legend if s in standing]
     return list(dict.fromkeys(found))
+
+
+def _standing(formula: str, legend: list[str], lhs: list[str]) -> set[str]:
+    """The legend's symbols that stand in the formula, longest first: where a longer symbol
+    stands ("SSE", "DP", "ma", the formula's own "ta"), a shorter one inside it ("S", "P", "a")
+    does not."""
+    bare = without_functions(formula)
+    standing = set()
+    for symbol in sorted({*legend, *lhs}, key=len, reverse=True):
+        if stands_in(symbol, bare):
+            standing.add(symbol)
+            bare = bare.replace(symbol, " " * len(symbol))
+    return standing
 
 
 class _Legend:
@@ -111,20 +126,42 @@ class _Legend:
         self.math = math
         self.known: dict[str, None] = {}  # every symbol explained, in reading order
         self.in_chunk: dict[str, dict[str, list[Explanation]]] = {}
+        # Each symbol's explanations with their chunk's place in reading order.
+        self.places: dict[str, list[tuple[int, Explanation]]] = {}
+        self.place = {chunk.chunk_id: k for k, chunk in enumerate(document.chunks)}
+        texts = [chunk for chunk in document.chunks if chunk.kind == "text"]
+        # A legend printed after an equation continues in the next text chunk (a figure or a
+        # table the parser placed between is not read).
+        self.next_text = {a.chunk_id: b for a, b in zip(texts, texts[1:], strict=False)}
         for chunk in document.chunks:
             for e in math.explained(chunk):
                 self.known.setdefault(e.term)
                 self.in_chunk.setdefault(chunk.chunk_id, {}).setdefault(e.term, []).append(e)
+                self.places.setdefault(e.term, []).append((self.place[chunk.chunk_id], e))
 
     def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
-        """The explanation nearest the formula in its own chunk, the last before it (a symbol is
-        introduced before it is used) or else the first after. Only the formula's chunk: an entry
-        records that one chunk, so a meaning from elsewhere could not be checked against its
-        source (the symbol's glossary entry, linked by `term_id`, keeps its own provenance)."""
+        """The explanation nearest the formula: in its own chunk the last before it (a symbol is
+        introduced before it is used) or else the first after; else the first in an earlier chunk
+        (the symbol explained where the document introduced it, not a later formula's reading). Not the next chunk's, unless its
+        legend opens it (`legend_after`): further on, a symbol is explained for another formula.
+        A quote keeps its chunk: the entry records it (`meaning_chunk_id`) and the span check
+        proves the meaning there."""
         same = self.in_chunk.get(chunk.chunk_id, {}).get(symbol, [])
         before = [e for e in same if e.symbol.start < at]
         chosen = before[-1] if before else (same[0] if same else None)
+        if chosen is None:
+            here = self.place[chunk.chunk_id]
+            chosen = next((e for place, e in self.places.get(symbol, []) if place < here), None)
         return chosen.quote() if chosen else None
+
+    def legend_after(self, chunk: Chunk, end: int) -> list[Explanation]:
+        """The legend clause right after a formula that ends at `end`; when nothing but its
+        number follows it in its chunk, at the start of the next text chunk."""
+        found = legend_after(chunk, end, self.math)
+        after = self.next_text.get(chunk.chunk_id)
+        if found or after is None or _REST_OF_DISPLAY.fullmatch(chunk.text, end) is None:
+            return found
+        return legend_after(after, 0, self.math)
 
 
 def _unit(meaning: Quote | None) -> Quote | None:
@@ -142,22 +179,27 @@ def _candidate(chunk: Chunk, found: FormulaSpan, legend: _Legend) -> FormulaCand
     else:
         name = lead_in_name(chunk, found.span.start, inline=found.layout == "inline")
         lhs_symbol = lhs
-    following = {e.term: e.quote() for e in legend_after(chunk, found.span.end, legend.math)}
+    following = {e.term: e.quote() for e in legend.legend_after(chunk, found.span.end)}
     # Only the formula's own symbols: a legend may explain more than this formula uses.
-    symbols = _symbols(formula, lhs_symbol, found.layout, [*following, *legend.known])
+    explained = [*following, *legend.known]
+    # "SSEs", "SSEc" where the legend explains "SSE": the stem's meaning.
+    stem_of = {t: stem for stem in dict.fromkeys(explained) for t in subscripted(stem, formula)}
+    symbols = _symbols(formula, lhs_symbol, found.layout, [*explained, *stem_of])
     variables = []
     for symbol in symbols:
-        meaning = following.get(symbol)
+        said = stem_of.get(symbol, symbol)
+        meaning = following.get(said)
         if meaning is None and symbol == lhs_symbol and name is not None:
             meaning = name
-        meaning = meaning or legend.meaning(symbol, chunk, found.span.start)
+        meaning = meaning or legend.meaning(said, chunk, found.span.start)
         variables.append(VariableCandidate(Quote(symbol, chunk), meaning))
     lhs_meaning = next((v.meaning for v in variables if lhs_symbol and v.symbol.text == lhs_symbol), None)
     return FormulaCandidate(
         formula=Quote(formula, chunk),
         name=name,
         variables=tuple(variables),
-        unit=_unit(lhs_meaning) if lhs_meaning is not name else None,
+        # The unit is quoted in the formula's own chunk, the one the entry records.
+        unit=_unit(lhs_meaning) if lhs_meaning is not name and lhs_meaning and lhs_meaning.chunk is chunk else None,
         reader=found.layout,
         decided=found.decided,
     )
@@ -191,7 +233,14 @@ def _variables(candidate: FormulaCandidate, label: str, check: SpanCheck) -> lis
         symbol = check.keep(v.symbol, entry=label, field="variables.symbol", branch="formula")
         if symbol is not None:
             meaning = check.keep(v.meaning, entry=label, field="variables.meaning", branch="formula")
-            out.append(FormulaVariable(symbol=symbol, meaning=meaning))
+            elsewhere = v.meaning.chunk.chunk_id if v.meaning and meaning else None
+            out.append(
+                FormulaVariable(
+                    symbol=symbol,
+                    meaning=meaning,
+                    meaning_chunk_id=elsewhere if elsewhere != candidate.formula.chunk.chunk_id else None,
+                )
+            )
     return out
 
 

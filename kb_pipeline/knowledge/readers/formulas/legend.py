@@ -26,12 +26,14 @@ from ...document.text import Span
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
+    FORMULA_OF,
     FUNCTION_WORDS,
     KIND_NOUNS,
     LEGEND_OPENERS,
     LEGEND_VERBS,
     RELATIVE_PRONOUNS,
     SYMBOL_DEFINING_VERBS,
+    SYMBOL_READING_VERBS,
     WITH,
     alternation,
 )
@@ -62,7 +64,11 @@ _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
-_DEFINES = re.compile(rf"(?<![\w/])(?P<sym>{SYMBOL})\s+(?:{SYMBOL_DEFINING_VERBS})\s+")
+# "q denotes …"; or a verb that defines only before a noun phrase ("S describes the shape …").
+_DEFINES = re.compile(
+    rf"(?<![\w/])(?P<sym>{SYMBOL})\s+"
+    rf"(?:(?:{SYMBOL_DEFINING_VERBS})\s+|(?P<reading>(?:{SYMBOL_READING_VERBS})\s+)(?=(?:{_ARTICLE})\s))"
+)
 _DEFINITION_END = re.compile(rf"[,;](?:\s|(?=\w))|\.(?=\s|$)|\n\s*\n|{_LINE_OF_NO_WORDS}|$")
 # A symbol list's line: "Pd : Design pressure", "Q = flow rate (m3/h)", "• H – total head", or a
 # nomenclature table's row "Q | Flow rate | m3/h".
@@ -90,6 +96,9 @@ class Explanation:
     meaning: Span
     # An apposition: the words are the symbol's name (a full name), not only a description.
     named: bool = False
+    # A reading ("S describes the shape of …"): what the symbol says in the formula at hand, for
+    # its variables; the glossary keeps the symbol's defining words.
+    reading: bool = False
 
     @property
     def term(self) -> str:
@@ -133,7 +142,7 @@ class MathText:
 
     def holds(self, symbol: str) -> bool:
         if symbol not in self._holds:  # once per distinct token: the formulas' text is long
-            self._holds[symbol] = stands_in(symbol, self._bare)
+            self._holds[symbol] = stands_in(symbol, self._bare) or bool(subscripted(symbol, self._bare))
         return self._holds[symbol]
 
 
@@ -147,6 +156,19 @@ def without_functions(formula: str) -> str:
     return _FUNCTION_NAME.sub(lambda m: " " if is_word(m.group()) else m.group(), formula)
 
 
+# A symbol with a one-letter or numbered subscript the legend leaves out ("SSE" → "SSEs", "df" →
+# "dfc"): a stem of letters of one case, not a product ("Sh" + "h", "k" + "a" are products).
+_SUBSCRIPT = r"(?:[a-z]|\d{1,2})(?![A-Za-z0-9])"
+_FUNCTION_VALUE = re.compile(r"(?P<f>[^\W\d_]+)\((?P<x>[^\W\d_]{1,3})\)")
+
+
+def subscripted(stem: str, formula: str) -> list[str]:
+    """The formula's symbols written as `stem` with a subscript the legend leaves out."""
+    if len(stem) < 2 or not stem.isalpha() or not (stem.isupper() or stem.islower()):
+        return []
+    return list(dict.fromkeys(re.findall(rf"{re.escape(stem)}{_SUBSCRIPT}", formula)))
+
+
 def stands_in(symbol: str, bare: str) -> bool:
     """`symbol` stands in a formula (`bare`: `without_functions` of it): a lower-case name of
     letters as a whole token ("ab" of "ab cd", not of "xyab"); one letter outside function names
@@ -157,6 +179,9 @@ def stands_in(symbol: str, bare: str) -> bool:
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
     if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
+    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "f(P)": a math font may print "fðPÞ"
+        f, x = re.escape(value.group("f")), re.escape(value.group("x"))
+        return bool(re.search(rf"{f}\s?[^\sA-Za-z0-9]{x}[^\sA-Za-z0-9]", bare))
     return symbol in bare
 
 
@@ -170,6 +195,9 @@ def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) ->
     if stop or not math.holds(token):
         return False
     # In a legend clause a symbol with a worded subscript ("Thalf") is one when the formulas hold it.
+    # A function's value ("f(P) is …") is explained as the formula writes it.
+    if in_clause and _FUNCTION_VALUE.fullmatch(token):
+        return True
     return is_symbol(token.rstrip("%")) or in_clause and bool(re.fullmatch(SYMBOL, token))
 
 
@@ -198,6 +226,41 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     return Span(at, at + len(body))
 
 
+# A coordination in a legend item of several symbols: one noun phrase each ("the pressure and the
+# temperature"), or single modifiers sharing one head ("the horizontal and vertical velocities").
+_PHRASE_WORD = r"[^\W\d_]+(?:-[^\W\d_]+)*"
+_COORDINATION = re.compile(rf"\s*,\s*(?:(?:{CONJUNCTIONS})\s+)?|\s+(?:{CONJUNCTIONS})\s+", re.IGNORECASE)
+_CONJUNCTION = re.compile(rf"(?<!\w)(?:{CONJUNCTIONS})(?!\w)", re.IGNORECASE)
+_DETERMINER = re.compile(rf"(?:{_ARTICLE})\s+", re.IGNORECASE)
+
+
+def _each_own(text: str, meaning: Span, count: int) -> list[Span] | None:
+    """A meaning shared by `count` symbols, cut into each one's own words, or None: noun phrases
+    that each open with a determiner, one a symbol; else single modifiers before a shared head,
+    each symbol's meaning running from its own modifier to the end (a quote is never composed)."""
+    piece = meaning.of(text)
+    cuts = list(_COORDINATION.finditer(piece))
+    # Commas, then the conjunction: "a, b and c" (a comma alone joins no coordination's end).
+    if len(cuts) != count - 1 or not _CONJUNCTION.search(cuts[-1].group()):
+        return None
+    if any(_CONJUNCTION.search(c.group()) for c in cuts[:-1]):
+        return None
+    starts = [0, *(c.end() for c in cuts)]
+    ends = [*(c.start() for c in cuts), len(piece)]
+    parts = [piece[a:b] for a, b in zip(starts, ends, strict=True)]
+    if all(_DETERMINER.match(p) and len(p.split()) > 1 for p in parts):
+        return [Span(meaning.start + a, meaning.start + b) for a, b in zip(starts, ends, strict=True)]
+    opener = _DETERMINER.match(piece)
+    first = opener.end() if opener else 0
+    modifiers = [piece[first : ends[0]], *parts[1:-1]]
+    last = re.match(rf"({_PHRASE_WORD})\s+\S", parts[-1])
+    if last is None or not all(re.fullmatch(_PHRASE_WORD, m) for m in modifiers):
+        return None
+    if any(w.casefold() in FUNCTION_WORDS for w in [*modifiers, last.group(1)]):
+        return None
+    return [Span(meaning.start + a, meaning.end) for a in [first, *starts[1:]]]
+
+
 def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
     """The items of a legend clause starting at `start` (just after "where")."""
     text, at = chunk.text, start
@@ -212,7 +275,10 @@ def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
         meaning = _trimmed(text, item.end(), stop)
         if meaning is None:
             break
-        out.extend(Explanation(chunk, symbol, meaning) for symbol in symbols)
+        own = _each_own(text, meaning, len(symbols)) if len(symbols) > 1 else None
+        out.extend(
+            Explanation(chunk, symbol, m) for symbol, m in zip(symbols, own or [meaning] * len(symbols), strict=True)
+        )
         if not go_on or nxt is None:
             break
         at = nxt.end()
@@ -243,7 +309,8 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
         end = _DEFINITION_END.search(chunk.text, m.end())
         meaning = _trimmed(chunk.text, m.end(), end.start() if end else len(chunk.text))
         if meaning:
-            out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), meaning))
+            symbol = Span(m.start("sym"), m.end("sym"))
+            out.append(Explanation(chunk, symbol, meaning, reading=m.group("reading") is not None))
     return out
 
 
@@ -371,6 +438,42 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
     return out
 
 
+# A symbol named in brackets after its noun phrase, opened by a determiner: "the coefficient of
+# efficiency (E)", "the number of zero flow days per year (Nzero)".
+_BRACKETED = re.compile(
+    rf"(?<![\w-])(?:{_ARTICLE})\s+(?P<name>[^\W\d_][^()\[\],;:.]{{0,80}}?)\s?\((?P<sym>{SYMBOL})\s?\)", re.IGNORECASE
+)
+_MAX_BRACKETED_WORDS = 8
+
+
+def _bracketed(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanation]:
+    out, text = [], chunk.text
+    for m in _BRACKETED.finditer(text):
+        name = m.group("name")
+        words = name.split()
+        # The phrase nearest the bracket: a later determiner opens it (not one that links a
+        # complement: "nombre de jours", "Zahl der Tage").
+        inner = [
+            k
+            for k, w in enumerate(words)
+            if re.fullmatch(_ARTICLE, w, re.IGNORECASE) and not re.fullmatch(FORMULA_OF, w, re.IGNORECASE)
+        ]
+        if inner:
+            words = words[inner[-1] + 1 :]
+        if not words or len(words) > _MAX_BRACKETED_WORDS or words[-1].casefold() in FUNCTION_WORDS:
+            continue
+        if any(w.casefold() in FUNCTION_WORDS and not re.fullmatch(FORMULA_OF, w, re.IGNORECASE) for w in words):
+            continue  # a verb, a conjunction, a clause: not one noun phrase
+        if m.start("sym") in defined or not _is_legend_symbol(m.group("sym"), math):
+            continue
+        start = m.end("name") - len(" ".join(words))
+        phrase = Span(start, m.end("name"))
+        if phrase.of(text) != " ".join(words):
+            continue
+        out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), phrase, named=True))
+    return out
+
+
 def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
     if chunk.kind == "table":
@@ -379,7 +482,7 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
         return []
     stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
     defined = {e.symbol.start for e in stated}
-    found = [*stated, *_appositions(chunk, math, defined)]
+    found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
     return sorted(found, key=lambda e: (e.symbol.start, e.named))
 
 
@@ -396,6 +499,8 @@ def _symbol_findings(document: ParsedDocument, math: MathText) -> list[Finding]:
     findings = []
     for chunk in document.chunks:
         for e in math.explained(chunk):
+            if e.reading:
+                continue
             # Where the symbol and its words stand together: "the thermal conductivity λ".
             start, end = min(e.symbol.start, e.meaning.start), max(e.symbol.end, e.meaning.end)
             anchor = Quote(chunk.text[start:end], chunk)
