@@ -84,6 +84,13 @@ MANUAL = [
     ("p", "It is assumed that the water is incompressible."),
     ("p", "Friction in the short inlet pipe can be ignored for flows below 2 m/s."),
     ("p", "Run the commands that are shown in Example 2."),
+    ("h", "Method of the field study"),
+    ("p", "The daily flow records were filtered by a seven-day moving average before the analysis."),
+    ("p", "We used a quadratic spline to fill the gaps in the level series."),
+    ("p", "Les débits journaliers ont été filtrés par une moyenne mobile de sept jours."),
+    ("p", "Die Tageswerte wurden vor der Auswertung mit einem gleitenden Mittel gefiltert."),
+    ("p", "The old pump house, which was used for storage until 1990, is now a museum."),
+    ("p", "A similar filter was applied by [4] to river gauges."),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -235,6 +242,20 @@ def test_permissions_and_modelling_conventions_on_a_real_parse(rules_document):
         assert _rule(rules, words).rule_type == "calculation"
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "may be caused by" not in said and "peut être due" not in said and "shown in Example 2" not in said
+
+
+def test_a_step_of_a_method_section_is_a_calculation_rule(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words in (
+        "were filtered by a seven-day",
+        "We used a quadratic spline",
+        "ont été filtrés par une moyenne",
+        "mit einem gleitenden Mittel gefiltert",
+    ):
+        assert _rule(rules, words).rule_type == "calculation"
+    # A relative clause's verb names a thing; a cited work's step is related work.
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "used for storage" not in said and "applied by [4]" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

@@ -158,6 +158,18 @@ _CALCULATED = (
     r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
     r"|discarded|sourced"
 )
+# What a method section does to its data, as participles ("were filtered") and as the authors'
+# verbs ("we filtered").
+_METHOD_STEPS = (
+    r"extracted|chosen|selected|used|employed|applied|performed|constructed|analy[sz]ed|tested|split|fitted"
+    r"|filtered|sampled|aggregated|interpolated|scaled|transformed|excluded|removed|replaced|constrained|set"
+    r"|initiali[sz]ed|trained|divided|grouped|classified|compared|standardi[sz]ed|smoothed|resampled|decided"
+)
+_AUTHORS_STEPS = (
+    r"used|applied|employed|chose|selected|adopted|set|modified|augmented|initiali[sz]ed?|extracted|constructed"
+    r"|fitted|trained|filtered|sampled|aggregated|interpolated|scaled|transformed|excluded|removed|replaced"
+    r"|considered|standardi[sz]ed|smoothed|resampled|split|divided|grouped"
+)
 RULE_WORDING = (
     r"\bshall\b",
     r"\bmust\b",
@@ -189,6 +201,14 @@ CALCULATION_WORDING = (
     r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
     r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
     r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
+    # A step of a method section, told in the past passive or by the authors ("The series were
+    # filtered by …", "we used a spline to …"): how the values were obtained.
+    # Not in a relative clause ("a network which was trained to …" names a thing), nor done by a
+    # cited work ("was applied by [12]").
+    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\b(?:was|were)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+|also\s+"
+    rf"|subsequently\s+)?(?:{_METHOD_STEPS})\s+(?:as|by(?!\s+\[)|from|for|to|on|against|into|using|with|in|along|over"
+    r"|at|according|so\s+that)\b",
+    rf"\bwe\s+(?:then\s+|first\s+|also\s+|further\s+|have\s+)?{ADVERB}(?:{_AUTHORS_STEPS})\b",
 )
 CALCULATION_WORDS = r"calculated|computed|formula|rounded"
 

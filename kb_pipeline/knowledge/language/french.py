@@ -83,11 +83,21 @@ RULE_WORDING = (
     rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{APOSTROPHE})\w+(?:er|ir|re)\b",
     r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
 )
+# What a method section does to its data, as participles ("filtré", "retenu").
+_METHOD_STEPS = (
+    r"extrait|choisi|sélectionné|utilisé|appliqué|effectué|réalisé|construit|analysé|testé|ajusté|filtré"
+    r"|échantillonné|exclu|retenu|agrégé|interpolé|lissé|normalisé|comparé"
+)
 CALCULATION_WORDING = (
     rf"\b(?:est|sont|a\s+été|ont\s+été)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
     r"|en\s+fonction)\b",
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+    # A step of a method section, in the past passive or by the authors ("Les séries ont été
+    # filtrées par …", "nous avons retenu …").
+    rf"\b(?:a|ont)\s+été\s+{ADVERB}(?:{_METHOD_STEPS})(?:e|s|es)?\s+(?:à\s+partir|pour|par|sur|comme|selon|avec|en"
+    r"|dans|afin)\b",
+    rf"\bnous\s+avons\s+{ADVERB}(?:{_METHOD_STEPS})\b",
 )
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
 
