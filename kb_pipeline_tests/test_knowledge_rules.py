@@ -91,6 +91,14 @@ MANUAL = [
     ("p", "Die Tageswerte wurden vor der Auswertung mit einem gleitenden Mittel gefiltert."),
     ("p", "The old pump house, which was used for storage until 1990, is now a museum."),
     ("p", "A similar filter was applied by [4] to river gauges."),
+    ("h", "Attributes"),
+    ("p", "True if the valve is open, False otherwise."),
+    ("p", "Vrai si la vanne est ouverte, faux sinon."),
+    ("p", "Wahr, wenn das Ventil offen ist, sonst falsch."),
+    ("p", "If the valve is open, the flow is otherwise steady."),
+    ("p", "The filter keeps the dust out of the bearing (replace it at the end of each shift)."),
+    ("p", "The spare seals (grey rubber) are kept in the store."),
+    ("p", "The example prints (add (3, 5)) on the console."),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -256,6 +264,20 @@ def test_a_step_of_a_method_section_is_a_calculation_rule(rules_document):
     # A relative clause's verb names a thing; a cited work's step is related work.
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "used for storage" not in said and "applied by [4]" not in said
+
+
+def test_both_branches_of_a_condition_and_an_instruction_in_brackets_are_rules(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words, condition in (
+        ("True if the valve is open", "if the valve is open"),
+        ("Vrai si la vanne", "si la vanne est ouverte"),
+        ("Wahr, wenn das Ventil", "wenn das Ventil offen ist"),
+        ("replace it at the end of each shift", None),
+    ):
+        assert _rule(rules, words).condition == condition
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    for fact in ("otherwise steady", "grey rubber", "prints (add"):
+        assert fact not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

@@ -214,6 +214,8 @@ CALCULATION_WORDS = r"calculated|computed|formula|rounded"
 
 # What a bare conditional opens with (not "For …", "At …": those are scopes).
 CONDITIONALS = r"If|When|Whenever|Unless|Provided|Otherwise"
+# The other branch of a condition ("… if the file is open, 0 otherwise").
+ALTERNATIVES = r"otherwise"
 # Wording only a publication's own terms use; wording a licence shares with a domain's rules ("a
 # valid licence", "reproductive age"); the work itself named (then licence wording is about it).
 COPYRIGHT = r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer"

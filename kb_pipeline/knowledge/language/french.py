@@ -102,6 +102,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
 
 CONDITIONALS = r"Si|Lorsque|Sinon"
+ALTERNATIVES = r"sinon"
 COPYRIGHT = r"droits?\s+d['’]auteur"
 LICENSING = ""
 THE_WORK = r"\bcette\s+(?:publication|œuvre)"

@@ -74,6 +74,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"berechnet|gerundet"
 
 CONDITIONALS = r"Wenn|Falls|Sonst"
+ALTERNATIVES = r"sonst|andernfalls"
 COPYRIGHT = r"urheberrecht"
 LICENSING = ""
 THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"

@@ -57,6 +57,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"dihitung|perhitungan|rumus"
 
 CONDITIONALS = r"Jika|Apabila|Bila"
+ALTERNATIVES = r"jika\s+tidak|bila\s+tidak"
 COPYRIGHT = r"hak\s+cipta"
 LICENSING = r"\blisensi"
 THE_WORK = ""

@@ -63,6 +63,8 @@ AS_NEEDED = _either("AS_NEEDED")
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = _either("EACH_SCOPES")
 CONDITIONALS = _either("CONDITIONALS")
+# The other branch of a condition ("… 0 otherwise", "… sinon …").
+ALTERNATIVES = _either("ALTERNATIVES")
 # A publication's own terms: copyright, licence wording, the work itself named.
 COPYRIGHT = _either("COPYRIGHT")
 LICENSING = _either("LICENSING")

@@ -62,6 +62,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"calculad[oa]s?"
 
 CONDITIONALS = r"Cuando"
+ALTERNATIVES = r"de\s+lo\s+contrario|en\s+caso\s+contrario"
 COPYRIGHT = r"derechos\s+de\s+autor"
 LICENSING = ""
 THE_WORK = r"\besta\s+(?:obra|publicación)"

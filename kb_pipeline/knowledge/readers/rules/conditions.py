@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 
 from ...document.text import Span, sentences
-from ...language.lexicon import AS_NEEDED, CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
+from ...language.lexicon import (
+    ALTERNATIVES,
+    AS_NEEDED,
+    CONDITION_OPENERS,
+    CONDITIONALS,
+    DISCOURSE_MARKERS,
+    TRAILING_CONDITIONS,
+)
 
 _I = re.IGNORECASE
 
@@ -72,10 +79,20 @@ def trailing_condition(text: str, after: int) -> Span | None:
         end = _CLAUSE_END.search(text, m.end("c"))
         limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
         stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
+        # "0 if the file is open, 1 otherwise": the other branch is no part of the condition.
+        branch = _OTHER_BRANCH.search(text, m.end("c"), stop)
+        stop = branch.start() if branch else stop
+        # "(include the path as necessary)": the bracket closes around the clause, not inside it.
+        while text[stop - 1 : stop] in ")]" and stop > m.end("c") and _unbalanced(text[m.start("c") : stop]):
+            stop = len(text[: stop - 1].rstrip(_CLAUSE_TAIL))
         # A lone "if" at the very end is no clause; a set phrase ("as needed") is one.
         if stop > m.end("c") or _SET_PHRASE.match(word):
             return Span(m.start("c"), stop)
     return None
+
+
+def _unbalanced(clause: str) -> bool:
+    return clause.count("(") + clause.count("[") < clause.count(")") + clause.count("]")
 
 
 def normative_condition(condition: str) -> bool:
@@ -92,8 +109,19 @@ _EXPLICIT = re.compile(
 )
 
 
+# Both branches of a condition stated: "If none is open, [] is returned, otherwise a list",
+# "0 if the file is open, 1 otherwise" (a return convention: what the reader can conclude either way).
+_BRANCHES = re.compile(
+    rf"\b(?:{CONDITIONALS})\b[^.;]*?,\s*(?:{ALTERNATIVES})\b|\b(?:{CONDITIONALS})\b[^.;]*?,[^.;]*\b(?:{ALTERNATIVES})[\s.;]*$",
+    _I,
+)
+
+
+_OTHER_BRANCH = re.compile(rf",[^,;]*\b(?:{ALTERNATIVES})\b", _I)
+
+
 def explicit_conditional(text: str) -> bool:
-    return bool(_EXPLICIT.match(text, discourse_end(text)))
+    return bool(_EXPLICIT.match(text, discourse_end(text)) or _BRANCHES.search(text))
 
 
 def clause_start(text: str, comma: int) -> int:

@@ -63,6 +63,8 @@ _END = " \n,;:.!?"
 _CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
 # "For each sample, …": a step of a method applied to each member, a rule without a modal.
 _EACH = re.compile(rf"(?:{EACH_SCOPES})\b")
+# An aside in brackets that opens in lower case: an instruction there is one to the reader ("(include …)").
+_BRACKETED_INSTRUCTION = re.compile(r"\((?=[a-z]+ [a-z])")
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,6 +98,9 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "conditional", True, main
     if lead and _EACH.match(text, lead.start):
         return "conditional", True, main
+    # "Saves a copy (include the path as necessary).": an instruction set in brackets inside a description.
+    if instruction and any(imperative_at(text, m.end()) for m in _BRACKETED_INSTRUCTION.finditer(text, main)):
+        return "imperative", True, main
     if cue:
         return "normative", False, cue.start
     if lead and _CONDITIONAL_WORD.match(text, lead.start):
