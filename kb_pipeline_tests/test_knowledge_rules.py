@@ -99,6 +99,19 @@ MANUAL = [
     ("p", "The filter keeps the dust out of the bearing (replace it at the end of each shift)."),
     ("p", "The spare seals (grey rubber) are kept in the store."),
     ("p", "The example prints (add (3, 5)) on the console."),
+    ("h", "Targets"),
+    ("p", "The target for the plant's energy use in 2030 is 40 % below the 2020 level."),
+    ("p", "The new decree sets stricter limits on the discharge of cooling water."),
+    ("p", "The utility aims to halve its water losses by 2035."),
+    ("p", "The objective of this survey is to describe the river fauna."),
+    ("p", "The team set a new record in 2019."),
+    ("p", "L'objectif de la commune est de 40 % d'énergie renouvelable en 2030."),
+    ("p", "Le décret fixe de nouveaux seuils de rejet pour l'eau de refroidissement."),
+    ("p", "La régie vise à réduire ses pertes d'eau de moitié d'ici 2035."),
+    ("p", "Cette étude vise à décrire la faune observée en 2019."),
+    ("p", "Das Ziel für 2030 liegt bei 40 % erneuerbarer Energie."),
+    ("p", "Die Verordnung legt neue Grenzwerte für das Kühlwasser fest."),
+    ("p", "Das Ziel dieser Studie ist die Beschreibung der Fauna."),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -277,6 +290,24 @@ def test_both_branches_of_a_condition_and_an_instruction_in_brackets_are_rules(r
         assert _rule(rules, words).condition == condition
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     for fact in ("otherwise steady", "grey rubber", "prints (add"):
+        assert fact not in said
+
+
+def test_a_target_its_figure_its_horizon_and_a_text_that_sets_it_are_rules(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words in (
+        "energy use in 2030 is 40 %",
+        "sets stricter limits",
+        "aims to halve its water losses by 2035",
+        "est de 40 % d'énergie",
+        "fixe de nouveaux seuils",
+        "vise à réduire ses pertes",
+        "liegt bei 40 %",
+        "legt neue Grenzwerte",
+    ):
+        _rule(rules, words)
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    for fact in ("survey is to describe", "new record", "décrire la faune observée", "Ziel dieser Studie"):
         assert fact not in said
 
 

@@ -190,6 +190,12 @@ RULE_WORDING = (
     _MAY_BE_CONSIDERED,
     _MAY_CONSIDER,
     r"\b(?:make|be)\s+sure\b",
+    # A target: a goal's figure ("The target for 2030 is 40 %"), a text that sets targets or rules
+    # ("The decree sets new limits …"), an aim with its horizon ("aims to halve … by 2040").
+    r"\b(?:targets?|goals?|objectives?)\b[^.;:]{0,120}?\b(?:is|are)\s+(?:set\s+(?:at|to)\s+)?[$€£]?\d",
+    r"\b(?:sets?|set\s+out|lays?\s+down|laid\s+down)\s+(?:the\s+|a\s+|new\s+|its\s+|their\s+)*(?:\w+\s+)?"
+    r"(?:targets?|limits?|rules?|thresholds?|ceilings?|caps?)\b",
+    r"\b(?:aims?|aimed)\s+(?:to|at)\b[^.;:]{0,160}?\b(?:by|before)\s+\d{4}\b|\b(?:is|are)\s+targeted\s+(?:for|by|in)\s+\d{4}\b",
 )
 CALCULATION_WORDING = (
     rf"\b(?:is|are|was|were|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"

@@ -82,6 +82,13 @@ RULE_WORDING = (
     # verbs of obligation with their object and infinitive (not "L'objectif est de …").
     rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{APOSTROPHE})\w+(?:er|ir|re)\b",
     r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
+    # Une cible : le chiffre d'un objectif ("L'objectif … est de 40 %"), un texte qui fixe des
+    # objectifs ou des règles, une visée et son horizon ("vise à … d'ici 2040", "est visée en 2028").
+    r"\bobjectifs?\b[^.;:]{0,120}?\b(?:est|sont)\s+(?:de\s+|fixée?s?\s+à\s+)?\d",
+    rf"\b(?:fixe|fixent|a\s+fixé|ont\s+fixé|fixera|fixeront)\s+(?:les?|la|l{APOSTROPHE}|des|de|du|une?|ses|leurs?)\s*"
+    r"(?:\w+\s+)?(?:objectifs?|règles?|seuils?|plafonds?|limites?)\b",
+    rf"\b(?:vise|visent)\s+à\b[^.;:]{{0,160}}?(?:à\s+l{APOSTROPHE}horizon|d{APOSTROPHE}ici(?:\s+à)?)\s+\d{{4}}\b"
+    rf"|\b(?:est|sont)\s+visée?s?\s+(?:en|pour|à\s+l{APOSTROPHE}horizon|d{APOSTROPHE}ici)\s+\d{{4}}\b",
 )
 # What a method section does to its data, as participles ("filtré", "retenu").
 _METHOD_STEPS = (

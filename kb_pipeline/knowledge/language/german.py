@@ -62,6 +62,9 @@ RULE_WORDING = (
     r"|verpflichtend|untersagt)\b",
     r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
     r"|\bes\s+empfiehlt\s+sich\b",
+    # Ein Ziel: seine Zahl ("Das Ziel für 2030 liegt bei 40 %"), ein Text, der Ziele oder Grenzwerte festlegt.
+    r"\bZiel(?:e|wert|werte)?\b[^.;:]{0,120}?\b(?:ist|sind|liegt\s+bei|liegen\s+bei|beträgt|betragen)\s+\d",
+    r"\b(?:legt|legen|legte|legten)\b[^.;:]{0,80}?\b(?:Ziele?|Grenzwerte?|Regeln?|Obergrenzen?)\b[^.;:]{0,80}?\bfest\b",
 )
 CALCULATION_WORDING = (
     r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
