@@ -112,6 +112,17 @@ MANUAL = [
     ("p", "Das Ziel für 2030 liegt bei 40 % erneuerbarer Energie."),
     ("p", "Die Verordnung legt neue Grenzwerte für das Kühlwasser fest."),
     ("p", "Das Ziel dieser Studie ist die Beschreibung der Fauna."),
+    ("h", "Until and provided"),
+    ("p", "Keep the old filter in use until the new one is delivered."),
+    ("p", "Il faut garder l'ancien filtre jusqu'à ce que le nouveau soit livré."),
+    ("p", "Der alte Filter muss im Einsatz bleiben, bis der neue geliefert ist."),
+    ("p", "Die Anlage muss bis 2030 erneuert werden."),
+    ("p", "Restart the pump provided the seal is new."),
+    ("p", "Use the form provided on the next page."),
+    ("p", "Figure the net load by subtracting the tare."),
+    ("p", "Figure 3 shows the pump curve at full speed."),
+    # Last before a heading: no stop, nothing after it to run into.
+    ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -309,6 +320,32 @@ def test_a_target_its_figure_its_horizon_and_a_text_that_sets_it_are_rules(rules
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     for fact in ("survey is to describe", "new record", "décrire la faune observée", "Ziel dieser Studie"):
         assert fact not in said
+
+
+def test_until_and_provided_are_conditions_and_an_instruction_cut_before_its_stop_is_one(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words, condition in (
+        ("Keep the old filter in use", "until the new one is delivered"),
+        ("garder l'ancien filtre", "jusqu'à ce que le nouveau soit livré"),
+        ("Der alte Filter muss", "bis der neue geliefert ist"),
+        ("Die Anlage muss bis 2030", None),
+        # A layout may cut an instruction before its stop; its clause still makes it a sentence.
+        ("Use the spare pump", "until the main pump is repaired"),
+        ("Restart the pump", "provided the seal is new"),
+        ("Use the form provided", None),
+        ("Figure the net load", None),
+    ):
+        assert _rule(rules, words).condition == condition
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "Figure 3 shows" not in said
+
+
+def test_a_sentence_cut_after_a_percent_sign_or_comma_is_one_statement():
+    # Fake chunks isolate the layout cut: a paragraph break inside a sentence, after "%" or ",".
+    assert _decided("After the new 4.2%\n\nrate is in use, the old tables must be withdrawn.") == [
+        "After the new 4.2%\n\nrate is in use, the old tables must be withdrawn."
+    ]
+    assert _decided("The rate should stay at 1.45%\n\n308.33") == ["The rate should stay at 1.45%"]
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

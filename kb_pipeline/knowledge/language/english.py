@@ -46,6 +46,7 @@ INSTRUCTION_VERBS = """
     scan secure select send separate set sign specify start stop store submit switch tag take test
     tighten track train treat turn type unlock update upload use validate verify wait wear write
     add compute deduct divide reduce subtract
+    figure
     """.split()
 # Verbs that by themselves say a sentence defines its subject ("X refers to …").
 DEFINING_VERBS = (
@@ -75,11 +76,13 @@ AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appr
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = r"(?:For|In)\s+(?:each|every)"
 TRAILING_CONDITIONS = (
-    r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
+    # "provided" as a conjunction ("provided the seal is new"), not a participle ("provided on page 2").
+    r"unless|provided(?:\s+that|(?=\s+(?:the|a|an|it|its|they|their|you|your|he|she|we|there|this|that)\b))|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
     r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
     r"|(?:in|among|for)\s+those\s+who"
     r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
     r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
+    r"|until"  # "… until the new tables are in use": the rule holds up to then
 )
 
 # Modals of a capability, a forecast or an option: a rule or a fact, a model decides.

@@ -35,6 +35,7 @@ EACH_SCOPES = r"Pour\s+(?:chaque|chacune?\s+des)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"
+    r"|jusqu['’]à\s+ce\s+qu(?:e|['’])"
 )
 
 OPEN_MODALS = r"devrai(?:t|ent)|peu(?:t|vent)"

@@ -87,7 +87,9 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
     cue = normative_cue(text)
     # An instruction ends like a sentence or stands in a list: "Export the data as a table"
     # alone on its line is a title.
-    instruction = statement.item or ends_a_sentence(text)
+    # A layout may cut one before its stop: a clause after the verb ("Use the old tables until
+    # you implement") still makes it a sentence, which a title is not.
+    instruction = statement.item or ends_a_sentence(text) or bool(trailing_condition(text, main))
     if instruction and imperative_at(text, main, item=statement.item):
         return "imperative", True, main
     if cue and cue.strength == "decided":
