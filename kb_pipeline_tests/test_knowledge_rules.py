@@ -121,6 +121,11 @@ MANUAL = [
     ("p", "Use the form provided on the next page."),
     ("p", "Figure the net load by subtracting the tare."),
     ("p", "Figure 3 shows the pump curve at full speed."),
+    ("h", "Data preparation"),
+    ("p", "The pressure term of Eq. (3) is replaced by its mean value over the test run."),
+    ("p", "Les valeurs manquantes sont remplacées par la moyenne des valeurs voisines."),
+    ("p", "Fehlende Werte werden durch den Mittelwert der Nachbarwerte ersetzt."),
+    ("p", "Parts which are replaced by the service team are listed in the annex."),
     # Last before a heading: no stop, nothing after it to run into.
     ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
@@ -346,6 +351,16 @@ def test_a_sentence_cut_after_a_percent_sign_or_comma_is_one_statement():
         "After the new 4.2%\n\nrate is in use, the old tables must be withdrawn."
     ]
     assert _decided("The rate should stay at 1.45%\n\n308.33") == ["The rate should stay at 1.45%"]
+
+
+def test_a_method_s_transformation_of_its_data_in_the_present_is_a_calculation_rule(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    # "Eq." before its number ends no sentence.
+    assert _rule(rules, "The pressure term of Eq. (3) is replaced by its mean").rule_type == "calculation"
+    for words in ("sont remplacées par la moyenne", "durch den Mittelwert der Nachbarwerte ersetzt"):
+        assert _rule(rules, words).rule_type == "calculation"
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "replaced by the service team" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

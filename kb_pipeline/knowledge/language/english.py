@@ -173,6 +173,10 @@ _AUTHORS_STEPS = (
     r"|fitted|trained|filtered|sampled|aggregated|interpolated|scaled|transformed|excluded|removed|replaced"
     r"|considered|standardi[sz]ed|smoothed|resampled|split|divided|grouped"
 )
+_TRANSFORMS = (
+    r"extracted|shuffled|replaced|discarded|re-?initiali[sz]ed|constrained|replicated|resampled|interpolated"
+    r"|permuted|perturbed|concatenated|projected|clipped|masked|padded"
+)
 RULE_WORDING = (
     r"\bshall\b",
     r"\bmust\b",
@@ -218,6 +222,10 @@ CALCULATION_WORDING = (
     rf"|subsequently\s+)?(?:{_METHOD_STEPS})\s+(?:as|by(?!\s+\[)|from|for|to|on|against|into|using|with|in|along|over"
     r"|at|according|so\s+that)\b",
     rf"\bwe\s+(?:then\s+|first\s+|also\s+|further\s+|have\s+)?{ADVERB}(?:{_AUTHORS_STEPS})\b",
+    # A method's transformation of its data told in the present ("the weights are shuffled along
+    # …", "the left side is replaced by …"): not the verbs a manual uses of its own objects.
+    rf"(?<!\bwhich\s)(?<!\bthat\s)\b(?:is|are)\s+(?:then\s+|first\s+|also\s+)?{ADVERB}(?:{_TRANSFORMS})"
+    r"\s+(?:by|from|along|across|into|to|with|using|at)\b",
 )
 CALCULATION_WORDS = r"calculated|computed|formula|rounded"
 

@@ -106,6 +106,9 @@ CALCULATION_WORDING = (
     rf"\b(?:a|ont)\s+été\s+{ADVERB}(?:{_METHOD_STEPS})(?:e|s|es)?\s+(?:à\s+partir|pour|par|sur|comme|selon|avec|en"
     r"|dans|afin)\b",
     rf"\bnous\s+avons\s+{ADVERB}(?:{_METHOD_STEPS})\b",
+    # La transformation des données d'une méthode, au présent ("les valeurs sont remplacées par …").
+    rf"(?<!\bqui\s)\b(?:est|sont)\s+{ADVERB}(?:remplacé|extrait|écarté|rééchantillonné|interpolé|tronqué|permuté)(?:e|s|es)?"
+    r"\s+(?:par|à\s+partir|de|le\s+long|dans|en)\b",
 )
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
 

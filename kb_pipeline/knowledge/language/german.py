@@ -74,6 +74,8 @@ CALCULATION_WORDING = (
     # A step of a method section, in the past passive ("Die Reihen wurden … gefiltert").
     r"\b(?:wurde|wurden)\b(?:\s+\S+){0,8}?\s+(?:verwendet|ausgewählt|angewandt|angewendet|durchgeführt|extrahiert"
     r"|analysiert|getestet|gefiltert|angepasst|ausgeschlossen|gewählt|geglättet|interpoliert|normiert|verglichen)\b",
+    # Die Umformung der Daten einer Methode, im Präsens ("Fehlende Werte werden durch … ersetzt").
+    r"\b(?:wird|werden)\b(?:\s+\S+){0,8}?\s+(?:ersetzt|extrahiert|verworfen|interpoliert|umgerechnet)\b",
 )
 CALCULATION_WORDS = r"berechnet|gerundet"
 
