@@ -126,6 +126,11 @@ MANUAL = [
     ("p", "Les valeurs manquantes sont remplacées par la moyenne des valeurs voisines."),
     ("p", "Fehlende Werte werden durch den Mittelwert der Nachbarwerte ersetzt."),
     ("p", "Parts which are replaced by the service team are listed in the annex."),
+    ("h", "Reuse"),
+    ("p", "The old nut is fit for reuse, provided the thread is undamaged."),
+    ("p", "L'écrou est réutilisable, à condition que le filetage soit intact."),
+    ("p", "Die Mutter ist wiederverwendbar, sofern das Gewinde unbeschädigt ist."),
+    ("p", "The kit, provided with every pump, holds two spare seals."),
     # Last before a heading: no stop, nothing after it to run into.
     ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
@@ -361,6 +366,18 @@ def test_a_method_s_transformation_of_its_data_in_the_present_is_a_calculation_r
         assert _rule(rules, words).rule_type == "calculation"
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "replaced by the service team" not in said
+
+
+def test_a_proviso_makes_a_rule_without_a_modal(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words, condition in (
+        ("The old nut is fit for reuse", "provided the thread is undamaged"),
+        ("L'écrou est réutilisable", "à condition que le filetage soit intact"),
+        ("Die Mutter ist wiederverwendbar", "sofern das Gewinde unbeschädigt ist"),
+    ):
+        assert _rule(rules, words).condition == condition
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "provided with every pump" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

@@ -75,6 +75,9 @@ CONDITION_OPENERS = (
 AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = r"(?:For|In)\s+(?:each|every)"
+# A proviso: the consequence holds only under it ("…, provided the nut is clamped"), a rule with or
+# without a modal.
+PROVISOS = r"^(?:provided|as\s+long\s+as|on\s+condition\s+that)\b"
 TRAILING_CONDITIONS = (
     # "provided" as a conjunction ("provided the seal is new"), not a participle ("provided on page 2").
     r"unless|provided(?:\s+that|(?=\s+(?:the|a|an|it|its|they|their|you|your|he|she|we|there|this|that)\b))|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"

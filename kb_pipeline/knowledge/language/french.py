@@ -32,10 +32,11 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
 EACH_SCOPES = r"Pour\s+(?:chaque|chacune?\s+des)"
+PROVISOS = r"^(?:à\s+condition\s+qu|pourvu\s+qu|sous\s+réserve\s+qu)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"
-    r"|jusqu['’]à\s+ce\s+qu(?:e|['’])"
+    r"|jusqu['’]à\s+ce\s+qu(?:e|['’])|à\s+condition\s+qu(?:e|['’])|pourvu\s+qu(?:e|['’])|sous\s+réserve\s+qu(?:e|['’])"
 )
 
 OPEN_MODALS = r"devrai(?:t|ent)|peu(?:t|vent)"

@@ -23,8 +23,9 @@ DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
 CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
 AS_NEEDED = r"^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
 EACH_SCOPES = r"(?:Für|Bei)\s+jede[mnrs]?"
+PROVISOS = r"^(?:sofern|vorausgesetzt)\b"
 # "bis" before a clause's subject ("bis der Tank voll ist"), not before a date ("bis 2030").
-TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald|bis\s+(?=(?:der|die|das|er|sie|es|man)\b)"
+TRAILING_CONDITIONS = r"wenn|falls|sofern|vorausgesetzt|soweit|sobald|bis\s+(?=(?:der|die|das|er|sie|es|man)\b)"
 
 OPEN_MODALS = r"kann|können"
 SUBORDINATORS = r"wenn|ob|falls"

@@ -27,7 +27,8 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)"
 EACH_SCOPES = r"Untuk\s+(?:setiap|tiap|masing-masing)"
-TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
+PROVISOS = r"^(?:asalkan|dengan\s+syarat)\b"
+TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|asalkan|dengan\s+syarat|dalam\s+hal|untuk\s+(?:semua|setiap)"
 
 OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"
 SUBORDINATORS = r"jika|apabila"

@@ -62,6 +62,8 @@ TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
 AS_NEEDED = _either("AS_NEEDED")
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = _either("EACH_SCOPES")
+# A proviso ("provided …", "à condition que …", "sofern …"): the consequence holds only under it.
+PROVISOS = _either("PROVISOS")
 CONDITIONALS = _either("CONDITIONALS")
 # The other branch of a condition ("… 0 otherwise", "… sinon …").
 ALTERNATIVES = _either("ALTERNATIVES")

@@ -28,7 +28,8 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
 EACH_SCOPES = r"Para\s+cada"
-TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+PROVISOS = r"^(?:siempre\s+que|a\s+condición\s+de\s+que)"
+TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|a\s+condición\s+de\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
 
 OPEN_MODALS = r"puede|pueden"
 SUBORDINATORS = ""

@@ -16,6 +16,7 @@ from ...language.lexicon import (
     CONDITION_OPENERS,
     CONDITIONALS,
     DISCOURSE_MARKERS,
+    PROVISOS,
     TRAILING_CONDITIONS,
 )
 
@@ -38,6 +39,7 @@ _WHETHER = re.compile(
 )
 # Conditions that make a "can"/"may" a permission the reader is given, not a capability.
 _NORMATIVE_CONDITION = re.compile(AS_NEEDED, _I)
+_PROVISO = re.compile(PROVISOS, _I)
 _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
 # A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
 # next sentence or list item of a joined statement.
@@ -93,6 +95,11 @@ def trailing_condition(text: str, after: int) -> Span | None:
 
 def _unbalanced(clause: str) -> bool:
     return clause.count("(") + clause.count("[") < clause.count(")") + clause.count("]")
+
+
+def proviso(condition: str) -> bool:
+    """ "Provided the nut is clamped", "à condition que …": the consequence holds only under it."""
+    return bool(_PROVISO.match(condition))
 
 
 def normative_condition(condition: str) -> bool:

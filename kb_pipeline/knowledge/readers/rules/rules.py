@@ -35,6 +35,7 @@ from .conditions import (
     explicit_conditional,
     leading_condition,
     normative_condition,
+    proviso,
     trailing_condition,
 )
 from .imperatives import imperative_at, narrates_an_example
@@ -99,6 +100,8 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
     if explicit_conditional(text) or states_an_outcome(text, main) and (lead or trailing_condition(text, main)):
         return "conditional", True, main
     if lead and _EACH.match(text, lead.start):
+        return "conditional", True, main
+    if any(c and proviso(c.of(text)) for c in (lead, trailing_condition(text, main))):
         return "conditional", True, main
     # "Saves a copy (include the path as necessary).": an instruction set in brackets inside a description.
     if instruction and any(imperative_at(text, m.end()) for m in _BRACKETED_INSTRUCTION.finditer(text, main)):
