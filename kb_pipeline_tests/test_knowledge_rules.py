@@ -131,6 +131,11 @@ MANUAL = [
     ("p", "L'écrou est réutilisable, à condition que le filetage soit intact."),
     ("p", "Die Mutter ist wiederverwendbar, sofern das Gewinde unbeschädigt ist."),
     ("p", "The kit, provided with every pump, holds two spare seals."),
+    ("h", "Return values"),
+    ("p", "The status call never returns a negative number."),
+    ("p", "La fonction de lecture ne renvoie jamais une liste vide."),
+    ("p", "Die Statusabfrage liefert nie einen negativen Wert."),
+    ("p", "Stock returns never exceed the bond yield in this model."),
     # Last before a heading: no stop, nothing after it to run into.
     ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
@@ -378,6 +383,14 @@ def test_a_proviso_makes_a_rule_without_a_modal(rules_document):
         assert _rule(rules, words).condition == condition
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "provided with every pump" not in said
+
+
+def test_what_a_call_always_or_never_returns_is_a_rule(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words in ("never returns a negative number", "ne renvoie jamais une liste", "liefert nie einen negativen"):
+        assert _rule(rules, words).rule_type == "calculation"
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "Stock returns never exceed" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

@@ -99,6 +99,8 @@ OUTCOME_VERBS = (
     r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
     r"|(?:approximately\s+)?equals|becomes|(?:is|are|remains)\s+(?:unchanged\s+at\s+|about\s+|approximately\s+)?[$€£]?\d"
 )
+# What a value always or never comes to: a convention without a condition ("It never returns null").
+ABSOLUTE_OUTCOMES = r"\b(?:always|never)\s+(?:returns?|yields?|evaluates\s+to)\b"
 # Words for any formula: a lead-in ending in one names no quantity.
 FORMULA_NOUNS = r"formula|equation|expression|relation"
 # Words that announce what follows: a lead-in ending in one names nothing.

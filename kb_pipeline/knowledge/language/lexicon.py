@@ -79,6 +79,8 @@ CALCULATION_WORDS = _either("CALCULATION_WORDS")
 SUBORDINATORS = _either("SUBORDINATORS")
 RULE_NOUNS = _either("RULE_NOUNS")
 OUTCOME_VERBS = _either("OUTCOME_VERBS")
+# What a value always or never comes to ("It never returns null"): a convention without a condition.
+ABSOLUTE_OUTCOMES = _either("ABSOLUTE_OUTCOMES")
 FORMULA_NOUNS = _either("FORMULA_NOUNS")
 FOLLOWING = _either("FOLLOWING")
 FORMULA_OF = _either("FORMULA_OF")

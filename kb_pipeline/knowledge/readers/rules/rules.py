@@ -39,7 +39,14 @@ from .conditions import (
     trailing_condition,
 )
 from .imperatives import imperative_at, narrates_an_example
-from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
+from .normative import (
+    announces_rules,
+    decides_a_rule,
+    is_calculation,
+    normative_cue,
+    states_an_absolute_outcome,
+    states_an_outcome,
+)
 from .statements import Statement, statements
 
 # What made a statement a rule: a modal or normative phrase, an instruction, an item under a
@@ -97,7 +104,8 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
         return "normative", True, cue.start
     if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
-    if explicit_conditional(text) or states_an_outcome(text, main) and (lead or trailing_condition(text, main)):
+    outcome = states_an_outcome(text, main) and (lead or trailing_condition(text, main))
+    if explicit_conditional(text) or outcome or states_an_absolute_outcome(text, main):
         return "conditional", True, main
     if lead and _EACH.match(text, lead.start):
         return "conditional", True, main
@@ -123,7 +131,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     if reading is None:
         return None
     reader, decided, after = reading
-    outcome = bool(lead) and states_an_outcome(text, main)
+    outcome = bool(lead) and states_an_outcome(text, main) or states_an_absolute_outcome(text, main)
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
     trail = None if lead else trailing_condition(text, after)
