@@ -136,6 +136,12 @@ MANUAL = [
     ("p", "La fonction de lecture ne renvoie jamais une liste vide."),
     ("p", "Die Statusabfrage liefert nie einen negativen Wert."),
     ("p", "Stock returns never exceed the bond yield in this model."),
+    ("h", "Assumptions"),
+    ("p", "The assumption made for these runs is that the soil is saturated."),
+    ("p", "L'hypothèse retenue pour ces essais est que le sol est saturé."),
+    ("p", "Die Annahme für diese Läufe ist, dass der Boden gesättigt ist."),
+    ("p", "The assumption is that you know the basics of hydraulics."),
+    ("p", "The wettest year is chosen to represent the climate of the basin."),
     # Last before a heading: no stop, nothing after it to run into.
     ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
@@ -391,6 +397,19 @@ def test_what_a_call_always_or_never_returns_is_a_rule(rules_document):
         assert _rule(rules, words).rule_type == "calculation"
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "Stock returns never exceed" not in said
+
+
+def test_an_assumption_named_as_a_noun_and_a_choice_of_the_method_are_calculation_rules(rules_document):
+    rules = extract_document(rules_document).interpretation_pack
+    for words in (
+        "assumption made for these runs is that",
+        "hypothèse retenue pour ces essais est que",
+        "Annahme für diese Läufe ist, dass",
+        "is chosen to represent the climate",
+    ):
+        assert _rule(rules, words).rule_type == "calculation"
+    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
+    assert "you know the basics of hydraulics" not in said
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

@@ -179,7 +179,7 @@ _AUTHORS_STEPS = (
     r"|considered|standardi[sz]ed|smoothed|resampled|split|divided|grouped"
 )
 _TRANSFORMS = (
-    r"extracted|shuffled|replaced|discarded|re-?initiali[sz]ed|constrained|replicated|resampled|interpolated"
+    r"extracted|shuffled|replaced|discarded|re-?initiali[sz]ed|constrained|replicated|resampled|interpolated|chosen"
     r"|permuted|perturbed|concatenated|projected|clipped|masked|padded"
 )
 RULE_WORDING = (
@@ -217,19 +217,21 @@ CALCULATION_WORDING = (
     # A modelling convention of a method section: an assumption the calculation rests on, a
     # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
     r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
+    # The assumption named as a noun ("The assumption made for these runs is that …").
+    r"\bassumption\b[^.;:]{0,80}?\b(?:is|was)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
     r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
     r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
     # A step of a method section, told in the past passive or by the authors ("The series were
     # filtered by …", "we used a spline to …"): how the values were obtained.
     # Not in a relative clause ("a network which was trained to …" names a thing), nor done by a
     # cited work ("was applied by [12]").
-    rf"(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)\b(?:was|were)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+|also\s+"
+    rf"\b(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)(?:was|were)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+|also\s+"
     rf"|subsequently\s+)?(?:{_METHOD_STEPS})\s+(?:as|by(?!\s+\[)|from|for|to|on|against|into|using|with|in|along|over"
     r"|at|according|so\s+that)\b",
     rf"\bwe\s+(?:then\s+|first\s+|also\s+|further\s+|have\s+)?{ADVERB}(?:{_AUTHORS_STEPS})\b",
     # A method's transformation of its data told in the present ("the weights are shuffled along
     # …", "the left side is replaced by …"): not the verbs a manual uses of its own objects.
-    rf"(?<!\bwhich\s)(?<!\bthat\s)\b(?:is|are)\s+(?:then\s+|first\s+|also\s+)?{ADVERB}(?:{_TRANSFORMS})"
+    rf"\b(?<!\bwhich\s)(?<!\bthat\s)(?:is|are)\s+(?:then\s+|first\s+|also\s+)?{ADVERB}(?:{_TRANSFORMS})"
     r"\s+(?:by|from|along|across|into|to|with|using|at)\b",
 )
 CALCULATION_WORDS = r"calculated|computed|formula|rounded"

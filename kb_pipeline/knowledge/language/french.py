@@ -103,13 +103,14 @@ CALCULATION_WORDING = (
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
     r"|en\s+fonction)\b",
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+    r"\bhypothèse\b[^.;:]{0,80}?\b(?:est|était)\s+qu(?:e\b|['’])",
     # A step of a method section, in the past passive or by the authors ("Les séries ont été
     # filtrées par …", "nous avons retenu …").
     rf"\b(?:a|ont)\s+été\s+{ADVERB}(?:{_METHOD_STEPS})(?:e|s|es)?\s+(?:à\s+partir|pour|par|sur|comme|selon|avec|en"
     r"|dans|afin)\b",
     rf"\bnous\s+avons\s+{ADVERB}(?:{_METHOD_STEPS})\b",
     # La transformation des données d'une méthode, au présent ("les valeurs sont remplacées par …").
-    rf"(?<!\bqui\s)\b(?:est|sont)\s+{ADVERB}(?:remplacé|extrait|écarté|rééchantillonné|interpolé|tronqué|permuté)(?:e|s|es)?"
+    rf"\b(?<!\bqui\s)(?:est|sont)\s+{ADVERB}(?:remplacé|extrait|écarté|rééchantillonné|interpolé|tronqué|permuté)(?:e|s|es)?"
     r"\s+(?:par|à\s+partir|de|le\s+long|dans|en)\b",
 )
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"

@@ -73,6 +73,7 @@ CALCULATION_WORDING = (
     r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
     r"|abgeschätzt|vernachlässigt)\b",
     r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
+    r"\bAnnahme\b[^.;:]{0,80}?\b(?:ist|war),?\s+dass\b",
     # A step of a method section, in the past passive ("Die Reihen wurden … gefiltert").
     r"\b(?:wurde|wurden)\b(?:\s+\S+){0,8}?\s+(?:verwendet|ausgewählt|angewandt|angewendet|durchgeführt|extrahiert"
     r"|analysiert|getestet|gefiltert|angepasst|ausgeschlossen|gewählt|geglättet|interpoliert|normiert|verglichen)\b",

@@ -8,6 +8,7 @@ Spanish and Indonesian: closed classes of subordinators and prepositions, the le
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...document.text import Span, sentences
 from ...language.lexicon import (
@@ -69,8 +70,10 @@ def leading_condition(text: str, start: int = 0) -> Span | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def trailing_condition(text: str, after: int) -> Span | None:
-    """A condition clause after position `after`, to the end of its sentence."""
+    """A condition clause after position `after`, to the end of its sentence. Cached: a
+    statement's reading and its entry ask for the same clause."""
     ends: list[int] | None = None
     for m in _TRAILING.finditer(text, after):
         word = m.group("c").casefold()
@@ -82,7 +85,7 @@ def trailing_condition(text: str, after: int) -> Span | None:
         limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
         stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
         # "0 if the file is open, 1 otherwise": the other branch is no part of the condition.
-        branch = _OTHER_BRANCH.search(text, m.end("c"), stop)
+        branch = _ALTERNATIVE.search(text, m.end("c"), stop) and _OTHER_BRANCH.search(text, m.end("c"), stop)
         stop = branch.start() if branch else stop
         # "(include the path as necessary)": the bracket closes around the clause, not inside it.
         while text[stop - 1 : stop] in ")]" and stop > m.end("c") and _unbalanced(text[m.start("c") : stop]):
@@ -125,10 +128,13 @@ _BRANCHES = re.compile(
 
 
 _OTHER_BRANCH = re.compile(rf",[^,;]*\b(?:{ALTERNATIVES})\b", _I)
+# Read for both branches only where the other one is named: most statements name none.
+_ALTERNATIVE = re.compile(rf"\b(?:{ALTERNATIVES})\b", _I)
 
 
 def explicit_conditional(text: str) -> bool:
-    return bool(_EXPLICIT.match(text, discourse_end(text)) or _BRANCHES.search(text))
+    branches = _ALTERNATIVE.search(text) and _BRANCHES.search(text)
+    return bool(_EXPLICIT.match(text, discourse_end(text)) or branches)
 
 
 def clause_start(text: str, comma: int) -> int:
