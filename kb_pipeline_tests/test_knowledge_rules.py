@@ -297,68 +297,82 @@ def test_permissions_and_modelling_conventions_on_a_real_parse(rules_document):
     assert "may be caused by" not in said and "peut être due" not in said and "shown in Example 2" not in said
 
 
+def _reads(document: ParsedDocument, *, conditions=(), calculations=(), rules=(), none=()) -> None:
+    """What the rules readers make of the generated manual: each of `conditions` (words,
+    condition) a rule with that condition, each of `calculations` a calculation rule, each of
+    `rules` a rule, and no rule holding any of `none`."""
+    found = extract_document(document).interpretation_pack
+    for words, condition in conditions:
+        assert _rule(found, words).condition == condition
+    for words in calculations:
+        assert _rule(found, words).rule_type == "calculation"
+    for words in rules:
+        _rule(found, words)
+    said = " ".join(" ".join(r.statement.split()) for r in found if r.statement)
+    for words in none:
+        assert words not in said, words
+
+
 def test_a_step_of_a_method_section_is_a_calculation_rule(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words in (
-        "were filtered by a seven-day",
-        "We used a quadratic spline",
-        "ont été filtrés par une moyenne",
-        "mit einem gleitenden Mittel gefiltert",
-    ):
-        assert _rule(rules, words).rule_type == "calculation"
-    # A relative clause's verb names a thing; a cited work's step is related work.
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "used for storage" not in said and "applied by [4]" not in said
+    _reads(
+        rules_document,
+        calculations=(
+            "were filtered by a seven-day",
+            "We used a quadratic spline",
+            "ont été filtrés par une moyenne",
+            "mit einem gleitenden Mittel gefiltert",
+        ),
+        # A relative clause's verb names a thing; a cited work's step is related work.
+        none=("used for storage", "applied by [4]"),
+    )
 
 
 def test_both_branches_of_a_condition_and_an_instruction_in_brackets_are_rules(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words, condition in (
-        ("True if the valve is open", "if the valve is open"),
-        ("Vrai si la vanne", "si la vanne est ouverte"),
-        ("Wahr, wenn das Ventil", "wenn das Ventil offen ist"),
-        ("replace it at the end of each shift", None),
-    ):
-        assert _rule(rules, words).condition == condition
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    for fact in ("otherwise steady", "grey rubber", "prints (add"):
-        assert fact not in said
+    _reads(
+        rules_document,
+        conditions=(
+            ("True if the valve is open", "if the valve is open"),
+            ("Vrai si la vanne", "si la vanne est ouverte"),
+            ("Wahr, wenn das Ventil", "wenn das Ventil offen ist"),
+            ("replace it at the end of each shift", None),
+        ),
+        none=("otherwise steady", "grey rubber", "prints (add"),
+    )
 
 
 def test_a_target_its_figure_its_horizon_and_a_text_that_sets_it_are_rules(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words in (
-        "energy use in 2030 is 40 %",
-        "sets stricter limits",
-        "aims to halve its water losses by 2035",
-        "est de 40 % d'énergie",
-        "fixe de nouveaux seuils",
-        "vise à réduire ses pertes",
-        "liegt bei 40 %",
-        "legt neue Grenzwerte",
-    ):
-        _rule(rules, words)
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    for fact in ("survey is to describe", "new record", "décrire la faune observée", "Ziel dieser Studie"):
-        assert fact not in said
+    _reads(
+        rules_document,
+        rules=(
+            "energy use in 2030 is 40 %",
+            "sets stricter limits",
+            "aims to halve its water losses by 2035",
+            "est de 40 % d'énergie",
+            "fixe de nouveaux seuils",
+            "vise à réduire ses pertes",
+            "liegt bei 40 %",
+            "legt neue Grenzwerte",
+        ),
+        none=("survey is to describe", "new record", "décrire la faune observée", "Ziel dieser Studie"),
+    )
 
 
 def test_until_and_provided_are_conditions_and_an_instruction_cut_before_its_stop_is_one(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words, condition in (
-        ("Keep the old filter in use", "until the new one is delivered"),
-        ("garder l'ancien filtre", "jusqu'à ce que le nouveau soit livré"),
-        ("Der alte Filter muss", "bis der neue geliefert ist"),
-        ("Die Anlage muss bis 2030", None),
-        # A layout may cut an instruction before its stop; its clause still makes it a sentence.
-        ("Use the spare pump", "until the main pump is repaired"),
-        ("Restart the pump", "provided the seal is new"),
-        ("Use the form provided", None),
-        ("Figure the net load", None),
-    ):
-        assert _rule(rules, words).condition == condition
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "Figure 3 shows" not in said
+    _reads(
+        rules_document,
+        conditions=(
+            ("Keep the old filter in use", "until the new one is delivered"),
+            ("garder l'ancien filtre", "jusqu'à ce que le nouveau soit livré"),
+            ("Der alte Filter muss", "bis der neue geliefert ist"),
+            ("Die Anlage muss bis 2030", None),
+            # A layout may cut an instruction before its stop; its clause still makes it a sentence.
+            ("Use the spare pump", "until the main pump is repaired"),
+            ("Restart the pump", "provided the seal is new"),
+            ("Use the form provided", None),
+            ("Figure the net load", None),
+        ),
+        none=("Figure 3 shows",),
+    )
 
 
 def test_a_sentence_cut_after_a_percent_sign_or_comma_is_one_statement():
@@ -370,46 +384,48 @@ def test_a_sentence_cut_after_a_percent_sign_or_comma_is_one_statement():
 
 
 def test_a_method_s_transformation_of_its_data_in_the_present_is_a_calculation_rule(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    # "Eq." before its number ends no sentence.
-    assert _rule(rules, "The pressure term of Eq. (3) is replaced by its mean").rule_type == "calculation"
-    for words in ("sont remplacées par la moyenne", "durch den Mittelwert der Nachbarwerte ersetzt"):
-        assert _rule(rules, words).rule_type == "calculation"
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "replaced by the service team" not in said
+    _reads(
+        rules_document,
+        calculations=(
+            "The pressure term of Eq. (3) is replaced by its mean",  # "Eq." before its number ends nothing
+            "sont remplacées par la moyenne",
+            "durch den Mittelwert der Nachbarwerte ersetzt",
+        ),
+        none=("replaced by the service team",),
+    )
 
 
 def test_a_proviso_makes_a_rule_without_a_modal(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words, condition in (
-        ("The old nut is fit for reuse", "provided the thread is undamaged"),
-        ("L'écrou est réutilisable", "à condition que le filetage soit intact"),
-        ("Die Mutter ist wiederverwendbar", "sofern das Gewinde unbeschädigt ist"),
-    ):
-        assert _rule(rules, words).condition == condition
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "provided with every pump" not in said
+    _reads(
+        rules_document,
+        conditions=(
+            ("The old nut is fit for reuse", "provided the thread is undamaged"),
+            ("L'écrou est réutilisable", "à condition que le filetage soit intact"),
+            ("Die Mutter ist wiederverwendbar", "sofern das Gewinde unbeschädigt ist"),
+        ),
+        none=("provided with every pump",),
+    )
 
 
 def test_what_a_call_always_or_never_returns_is_a_rule(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words in ("never returns a negative number", "ne renvoie jamais une liste", "liefert nie einen negativen"):
-        assert _rule(rules, words).rule_type == "calculation"
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "Stock returns never exceed" not in said
+    _reads(
+        rules_document,
+        calculations=("never returns a negative number", "ne renvoie jamais une liste", "liefert nie einen negativen"),
+        none=("Stock returns never exceed",),
+    )
 
 
 def test_an_assumption_named_as_a_noun_and_a_choice_of_the_method_are_calculation_rules(rules_document):
-    rules = extract_document(rules_document).interpretation_pack
-    for words in (
-        "assumption made for these runs is that",
-        "hypothèse retenue pour ces essais est que",
-        "Annahme für diese Läufe ist, dass",
-        "is chosen to represent the climate",
-    ):
-        assert _rule(rules, words).rule_type == "calculation"
-    said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
-    assert "you know the basics of hydraulics" not in said
+    _reads(
+        rules_document,
+        calculations=(
+            "assumption made for these runs is that",
+            "hypothèse retenue pour ces essais est que",
+            "Annahme für diese Läufe ist, dass",
+            "is chosen to represent the climate",
+        ),
+        none=("you know the basics of hydraulics",),
+    )
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):
