@@ -84,6 +84,66 @@ MANUAL = [
     ("p", "It is assumed that the water is incompressible."),
     ("p", "Friction in the short inlet pipe can be ignored for flows below 2 m/s."),
     ("p", "Run the commands that are shown in Example 2."),
+    ("h", "Method of the field study"),
+    ("p", "The daily flow records were filtered by a seven-day moving average before the analysis."),
+    ("p", "We used a quadratic spline to fill the gaps in the level series."),
+    ("p", "Les débits journaliers ont été filtrés par une moyenne mobile de sept jours."),
+    ("p", "Die Tageswerte wurden vor der Auswertung mit einem gleitenden Mittel gefiltert."),
+    ("p", "The old pump house, which was used for storage until 1990, is now a museum."),
+    ("p", "A similar filter was applied by [4] to river gauges."),
+    ("h", "Attributes"),
+    ("p", "True if the valve is open, False otherwise."),
+    ("p", "Vrai si la vanne est ouverte, faux sinon."),
+    ("p", "Wahr, wenn das Ventil offen ist, sonst falsch."),
+    ("p", "If the valve is open, the flow is otherwise steady."),
+    ("p", "The filter keeps the dust out of the bearing (replace it at the end of each shift)."),
+    ("p", "The spare seals (grey rubber) are kept in the store."),
+    ("p", "The example prints (add (3, 5)) on the console."),
+    ("h", "Targets"),
+    ("p", "The target for the plant's energy use in 2030 is 40 % below the 2020 level."),
+    ("p", "The new decree sets stricter limits on the discharge of cooling water."),
+    ("p", "The utility aims to halve its water losses by 2035."),
+    ("p", "The objective of this survey is to describe the river fauna."),
+    ("p", "The team set a new record in 2019."),
+    ("p", "L'objectif de la commune est de 40 % d'énergie renouvelable en 2030."),
+    ("p", "Le décret fixe de nouveaux seuils de rejet pour l'eau de refroidissement."),
+    ("p", "La régie vise à réduire ses pertes d'eau de moitié d'ici 2035."),
+    ("p", "Cette étude vise à décrire la faune observée en 2019."),
+    ("p", "Das Ziel für 2030 liegt bei 40 % erneuerbarer Energie."),
+    ("p", "Die Verordnung legt neue Grenzwerte für das Kühlwasser fest."),
+    ("p", "Das Ziel dieser Studie ist die Beschreibung der Fauna."),
+    ("h", "Until and provided"),
+    ("p", "Keep the old filter in use until the new one is delivered."),
+    ("p", "Il faut garder l'ancien filtre jusqu'à ce que le nouveau soit livré."),
+    ("p", "Der alte Filter muss im Einsatz bleiben, bis der neue geliefert ist."),
+    ("p", "Die Anlage muss bis 2030 erneuert werden."),
+    ("p", "Restart the pump provided the seal is new."),
+    ("p", "Use the form provided on the next page."),
+    ("p", "Figure the net load by subtracting the tare."),
+    ("p", "Figure 3 shows the pump curve at full speed."),
+    ("h", "Data preparation"),
+    ("p", "The pressure term of Eq. (3) is replaced by its mean value over the test run."),
+    ("p", "Les valeurs manquantes sont remplacées par la moyenne des valeurs voisines."),
+    ("p", "Fehlende Werte werden durch den Mittelwert der Nachbarwerte ersetzt."),
+    ("p", "Parts which are replaced by the service team are listed in the annex."),
+    ("h", "Reuse"),
+    ("p", "The old nut is fit for reuse, provided the thread is undamaged."),
+    ("p", "L'écrou est réutilisable, à condition que le filetage soit intact."),
+    ("p", "Die Mutter ist wiederverwendbar, sofern das Gewinde unbeschädigt ist."),
+    ("p", "The kit, provided with every pump, holds two spare seals."),
+    ("h", "Return values"),
+    ("p", "The status call never returns a negative number."),
+    ("p", "La fonction de lecture ne renvoie jamais une liste vide."),
+    ("p", "Die Statusabfrage liefert nie einen negativen Wert."),
+    ("p", "Stock returns never exceed the bond yield in this model."),
+    ("h", "Assumptions"),
+    ("p", "The assumption made for these runs is that the soil is saturated."),
+    ("p", "L'hypothèse retenue pour ces essais est que le sol est saturé."),
+    ("p", "Die Annahme für diese Läufe ist, dass der Boden gesättigt ist."),
+    ("p", "The assumption is that you know the basics of hydraulics."),
+    ("p", "The wettest year is chosen to represent the climate of the basin."),
+    # Last before a heading: no stop, nothing after it to run into.
+    ("p", "Use the spare pump until the main pump is repaired"),
 ]  # fmt: skip
 RECOMMENDATIONS = [
     ["Topic", "Recommendation"],
@@ -235,6 +295,137 @@ def test_permissions_and_modelling_conventions_on_a_real_parse(rules_document):
         assert _rule(rules, words).rule_type == "calculation"
     said = " ".join(" ".join(r.statement.split()) for r in rules if r.statement)
     assert "may be caused by" not in said and "peut être due" not in said and "shown in Example 2" not in said
+
+
+def _reads(document: ParsedDocument, *, conditions=(), calculations=(), rules=(), none=()) -> None:
+    """What the rules readers make of the generated manual: each of `conditions` (words,
+    condition) a rule with that condition, each of `calculations` a calculation rule, each of
+    `rules` a rule, and no rule holding any of `none`."""
+    found = extract_document(document).interpretation_pack
+    for words, condition in conditions:
+        assert _rule(found, words).condition == condition
+    for words in calculations:
+        assert _rule(found, words).rule_type == "calculation"
+    for words in rules:
+        _rule(found, words)
+    said = " ".join(" ".join(r.statement.split()) for r in found if r.statement)
+    for words in none:
+        assert words not in said, words
+
+
+def test_a_step_of_a_method_section_is_a_calculation_rule(rules_document):
+    _reads(
+        rules_document,
+        calculations=(
+            "were filtered by a seven-day",
+            "We used a quadratic spline",
+            "ont été filtrés par une moyenne",
+            "mit einem gleitenden Mittel gefiltert",
+        ),
+        # A relative clause's verb names a thing; a cited work's step is related work.
+        none=("used for storage", "applied by [4]"),
+    )
+
+
+def test_both_branches_of_a_condition_and_an_instruction_in_brackets_are_rules(rules_document):
+    _reads(
+        rules_document,
+        conditions=(
+            ("True if the valve is open", "if the valve is open"),
+            ("Vrai si la vanne", "si la vanne est ouverte"),
+            ("Wahr, wenn das Ventil", "wenn das Ventil offen ist"),
+            ("replace it at the end of each shift", None),
+        ),
+        none=("otherwise steady", "grey rubber", "prints (add"),
+    )
+
+
+def test_a_target_its_figure_its_horizon_and_a_text_that_sets_it_are_rules(rules_document):
+    _reads(
+        rules_document,
+        rules=(
+            "energy use in 2030 is 40 %",
+            "sets stricter limits",
+            "aims to halve its water losses by 2035",
+            "est de 40 % d'énergie",
+            "fixe de nouveaux seuils",
+            "vise à réduire ses pertes",
+            "liegt bei 40 %",
+            "legt neue Grenzwerte",
+        ),
+        none=("survey is to describe", "new record", "décrire la faune observée", "Ziel dieser Studie"),
+    )
+
+
+def test_until_and_provided_are_conditions_and_an_instruction_cut_before_its_stop_is_one(rules_document):
+    _reads(
+        rules_document,
+        conditions=(
+            ("Keep the old filter in use", "until the new one is delivered"),
+            ("garder l'ancien filtre", "jusqu'à ce que le nouveau soit livré"),
+            ("Der alte Filter muss", "bis der neue geliefert ist"),
+            ("Die Anlage muss bis 2030", None),
+            # A layout may cut an instruction before its stop; its clause still makes it a sentence.
+            ("Use the spare pump", "until the main pump is repaired"),
+            ("Restart the pump", "provided the seal is new"),
+            ("Use the form provided", None),
+            ("Figure the net load", None),
+        ),
+        none=("Figure 3 shows",),
+    )
+
+
+def test_a_sentence_cut_after_a_percent_sign_or_comma_is_one_statement():
+    # Fake chunks isolate the layout cut: a paragraph break inside a sentence, after "%" or ",".
+    assert _decided("After the new 4.2%\n\nrate is in use, the old tables must be withdrawn.") == [
+        "After the new 4.2%\n\nrate is in use, the old tables must be withdrawn."
+    ]
+    assert _decided("The rate should stay at 1.45%\n\n308.33") == ["The rate should stay at 1.45%"]
+
+
+def test_a_method_s_transformation_of_its_data_in_the_present_is_a_calculation_rule(rules_document):
+    _reads(
+        rules_document,
+        calculations=(
+            "The pressure term of Eq. (3) is replaced by its mean",  # "Eq." before its number ends nothing
+            "sont remplacées par la moyenne",
+            "durch den Mittelwert der Nachbarwerte ersetzt",
+        ),
+        none=("replaced by the service team",),
+    )
+
+
+def test_a_proviso_makes_a_rule_without_a_modal(rules_document):
+    _reads(
+        rules_document,
+        conditions=(
+            ("The old nut is fit for reuse", "provided the thread is undamaged"),
+            ("L'écrou est réutilisable", "à condition que le filetage soit intact"),
+            ("Die Mutter ist wiederverwendbar", "sofern das Gewinde unbeschädigt ist"),
+        ),
+        none=("provided with every pump",),
+    )
+
+
+def test_what_a_call_always_or_never_returns_is_a_rule(rules_document):
+    _reads(
+        rules_document,
+        calculations=("never returns a negative number", "ne renvoie jamais une liste", "liefert nie einen negativen"),
+        none=("Stock returns never exceed",),
+    )
+
+
+def test_an_assumption_named_as_a_noun_and_a_choice_of_the_method_are_calculation_rules(rules_document):
+    _reads(
+        rules_document,
+        calculations=(
+            "assumption made for these runs is that",
+            "hypothèse retenue pour ces essais est que",
+            "Annahme für diese Läufe ist, dass",
+            "is chosen to represent the climate",
+        ),
+        none=("you know the basics of hydraulics",),
+    )
 
 
 def test_a_modal_in_reported_speech_is_left_open_for_a_model(rules_document):

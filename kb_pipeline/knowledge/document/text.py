@@ -95,7 +95,7 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?؟।۔])\s+(?=[\"'“‘(\[•\d\w])|(?<=[.!?][)\]])\s+(?=[A-Z])|(?<=[。！？])|(?<=[^\s\d.]\.)(?=[A-Z][a-z]*\s)"
 )
 _NOT_AN_END = re.compile(
-    r"(?:^|[\s(\[])(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
+    r"(?:^|[\s(\[])(?:\w|\w\.\w|e\.g|i\.e|etc|vs|cf|No|Dr|Mr|Mrs|Fig|Eqs?|al|approx|Tab|yth|dll|dsb|ca|bzw|z\.B|d\.h)\.$"
 )
 # One digit after a lower-case word is a count, not a label like "Fig. 1." or "Table 2.": "… in
 # step 2. Then …" ends there.

@@ -46,6 +46,7 @@ INSTRUCTION_VERBS = """
     scan secure select send separate set sign specify start stop store submit switch tag take test
     tighten track train treat turn type unlock update upload use validate verify wait wear write
     add compute deduct divide reduce subtract
+    figure
     """.split()
 # Verbs that by themselves say a sentence defines its subject ("X refers to …").
 DEFINING_VERBS = (
@@ -74,12 +75,17 @@ CONDITION_OPENERS = (
 AS_NEEDED = r"^(?:if|where|when|as)\s+(?:necessary|needed|required|possible|appropriate|applicable)$"
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = r"(?:For|In)\s+(?:each|every)"
+# A proviso: the consequence holds only under it ("…, provided the nut is clamped"), a rule with or
+# without a modal.
+PROVISOS = r"^(?:provided|as\s+long\s+as|on\s+condition\s+that)\b"
 TRAILING_CONDITIONS = (
-    r"unless|provided(?:\s+that)?|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
+    # "provided" as a conjunction ("provided the seal is new"), not a participle ("provided on page 2").
+    r"unless|provided(?:\s+that|(?=\s+(?:the|a|an|it|its|they|their|you|your|he|she|we|there|this|that)\b))|as\s+long\s+as|in\s+case\s+of|in\s+the\s+event\s+(?:of|that)"
     r"|in\s+(?:cases|situations|circumstances|settings|contexts)\s+where|for\s+(?:all|each|every|any)"
     r"|(?:in|among|for)\s+those\s+who"
     r"|where\s+(?:applicable|appropriate|possible|necessary|needed|required)"
     r"|as\s+(?:applicable|appropriate|necessary|needed|required)|when(?:ever)?|if"
+    r"|until"  # "… until the new tables are in use": the rule holds up to then
 )
 
 # Modals of a capability, a forecast or an option: a rule or a fact, a model decides.
@@ -93,6 +99,8 @@ OUTCOME_VERBS = (
     r"returns?|yields?|evaluates\s+to|is\s+set\s+to|takes\s+the\s+value|reduces?\s+to|simplif(?:y|ies)\s+to"
     r"|(?:approximately\s+)?equals|becomes|(?:is|are|remains)\s+(?:unchanged\s+at\s+|about\s+|approximately\s+)?[$€£]?\d"
 )
+# What a value always or never comes to: a convention without a condition ("It never returns null").
+ABSOLUTE_OUTCOMES = r"\b(?:always|never)\s+(?:returns?|yields?|evaluates\s+to)\b"
 # Words for any formula: a lead-in ending in one names no quantity.
 FORMULA_NOUNS = r"formula|equation|expression|relation"
 # Words that announce what follows: a lead-in ending in one names nothing.
@@ -160,6 +168,22 @@ _CALCULATED = (
     r"|expressed|measured|converted|normali[sz]ed|weighted|approximated|modell?ed|assumed|neglected|ignored"
     r"|discarded|sourced"
 )
+# What a method section does to its data, as participles ("were filtered") and as the authors'
+# verbs ("we filtered").
+_METHOD_STEPS = (
+    r"extracted|chosen|selected|used|employed|applied|performed|constructed|analy[sz]ed|tested|split|fitted"
+    r"|filtered|sampled|aggregated|interpolated|scaled|transformed|excluded|removed|replaced|constrained|set"
+    r"|initiali[sz]ed|trained|divided|grouped|classified|compared|standardi[sz]ed|smoothed|resampled|decided"
+)
+_AUTHORS_STEPS = (
+    r"used|applied|employed|chose|selected|adopted|set|modified|augmented|initiali[sz]ed?|extracted|constructed"
+    r"|fitted|trained|filtered|sampled|aggregated|interpolated|scaled|transformed|excluded|removed|replaced"
+    r"|considered|standardi[sz]ed|smoothed|resampled|split|divided|grouped"
+)
+_TRANSFORMS = (
+    r"extracted|shuffled|replaced|discarded|re-?initiali[sz]ed|constrained|replicated|resampled|interpolated|chosen"
+    r"|permuted|perturbed|concatenated|projected|clipped|masked|padded"
+)
 RULE_WORDING = (
     r"\bshall\b",
     r"\bmust\b",
@@ -180,6 +204,12 @@ RULE_WORDING = (
     _MAY_BE_CONSIDERED,
     _MAY_CONSIDER,
     r"\b(?:make|be)\s+sure\b",
+    # A target: a goal's figure ("The target for 2030 is 40 %"), a text that sets targets or rules
+    # ("The decree sets new limits …"), an aim with its horizon ("aims to halve … by 2040").
+    r"\b(?:targets?|goals?|objectives?)\b[^.;:]{0,120}?\b(?:is|are)\s+(?:set\s+(?:at|to)\s+)?[$€£]?\d",
+    r"\b(?:sets?|set\s+out|lays?\s+down|laid\s+down)\s+(?:the\s+|a\s+|new\s+|its\s+|their\s+)*(?:\w+\s+)?"
+    r"(?:targets?|limits?|rules?|thresholds?|ceilings?|caps?)\b",
+    r"\b(?:aims?|aimed)\s+(?:to|at)\b[^.;:]{0,160}?\b(?:by|before)\s+\d{4}\b|\b(?:is|are)\s+targeted\s+(?:for|by|in)\s+\d{4}\b",
 )
 CALCULATION_WORDING = (
     rf"\b(?:is|are|was|were|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
@@ -189,13 +219,29 @@ CALCULATION_WORDING = (
     # A modelling convention of a method section: an assumption the calculation rests on, a
     # term it leaves out. Not an assumption about the reader ("It is assumed that you …").
     r"\b(?:it\s+is\s+assumed|we\s+assume)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
+    # The assumption named as a noun ("The assumption made for these runs is that …").
+    r"\bassumption\b[^.;:]{0,80}?\b(?:is|was)\s+that\b(?!\s+(?:you|the\s+readers?|readers)\b)",
     r"\b(?:can|may)\s+(?:safely\s+)?be\s+(?:neglected|ignored|disregarded)\b",
     r"\b(?:is|are)\s+determined\s+(?:from|as|using|according\s+to)\b",
+    # A step of a method section, told in the past passive or by the authors ("The series were
+    # filtered by …", "we used a spline to …"): how the values were obtained.
+    # Not in a relative clause ("a network which was trained to …" names a thing), nor done by a
+    # cited work ("was applied by [12]").
+    rf"\b(?<!\bwhich\s)(?<!\bthat\s)(?<!\bwho\s)(?:was|were)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+|also\s+"
+    rf"|subsequently\s+)?(?:{_METHOD_STEPS})\s+(?:as|by(?!\s+\[)|from|for|to|on|against|into|using|with|in|along|over"
+    r"|at|according|so\s+that)\b",
+    rf"\bwe\s+(?:then\s+|first\s+|also\s+|further\s+|have\s+)?{ADVERB}(?:{_AUTHORS_STEPS})\b",
+    # A method's transformation of its data told in the present ("the weights are shuffled along
+    # …", "the left side is replaced by …"): not the verbs a manual uses of its own objects.
+    rf"\b(?<!\bwhich\s)(?<!\bthat\s)(?:is|are)\s+(?:then\s+|first\s+|also\s+)?{ADVERB}(?:{_TRANSFORMS})"
+    r"\s+(?:by|from|along|across|into|to|with|using|at)\b",
 )
 CALCULATION_WORDS = r"calculated|computed|formula|rounded"
 
 # What a bare conditional opens with (not "For …", "At …": those are scopes).
 CONDITIONALS = r"If|When|Whenever|Unless|Provided|Otherwise"
+# The other branch of a condition ("… if the file is open, 0 otherwise").
+ALTERNATIVES = r"otherwise"
 # Wording only a publication's own terms use; wording a licence shares with a domain's rules ("a
 # valid licence", "reproductive age"); the work itself named (then licence wording is about it).
 COPYRIGHT = r"copyright|creative\s+commons|all\s+rights\s+reserved|disclaimer"

@@ -32,15 +32,18 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:si|lorsque)\s+(?:nécessaire|besoin|possible)"
 EACH_SCOPES = r"Pour\s+(?:chaque|chacune?\s+des)"
+PROVISOS = r"^(?:à\s+condition\s+qu|pourvu\s+qu|sous\s+réserve\s+qu)"
 TRAILING_CONDITIONS = (
     r"sauf\s+si|à\s+moins\s+qu|si|s['’]il|lorsque|lorsqu['’]|quand|en\s+cas\s+d|dans\s+le\s+cas\s+où"
     r"|pour\s+(?:les|tous|toutes|chaque)"
+    r"|jusqu['’]à\s+ce\s+qu(?:e|['’])|à\s+condition\s+qu(?:e|['’])|pourvu\s+qu(?:e|['’])|sous\s+réserve\s+qu(?:e|['’])"
 )
 
 OPEN_MODALS = r"devrai(?:t|ent)|peu(?:t|vent)"
 SUBORDINATORS = r"si"
 RULE_NOUNS = r"règles?|exigences?|recommandations?|consignes?|étapes"
 OUTCOME_VERBS = r"renvoie|retourne|vaut|se\s+réduit\s+à|devient|est\s+(?:de|égale?\s+à)\s+\d"
+ABSOLUTE_OUTCOMES = r"\b(?:renvoie|renvoient|retourne|retournent|vaut|valent)\s+(?:toujours|jamais)\b"
 FORMULA_NOUNS = r"formule|équation|relation"
 FOLLOWING = r"suivante"
 FORMULA_OF = r"de|du|des"
@@ -83,16 +86,38 @@ RULE_WORDING = (
     # verbs of obligation with their object and infinitive (not "L'objectif est de …").
     rf"\bimpos(?:e|ent|ait|aient|era|eront)\s+(?:à|aux)\b[^.;:]{{0,120}}?\bd(?:e\s+|{APOSTROPHE})\w+(?:er|ir|re)\b",
     r"\boblig(?:e|ent|eait|eaient|era|eront)\s+(?:les?|la|l['’]|aux?)\b[^.;:]{0,120}?\bà\s+\w+(?:er|ir|re)\b",
+    # Une cible : le chiffre d'un objectif ("L'objectif … est de 40 %"), un texte qui fixe des
+    # objectifs ou des règles, une visée et son horizon ("vise à … d'ici 2040", "est visée en 2028").
+    r"\bobjectifs?\b[^.;:]{0,120}?\b(?:est|sont)\s+(?:de\s+|fixée?s?\s+à\s+)?\d",
+    rf"\b(?:fixe|fixent|a\s+fixé|ont\s+fixé|fixera|fixeront)\s+(?:les?|la|l{APOSTROPHE}|des|de|du|une?|ses|leurs?)\s*"
+    r"(?:\w+\s+)?(?:objectifs?|règles?|seuils?|plafonds?|limites?)\b",
+    rf"\b(?:vise|visent)\s+à\b[^.;:]{{0,160}}?(?:à\s+l{APOSTROPHE}horizon|d{APOSTROPHE}ici(?:\s+à)?)\s+\d{{4}}\b"
+    rf"|\b(?:est|sont)\s+visée?s?\s+(?:en|pour|à\s+l{APOSTROPHE}horizon|d{APOSTROPHE}ici)\s+\d{{4}}\b",
+)
+# What a method section does to its data, as participles ("filtré", "retenu").
+_METHOD_STEPS = (
+    r"extrait|choisi|sélectionné|utilisé|appliqué|effectué|réalisé|construit|analysé|testé|ajusté|filtré"
+    r"|échantillonné|exclu|retenu|agrégé|interpolé|lissé|normalisé|comparé"
 )
 CALCULATION_WORDING = (
     rf"\b(?:est|sont|a\s+été|ont\s+été)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"
     r"|en\s+fonction)\b",
     r"\bse\s+calculent?\b|\bon\s+calcule\b|\b(?:est|sont)\s+pris(?:e|es)?\s+en\s+compte\b",
+    r"\bhypothèse\b[^.;:]{0,80}?\b(?:est|était)\s+qu(?:e\b|['’])",
+    # A step of a method section, in the past passive or by the authors ("Les séries ont été
+    # filtrées par …", "nous avons retenu …").
+    rf"\b(?:a|ont)\s+été\s+{ADVERB}(?:{_METHOD_STEPS})(?:e|s|es)?\s+(?:à\s+partir|pour|par|sur|comme|selon|avec|en"
+    r"|dans|afin)\b",
+    rf"\bnous\s+avons\s+{ADVERB}(?:{_METHOD_STEPS})\b",
+    # La transformation des données d'une méthode, au présent ("les valeurs sont remplacées par …").
+    rf"\b(?<!\bqui\s)(?:est|sont)\s+{ADVERB}(?:remplacé|extrait|écarté|rééchantillonné|interpolé|tronqué|permuté)(?:e|s|es)?"
+    r"\s+(?:par|à\s+partir|de|le\s+long|dans|en)\b",
 )
 CALCULATION_WORDS = r"calculée?s?|arrondie?s?"
 
 CONDITIONALS = r"Si|Lorsque|Sinon"
+ALTERNATIVES = r"sinon"
 COPYRIGHT = r"droits?\s+d['’]auteur"
 LICENSING = ""
 THE_WORK = r"\bcette\s+(?:publication|œuvre)"

@@ -23,12 +23,15 @@ DISCOURSE_MARKERS = r"Zum\s+Beispiel|Beispielsweise|Außerdem|Jedoch|Dann"
 CONDITION_OPENERS = r"Wenn|Falls|Sofern|Soweit|Bei|Vor|Nach|Während|Für|Im\s+Falle"
 AS_NEEDED = r"^(?:falls|wenn)\s+(?:nötig|erforderlich|möglich)"
 EACH_SCOPES = r"(?:Für|Bei)\s+jede[mnrs]?"
-TRAILING_CONDITIONS = r"wenn|falls|sofern|soweit|sobald"
+PROVISOS = r"^(?:sofern|vorausgesetzt)\b"
+# "bis" before a clause's subject ("bis der Tank voll ist"), not before a date ("bis 2030").
+TRAILING_CONDITIONS = r"wenn|falls|sofern|vorausgesetzt|soweit|sobald|bis\s+(?=(?:der|die|das|er|sie|es|man)\b)"
 
 OPEN_MODALS = r"kann|können"
 SUBORDINATORS = r"wenn|ob|falls"
 RULE_NOUNS = r"Regeln|Anforderungen|Empfehlungen|Anweisungen|Schritte"
 OUTCOME_VERBS = r"liefert|ergibt"
+ABSOLUTE_OUTCOMES = r"\b(?:liefert|liefern|ergibt|ergeben)\s+(?:immer|stets|nie|niemals)\b"
 FORMULA_NOUNS = r"Formel|Gleichung"
 FOLLOWING = r"folgt"
 FORMULA_OF = r"für|der"
@@ -63,15 +66,25 @@ RULE_WORDING = (
     r"|verpflichtend|untersagt)\b",
     r"\b(?:wird|werden)\s+(?:\w+\s+){0,3}?empfohlen\b|\bempfehlen\s+wir\b|\bwir\s+empfehlen\b"
     r"|\bes\s+empfiehlt\s+sich\b",
+    # Ein Ziel: seine Zahl ("Das Ziel für 2030 liegt bei 40 %"), ein Text, der Ziele oder Grenzwerte festlegt.
+    r"\bZiel(?:e|wert|werte)?\b[^.;:]{0,120}?\b(?:ist|sind|liegt\s+bei|liegen\s+bei|beträgt|betragen)\s+\d",
+    r"\b(?:legt|legen|legte|legten)\b[^.;:]{0,80}?\b(?:Ziele?|Grenzwerte?|Regeln?|Obergrenzen?)\b[^.;:]{0,80}?\bfest\b",
 )
 CALCULATION_WORDING = (
     r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
     r"|abgeschätzt|vernachlässigt)\b",
     r"\bberechnet\s+sich\b|\bergibt\s+sich\s+aus\b",
+    r"\bAnnahme\b[^.;:]{0,80}?\b(?:ist|war),?\s+dass\b",
+    # A step of a method section, in the past passive ("Die Reihen wurden … gefiltert").
+    r"\b(?:wurde|wurden)\b(?:\s+\S+){0,8}?\s+(?:verwendet|ausgewählt|angewandt|angewendet|durchgeführt|extrahiert"
+    r"|analysiert|getestet|gefiltert|angepasst|ausgeschlossen|gewählt|geglättet|interpoliert|normiert|verglichen)\b",
+    # Die Umformung der Daten einer Methode, im Präsens ("Fehlende Werte werden durch … ersetzt").
+    r"\b(?:wird|werden)\b(?:\s+\S+){0,8}?\s+(?:ersetzt|extrahiert|verworfen|interpoliert|umgerechnet)\b",
 )
 CALCULATION_WORDS = r"berechnet|gerundet"
 
 CONDITIONALS = r"Wenn|Falls|Sonst"
+ALTERNATIVES = r"sonst|andernfalls"
 COPYRIGHT = r"urheberrecht"
 LICENSING = ""
 THE_WORK = r"\bdieses?\s+(?:Werk|Dokument)"

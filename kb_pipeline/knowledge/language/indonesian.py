@@ -27,12 +27,14 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:jika|bila|apabila)\s+(?:perlu|diperlukan|memungkinkan)"
 EACH_SCOPES = r"Untuk\s+(?:setiap|tiap|masing-masing)"
-TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|dalam\s+hal|untuk\s+(?:semua|setiap)"
+PROVISOS = r"^(?:asalkan|dengan\s+syarat)\b"
+TRAILING_CONDITIONS = r"jika|apabila|bila|kecuali|asalkan|dengan\s+syarat|dalam\s+hal|untuk\s+(?:semua|setiap)"
 
 OPEN_MODALS = r"dapat|bisa|diperlukan|memerlukan"
 SUBORDINATORS = r"jika|apabila"
 RULE_NOUNS = r"aturan|persyaratan|ketentuan|langkah|rekomendasi|petunjuk"
 OUTCOME_VERBS = r"menghasilkan|bernilai"
+ABSOLUTE_OUTCOMES = r"\b(?:selalu|tidak\s+pernah)\s+(?:menghasilkan|bernilai|mengembalikan)\b"
 FORMULA_NOUNS = r"rumus|persamaan"
 FOLLOWING = r"berikut"
 FORMULA_OF = r"untuk"
@@ -59,6 +61,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"dihitung|perhitungan|rumus"
 
 CONDITIONALS = r"Jika|Apabila|Bila"
+ALTERNATIVES = r"jika\s+tidak|bila\s+tidak"
 COPYRIGHT = r"hak\s+cipta"
 LICENSING = r"\blisensi"
 THE_WORK = ""

@@ -62,7 +62,11 @@ TRAILING_CONDITIONS = _either("TRAILING_CONDITIONS")
 AS_NEEDED = _either("AS_NEEDED")
 # A leading scope over every member ("For each sample, …"): a step applied to each, a rule.
 EACH_SCOPES = _either("EACH_SCOPES")
+# A proviso ("provided …", "à condition que …", "sofern …"): the consequence holds only under it.
+PROVISOS = _either("PROVISOS")
 CONDITIONALS = _either("CONDITIONALS")
+# The other branch of a condition ("… 0 otherwise", "… sinon …").
+ALTERNATIVES = _either("ALTERNATIVES")
 # A publication's own terms: copyright, licence wording, the work itself named.
 COPYRIGHT = _either("COPYRIGHT")
 LICENSING = _either("LICENSING")
@@ -75,6 +79,8 @@ CALCULATION_WORDS = _either("CALCULATION_WORDS")
 SUBORDINATORS = _either("SUBORDINATORS")
 RULE_NOUNS = _either("RULE_NOUNS")
 OUTCOME_VERBS = _either("OUTCOME_VERBS")
+# What a value always or never comes to ("It never returns null"): a convention without a condition.
+ABSOLUTE_OUTCOMES = _either("ABSOLUTE_OUTCOMES")
 FORMULA_NOUNS = _either("FORMULA_NOUNS")
 FOLLOWING = _either("FOLLOWING")
 FORMULA_OF = _either("FORMULA_OF")

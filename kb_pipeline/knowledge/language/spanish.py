@@ -28,12 +28,14 @@ CONDITION_OPENERS = (
 )
 AS_NEEDED = r"^(?:si\s+es|cuando\s+sea)\s+(?:necesario|posible)"
 EACH_SCOPES = r"Para\s+cada"
-TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
+PROVISOS = r"^(?:siempre\s+que|a\s+condición\s+de\s+que)"
+TRAILING_CONDITIONS = r"cuando|en\s+caso\s+de|siempre\s+que|a\s+condición\s+de\s+que|salvo\s+que|a\s+menos\s+que|para\s+(?:todos|todas|cada)"
 
 OPEN_MODALS = r"puede|pueden"
 SUBORDINATORS = ""
 RULE_NOUNS = r"reglas|requisitos|recomendaciones|instrucciones|pasos"
 OUTCOME_VERBS = r"devuelve|se\s+reduce\s+a|se\s+convierte\s+en|es\s+de\s+\d"
+ABSOLUTE_OUTCOMES = r"\b(?:siempre|nunca)\s+(?:devuelve|devuelven|retorna|retornan)\b"
 FORMULA_NOUNS = r"fórmula|ecuación|expresión"
 FOLLOWING = r"siguiente"
 FORMULA_OF = r"del|para"
@@ -63,6 +65,7 @@ CALCULATION_WORDING = (
 CALCULATION_WORDS = r"calculad[oa]s?"
 
 CONDITIONALS = r"Cuando"
+ALTERNATIVES = r"de\s+lo\s+contrario|en\s+caso\s+contrario"
 COPYRIGHT = r"derechos\s+de\s+autor"
 LICENSING = ""
 THE_WORK = r"\besta\s+(?:obra|publicación)"

@@ -8,9 +8,18 @@ Spanish and Indonesian: closed classes of subordinators and prepositions, the le
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...document.text import Span, sentences
-from ...language.lexicon import AS_NEEDED, CONDITION_OPENERS, DISCOURSE_MARKERS, TRAILING_CONDITIONS
+from ...language.lexicon import (
+    ALTERNATIVES,
+    AS_NEEDED,
+    CONDITION_OPENERS,
+    CONDITIONALS,
+    DISCOURSE_MARKERS,
+    PROVISOS,
+    TRAILING_CONDITIONS,
+)
 
 _I = re.IGNORECASE
 
@@ -31,6 +40,7 @@ _WHETHER = re.compile(
 )
 # Conditions that make a "can"/"may" a permission the reader is given, not a capability.
 _NORMATIVE_CONDITION = re.compile(AS_NEEDED, _I)
+_PROVISO = re.compile(PROVISOS, _I)
 _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
 # A trailing condition ends at its sentence's end, a line break or a semicolon, never in the
 # next sentence or list item of a joined statement.
@@ -60,8 +70,10 @@ def leading_condition(text: str, start: int = 0) -> Span | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def trailing_condition(text: str, after: int) -> Span | None:
-    """A condition clause after position `after`, to the end of its sentence."""
+    """A condition clause after position `after`, to the end of its sentence. Cached: a
+    statement's reading and its entry ask for the same clause."""
     ends: list[int] | None = None
     for m in _TRAILING.finditer(text, after):
         word = m.group("c").casefold()
@@ -72,10 +84,25 @@ def trailing_condition(text: str, after: int) -> Span | None:
         end = _CLAUSE_END.search(text, m.end("c"))
         limit = min(end.start() if end else len(text), next((e for e in ends if e > m.end("c")), len(text)))
         stop = len(text[:limit].rstrip(_CLAUSE_TAIL))
+        # "0 if the file is open, 1 otherwise": the other branch is no part of the condition.
+        branch = _ALTERNATIVE.search(text, m.end("c"), stop) and _OTHER_BRANCH.search(text, m.end("c"), stop)
+        stop = branch.start() if branch else stop
+        # "(include the path as necessary)": the bracket closes around the clause, not inside it.
+        while text[stop - 1 : stop] in ")]" and stop > m.end("c") and _unbalanced(text[m.start("c") : stop]):
+            stop = len(text[: stop - 1].rstrip(_CLAUSE_TAIL))
         # A lone "if" at the very end is no clause; a set phrase ("as needed") is one.
         if stop > m.end("c") or _SET_PHRASE.match(word):
             return Span(m.start("c"), stop)
     return None
+
+
+def _unbalanced(clause: str) -> bool:
+    return clause.count("(") + clause.count("[") < clause.count(")") + clause.count("]")
+
+
+def proviso(condition: str) -> bool:
+    """ "Provided the nut is clamped", "à condition que …": the consequence holds only under it."""
+    return bool(_PROVISO.match(condition))
 
 
 def normative_condition(condition: str) -> bool:
@@ -92,8 +119,22 @@ _EXPLICIT = re.compile(
 )
 
 
+# Both branches of a condition stated: "If none is open, [] is returned, otherwise a list",
+# "0 if the file is open, 1 otherwise" (a return convention: what the reader can conclude either way).
+_BRANCHES = re.compile(
+    rf"\b(?:{CONDITIONALS})\b[^.;]*?,\s*(?:{ALTERNATIVES})\b|\b(?:{CONDITIONALS})\b[^.;]*?,[^.;]*\b(?:{ALTERNATIVES})[\s.;]*$",
+    _I,
+)
+
+
+_OTHER_BRANCH = re.compile(rf",[^,;]*\b(?:{ALTERNATIVES})\b", _I)
+# Read for both branches only where the other one is named: most statements name none.
+_ALTERNATIVE = re.compile(rf"\b(?:{ALTERNATIVES})\b", _I)
+
+
 def explicit_conditional(text: str) -> bool:
-    return bool(_EXPLICIT.match(text, discourse_end(text)))
+    branches = _ALTERNATIVE.search(text) and _BRANCHES.search(text)
+    return bool(_EXPLICIT.match(text, discourse_end(text)) or branches)
 
 
 def clause_start(text: str, comma: int) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ...language import french, spanish
-from ...language.lexicon import INSTRUCTION_VERBS, languages
+from ...language.lexicon import DOCUMENT_PARTS, INSTRUCTION_VERBS, languages
 
 _I = re.IGNORECASE
 
@@ -31,6 +31,7 @@ _NOUN_READING = re.compile(
 _LABEL = re.compile(r"^\S+:")
 # "Look at the table": it points at the text, as "See" does.
 _POINTING = re.compile(r"^at\b", _I)
+_NUMBERED = re.compile(r"^(?:\d|[IVXivx]+\b|[A-Z]\b)")
 # "Run the statement shown in Example 3": a step of the document's worked example, narrated for
 # the reader to follow along, not a rule of the domain.
 _WORKED_EXAMPLE = re.compile(r"\b(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)\s+[\dA-Z]", _I)
@@ -86,6 +87,8 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
         # An object follows ("Document.save", "Return type: bool" are names and labels).
         if lowered == "look" and _POINTING.match(rest) or narrates_an_example(rest):
             return False
+        if lowered in DOCUMENT_PARTS and _NUMBERED.match(rest):
+            return False  # "Figure 3 shows …": a caption or a reference, not "Figure the tax …"
         return bool(_OBJECT.match(rest)) and not _NOUN_READING.match(rest) and not _LABEL.match(rest)
     capitalised = head[:1].upper() + head[1:]
     if "fr" in language and _FRENCH.match(capitalised) and lowered not in french.NOT_INFINITIVES:

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Literal
 
 from ...language.lexicon import (
+    ABSOLUTE_OUTCOMES,
     AUTHORS,
     CALCULATION_WORDING,
     CALCULATION_WORDS,
@@ -149,6 +150,14 @@ _OUTCOME = re.compile(rf"\b(?:{OUTCOME_VERBS})\b", _I)
 def states_an_outcome(text: str, start: int) -> bool:
     """Whether the clause from `start` says what a value comes to."""
     return bool(_OUTCOME.search(text, start))
+
+
+_ABSOLUTE_OUTCOME = re.compile(ABSOLUTE_OUTCOMES, _I)
+
+
+def states_an_absolute_outcome(text: str, start: int) -> bool:
+    """Whether the clause from `start` says what a value always or never comes to."""
+    return bool(_ABSOLUTE_OUTCOME.search(text, start))
 
 
 def is_calculation(text: str) -> bool:

@@ -35,10 +35,18 @@ from .conditions import (
     explicit_conditional,
     leading_condition,
     normative_condition,
+    proviso,
     trailing_condition,
 )
 from .imperatives import imperative_at, narrates_an_example
-from .normative import announces_rules, decides_a_rule, is_calculation, normative_cue, states_an_outcome
+from .normative import (
+    announces_rules,
+    decides_a_rule,
+    is_calculation,
+    normative_cue,
+    states_an_absolute_outcome,
+    states_an_outcome,
+)
 from .statements import Statement, statements
 
 # What made a statement a rule: a modal or normative phrase, an instruction, an item under a
@@ -63,6 +71,8 @@ _END = " \n,;:.!?"
 _CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
 # "For each sample, …": a step of a method applied to each member, a rule without a modal.
 _EACH = re.compile(rf"(?:{EACH_SCOPES})\b")
+# An aside in brackets that opens in lower case: an instruction there is one to the reader ("(include …)").
+_BRACKETED_INSTRUCTION = re.compile(r"\((?=[a-z]+ [a-z])")
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,17 +95,25 @@ def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleRe
     cue = normative_cue(text)
     # An instruction ends like a sentence or stands in a list: "Export the data as a table"
     # alone on its line is a title.
-    instruction = statement.item or ends_a_sentence(text)
+    # A layout may cut one before its stop: a clause after the verb ("Use the old tables until
+    # you implement") still makes it a sentence, which a title is not.
+    instruction = statement.item or ends_a_sentence(text) or bool(trailing_condition(text, main))
     if instruction and imperative_at(text, main, item=statement.item):
         return "imperative", True, main
     if cue and cue.strength == "decided":
         return "normative", True, cue.start
     if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
         return "rule_list", True, main
-    if explicit_conditional(text) or states_an_outcome(text, main) and (lead or trailing_condition(text, main)):
+    outcome = states_an_outcome(text, main) and (lead or trailing_condition(text, main))
+    if explicit_conditional(text) or outcome or states_an_absolute_outcome(text, main):
         return "conditional", True, main
     if lead and _EACH.match(text, lead.start):
         return "conditional", True, main
+    if any(c and proviso(c.of(text)) for c in (lead, trailing_condition(text, main))):
+        return "conditional", True, main
+    # "Saves a copy (include the path as necessary).": an instruction set in brackets inside a description.
+    if instruction and any(imperative_at(text, m.end()) for m in _BRACKETED_INSTRUCTION.finditer(text, main)):
+        return "imperative", True, main
     if cue:
         return "normative", False, cue.start
     if lead and _CONDITIONAL_WORD.match(text, lead.start):
@@ -113,7 +131,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     if reading is None:
         return None
     reader, decided, after = reading
-    outcome = bool(lead) and states_an_outcome(text, main)
+    outcome = bool(lead) and states_an_outcome(text, main) or states_an_absolute_outcome(text, main)
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
     trail = None if lead else trailing_condition(text, after)

@@ -152,7 +152,10 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
                 continue
             # A sentence a page or column break cut: no stop, then lower case (or a number).
             ends = ends_a_sentence(_TRAILING_MARKS.sub("", previous))
-            if not piece.item and not ends and previous[-1:].islower() and (said[:1].islower() or said[:1].isdigit()):
+            # It ends on a word (or on a percent sign or comma, "… the new 4.2%" / "rate, employers …",
+            # going on in lower case: a number after them is a table's cell).
+            goes_on = said[:1].islower() or said[:1].isdigit() and previous[-1:].islower()
+            if not piece.item and not ends and (previous[-1:].islower() or previous[-1:] in "%,") and goes_on:
                 last.span = Span(last.span.start, piece.span.end)
                 continue
             if piece.item and (previous.endswith(":") or _open_ended(previous)):
