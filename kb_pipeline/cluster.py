@@ -38,6 +38,11 @@ class NotSharedRoot(Exception):
     """This host's data root is not the one the instance's host shares."""
 
 
+class ClusterNotConfigured(Exception):
+    """The instance runs on Celery but this process's settings name no broker. An exception, not
+    an exit: in the daemon it fails what needs the launcher and leaves the rest running."""
+
+
 def claim_root(data_dir: Path) -> str:
     """Write the marker into the data root (kept if there), and return its id."""
     marker = data_dir / MARKER_NAME

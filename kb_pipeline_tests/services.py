@@ -154,12 +154,20 @@ class Stack:
         self.env, self.logs = env, logs
         self.procs: dict[str, subprocess.Popen] = {}
 
-    def start(self, name: str, argv: list[str], host: str | None = None) -> subprocess.Popen:
+    def start(
+        self, name: str, argv: list[str], host: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.Popen:
+        """`argv` in the stack's environment (with `env` over it), logged to <name>.log."""
         if host is not None:  # its own host name, as on a machine of its own (needs root)
             argv = ["unshare", "--uts", "sh", "-c", f'hostname {host} && exec "$0" "$@"', *argv]
         with (self.logs / f"{name}.log").open("w") as log:
             proc = subprocess.Popen(
-                argv, env=self.env, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                argv,
+                env={**self.env, **(env or {})},
+                cwd=REPO_ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self.procs[name] = proc
         return proc

@@ -172,3 +172,19 @@ def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
     sources = {p.relative_to(PACKAGE).as_posix() for p in KNOWLEDGE_SOURCES}
     assert {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "knowledge").rglob("*.py")} <= sources
     assert {s for s in sources if s.startswith("llm/")} == {"llm/usage.py"}
+
+
+def test_the_packager_version_fingerprints_what_packages_not_what_measures_them():
+    """Every rag module the packager imports (however deep) is in `kb_package`'s code version;
+    `rag/coverage.py`, which only tests and bench import to measure a package, is not."""
+    from kb_pipeline.versions import PACKAGER_SOURCES
+
+    graph = _imports()
+    reached, frontier = set(), {"kb_pipeline.rag.packager"}
+    while frontier:
+        reached |= frontier
+        frontier = {t for m in frontier for t in graph[m] if t.startswith("kb_pipeline.rag")} - reached
+    sources = {_module_name(p) for p in PACKAGER_SOURCES}
+    assert reached <= sources
+    assert "kb_pipeline.rag.coverage" not in sources
+    assert not {m for m, targets in graph.items() if "kb_pipeline.rag.coverage" in targets}

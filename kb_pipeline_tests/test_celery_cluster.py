@@ -121,6 +121,14 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         monkeypatch.setenv(key, env[key])
     stack = Stack(env, tmp_path)
     try:
+        # The same PDFs on one machine, without Dagster, for the chunks to compare at the end: run
+        # meanwhile (the cluster's start-up mostly waits), in a data root of its own.
+        alone = tmp_path / "alone"
+        one_machine = stack.start(
+            "one-machine",
+            _kb("run", "--input", str(inbox), "--out", str(alone)),
+            env={"KB_DATA_DIR": str(tmp_path / "alone-data")},
+        )
         with dg.DagsterInstance.get() as instance:
             for pool in ("mineru", "llm"):  # created before two runs race to create them (test_postgres.py)
                 instance.event_log_storage.initialize_concurrency_limit_to_default(pool)
@@ -132,24 +140,17 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         for host in WORKERS:
             stack.start(host, _kb("worker"), host=host)
 
-        # A worker whose data root is not the shared one refuses to start.
-        stray = subprocess.run(
-            _kb("worker"),
-            env={**env, "KB_DATA_DIR": str(tmp_path / "private")},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert stray.returncode != 0 and "is not the shared one" in stray.stderr, stray.stderr[-2000:]
-        # So does `ingest` on such a host, rather than taking the record over from the workers.
-        stray = subprocess.run(
-            _kb("ingest", "--input", str(inbox)),
-            env={**env, "KB_DATA_DIR": str(tmp_path / "private")},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert stray.returncode != 0 and "is not the shared one" in stray.stderr, stray.stderr[-2000:]
+        # A worker whose data root is not the shared one refuses to start; so does `ingest` on such
+        # a host, rather than taking the record over from the workers (both at once, while the
+        # workers start).
+        private = {"KB_DATA_DIR": str(tmp_path / "private")}
+        strays = {
+            "stray-worker": stack.start("stray-worker", _kb("worker"), env=private),
+            "stray-ingest": stack.start("stray-ingest", _kb("ingest", "--input", str(inbox)), env=private),
+        }
+        for name, stray in strays.items():
+            stray.wait(timeout=120)
+            assert stray.returncode != 0 and "is not the shared one" in stack.log(name), stack.log(name)
 
         ingest = stack.start("ingest", _kb("ingest", "--input", str(inbox)))
         killed: dict[str, float | str] = {}
@@ -217,16 +218,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         assert sum(" ingested" in line for line in status.stdout.splitlines()) >= len(DOCS), status.stdout
 
         # The same PDFs on one machine, without Dagster: the same chunks.
-        alone = tmp_path / "alone"
-        one_machine = subprocess.run(
-            _kb("run", "--input", str(inbox), "--out", str(alone)),
-            env={**env, "KB_DATA_DIR": str(tmp_path / "alone-data")},
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert one_machine.returncode == 0, one_machine.stderr[-3000:]
+        assert one_machine.wait(timeout=300) == 0, stack.log("one-machine")
         for name in DOCS:
             cluster = json.loads((deployment.data / "parsed" / name / "chunks.json").read_text())
             single = json.loads((tmp_path / "alone-data" / "parsed" / name / "chunks.json").read_text())

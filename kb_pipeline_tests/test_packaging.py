@@ -863,3 +863,15 @@ def test_cli_exit_code_2_on_malformed_output(tmp_path: Path, capsys: pytest.Capt
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unreadable MinerU output" in err and str(input_dir) in err
     assert not (tmp_path / "out").exists()
+
+
+def test_cli_names_the_file_it_could_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A write that fails (here the output directory's parent is a file) is reported as the write
+    it is, with its path — not as unreadable MinerU output."""
+    input_dir = tmp_path / "in"
+    write_mineru_output(input_dir, [[para("Hi.")]])
+    (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
+    assert cli_main([str(input_dir), "--output-dir", str(tmp_path / "a-file" / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unreadable" not in err
+    assert f"cannot write {tmp_path / 'a-file' / 'out'}" in err

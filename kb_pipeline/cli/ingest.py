@@ -12,6 +12,7 @@ end the same way (docs/SCALING.md).
 
 import functools
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -126,16 +127,23 @@ def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) 
 
 
 @functools.cache
+def _definitions_for(kb_fields_json: str) -> dg.Definitions:
+    """The definitions bound to this knowledge base, built once per process whatever the jobs
+    asked of them (a build is ~1 s of CPU: three jobs would pay it three times)."""
+    from ..definitions import build_definitions
+
+    settings = Settings.from_env()  # the worker's one read: the environment it inherited
+    kb = KnowledgeBase.from_config_json(kb_fields_json, settings)
+    return build_definitions(kb, ReviewDatabase(settings.review_database_url))
+
+
+@functools.cache
 def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
     """A job of the definitions bound to this knowledge base: what a warm run worker reconstructs
     a run of `ingest` from (`dg.build_reconstructable_job`), built once per worker. No secret
     travels in a run's origin (`KnowledgeBase.config_json`): the worker reads the keys' variables
     and the review database's URL from the environment it inherited, as the code location does."""
-    from ..definitions import build_definitions
-
-    settings = Settings.from_env()  # the worker's one read: the environment it inherited
-    kb = KnowledgeBase.from_config_json(kb_fields_json, settings)
-    return build_definitions(kb, ReviewDatabase(settings.review_database_url)).resolve_job_def(job_name)
+    return _definitions_for(kb_fields_json).resolve_job_def(job_name)
 
 
 class _Runs:
@@ -144,9 +152,12 @@ class _Runs:
 
     local = True
     capacity = sys.maxsize  # runs submitted at once; more wait in this command
+    # How often `wait` looks at the runs when nothing tells it one ended (`_ended`).
+    _poll_seconds = _POLL_SECONDS
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         self.instance = instance
+        self._ended = threading.Event()
         fields = kb.config_json()
         self._jobs = {
             name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
@@ -172,12 +183,13 @@ class _Runs:
         """The runs once each has finished, in the order they finish."""
         pending, finished = set(run_ids), []
         while pending:
+            self._ended.clear()  # before the look: a run ending after it wakes the wait below
             for record in self.instance.get_run_records(dg.RunsFilter(run_ids=list(pending))):
                 if record.dagster_run.is_finished:
                     pending.discard(record.dagster_run.run_id)
                     finished.append(record.dagster_run)
             if pending:
-                time.sleep(_POLL_SECONDS)
+                self._ended.wait(self._poll_seconds)
         return finished
 
     def close(self) -> None:
@@ -187,11 +199,17 @@ class _Runs:
 class _WarmRuns(_Runs):
     """… executed in `workers` warm run workers of this command."""
 
+    # The pool says when a run ends; the look is only a backstop.
+    _poll_seconds = 1.0
+
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
         from ..runs.warm_runs import WarmRunPool
 
         super().__init__(kb, instance)
-        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home)
+        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home, on_run_end=self._ended.set)
+        # Their imports (Dagster, the definitions, MinerU: seconds) overlap this command's own
+        # building of the definitions and creating of the runs.
+        self._pool.start_workers()
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
         # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).

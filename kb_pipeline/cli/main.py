@@ -220,7 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     commands = {"status": _status, "ingest": _ingest, "ui": _ui, "worker": _worker, "shared-root": _shared_root}
-    return commands[args.command](args, settings)
+    from ..cluster import ClusterNotConfigured
+
+    try:
+        return commands[args.command](args, settings)
+    except ClusterNotConfigured as e:  # the instance's launcher could not be built here
+        print(f"kb-pipeline: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # required: MinerU starts "spawn" worker processes

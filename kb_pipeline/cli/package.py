@@ -13,7 +13,8 @@ Default output directory: ``./kb_output/<doc_id>`` under the current directory, 
 the MinerU output directory, which may be read-only. Image paths are written relative to
 ``--project-root`` (default: the current directory).
 
-Exit codes: 0 success; 2 usage error, or an input directory the normaliser cannot read.
+Exit codes: 0 success; 1 the package could not be written (the file and the reason are named);
+2 usage error, or an input directory the normaliser cannot read.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from ..parsing.mineru_adapter import SOURCE_COPY
 from ..parsing.raw_output import RawOutputMismatchError, load_raw_output
 from ..pipeline import normalise_mineru_output, normalise_raw
 from ..rag.metrics import format_metrics
-from ..rag.packager import PackageResult, default_doc_name, package_document
+from ..rag.packager import PackageResult, PackageWriteError, default_doc_name, package_document
 from ..sources import doc_id_for, doc_id_for_name
 
 EXIT_OK = 0
+EXIT_WRITE_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -118,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
             doc_name=args.doc_name,
             shared_output_dir=args.shared_output,
         )
+    except PackageWriteError as exc:  # the output side: not the MinerU output's fault
+        print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except (NoContentListError, IncompleteOutputError, RawOutputMismatchError) as exc:
         print(f"kb-pipeline package: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -104,6 +104,37 @@ def _manifest(
     }
 
 
+class PackageWriteError(Exception):
+    """Writing the package failed — not reading its inputs: the file it was writing, and why."""
+
+    def __init__(self, path: Path, cause: OSError):
+        super().__init__(f"cannot write {path}: {cause.strerror or cause}")
+        self.path = path
+
+
+def _write_package(
+    output_dir: Path,
+    shared_output_dir: Path | None,
+    doc_id: str,
+    chunks: list[RagChunk],
+    manifest: dict[str, Any],
+    error_report: dict[str, Any],
+    readme: str,
+) -> tuple[Path, Path | None]:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    chunks_path = output_dir / CHUNKS_FILE
+    write_chunks(chunks_path, chunks)
+    write_json(output_dir / MANIFEST_FILE, manifest)
+    write_json(output_dir / ERROR_REPORT_FILE, error_report)
+    write_text_atomically(output_dir / README_FILE, readme)
+    shared_path = None
+    if shared_output_dir is not None:
+        shared_output_dir.mkdir(parents=True, exist_ok=True)
+        shared_path = shared_output_dir / f"{doc_id}.jsonl"
+        copy_atomically(chunks_path, shared_path)
+    return chunks_path, shared_path
+
+
 def package_document(
     document: ParsedDocument,
     raw: RawOutput,
@@ -141,21 +172,14 @@ def package_document(
     )
     doc_title = document.source_title or doc_id
 
-    output_dir.mkdir(parents=True, exist_ok=True)
-    chunks_path = output_dir / CHUNKS_FILE
-    write_chunks(chunks_path, chunks)
     manifest = _manifest(doc_id, doc_title, inputs, used, chunks, metrics, project_root)
-    write_json(output_dir / MANIFEST_FILE, manifest)
-    write_json(output_dir / ERROR_REPORT_FILE, report.to_dict(doc_id, oversized))
-    write_text_atomically(
-        output_dir / README_FILE,
-        readme_text(doc_id=doc_id, doc_title=doc_title, metrics=metrics),
-    )
-    shared_path = None
-    if shared_output_dir is not None:
-        shared_output_dir.mkdir(parents=True, exist_ok=True)
-        shared_path = shared_output_dir / f"{doc_id}.jsonl"
-        copy_atomically(chunks_path, shared_path)
+    readme = readme_text(doc_id=doc_id, doc_title=doc_title, metrics=metrics)
+    try:
+        chunks_path, shared_path = _write_package(
+            output_dir, shared_output_dir, doc_id, chunks, manifest, report.to_dict(doc_id, oversized), readme
+        )
+    except OSError as e:
+        raise PackageWriteError(Path(e.filename) if e.filename else output_dir, e) from e
     return PackageResult(
         doc_id=doc_id,
         output_dir=output_dir,

@@ -3,8 +3,9 @@
 that pools and run limits hold across hosts (docs/SCALING.md).
 
 - The launcher takes the broker, backend and queue from the settings (`KB_CELERY_*`), and answers
-  run monitoring honestly: a task STARTED on a worker that no longer answers a ping is a dead
-  worker (dagster-celery reports it running for ever), so the daemon fails the run, frees its
+  run monitoring honestly: a run's task STARTED that its worker does not list among its active
+  tasks — the worker is gone, or was restarted under the same name and runs other tasks — is a
+  dead run (dagster-celery reports it running for ever), so the daemon fails the run, frees its
   slots and run retries re-launch it.
 - A worker imports the definitions and MinerU once, before Celery's prefork pool forks its
   processes; Celery replaces a pool process that dies or has run `max_tasks_per_child` runs. It
@@ -28,7 +29,7 @@ from dagster_celery.launcher import CeleryRunLauncher as DagsterCeleryRunLaunche
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
 
-from ..cluster import CeleryCluster, NotSharedRoot, check_root, claim_root, is_celery_launcher
+from ..cluster import CeleryCluster, ClusterNotConfigured, NotSharedRoot, check_root, claim_root, is_celery_launcher
 from ..defs.dead_runs import WORKER_DIED
 from ..settings import Settings
 
@@ -39,7 +40,10 @@ _PING_SECONDS = 3.0
 
 def cluster_settings(settings: Settings) -> CeleryCluster:
     if settings.celery is None:
-        raise SystemExit("error: the instance runs on Celery (dagster.celery.yaml) but KB_CELERY_BROKER_URL is not set")
+        raise ClusterNotConfigured(
+            "the instance runs on Celery (dagster.celery.yaml) but KB_CELERY_BROKER_URL is not set "
+            "in this process's environment"
+        )
     return settings.celery
 
 
@@ -76,11 +80,23 @@ class CeleryRunLauncher(DagsterCeleryRunLauncher):
         if state == "FAILURE":  # e.g. WorkerLostError: the pool process was killed
             return CheckRunHealthResult(WorkerStatus.FAILED, f"{WORKER_DIED}: Celery task failed: {result.info!r}")
         node = result.info.get("hostname") if state == "STARTED" and isinstance(result.info, dict) else None
-        if node and not self.celery.control.ping(destination=[node], timeout=_PING_SECONDS):
-            return CheckRunHealthResult(
-                WorkerStatus.FAILED,
-                f"{WORKER_DIED}: Celery worker {node} does not answer (killed, or its host is down)",
-            )
+        if node:
+            # The task itself, not the node's name: a worker restarted under the same name answers
+            # a ping, but the task its predecessor held is not among its active ones.
+            active = self.celery.control.inspect(destination=[node], timeout=_PING_SECONDS).active() or {}
+            if node not in active:
+                return CheckRunHealthResult(
+                    WorkerStatus.FAILED,
+                    f"{WORKER_DIED}: Celery worker {node} does not answer (killed, or its host is down)",
+                )
+            running = {task.get("id") for task in active[node]}
+            # Read again after the look: a task that ended meanwhile is no longer STARTED.
+            if task_id not in running and self.celery.AsyncResult(task_id).state == "STARTED":
+                return CheckRunHealthResult(
+                    WorkerStatus.FAILED,
+                    f"{WORKER_DIED}: Celery task {task_id} is not running on {node} any more "
+                    "(its worker was killed and started again under the same name?)",
+                )
         # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
         return CheckRunHealthResult(WorkerStatus.RUNNING, f"Celery task {state}" + (f" on {node}" if node else ""))
 

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -165,6 +166,8 @@ class WarmRunPool:
     n: int
     instance: dg.DagsterInstance
     mineru_home: Path
+    # Called (from the dispatcher thread) when a worker is done with a run, or a run's worker died.
+    on_run_end: Callable[[], None] = lambda: None
     _waiting: deque[str] = field(default_factory=deque)
     # Each worker with the code stamp of the source it imported.
     _workers: list[tuple[Worker, str]] = field(default_factory=list)
@@ -176,6 +179,22 @@ class WarmRunPool:
         self._wake_read, self._wake_write = socket.socketpair()
         # Before multiprocessing's own exit handler joins the workers: they exit once told to.
         atexit.register(self.close)
+
+    def start_workers(self) -> None:
+        """Start the `n` workers now, rather than when the first run waits. Only before the first
+        run: from then on the dispatcher thread owns the workers."""
+        with self._lock:
+            if self._closed or self._thread is not None:
+                return
+            stamp = code_stamp()
+            self._workers = [(self._start_worker(), stamp) for _ in range(self.n)]
+            self._ensure_dispatcher()
+
+    def _ensure_dispatcher(self) -> None:
+        """Under `_lock`: the dispatcher thread, started once."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._dispatch, name="kb-warm-runs", daemon=True)
+            self._thread.start()
 
     def submit(self, run: dg.DagsterRun) -> None:
         with self._lock:
@@ -189,9 +208,7 @@ class WarmRunPool:
             if self._closed:
                 raise RuntimeError("the warm run pool is closed")
             self._waiting.append(run.run_id)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._dispatch, name="kb-warm-runs", daemon=True)
-                self._thread.start()
+            self._ensure_dispatcher()
         self._wake()
 
     def _wake(self) -> None:
@@ -275,10 +292,13 @@ class WarmRunPool:
                         message = worker.receive()
                         if message is None:
                             self._died(entry)
+                            self.on_run_end()
                         elif message[0] != "ready":  # its run's answer: one run at a time
                             worker.holding = None
+                            self.on_run_end()
                     elif worker.process.sentinel in ready:
                         self._died(entry)
+                        self.on_run_end()
             except Exception:  # noqa: BLE001 — the dispatcher must outlive one bad turn
                 _log.exception("warm run dispatcher")
                 time.sleep(1.0)
