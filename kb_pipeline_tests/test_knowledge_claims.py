@@ -74,6 +74,15 @@ ENGLISH = [
             ["MIN_GAP", "Fifty metres between two loaded trucks"],
         ],
     ),
+    ("BodyText", "Table 3 Crew roles"),
+    (
+        "table",
+        [
+            ["Role", "Held by"],
+            ["DRIVER or HAULER", "The operator who drives the truck during a shift."],
+            ["DISPATCHER", "The person who assigns each truck to a shovel."],
+        ],
+    ),
     ("Heading1", "6 Data protection"),
     (
         "BodyText",
@@ -282,6 +291,10 @@ def test_a_term_description_table(english):
     assert "Register" not in english
     # A column of values says what each row is set to, not what it means.
     assert not {"MAX_SPEED", "MIN_GAP", "Setting"} & set(english)
+    # Unless each of its cells is a noun phrase sentence; a cell of identifiers names each of them.
+    assert english["DRIVER"] == english["HAULER"] == "The operator who drives the truck during a shift."
+    assert english["DISPATCHER"] == "The person who assigns each truck to a shovel."
+    assert "DRIVER or HAULER" not in english
 
 
 def test_an_api_reference_defines_its_members_and_parameters(english, french, german):
@@ -509,6 +522,12 @@ def test_a_column_of_values_defines_nothing():
         "MAX_SPEED": "Forty kilometres per hour on the ramp",
         "MIN_GAP": "Fifty metres between two loaded trucks",
     }
+    # One noun phrase sentence among values makes no column of meanings; words joined by "and"
+    # are one term, not two identifiers.
+    document.chunks[0].text = table.replace("Forty kilometres per hour on the ramp", "The speed limit on the ramp.")
+    assert _definitions(document) == {}
+    document.chunks[0].text = table.replace("Corresponding value", "Description").replace("MIN_GAP", "Gap and spacing")
+    assert _definitions(document)["Gap and spacing"] == "Fifty metres between two loaded trucks"
 
 
 def test_a_restated_phrase_is_counted_once_per_document(monkeypatch):

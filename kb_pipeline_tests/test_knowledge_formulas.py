@@ -58,6 +58,14 @@ PAPER = [
     # Nouns for what kind a symbol is, not what it stands for.
     ("Heading1", "5. Test conditions"),
     ("BodyText", "During a test both constants g and H stay fixed, and so does the parameter Q."),
+    # An inline expression's operands are symbols; a name whose letters spell a function word
+    # ("hE") is still one; a capital run inside an operand ("T" of "hT", "HT") is not.
+    ("Heading1", "6. Trimming"),
+    (
+        "BodyText",
+        "Given the stage head hE and the rated head hT, the impeller is trimmed hE×hT/Ph times. "
+        "The pump ships with a spare HT, a coupling and its key.",
+    ),
 ]
 
 
@@ -145,6 +153,13 @@ def test_a_noun_for_a_symbols_kind_is_no_meaning(paper):
 def test_a_symbol_named_in_apposition_is_a_full_name(paper):
     q = next(e for e in paper.glossary if e.term == "Q")
     assert q.full_name == "flow rate"
+
+
+def test_the_operands_of_an_inline_expression_are_named_in_apposition(paper):
+    names = {e.term: e.full_name for e in paper.glossary}
+    assert names["hE"] == "stage head"
+    assert names["hT"] == "rated head"
+    assert "HT" not in names
 
 
 def test_the_shipped_manual_end_to_end(parses):

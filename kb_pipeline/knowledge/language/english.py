@@ -123,6 +123,7 @@ SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
 # Verbs that say what a symbol is only before a noun phrase ("S describes the shape of …").
 SYMBOL_READING_VERBS = r"(?:then\s+)?(?:gives|describes|measures|expresses|quantifies)"
 CONJUNCTIONS = r"and"
+DISJUNCTIONS = r"or"
 # The label of an API reference's parameter list ("Parameters: count (int) – …").
 PARAMETER_LABELS = r"parameters?|params|arguments?|args"
 

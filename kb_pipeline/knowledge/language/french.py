@@ -57,6 +57,7 @@ WITH = r"avec"
 SYMBOL_DEFINING_VERBS = r"désigne|représente|est\s+défini(?:e)?\s+(?:comme|par)"
 SYMBOL_READING_VERBS = r"(?:alors\s+)?(?:donne|décrit|mesure|exprime|quantifie)"
 CONJUNCTIONS = r"et"
+DISJUNCTIONS = r"ou"
 PARAMETER_LABELS = r"paramètres?|arguments?"
 
 # "peut être" + participle: a permission, with the exclusions of English "may be".

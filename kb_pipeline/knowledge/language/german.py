@@ -46,6 +46,7 @@ WITH = r"mit"
 SYMBOL_DEFINING_VERBS = r"bezeichnet|steht\s+für|ist\s+definiert\s+als"
 SYMBOL_READING_VERBS = r"(?:dann\s+)?(?:beschreibt|misst|beziffert)"
 CONJUNCTIONS = r"und"
+DISJUNCTIONS = r"oder"
 PARAMETER_LABELS = r"parameter|argumente?"
 
 # German adjectives of ease and difficulty that take "zu" + infinitive ("ist leicht zu bedienen").

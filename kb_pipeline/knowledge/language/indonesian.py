@@ -46,6 +46,7 @@ SYMBOL_DEFINING_VERBS = r"menyatakan|melambangkan"
 # Without articles, a reading verb has no noun phrase to open: none listed.
 SYMBOL_READING_VERBS = ""
 CONJUNCTIONS = r"dan"
+DISJUNCTIONS = r"atau"
 PARAMETER_LABELS = r"parameter|argumen"
 
 RULE_WORDING = (

@@ -49,6 +49,7 @@ WITH = r"con"
 SYMBOL_DEFINING_VERBS = r"denota|representa|se\s+define\s+como"
 SYMBOL_READING_VERBS = r"(?:entonces\s+)?(?:da|describe|mide|expresa|cuantifica)"
 CONJUNCTIONS = r"y|e"
+DISJUNCTIONS = r"o|u"
 PARAMETER_LABELS = r"parámetros?|argumentos?"
 
 RULE_WORDING = (

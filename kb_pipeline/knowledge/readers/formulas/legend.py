@@ -108,6 +108,12 @@ class Explanation:
         return Quote(self.meaning.of(self.chunk.text), self.chunk)
 
 
+# An expression set inline in a sentence: letters joined by an operator only mathematics prints
+# ("⌈n×k/m⌉"), no digit ("500 px×500 px" is a size, not an expression). Its operands are symbols
+# of the document as a display formula's are.
+_INLINE_MATH = re.compile(r"(?<!\S)(?=\S*[×÷·⌈⌉⌊⌋])[^\W\d_]*(?:[×÷·⌈⌉⌊⌋/+−]+[^\W\d_]+)+[×÷·⌈⌉⌊⌋]*(?=[.,;:]?(?!\S))")
+
+
 class MathText:
     """The document's formulas, to ask whether a token is one of their symbols. Built once per
     document (the legend reader and the formulas share it)."""
@@ -127,6 +133,13 @@ class MathText:
                 if found.decided and found.layout != "named_line"
             )
         )
+        # The operands of inline expressions, each whole ("FFN" is none of "⌈n×hFFN⌉").
+        self._inline = {
+            operand
+            for chunk in document.chunks
+            for m in _INLINE_MATH.finditer(chunk.text)
+            for operand in re.findall(r"[^\W\d_]+", m.group())
+        }
         self._holds: dict[str, bool] = {}
         self._explained: dict[str, list[Explanation]] = {}
         self.words = Counter(w.casefold() for chunk in document.chunks for w in _WORD.findall(chunk.text))
@@ -142,7 +155,9 @@ class MathText:
 
     def holds(self, symbol: str) -> bool:
         if symbol not in self._holds:  # once per distinct token: the formulas' text is long
-            self._holds[symbol] = stands_in(symbol, self._bare) or bool(subscripted(symbol, self._bare))
+            self._holds[symbol] = (
+                symbol in self._inline or stands_in(symbol, self._bare) or bool(subscripted(symbol, self._bare))
+            )
         return self._holds[symbol]
 
 
@@ -188,8 +203,8 @@ def stands_in(symbol: str, bare: str) -> bool:
 def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
     """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
     legend clause any letter ("… and d the diameter of the pipe")."""
-    if len(token) > 1:
-        stop = token.casefold() in FUNCTION_WORDS
+    if len(token) > 1:  # a capital after a small letter ("hE") is how no word is written
+        stop = token.casefold() in FUNCTION_WORDS and not re.search(r"[a-z][A-Z]", token)
     else:  # case tells the letter "L" from the French "l"
         stop = not in_clause and token in FUNCTION_WORDS
     if stop or not math.holds(token):
