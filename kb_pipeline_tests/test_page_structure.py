@@ -1,7 +1,7 @@
 """Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
 a numbered heading alone above a class diagram under a running head of the same words (set
-whole, or with its number tabbed apart; the diagram drawn, or a picture without caption); a
-chapter page under a trademark band and a part name, where MinerU lists a section heading it
+whole, or with its number tabbed apart, under a head set so too; the diagram drawn, or a
+picture without caption); a chapter page under a trademark band and a part name, where MinerU lists a section heading it
 typed "header" before the chapter title above it; running titles MinerU types as titles; and a
 `/Rotate 90` page whose table is drawn turned again, its text running two ways; a bookmarked
 chapter title set on three lines."""
@@ -99,12 +99,15 @@ def _diagram_picture(names: list[str]):
     return Picture(png, width=440, height=367)
 
 
-def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False) -> None:
+def diagram_standard_pdf(
+    path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False, head_number: str = ""
+) -> None:
     """A data-model standard: three sections of text, then a page per subsection of chapter 4
     holding nothing but its numbered heading, a class diagram and its caption; the running head
     (`running_head`, the words of two of those headings) and the page number on every page.
     `number_apart`: each diagram page's heading stands just under the head with its number set
-    apart by a tab; `pictures`: the diagrams are pictures without a caption."""
+    apart by a tab; `pictures`: the diagrams are pictures without a caption; `head_number`: the
+    running head carries that section number, set apart from its words by a tab."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
@@ -115,7 +118,9 @@ def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = 
     def head(c, doc) -> None:
         c.saveState()
         c.setFont("Helvetica", 8)
-        c.drawString(72, height - 30, running_head)
+        if head_number:
+            c.drawString(72, height - 30, head_number)
+        c.drawString(162 if head_number else 72, height - 30, running_head)
         c.drawRightString(width - 72, 30, str(doc.page))
         c.restoreState()
 
@@ -460,6 +465,8 @@ def runs(tmp_path_factory):
     diagram_standard_pdf(diagrams, "Pipe network")
     apart, pictures = folder / "apart.pdf", folder / "pictures.pdf"
     diagram_standard_pdf(apart, "Pipe network", number_apart=True)
+    numbered_head = folder / "numbered_head.pdf"
+    diagram_standard_pdf(numbered_head, "Pipe network", number_apart=True, head_number="4.1")
     diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
@@ -479,6 +486,7 @@ def runs(tmp_path_factory):
         "chapters": process_document(chapters, parsing),
         "diagrams": process_document(diagrams, parsing),
         "apart": process_document(apart, parsing),
+        "numbered_head": process_document(numbered_head, parsing),
         "pictures": process_document(pictures, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
@@ -505,6 +513,20 @@ def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_
     assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
     # The running head itself is furniture: no chunk says it.
     assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_numbered_running_head_set_apart_by_a_tab_stays_furniture_on_every_page(runs):
+    """The running head "4.1 <tab> Pipe network" on every page: MinerU reads its number and its
+    words as two items, like a heading's set apart, but the number repeats at the head's place,
+    so the pair is the running head, not a heading (it fell through to body text on each page
+    where it does not continue the numbering)."""
+    run = runs["numbered_head"]
+    started = {chunk.heading_path[-1]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
+    for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
+        assert started.get(f"{number} {title}") == page, (number, title)
+    lines = {line for chunk in run.document.chunks for line in chunk.text.split("\n")}
+    assert "4.1" not in lines and "Pipe network" not in lines
     assert run.checks["text_verbatim"].passed
 
 

@@ -262,9 +262,11 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         ):
             furniture.add(index)
     # A heading's dotted number set apart from its title: the title may repeat the running
-    # head's words, but the number says it is the page's heading, which a running head is not.
+    # head's words, but the number says it is the page's heading, which a running head is not,
+    # unless the number repeats at its place too (a running head "4.1 <tab> Pipe network").
     for number, title in numbers_set_apart(items, texts).items():
-        for index in (number, title) if number in furniture or title in furniture else ():
+        rescued = (number in furniture or title in furniture) and not repeats.get(number)
+        for index in (number, title) if rescued else ():
             furniture.discard(index)
             if items[index]["type"] in typed_kinds:
                 demoted.add(index)
