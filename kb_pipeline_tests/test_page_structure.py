@@ -589,6 +589,25 @@ def test_a_title_repeating_in_the_top_band_is_furniture_unless_numbered():
     assert found == {0, 1, 2}
 
 
+def _header(page: int, text: str) -> tuple[dict, ItemText]:
+    return {"type": "header", "page_idx": page, "bbox": [120, 40, 480, 60]}, ItemText(text=text)
+
+
+@pytest.mark.parametrize(("head", "is_furniture"), [("Findings", True), ("Pump", False)])
+def test_a_header_opening_the_lines_at_its_place_runs_only_up_to_a_words_end(head, is_furniture):
+    """Isolates the rule for a running line MinerU merged with what stands under it, on
+    MinerU-shaped items: "Findings" opens "Findings 4 Results …" on the other pages, so it runs;
+    "Pump" only begins the word "Pumping", so it is a page's own header, read as body text."""
+    pairs = [_header(0, head)]
+    pairs += [
+        _header(page, f"{head}{'' if is_furniture else 'ing'} {page} stations of district {page}")
+        for page in (1, 2, 3, 4)
+    ]
+    items, texts = [p[0] for p in pairs], [p[1] for p in pairs]
+    found, demoted = furniture.running_furniture(items, texts, n_pages=20)
+    assert (0 in found, 0 in demoted) == (is_furniture, not is_furniture)
+
+
 def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_and_its_cells(runs):
     """MinerU reads the turned table with its words split ("P ro gramme") and no cells; its text
     is the text layer's lines, cut into cells at the column gutters, and the page keeps its words."""

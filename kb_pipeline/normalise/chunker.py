@@ -37,7 +37,7 @@ from html import escape
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
-from .furniture import repeats_on, running_furniture, running_key
+from .furniture import opens, repeats_on, running_furniture, running_key, running_words
 from .headings import (
     CAPTION,
     DOT_LEADER,
@@ -258,7 +258,7 @@ class _ChunkBuilder:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
         self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
         self.running_keys = {running_key(texts[i].text) for i in self.furniture}
-        self.demoted_keys = [(running_key(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
+        self.demoted_words = [(running_words(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
         self.on_page: dict[int, list[int]] | None = None  # page -> its items, made on first need
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
@@ -631,7 +631,8 @@ class _ChunkBuilder:
         key = running_key(line)
         if not key or key in self.running_keys:
             return bool(key)
-        pages = {page for opening, page in self.demoted_keys if opening.startswith(key)}
+        words = running_words(line)
+        pages = {page for opening, page in self.demoted_words if opens(words, opening)}
         return repeats_on(len(pages), self.raw.n_pages)
 
     def _box_as_heading(self, index: int) -> bool:
