@@ -256,7 +256,10 @@ class _ChunkBuilder:
 
     def __init__(self, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText]) -> None:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
-        self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
+        # A heading's number set apart from its title, both ways: number -> title, title -> number.
+        apart = numbers_set_apart(raw.items, texts)
+        self.set_apart = apart | {title: number for number, title in apart.items()}
+        self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages, apart)
         self.running_keys = {running_key(texts[i].text) for i in self.furniture}
         self.demoted_words = [(running_words(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
         self.on_page: dict[int, list[int]] | None = None  # page -> its items, made on first need
@@ -266,9 +269,6 @@ class _ChunkBuilder:
         self.outline = place_outline(text_layer.outline(), raw.items, texts, not_headings)
         # Items taken with an earlier one (a wrapped outline heading's lines, a contents page's).
         self.continuations = {i for hit in self.outline.values() for i in hit.continued_by}
-        # A heading's number set apart from its title, both ways: number -> title, title -> number.
-        apart = numbers_set_apart(raw.items, texts)
-        self.set_apart = apart | {title: number for number, title in apart.items()}
         self.headings = HeadingTracker()
         self.sections: list[_Section] = []  # open sections, aligned with the tracker's
         self.running_headers: dict[int, list[str]] = {}
@@ -512,9 +512,7 @@ class _ChunkBuilder:
             return False
         if self._continues_title(index, parsed is not None):
             # One heading MinerU cut into two title lines ("PART 3" / "SAFETY REQUIREMENTS"): reopen with both.
-            current = self.sections.pop()
-            self.headings.pop_current()
-            self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
+            self._reopen_heading_with(index, line)
         else:
             self._open_heading(line, [index])
         return True
@@ -542,10 +540,14 @@ class _ChunkBuilder:
         carried = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
         if len(carried) != 1 or not ending or ending[-1].font != carried[0].font:
             return False
-        self.sections.pop()
+        self._reopen_heading_with(index, line)
+        return True
+
+    def _reopen_heading_with(self, index: int, line: str) -> None:
+        """The bodiless section just opened, reopened with the item's line ending its heading."""
+        current = self.sections.pop()
         self.headings.pop_current()
         self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
-        return True
 
     def _continues_title(self, index: int, is_numbered: bool) -> bool:
         """A title line right under the bodiless heading just opened, unnumbered, not after a sentence end."""

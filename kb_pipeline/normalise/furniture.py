@@ -195,10 +195,13 @@ def _opening_running_lines(
     return found
 
 
-def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
+def running_furniture(
+    items: list[dict], texts: list[ItemText], n_pages: int, apart: dict[int, int] | None = None
+) -> tuple[set[int], set[int]]:
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
-    archive stamp, is the document's text). Page numbers stay furniture."""
+    archive stamp, is the document's text). Page numbers stay furniture. `apart` is
+    `numbers_set_apart(items, texts)` when the caller has it already."""
     outer = _outermost(items)
     keys = [running_key(item_text.text) for item_text in texts]
     bands: dict[int, str] = {}
@@ -284,7 +287,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
     # A heading's dotted number set apart from its title: the title may repeat the running
     # head's words, but the number says it is the page's heading, which a running head is not,
     # unless the number repeats at its place too (a running head "4.1 <tab> Pipe network").
-    for number, title in numbers_set_apart(items, texts).items():
+    for number, title in (numbers_set_apart(items, texts) if apart is None else apart).items():
         rescued = (number in furniture or title in furniture) and not repeats.get(number)
         for index in (number, title) if rescued else ():
             furniture.discard(index)
