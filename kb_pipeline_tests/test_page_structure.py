@@ -426,9 +426,10 @@ CARRIED = (
 )
 
 
-def carried_heading_pdf(path: Path) -> None:
+def carried_heading_pdf(path: Path, *, bodiless: bool = False) -> None:
     """Three pages; a heading set on two lines is cut by the page break after its first line:
-    the second stands at the top of the next page, above the section's text."""
+    the second stands at the top of the next page, above the section's text (`bodiless`: right
+    above the next heading, the section having no text)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
@@ -450,7 +451,7 @@ def carried_heading_pdf(path: Path) -> None:
     y = lines(heading(lines(heading(height - 80, "1 Scope"), 5) - 6, "2 Pipe network"), 40)
     heading(y - 6, CARRIED[0])
     c.showPage()
-    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 6) - 6, "2.2 Pumping stations"), 8)
+    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 0 if bodiless else 6) - 6, "2.2 Pumping stations"), 8)
     c.showPage()
     lines(heading(height - 80, "3 Code lists"), 8)
     c.showPage()
@@ -476,6 +477,8 @@ def runs(tmp_path_factory):
     running_name_report_pdf(running_name)
     carried = folder / "carried.pdf"
     carried_heading_pdf(carried)
+    carried_bodiless = folder / "carried_bodiless.pdf"
+    carried_heading_pdf(carried_bodiless, bodiless=True)
     chapter_diagrams = folder / "chapter_diagrams.pdf"
     chapter_diagrams_pdf(chapter_diagrams)
     plan = folder / "plan.pdf"
@@ -493,6 +496,7 @@ def runs(tmp_path_factory):
         "plan": process_document(plan, parsing),
         "chapter_diagrams": process_document(chapter_diagrams, parsing),
         "carried": process_document(carried, parsing),
+        "carried_bodiless": process_document(carried_bodiless, parsing),
         "running_name": process_document(running_name, parsing),
         "chapter_pages": process_document(chapter_pages, parsing),
         "damaged": process_document(damaged, parsing),
@@ -712,4 +716,14 @@ def test_a_headings_line_carried_over_a_page_break_joins_it(runs):
     assert ("2 Pipe network", " ".join(CARRIED)) in paths
     assert ("2 Pipe network", "2.2 Pumping stations") in paths and ("3 Code lists",) in paths
     assert not any(CARRIED[1] in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_bodiless_headings_chunk_is_its_items_text_not_the_line_joining_them(runs):
+    """A heading whose two lines are two items, with no text under it, keeps a chunk: its text
+    is the two items' text as the chunker joins items, the joined line only its heading."""
+    run = runs["carried_bodiless"]
+    (chunk,) = [c for c in run.document.chunks if c.heading_path == ["2 Pipe network", " ".join(CARRIED)]]
+    assert chunk.text == "\n\n".join(CARRIED) and chunk.heading == " ".join(CARRIED)[4:]
+    assert ("2 Pipe network", "2.2 Pumping stations") in [tuple(c.heading_path) for c in run.document.chunks]
     assert run.checks["text_verbatim"].passed
