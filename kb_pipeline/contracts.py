@@ -52,7 +52,8 @@ class Chunk(BaseModel):
     text: str = Field(
         description="VERBATIM pieces of the source items, joined by blank lines (table cells by ` | `, rows by "
         "newlines). Excludes the heading line (that is `heading`), except in the one chunk of a section with no "
-        "body, whose text is its heading line. A paragraph cut at a run-in heading gives its tail to the chunk "
+        "body, whose text is its heading's items (its heading line, or the items a heading line joins, each "
+        "verbatim). A paragraph cut at a run-in heading gives its tail to the chunk "
         "after the heading. A formula's characters, a cell-less table's and a contents page's come from the "
         "PDF's text layer inside their boxes. A chunk with no `source_items` holds text-layer lines MinerU lost "
         "(a table's rows, a page that lost most of its lines), one a line, verbatim, in the text layer's order"

@@ -1,7 +1,7 @@
 """Structure on every page (issue 37), on generated documents parsed by the real MinerU (flash):
 a numbered heading alone above a class diagram under a running head of the same words (set
-whole, or with its number tabbed apart; the diagram drawn, or a picture without caption); a
-chapter page under a trademark band and a part name, where MinerU lists a section heading it
+whole, or with its number tabbed apart, under a head set so too; the diagram drawn, or a
+picture without caption); a chapter page under a trademark band and a part name, where MinerU lists a section heading it
 typed "header" before the chapter title above it; running titles MinerU types as titles; and a
 `/Rotate 90` page whose table is drawn turned again, its text running two ways; a bookmarked
 chapter title set on three lines."""
@@ -99,12 +99,15 @@ def _diagram_picture(names: list[str]):
     return Picture(png, width=440, height=367)
 
 
-def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False) -> None:
+def diagram_standard_pdf(
+    path: Path, running_head: str, *, number_apart: bool = False, pictures: bool = False, head_number: str = ""
+) -> None:
     """A data-model standard: three sections of text, then a page per subsection of chapter 4
     holding nothing but its numbered heading, a class diagram and its caption; the running head
     (`running_head`, the words of two of those headings) and the page number on every page.
     `number_apart`: each diagram page's heading stands just under the head with its number set
-    apart by a tab; `pictures`: the diagrams are pictures without a caption."""
+    apart by a tab; `pictures`: the diagrams are pictures without a caption; `head_number`: the
+    running head carries that section number, set apart from its words by a tab."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
@@ -115,7 +118,9 @@ def diagram_standard_pdf(path: Path, running_head: str, *, number_apart: bool = 
     def head(c, doc) -> None:
         c.saveState()
         c.setFont("Helvetica", 8)
-        c.drawString(72, height - 30, running_head)
+        if head_number:
+            c.drawString(72, height - 30, head_number)
+        c.drawString(162 if head_number else 72, height - 30, running_head)
         c.drawRightString(width - 72, 30, str(doc.page))
         c.restoreState()
 
@@ -421,9 +426,10 @@ CARRIED = (
 )
 
 
-def carried_heading_pdf(path: Path) -> None:
+def carried_heading_pdf(path: Path, *, bodiless: bool = False) -> None:
     """Three pages; a heading set on two lines is cut by the page break after its first line:
-    the second stands at the top of the next page, above the section's text."""
+    the second stands at the top of the next page, above the section's text (`bodiless`: right
+    above the next heading, the section having no text)."""
     from reportlab.lib.pagesizes import A4
     from reportlab.pdfgen.canvas import Canvas
 
@@ -445,7 +451,7 @@ def carried_heading_pdf(path: Path) -> None:
     y = lines(heading(lines(heading(height - 80, "1 Scope"), 5) - 6, "2 Pipe network"), 40)
     heading(y - 6, CARRIED[0])
     c.showPage()
-    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 6) - 6, "2.2 Pumping stations"), 8)
+    y = lines(heading(lines(heading(height - 80, CARRIED[1]), 0 if bodiless else 6) - 6, "2.2 Pumping stations"), 8)
     c.showPage()
     lines(heading(height - 80, "3 Code lists"), 8)
     c.showPage()
@@ -460,6 +466,8 @@ def runs(tmp_path_factory):
     diagram_standard_pdf(diagrams, "Pipe network")
     apart, pictures = folder / "apart.pdf", folder / "pictures.pdf"
     diagram_standard_pdf(apart, "Pipe network", number_apart=True)
+    numbered_head = folder / "numbered_head.pdf"
+    diagram_standard_pdf(numbered_head, "Pipe network", number_apart=True, head_number="4.1")
     diagram_standard_pdf(pictures, "Pipe network", pictures=True)
     banded_report_pdf(report)
     two_way_page_pdf(two_way)
@@ -469,6 +477,8 @@ def runs(tmp_path_factory):
     running_name_report_pdf(running_name)
     carried = folder / "carried.pdf"
     carried_heading_pdf(carried)
+    carried_bodiless = folder / "carried_bodiless.pdf"
+    carried_heading_pdf(carried_bodiless, bodiless=True)
     chapter_diagrams = folder / "chapter_diagrams.pdf"
     chapter_diagrams_pdf(chapter_diagrams)
     plan = folder / "plan.pdf"
@@ -479,12 +489,14 @@ def runs(tmp_path_factory):
         "chapters": process_document(chapters, parsing),
         "diagrams": process_document(diagrams, parsing),
         "apart": process_document(apart, parsing),
+        "numbered_head": process_document(numbered_head, parsing),
         "pictures": process_document(pictures, parsing),
         "report": process_document(report, parsing),
         "two_way": process_document(two_way, parsing),
         "plan": process_document(plan, parsing),
         "chapter_diagrams": process_document(chapter_diagrams, parsing),
         "carried": process_document(carried, parsing),
+        "carried_bodiless": process_document(carried_bodiless, parsing),
         "running_name": process_document(running_name, parsing),
         "chapter_pages": process_document(chapter_pages, parsing),
         "damaged": process_document(damaged, parsing),
@@ -505,6 +517,20 @@ def test_a_numbered_heading_above_a_diagram_opens_its_section_under_a_same_word_
     assert ("4 Network model", "4.2 Water network", "4.2.1 Pumps") in paths
     # The running head itself is furniture: no chunk says it.
     assert not any(line == "Pipe network" for chunk in run.document.chunks for line in chunk.text.split("\n"))
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_numbered_running_head_set_apart_by_a_tab_stays_furniture_on_every_page(runs):
+    """The running head "4.1 <tab> Pipe network" on every page: MinerU reads its number and its
+    words as two items, like a heading's set apart, but the number repeats at the head's place,
+    so the pair is the running head, not a heading (it fell through to body text on each page
+    where it does not continue the numbering)."""
+    run = runs["numbered_head"]
+    started = {chunk.heading_path[-1]: chunk.page_idx for chunk in run.document.chunks if chunk.heading_path}
+    for page, (number, title) in enumerate(DIAGRAM_SECTIONS, 2):
+        assert started.get(f"{number} {title}") == page, (number, title)
+    lines = {line for chunk in run.document.chunks for line in chunk.text.split("\n")}
+    assert "4.1" not in lines and "Pipe network" not in lines
     assert run.checks["text_verbatim"].passed
 
 
@@ -565,6 +591,25 @@ def test_a_title_repeating_in_the_top_band_is_furniture_unless_numbered():
     items, texts = [p[0] for p in pairs], [p[1] for p in pairs]
     found, _demoted = furniture.running_furniture(items, texts, n_pages=20)
     assert found == {0, 1, 2}
+
+
+def _header(page: int, text: str) -> tuple[dict, ItemText]:
+    return {"type": "header", "page_idx": page, "bbox": [120, 40, 480, 60]}, ItemText(text=text)
+
+
+@pytest.mark.parametrize(("head", "is_furniture"), [("Findings", True), ("Pump", False)])
+def test_a_header_opening_the_lines_at_its_place_runs_only_up_to_a_words_end(head, is_furniture):
+    """Isolates the rule for a running line MinerU merged with what stands under it, on
+    MinerU-shaped items: "Findings" opens "Findings 4 Results …" on the other pages, so it runs;
+    "Pump" only begins the word "Pumping", so it is a page's own header, read as body text."""
+    pairs = [_header(0, head)]
+    pairs += [
+        _header(page, f"{head}{'' if is_furniture else 'ing'} {page} stations of district {page}")
+        for page in (1, 2, 3, 4)
+    ]
+    items, texts = [p[0] for p in pairs], [p[1] for p in pairs]
+    found, demoted = furniture.running_furniture(items, texts, n_pages=20)
+    assert (0 in found, 0 in demoted) == (is_furniture, not is_furniture)
 
 
 def test_a_table_drawn_turned_on_an_upright_page_keeps_its_words_and_its_cells(runs):
@@ -671,4 +716,14 @@ def test_a_headings_line_carried_over_a_page_break_joins_it(runs):
     assert ("2 Pipe network", " ".join(CARRIED)) in paths
     assert ("2 Pipe network", "2.2 Pumping stations") in paths and ("3 Code lists",) in paths
     assert not any(CARRIED[1] in chunk.text for chunk in run.document.chunks)
+    assert run.checks["text_verbatim"].passed
+
+
+def test_a_bodiless_headings_chunk_is_its_items_text_not_the_line_joining_them(runs):
+    """A heading whose two lines are two items, with no text under it, keeps a chunk: its text
+    is the two items' text as the chunker joins items, the joined line only its heading."""
+    run = runs["carried_bodiless"]
+    (chunk,) = [c for c in run.document.chunks if c.heading_path == ["2 Pipe network", " ".join(CARRIED)]]
+    assert chunk.text == "\n\n".join(CARRIED) and chunk.heading == " ".join(CARRIED)[4:]
+    assert ("2 Pipe network", "2.2 Pumping stations") in [tuple(c.heading_path) for c in run.document.chunks]
     assert run.checks["text_verbatim"].passed

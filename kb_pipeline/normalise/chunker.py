@@ -37,7 +37,7 @@ from html import escape
 from ..contracts import Chunk, ChunkKind, make_chunk_id
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer, TextLine
-from .furniture import repeats_on, running_furniture, running_key
+from .furniture import opens, repeats_on, running_furniture, running_key, running_words
 from .headings import (
     CAPTION,
     DOT_LEADER,
@@ -238,6 +238,7 @@ class _Section:
     items: list[int]
     pages: list[int]
     bbox: list[int] | None
+    pieces: list[str]  # its items' text, each verbatim: the chunk of a section with no body
     used: bool = False
 
 
@@ -256,9 +257,12 @@ class _ChunkBuilder:
 
     def __init__(self, raw: RawOutput, text_layer: PdfTextLayer, texts: list[ItemText]) -> None:
         self.raw, self.text_layer, self.texts = raw, text_layer, texts
-        self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages)
+        # A heading's number set apart from its title, both ways: number -> title, title -> number.
+        apart = numbers_set_apart(raw.items, texts)
+        self.set_apart = apart | {title: number for number, title in apart.items()}
+        self.furniture, self.demoted = running_furniture(raw.items, texts, raw.n_pages, apart)
         self.running_keys = {running_key(texts[i].text) for i in self.furniture}
-        self.demoted_keys = [(running_key(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
+        self.demoted_words = [(running_words(texts[i].text), raw.items[i]["page_idx"]) for i in self.demoted]
         self.on_page: dict[int, list[int]] | None = None  # page -> its items, made on first need
         self.contents = contents_pages(raw.items, texts)
         # A contents page names every heading but holds none of them.
@@ -266,9 +270,6 @@ class _ChunkBuilder:
         self.outline = place_outline(text_layer.outline(), raw.items, texts, not_headings)
         # Items taken with an earlier one (a wrapped outline heading's lines, a contents page's).
         self.continuations = {i for hit in self.outline.values() for i in hit.continued_by}
-        # A heading's number set apart from its title, both ways: number -> title, title -> number.
-        apart = numbers_set_apart(raw.items, texts)
-        self.set_apart = apart | {title: number for number, title in apart.items()}
         self.headings = HeadingTracker()
         self.sections: list[_Section] = []  # open sections, aligned with the tracker's
         self.running_headers: dict[int, list[str]] = {}
@@ -375,23 +376,28 @@ class _ChunkBuilder:
         draft.add(index, item, text, _image_path(self.raw, item))
         self.drafts.append(draft)
 
-    def _open_heading(self, line: str, items: list[int], *, outline_level: int | None = None) -> None:
+    def _open_heading(
+        self, line: str, items: list[int], *, outline_level: int | None = None, pieces: list[str] | None = None
+    ) -> None:
+        """Open the section `line` heads. `pieces` are its items' own text when the line joins
+        several ("4.1" and "Pipe network"): a chunk's text is its items' text, never the line
+        made of them."""
         self._close()
         heading = self.headings.make(line, outline_level=outline_level)
         while self.sections and self.sections[-1].heading.depth >= heading.depth:
             self._close_section()
         self.headings.push(heading)
         pages = sorted({self.raw.items[i]["page_idx"] for i in items})
-        self.sections.append(_Section(heading, items, pages, self.raw.items[items[0]].get("bbox")))
+        bbox = self.raw.items[items[0]].get("bbox")
+        self.sections.append(_Section(heading, items, pages, bbox, [line] if pieces is None else pieces))
         self.last_heading_item = items[-1]
 
     def _close_section(self) -> None:
-        # A section that never held a chunk keeps one, of its heading line: no heading is lost.
+        # A section that never held a chunk keeps one, of its heading's items: no heading is lost.
         last = self.sections.pop()
         if not last.used:
-            line = last.heading.line
-            path = [*(s.heading.line for s in self.sections), line]
-            self.drafts.append(_Draft("text", last.heading, path, [line], last.items, last.pages, bbox=last.bbox))
+            path = [*(s.heading.line for s in self.sections), last.heading.line]
+            self.drafts.append(_Draft("text", last.heading, path, last.pieces, last.items, last.pages, bbox=last.bbox))
 
     # Steps, one per kind of item.
 
@@ -417,8 +423,8 @@ class _ChunkBuilder:
             self._open_heading(text.text[: hit.cut].strip(), [index], outline_level=hit.level)
             self._add_body(index, _part(text, hit.cut))
         else:
-            line = " ".join([text.text.strip(), *(self.texts[i].text.strip() for i in hit.continued_by)])
-            self._open_heading(line, [index, *hit.continued_by], outline_level=hit.level)
+            pieces = [text.text.strip(), *(self.texts[i].text.strip() for i in hit.continued_by)]
+            self._open_heading(" ".join(pieces), [index, *hit.continued_by], outline_level=hit.level, pieces=pieces)
 
     def _text_as_heading(self, index: int) -> bool:
         """Open the heading a text item is or holds; False when it is body text."""
@@ -477,7 +483,8 @@ class _ChunkBuilder:
         line = f"{self.texts[number].text.strip()} {self.texts[title].text.strip()}"
         if not self.headings.continues_numbering(line) or self.headings.goes_backwards(line):
             return False
-        self._open_heading(line, sorted((number, title)))
+        items = sorted((number, title))
+        self._open_heading(line, items, pieces=[self.texts[i].text.strip() for i in items])
         self.continuations.add(self.set_apart[index])
         return True
 
@@ -488,7 +495,7 @@ class _ChunkBuilder:
         prefix_index, prefix = self.number_prefix
         self.number_prefix = None
         if self.raw.items[index].get("text_level") and heading_rejection(line) is None:
-            self._open_heading(f"{prefix} {line}", [prefix_index, index])
+            self._open_heading(f"{prefix} {line}", [prefix_index, index], pieces=[prefix, line])
             return True
         self._add_body(prefix_index, self.texts[prefix_index])
         return False
@@ -512,9 +519,7 @@ class _ChunkBuilder:
             return False
         if self._continues_title(index, parsed is not None):
             # One heading MinerU cut into two title lines ("PART 3" / "SAFETY REQUIREMENTS"): reopen with both.
-            current = self.sections.pop()
-            self.headings.pop_current()
-            self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
+            self._reopen_heading_with(index, line)
         else:
             self._open_heading(line, [index])
         return True
@@ -542,10 +547,14 @@ class _ChunkBuilder:
         carried = self.text_layer.lines_in_box(item["page_idx"], item["bbox"])
         if len(carried) != 1 or not ending or ending[-1].font != carried[0].font:
             return False
-        self.sections.pop()
-        self.headings.pop_current()
-        self._open_heading(f"{current.heading.line} {line}", [*current.items, index])
+        self._reopen_heading_with(index, line)
         return True
+
+    def _reopen_heading_with(self, index: int, line: str) -> None:
+        """The bodiless section just opened, reopened with the item's line ending its heading."""
+        current = self.sections.pop()
+        self.headings.pop_current()
+        self._open_heading(f"{current.heading.line} {line}", [*current.items, index], pieces=[*current.pieces, line])
 
     def _continues_title(self, index: int, is_numbered: bool) -> bool:
         """A title line right under the bodiless heading just opened, unnumbered, not after a sentence end."""
@@ -631,7 +640,8 @@ class _ChunkBuilder:
         key = running_key(line)
         if not key or key in self.running_keys:
             return bool(key)
-        pages = {page for opening, page in self.demoted_keys if opening.startswith(key)}
+        words = running_words(line)
+        pages = {page for opening, page in self.demoted_words if opens(words, opening)}
         return repeats_on(len(pages), self.raw.n_pages)
 
     def _box_as_heading(self, index: int) -> bool:

@@ -81,6 +81,19 @@ def running_key(text: str) -> str:
     return (section[1] if section else "") + _DIGITS.sub("", squash(text))
 
 
+def running_words(text: str) -> str:
+    """`running_key` with one space between the words: whether a line opens another is told at a
+    word's end ("Pump" does not open "Pumping stations", though "pump" begins "pumpingstations")."""
+    section = _SECTION_NUMBER.match(text)
+    words = (_DIGITS.sub("", squash(word)) for word in text.split())
+    return " ".join(word for word in (section[1] if section else "", *words) if word)
+
+
+def opens(line_words: str, words: str) -> bool:
+    """Whether a line's `running_words` open (or are) those of another line."""
+    return f"{words} ".startswith(f"{line_words} ")
+
+
 def _repeats(n_at_place: int, one_parity: bool, n_pages: int, typed_furniture: bool) -> bool:
     """Whether a line seen in one band on `n_at_place` pages recurs there. Repetition is only a
     signal in a document with pages to repeat on (a short one keeps MinerU's reading). A line
@@ -145,7 +158,12 @@ def _running_title(widened: bool, text: str) -> bool:
 
 
 def _opening_running_lines(
-    items: list[dict], keys: list[str], bands: dict[int, str], repeats: dict[int, bool], n_pages: int
+    items: list[dict],
+    texts: list[ItemText],
+    keys: list[str],
+    bands: dict[int, str],
+    repeats: dict[int, bool],
+    n_pages: int,
 ) -> set[int]:
     """The header and footer items that do not repeat as items but whose line opens, at their
     place, the items of pages enough: MinerU merged the running line with what stands under it
@@ -157,28 +175,33 @@ def _opening_running_lines(
     ]
     if not candidates:
         return set()
-    by_key = sorted((keys[i], i) for i in bands if bands[i] != "margin")
-    ordered = [key for key, _ in by_key]
+    words = {i: running_words(texts[i].text) for i in bands if bands[i] != "margin"}
+    by_words = sorted((line, i) for i, line in words.items())
+    ordered = [line for line, _ in by_words]
     found: set[int] = set()
     for index in candidates:
-        key, top = keys[index], items[index]["bbox"][1]
-        if len(key) < 4:
+        line, top = words[index], items[index]["bbox"][1]
+        if len(keys[index]) < 4:
             continue
-        # Only lines longer than it count: the same line again is the ordinary repetition's case.
+        # Only lines longer than it count (the same line again is the ordinary repetition's
+        # case), and only those it opens up to a word's end.
         pages = {items[index]["page_idx"]} | {
             items[j]["page_idx"]
-            for longer, j in by_key[bisect_left(ordered, key + "\x00") : bisect_left(ordered, key + "\uffff")]
-            if longer != key and bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
+            for _, j in by_words[bisect_left(ordered, line + " ") : bisect_left(ordered, line + " \uffff")]
+            if bands[j] == bands[index] and abs(items[j]["bbox"][1] - top) <= _PLACE
         }
         if _repeats(len(pages), False, n_pages, True):
             found.add(index)
     return found
 
 
-def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) -> tuple[set[int], set[int]]:
+def running_furniture(
+    items: list[dict], texts: list[ItemText], n_pages: int, apart: dict[int, int] | None = None
+) -> tuple[set[int], set[int]]:
     """(furniture, demoted): the items that are running furniture, and the header, footer and
     margin items that are not (they are read as body text: a margin note seen once, such as an
-    archive stamp, is the document's text). Page numbers stay furniture."""
+    archive stamp, is the document's text). Page numbers stay furniture. `apart` is
+    `numbers_set_apart(items, texts)` when the caller has it already."""
     outer = _outermost(items)
     keys = [running_key(item_text.text) for item_text in texts]
     bands: dict[int, str] = {}
@@ -236,7 +259,7 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         nearest = bisect_left(places[band], top - _PLACE)  # the first place not above the window
         return nearest < len(places[band]) and places[band][nearest] <= top + _PLACE
 
-    opening = _opening_running_lines(items, keys, bands, repeats, n_pages)
+    opening = _opening_running_lines(items, texts, keys, bands, repeats, n_pages)
     # A running header that names the chapter changes with it, so it need not repeat: it is
     # still furniture when it repeats a title of the document where running heads stand.
     titles = {keys[i] for i, item in enumerate(items) if item.get("text_level")}
@@ -262,9 +285,11 @@ def running_furniture(items: list[dict], texts: list[ItemText], n_pages: int) ->
         ):
             furniture.add(index)
     # A heading's dotted number set apart from its title: the title may repeat the running
-    # head's words, but the number says it is the page's heading, which a running head is not.
-    for number, title in numbers_set_apart(items, texts).items():
-        for index in (number, title) if number in furniture or title in furniture else ():
+    # head's words, but the number says it is the page's heading, which a running head is not,
+    # unless the number repeats at its place too (a running head "4.1 <tab> Pipe network").
+    for number, title in (numbers_set_apart(items, texts) if apart is None else apart).items():
+        rescued = (number in furniture or title in furniture) and not repeats.get(number)
+        for index in (number, title) if rescued else ():
             furniture.discard(index)
             if items[index]["type"] in typed_kinds:
                 demoted.add(index)
