@@ -29,7 +29,7 @@ from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact
 
 from .conftest import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
 DOC = "big"
 

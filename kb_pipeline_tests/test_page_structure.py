@@ -15,9 +15,6 @@ import pytest
 
 from kb_pipeline.normalise import furniture
 from kb_pipeline.normalise.item_text import ItemText
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 
 BODY = (
     "The model describes each asset of the network with its identifier, its location and the date "
@@ -240,9 +237,8 @@ def bookmarked_chapters_pdf(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, parses):
     folder = tmp_path_factory.mktemp("page_structure")
-    parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     diagrams, report, two_way = folder / "diagrams.pdf", folder / "report.pdf", folder / "two_way.pdf"
     diagram_standard_pdf(diagrams, "Pipe network")
     banded_report_pdf(report)
@@ -250,10 +246,10 @@ def runs(tmp_path_factory):
     chapters = folder / "chapters.pdf"
     bookmarked_chapters_pdf(chapters)
     return {
-        "chapters": process_document(chapters, parsing),
-        "diagrams": process_document(diagrams, parsing),
-        "report": process_document(report, parsing),
-        "two_way": process_document(two_way, parsing),
+        "chapters": parses.run(chapters),
+        "diagrams": parses.run(diagrams),
+        "report": parses.run(report),
+        "two_way": parses.run(two_way),
     }
 
 
