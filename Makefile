@@ -41,7 +41,7 @@ TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm
 # Tests are handed out one at a time in the suite's order (conftest.py puts the long ones first),
 # those of an `xdist_group` (a module whose fixture starts a server or parses) to one worker.
 TEST_WORKERS ?= 2
-XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscopereorder
+XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: $(STAMP) setup-ocr test-services
 	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest $(XDIST) kb_pipeline_tests
