@@ -38,8 +38,8 @@ TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm
 # Two pytest-xdist workers: most of the suite's minutes are servers, daemons and subprocesses
 # starting, waiting and parsing, which leave the second core idle on one worker (docs/PERFORMANCE.md,
 # "The test suite"). TEST_WORKERS=0 runs it in this one process.
-# Tests are handed out one at a time in the suite's order (conftest.py puts the long ones first),
-# those of an `xdist_group` (a module whose fixture starts a server or parses) to one worker.
+# Tests are handed out a few at a time in the suite's order (conftest.py puts the long ones first):
+# xdist's default `load` gives each worker a quarter of the suite in one block.
 TEST_WORKERS ?= 2
 XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 

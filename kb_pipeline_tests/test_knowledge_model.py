@@ -29,9 +29,6 @@ RIGHT = "The cloudiness of water in a tank."
 # injection is refused: the first is Scaling's (claimed), so the model is offered only RIGHT.
 GLOSSARY = f"Scaling\n\nA hard mineral deposit inside a pipe. {INJECTION} {RIGHT} It is filtered.\n\nTurbidity"
 
-# One xdist worker for the module: the embedded model server starts once (`make test` runs two).
-pytestmark = pytest.mark.xdist_group("knowledge_model")
-
 
 def _open_document():
     return _doc(("Glossary", GLOSSARY))

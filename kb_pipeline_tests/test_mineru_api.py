@@ -27,8 +27,7 @@ from kb_pipeline.sources import list_pdfs
 from .conftest import CORPUS_PDFS, FIXTURE_PDFS, assert_same_cache_entry
 from .deployment import free_port
 
-# One xdist worker for the module: its three services start once (`make test` runs two workers).
-pytestmark = [pytest.mark.services, pytest.mark.xdist_group("mineru_api")]
+pytestmark = pytest.mark.services
 
 BIN = Path(os.environ.get("VIRTUAL_ENV", Path(__file__).resolve().parents[1] / ".venv")) / "bin"
 

@@ -20,9 +20,6 @@ from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, content_hash_of, parse_raw, process_document
 from kb_pipeline_tests.samples import long_pdf
 
-# One xdist worker for the module: its two parses of the long document are made once.
-pytestmark = pytest.mark.xdist_group("windows")
-
 
 def test_plan_windows():
     assert plan_windows(120, 50) == [(1, 50), (51, 100), (101, 120)]
