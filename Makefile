@@ -35,12 +35,21 @@ run: $(STAMP) setup-ocr
 # with 4 GiB free (a container's default /dev/shm is 64 MB).
 TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm | tail -1) -gt 4194304 && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
-test: $(STAMP) setup-ocr test-services
-	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest kb_pipeline_tests
+# Two pytest-xdist workers: most of the suite's minutes are servers, daemons and subprocesses
+# starting, waiting and parsing, which leave the second core idle on one worker (docs/PERFORMANCE.md,
+# "The test suite"). TEST_WORKERS=0 runs it in this one process.
+# Tests are handed out a few at a time in the suite's order (conftest.py puts the long ones first):
+# xdist's default `load` gives each worker a quarter of the suite in one block.
+TEST_WORKERS ?= 2
+XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
-# The edit loop: everything but the tests that drive real servers, a browser or a daemon stack.
+test: $(STAMP) setup-ocr test-services
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest $(XDIST) kb_pipeline_tests
+
+# The edit loop: everything but the tests that drive real servers, a browser or a daemon stack, or
+# kill workers mid-parse (the `services` marker).
 test-fast: $(STAMP) setup-ocr
-	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest kb_pipeline_tests -m "not services"
+	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest $(XDIST) kb_pipeline_tests -m "not services"
 
 # What CI checks before the tests: the definitions load as a `dg` project, lint, format, types.
 lint: $(STAMP)

@@ -7,9 +7,12 @@ README). CI lays `shared/` beside the clone; `KB_SHARED_DIR` points elsewhere if
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,6 +38,17 @@ CORPUS_PDFS = SHARED / "corpus" / "pdfs"
 SAMPLE_DOCS = REPO_ROOT / "data" / "knowledge_docs"
 # The shipped samples by name: a user's own files dropped into the folder are not test input.
 SAMPLE_PDFS = [SAMPLE_DOCS / name for name in SAMPLES]
+
+
+def pytest_collection_modifyitems(config, items):
+    """On pytest-xdist's workers (`make test` runs two), the tests that drive servers, daemons
+    and kills go first: handed out first, the long ones share the workers from the start and the
+    short ones even out the end. The sort is stable: a module's tests keep their order, and
+    stay together unless only some of them are marked."""
+    if hasattr(config, "workerinput"):
+        items.sort(
+            key=lambda item: item.get_closest_marker("services") is None and item.get_closest_marker("slow") is None
+        )
 
 
 @pytest.fixture
@@ -96,21 +110,29 @@ class SessionParses:
     whose parse cache every test that only reads a parse shares. The cache is the product's,
     keyed by content hash and parser config, so a PDF generated again with the same bytes (the
     generators are deterministic) is not parsed again. A test that asserts a fresh parse, or
-    that crashes, corrupts or counts parses, parses into its own data root instead."""
+    that crashes, corrupts or counts parses, parses into its own data root instead.
+
+    Under pytest-xdist every worker of the session shares the one data root: the cache publishes
+    each entry by an atomic rename, and a lock file per PDF and config makes the second worker
+    that asks for a parse wait for the first one's entry instead of parsing it too."""
 
     def __init__(self, root: Path) -> None:
         self.layout = DataLayout(root)
 
     def run(self, pdf: Path, config: ParserConfig | None = None) -> DocumentRun:
         """`pdf` through the whole core path; the raw output from the session's cache."""
-        return process_document(pdf, Parsing.in_process(config or ParserConfig(), self.layout))
+        config = config or ParserConfig()
+        with self._parsing(pdf, config):
+            return process_document(pdf, Parsing.in_process(config, self.layout))
 
     def seed(self, layout: DataLayout, *pdfs: Path, config: ParserConfig | None = None) -> None:
         """Start `layout`'s parse cache with these PDFs' entries: copies, each with the marker a
         parse of that very file writes (its `source_path`), so that the test's runs hit the cache
         and whatever the test does to its own entries stays its own."""
+        config = config or ParserConfig()
         for pdf in pdfs:
-            ref = parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config or ParserConfig(), self.layout))
+            with self._parsing(pdf, config):
+                ref = parse_raw(pdf, content_hash_of(pdf), Parsing.in_process(config, self.layout))
             entry = layout.parse_cache / ref.path.name
             if entry.exists():  # the same bytes under another name: one entry, as a parse makes
                 continue
@@ -118,10 +140,21 @@ class SessionParses:
             marker = {**ref.marker, "source_path": str(pdf)}
             (entry / cache.COMPLETE_MARKER).write_text(json.dumps(marker, indent=2, sort_keys=True), encoding="utf-8")
 
+    @contextmanager
+    def _parsing(self, pdf: Path, config: ParserConfig) -> Iterator[None]:
+        locks = self.layout.root.parent / "locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        with (locks / f"{content_hash_of(pdf)[:16]}-{config.fingerprint}").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
 
 @pytest.fixture(scope="session")
 def parses(tmp_path_factory) -> SessionParses:
-    return SessionParses(tmp_path_factory.mktemp("session-parses") / "data")
+    # An xdist worker's base temp dir is `<the run's>/popen-gwN`: the run's is the one they share.
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return SessionParses(shared / "session-parses" / "data")
 
 
 @pytest.fixture(scope="session")

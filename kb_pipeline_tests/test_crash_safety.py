@@ -19,6 +19,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from kb_pipeline.contracts import ParsedDocument
@@ -28,7 +29,7 @@ from kb_pipeline.pipeline import ARTIFACT_NAME, read_artifact
 
 from .conftest import REPO_ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
 DOC = "big"
 
@@ -362,22 +363,15 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
     print("\nkill -9 mid-write:", json.dumps(report, indent=1))
 
 
-def _instance_state(env: dict) -> tuple[dict, dict]:
-    """Run statuses and the `mineru` pool's claimed slots, read in a subprocess (its own env)."""
-    code = (
-        "import json, warnings, dagster as dg\nwarnings.simplefilter('ignore')\n"
-        "with dg.DagsterInstance.get() as i:\n"
-        "    info = i.event_log_storage.get_concurrency_info('mineru')\n"
-        "    print(json.dumps([{r.run_id: r.status.value for r in i.get_runs()},\n"
-        "                      {s.run_id: s.step_key for s in info.claimed_slots}]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr[-2000:]
-    runs, slots = json.loads(done.stdout.strip().splitlines()[-1])
-    return runs, slots
+def _instance_state() -> tuple[dict, dict]:
+    """Run statuses and the `mineru` pool's claimed slots, read from the instance DAGSTER_HOME names."""
+    with dg.DagsterInstance.get() as instance:
+        info = instance.event_log_storage.get_concurrency_info("mineru")
+        runs = {r.run_id: r.status.value for r in instance.get_runs()}
+        return runs, {s.run_id: s.step_key for s in info.claimed_slots}
 
 
-def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_pdf):
+def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_pdf, monkeypatch):
     """`kb-pipeline ingest` (the asset graph, in-process executor, pool `mineru` limited to 1 in
     this temp instance) killed while MinerU parses, then run again. Nothing is faked. The killed
     run holds its `mineru` slot and stays STARTED; the re-run must not wait for that slot for
@@ -392,6 +386,8 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
     drop.mkdir(parents=True)
     shutil.copy(big_pdf, drop)
     env = _env(data, DAGSTER_HOME=str(home), KB_DAGSTER_DIR=str(data / "dagster"), KB_DROP_FOLDER=str(drop))
+    for key in ("DAGSTER_HOME", "KB_DAGSTER_DIR"):  # this process reads the same instance
+        monkeypatch.setenv(key, env[key])
     log, cache = tmp_path / "ingest.log", data / "knowledge_cache" / "parse"
 
     proc = _start([str(BIN / "kb-pipeline"), "ingest"], env, log)
@@ -399,7 +395,7 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
     time.sleep(1.0)
     killed = _kill9(proc)
     assert _cache_entries(cache)[0] == [] and read_artifact(data / "parsed" / DOC / ARTIFACT_NAME) is None
-    runs, slots = _instance_state(env)
+    runs, slots = _instance_state()
     print(f"\nkill -9 mid-parse (Dagster): {killed} processes killed; runs {runs}; mineru slots held {slots}")
     dead_runs = set(runs)
 
@@ -407,7 +403,7 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
     deadline, blocked_since = time.monotonic() + 240, None
     while rerun.poll() is None:
         assert time.monotonic() < deadline, "re-run did not finish in 240 s"
-        runs, slots = _instance_state(env)
+        runs, slots = _instance_state()
         blocked = set(runs) - dead_runs and slots and set(slots) <= dead_runs
         blocked_since = (blocked_since or time.monotonic()) if blocked else None
         if blocked_since and time.monotonic() - blocked_since > 10:
@@ -419,5 +415,5 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
     assert rerun.returncode == 0, log.read_text()[-3000:]
     manifest = {"documents": [{"status": "ok", "raw_output_dir": str(next(iter(_cache_entries(cache)[0])))}]}
     _assert_complete_and_valid(data, manifest)
-    runs, slots = _instance_state(env)
+    runs, slots = _instance_state()
     assert slots == {}, f"slots still held after the re-run: {slots}"

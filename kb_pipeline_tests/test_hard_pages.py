@@ -9,7 +9,6 @@ import pytest
 from kb_pipeline.normalise.headings import heading_rejection
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.raw_output import load_raw_output
-from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline_tests.samples import math_paper_pdf, text_pdf
 
@@ -17,11 +16,10 @@ LABELS = ["Definition 1.", "Lemma 2.", "Proposition 3.", "Proof.", "Theorem 4 (M
 
 
 @pytest.fixture(scope="module")
-def math_paper(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("math")
-    pdf = folder / "convergence.pdf"
+def math_paper(tmp_path_factory, parses):
+    pdf = tmp_path_factory.mktemp("math") / "convergence.pdf"
     math_paper_pdf(pdf)
-    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data")))
+    return parses.run(pdf)
 
 
 def test_theorem_like_labels_are_run_in_labels_of_their_paragraph_not_sections(math_paper):

@@ -24,7 +24,7 @@ from kb_pipeline.paths import DataLayout
 
 from .conftest import FIXTURE_PDFS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 DOCS = ["sample", "unittest_test", "chem_intro"]
 
 

@@ -16,9 +16,6 @@ import pytest
 
 from kb_pipeline.normalise import furniture
 from kb_pipeline.normalise.item_text import ItemText
-from kb_pipeline.parsing.config import ParserConfig
-from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 
 BODY = (
     "The model describes each asset of the network with its identifier, its location and the date "
@@ -459,9 +456,8 @@ def carried_heading_pdf(path: Path, *, bodiless: bool = False) -> None:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, parses):
     folder = tmp_path_factory.mktemp("page_structure")
-    parsing = Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))
     diagrams, report, two_way = folder / "diagrams.pdf", folder / "report.pdf", folder / "two_way.pdf"
     diagram_standard_pdf(diagrams, "Pipe network")
     apart, pictures = folder / "apart.pdf", folder / "pictures.pdf"
@@ -486,20 +482,20 @@ def runs(tmp_path_factory):
     chapters = folder / "chapters.pdf"
     bookmarked_chapters_pdf(chapters)
     return {
-        "chapters": process_document(chapters, parsing),
-        "diagrams": process_document(diagrams, parsing),
-        "apart": process_document(apart, parsing),
-        "numbered_head": process_document(numbered_head, parsing),
-        "pictures": process_document(pictures, parsing),
-        "report": process_document(report, parsing),
-        "two_way": process_document(two_way, parsing),
-        "plan": process_document(plan, parsing),
-        "chapter_diagrams": process_document(chapter_diagrams, parsing),
-        "carried": process_document(carried, parsing),
-        "carried_bodiless": process_document(carried_bodiless, parsing),
-        "running_name": process_document(running_name, parsing),
-        "chapter_pages": process_document(chapter_pages, parsing),
-        "damaged": process_document(damaged, parsing),
+        "chapters": parses.run(chapters),
+        "diagrams": parses.run(diagrams),
+        "apart": parses.run(apart),
+        "numbered_head": parses.run(numbered_head),
+        "pictures": parses.run(pictures),
+        "report": parses.run(report),
+        "two_way": parses.run(two_way),
+        "plan": parses.run(plan),
+        "chapter_diagrams": parses.run(chapter_diagrams),
+        "carried": parses.run(carried),
+        "carried_bodiless": parses.run(carried_bodiless),
+        "running_name": parses.run(running_name),
+        "chapter_pages": parses.run(chapter_pages),
+        "damaged": parses.run(damaged),
     }
 
 

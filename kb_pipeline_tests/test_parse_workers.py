@@ -11,6 +11,8 @@ import signal
 import threading
 import time
 
+import pytest
+
 from kb_pipeline.batch import run_batch
 from kb_pipeline.parsing import cache
 from kb_pipeline.parsing.backends import WarmWorkers
@@ -18,6 +20,8 @@ from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.run_manifest import FailedEntry
 
 from .conftest import CORPUS_PDFS
+
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 
 
 def test_a_worker_killed_mid_parse_fails_only_its_document(drop, layout):

@@ -79,6 +79,7 @@ def _sign_in(client: httpx.Client, name: str, password: str | None = None) -> st
     return client.get("/api/csrf-token").json()["token"]
 
 
+@pytest.mark.services
 def test_no_route_but_sign_in_and_health_answers_without_a_session(team, server):
     layout, store, terms = team
     base, log = server
@@ -116,6 +117,7 @@ def test_no_route_but_sign_in_and_health_answers_without_a_session(team, server)
     assert store.latest() == {}
 
 
+@pytest.mark.services
 def test_roles_sessions_csrf_and_the_audit_trail(team, server, parsed):  # noqa: F811
     layout, store, terms = team
     base, log = server
@@ -236,6 +238,7 @@ def test_roles_sessions_csrf_and_the_audit_trail(team, server, parsed):  # noqa:
     assert b"$argon2id$" in database
 
 
+@pytest.mark.services
 def test_api_tokens_are_per_account_hashed_and_revocable(team, server, capsys, monkeypatch):
     layout, store, terms = team
     base, _log = server

@@ -15,9 +15,7 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.review.score import KindScore
 from kb_pipeline.review.store import DecisionStore
 from kb_pipeline.review_desk.app import create_app
@@ -51,11 +49,10 @@ def valve_pdf(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def valves(tmp_path_factory) -> ParsedDocument:
-    folder = tmp_path_factory.mktemp("valves").resolve()
-    pdf = folder / f"{DOC}.pdf"
+def valves(tmp_path_factory, parses) -> ParsedDocument:
+    pdf = tmp_path_factory.mktemp("valves").resolve() / f"{DOC}.pdf"
     valve_pdf(pdf)
-    return process_document(pdf, Parsing.in_process(ParserConfig(), DataLayout(folder / "data"))).document
+    return parses.run(pdf).document
 
 
 def _client(layout: DataLayout) -> tuple[DecisionStore, TestClient]:

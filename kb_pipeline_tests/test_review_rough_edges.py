@@ -142,6 +142,7 @@ def test_a_port_taken_is_said_before_any_url(layout, capsys):
     assert f"cannot listen on 127.0.0.1:{port}" in err and "another program holds the port" in err
 
 
+@pytest.mark.services
 def test_review_on_ipv6_loopback_prints_a_bracketed_url_and_answers_its_host(layout, tmp_path):
     log = tmp_path / "desk.log"
     with review_desk(log, host="::1") as base:
