@@ -64,7 +64,7 @@ _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
 _AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
-# "q denotes …"; or a verb that defines only before a noun phrase ("S describes the shape …").
+# "q denotes …"; or a verb that defines only before a noun phrase ("B measures the load …").
 _DEFINES = re.compile(
     rf"(?<![\w/])(?P<sym>{SYMBOL})\s+"
     rf"(?:(?:{SYMBOL_DEFINING_VERBS})\s+|(?P<reading>(?:{SYMBOL_READING_VERBS})\s+)(?=(?:{_ARTICLE})\s))"
@@ -96,7 +96,7 @@ class Explanation:
     meaning: Span
     # An apposition: the words are the symbol's name (a full name), not only a description.
     named: bool = False
-    # A reading ("S describes the shape of …"): what the symbol says in the formula at hand, for
+    # A reading ("B measures the load on …"): what the symbol says in the formula at hand, for
     # its variables; the glossary keeps the symbol's defining words.
     reading: bool = False
 
@@ -179,7 +179,7 @@ def stands_in(symbol: str, bare: str) -> bool:
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
     if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
-    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "f(P)": a math font may print "fðPÞ"
+    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "h(x)": a math font may print its brackets as other glyphs
         f, x = re.escape(value.group("f")), re.escape(value.group("x"))
         return bool(re.search(rf"{f}\s?[^\sA-Za-z0-9]{x}[^\sA-Za-z0-9]", bare))
     return symbol in bare
@@ -438,8 +438,8 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
     return out
 
 
-# A symbol named in brackets after its noun phrase, opened by a determiner: "the coefficient of
-# efficiency (E)", "the number of zero flow days per year (Nzero)".
+# A symbol named in brackets after its noun phrase, opened by a determiner: "the load of the
+# beam (Lb)", "the number of welds per girder (Nw)".
 _BRACKETED = re.compile(
     rf"(?<![\w-])(?:{_ARTICLE})\s+(?P<name>[^\W\d_][^()\[\],;:.]{{0,80}}?)\s?\((?P<sym>{SYMBOL})\s?\)", re.IGNORECASE
 )
