@@ -417,7 +417,7 @@ def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsew
                 source = chunk_of[v.meaning_chunk_id or formula.provenance.chunk_id or ""]
                 assert v.meaning in source.text
         legend = {v.meaning_chunk_id for v in formula.variables if v.symbol in ("A", "S", "F")}
-        assert legend != {None}  # read in the chunk after the formula's, and named
+        assert legend - {None}  # read in the chunk after the formula's, and named
     assert span_problems(document, payloads) == []
 
 
