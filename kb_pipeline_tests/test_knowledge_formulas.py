@@ -680,3 +680,25 @@ def test_a_legends_meaning_is_its_noun_phrase_not_its_relative_clause(math_font)
     assert french["R"] == "la matrice de rigidité"
     assert german["S"] == "die Steifigkeit"
     assert load["w"] == "the weight which the beam carries"  # no comma: a restrictive clause stays
+
+
+def test_a_symbol_redefined_takes_its_nearest_earlier_meaning():
+    """A formula with no legend of its own takes a symbol's meaning from the nearest earlier
+    chunk that explains it: a document that redefines "p" means the new sense from there on.
+    (Chunks made here: the choice between legends is in question, not MinerU's layout.)"""
+    texts = [
+        ("Pumps", "The head is given by\n\nh = p/(r g)          (1)\n\nwhere p is the pressure at the inlet, "
+         "r is the density of the water and g is the gravitational acceleration."),
+        ("Motors", "The torque is given by\n\nT = p/w          (2)\n\nwhere p is the power of the motor and w is "
+         "the angular speed."),
+        ("Losses", "The loss is given by\n\nL = k p          (3)"),
+    ]  # fmt: skip
+    chunks = [
+        Chunk(chunk_id=f"d::{k:04d}", doc_id="d", kind="text", text=text, page_idx=0, heading=heading,
+              heading_path=[heading])
+        for k, (heading, text) in enumerate(texts)
+    ]  # fmt: skip
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=chunks)
+    payloads = extract_document(document)
+    assert _meanings(_formula(payloads, "L"))["p"] == "the power of the motor"
+    assert _meanings(_formula(payloads, "h"))["p"] == "the pressure at the inlet"

@@ -141,8 +141,9 @@ class _Legend:
 
     def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
         """The explanation nearest the formula: in its own chunk the last before it (a symbol is
-        introduced before it is used) or else the first after; else the first in an earlier chunk
-        (the symbol explained where the document introduced it, not a later formula's reading). Not the next chunk's, unless its
+        introduced before it is used) or else the first after; else the nearest in an earlier chunk
+        (a symbol redefined means its new sense from there on), a definition before a reading (a
+        reading says what the symbol does in its own formula). Not the next chunk's, unless its
         legend opens it (`legend_after`): further on, a symbol is explained for another formula.
         A quote keeps its chunk: the entry records it (`meaning_chunk_id`) and the span check
         proves the meaning there."""
@@ -151,7 +152,9 @@ class _Legend:
         chosen = before[-1] if before else (same[0] if same else None)
         if chosen is None:
             here = self.place[chunk.chunk_id]
-            chosen = next((e for place, e in self.places.get(symbol, []) if place < here), None)
+            earlier = [e for place, e in self.places.get(symbol, []) if place < here]
+            defining = [e for e in earlier if not e.reading]
+            chosen = (defining or earlier)[-1] if earlier else None
         return chosen.quote() if chosen else None
 
     def legend_after(self, chunk: Chunk, end: int) -> list[Explanation]:
