@@ -112,7 +112,7 @@ def _standing(formula: str, legend: list[str], lhs: list[str]) -> set[str]:
     does not."""
     bare = without_functions(formula)
     standing = set()
-    for symbol in sorted({*legend, *lhs}, key=len, reverse=True):
+    for symbol in sorted({*legend, *lhs}, key=lambda s: (-len(s), s)):  # a set: ties by name, not by hash
         if stands_in(symbol, bare):
             standing.add(symbol)
             bare = bare.replace(symbol, " " * len(symbol))
