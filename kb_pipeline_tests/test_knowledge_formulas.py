@@ -343,6 +343,9 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "The rate is estimated as"),
     ("display", "y = n t          (8)"),
     ("BodyText", "where n and t are coefficients, fitted values."),
+    ("BodyText", "The discharge is measured as"),
+    ("display", "w = Q + Qc          (8a)"),
+    ("BodyText", "where Q and Qc are the flows of the river and the canal."),
     # A math font's brackets around a function's argument; a legend symbol the formula writes
     # with a subscript the legend leaves out (negatives: products "Ahh" and "ka").
     ("Heading1", "7. Fits"),
@@ -435,6 +438,8 @@ def test_a_legend_of_several_symbols_gives_each_its_own_words(legend_elsewhere):
     assert (german["b"], german["d"]) == ("waagrechte und senkrechte Geschwindigkeit", "senkrechte Geschwindigkeit")
     assert french["h"] == french["j"] == "les vitesses horizontale et verticale"
     assert rate["n"] == rate["t"] == "coefficients, fitted values"
+    flows = _meanings(_formula(payloads, "w"))  # "of the river and the canal": no phrase of its own
+    assert flows["Q"] == flows["Qc"] == "the flows of the river and the canal"
 
 
 def test_a_function_in_a_math_font_and_a_subscript_the_legend_leaves_out(legend_elsewhere):

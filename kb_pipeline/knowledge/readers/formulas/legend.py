@@ -249,6 +249,9 @@ def _each_own(text: str, meaning: Span, count: int) -> list[Span] | None:
     ends = [*(c.start() for c in cuts), len(piece)]
     parts = [piece[a:b] for a, b in zip(starts, ends, strict=True)]
     if all(_DETERMINER.match(p) and len(p.split()) > 1 for p in parts):
+        # "the flows of the river and the canal": a later phrase may be the complement's own.
+        if any(w.casefold() in FUNCTION_WORDS for p in parts[:-1] for w in p.split()[1:]):
+            return None
         return [Span(meaning.start + a, meaning.start + b) for a, b in zip(starts, ends, strict=True)]
     opener = _DETERMINER.match(piece)
     first = opener.end() if opener else 0
