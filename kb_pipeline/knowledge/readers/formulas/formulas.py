@@ -28,7 +28,16 @@ from ...payloads.spans import SpanCheck
 from ..findings import Quote
 from ..glossary.glossary import provenance
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, document_math, legend_after, stands_in, subscripted, without_functions
+from .legend import (
+    REST_OF_DISPLAY,
+    Explanation,
+    MathText,
+    document_math,
+    legend_after,
+    stands_in,
+    subscripted,
+    without_functions,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -38,8 +47,8 @@ _NUMBER = re.compile(r"^[\d.,\s]+%?$")
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*['′]*")
 # The unit a legend gives a quantity in: "… in m3/h", "… en kW", "… (kW)", "… [kW]".
 _UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
-# What may follow a display formula to its chunk's end: its number, punctuation, control glyphs.
-_REST_OF_DISPLAY = re.compile(r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?")
+# A display formula that nothing but its number follows to its chunk's end.
+_REST_OF_DISPLAY = re.compile(REST_OF_DISPLAY)
 
 
 @dataclass(frozen=True, eq=False)

@@ -63,7 +63,9 @@ _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
-_AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
+# What may follow a display formula before its legend: its number, punctuation, control glyphs.
+REST_OF_DISPLAY = r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?"
+_AFTER_FORMULA = re.compile(rf"{REST_OF_DISPLAY}(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
 # "q denotes …"; or a verb that defines only before a noun phrase ("B measures the load …").
 _DEFINES = re.compile(
     rf"(?<![\w/])(?P<sym>{SYMBOL})\s+"
