@@ -414,6 +414,16 @@ def test_a_mark_verb_in_running_text_defines_nothing():
     assert _definitions(_chunks(("Gauges", "During a shift, P indicates that the pump ran."))) == {}
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    ["In the old plant, Smith refers to the older valves.", "Im alten Werk, Wasser bedeutet hier den Zulauf."],
+)
+def test_a_clauses_capitalised_word_is_no_code(sentence):
+    """After a comma, a clause's subject is a term only as a code (a capital or digit after its
+    first character): a name or a German noun that opens with a capital is none."""
+    assert _definitions(_chunks(("Valves", sentence))) == {}
+
+
 def _chunks(*texts: tuple[str, str]) -> ParsedDocument:
     """One text chunk per (heading, text), each under its own heading."""
     chunks = [

@@ -358,44 +358,47 @@ LEGEND_ELSEWHERE = [
     ("BodyText", "The rate is estimated as"),
     ("display", "y = n t          (8)"),
     ("BodyText", "where n and t are coefficients, fitted values."),
+    ("BodyText", "The discharge is measured as"),
+    ("display", "w = Q + Qc          (8a)"),
+    ("BodyText", "where Q and Qc are the flows of the river and the canal."),
     # A math font's brackets around a function's argument; a legend symbol the formula writes
     # with a subscript the legend leaves out (negatives: products "Ahh" and "ka").
     ("Heading1", "7. Fits"),
-    ("BodyText", "The yield of the field is estimated as:"),
-    ("display", "Yd Z fðWÞ CgðNÞ          (9)"),
-    ("BodyText", "where f(W) is a function of the water supply and g(N) is a function of the nitrogen dose."),
-    ("BodyText", "The ratio of the fits is calculated as:"),
-    ("display", "R Z (SSEa KSSEb)/dfb          (10)"),
-    ("BodyText", "where SSE is the sum of the squared errors and df is the number of degrees of freedom."),
-    ("BodyText", "Le rendement du bassin est donné par :"),
-    ("display", "Rb Z pðLÞ C VBn          (11)"),
-    ("BodyText", "où p(L) est une fonction de la pluie et VB est le volume du bassin."),
+    ("BodyText", "The life of the cell is estimated as:"),
+    ("display", "Tc Z hðIÞ CuðVÞ          (9)"),
+    ("BodyText", "where h(I) is a function of the charging current and u(V) is a function of the cell voltage."),
+    ("BodyText", "The loss of the line is calculated as:"),
+    ("display", "L Z (PWRa KPWRb)/vmb          (10)"),
+    ("BodyText", "where PWR is the power drawn at the supply meter and vm is the mean voltage of the mains."),
+    ("BodyText", "La charge de la batterie est donnée par :"),
+    ("display", "Cb Z rðTÞ C QBn          (11)"),
+    ("BodyText", "où r(T) est une fonction de la température et QB est la capacité de la batterie."),
     ("BodyText", "The stiffness of the hole is given by"),
     ("display", "Kh = ka/(Ahh)          (12)"),
     ("BodyText", "where Ah is the area of the hole, h is its height and k is the wavenumber."),
     # A parameter's reading after the formula: a verb before a noun phrase (negative: before none).
     ("Heading1", "8. Response"),
-    ("BodyText", "The response of the catchment is estimated as:"),
-    ("display", "Rc = Yr + Sr q2          (13)"),
+    ("BodyText", "The wear of the bearing is estimated as:"),
+    ("display", "Wb = Bm + Lm a2          (13)"),
     (
         "BodyText",
-        "Yr then gives the magnitude of the change, and Sr describes the shape of the response. "
-        "The term q2 gives better fits.",
+        "Bm measures the load on the shaft, and Lm expresses the speed of the rotor. "
+        "The term a2 gives smoother curves.",
     ),
-    ("BodyText", "Le débit de crue est donné par :"),
-    ("display", "Dc = Kp + Lp          (14)"),
-    ("BodyText", "Kp donne la hauteur de la crue ; Lp décrit la forme de l'onde."),
-    ("BodyText", "Die Hochwasserspitze wird berechnet als"),
-    ("display", "Hs = Mk + Nk          (15)"),
-    ("BodyText", "Mk beschreibt die Höhe der Welle, Nk misst die Dauer der Welle."),
+    ("BodyText", "L'usure du frein est donnée par :"),
+    ("display", "Uf = Kp + Lp          (14)"),
+    ("BodyText", "Kp donne la pression du disque ; Lp décrit la chaleur de la garniture."),
+    ("BodyText", "Der Verschleiß der Kette wird berechnet als"),
+    ("display", "Vk = Mk + Nk          (15)"),
+    ("BodyText", "Mk beschreibt die Spannung der Kette, Nk misst die Länge der Glieder."),
     # A symbol named in brackets after its noun phrase (negative: after a clause).
     ("Heading1", "9. Fit"),
-    ("BodyText", "The coefficient of efficiency (Ef) measures the fit, and the flows were averaged (Qa) first."),
-    ("display", "Ef = 1 - Qa/Qb          (16)"),
-    ("BodyText", "Le nombre de jours secs (Nj) est compté chaque année."),
-    ("display", "Nj = Nt - Nh          (17)"),
-    ("BodyText", "Die Zahl der Regentage (Nr) wird gezählt."),
-    ("display", "Nr = Na - Nb          (18)"),
+    ("BodyText", "The stiffness ratio of steel (Kb) sets the sag, and the spans were measured (Sm) first."),
+    ("display", "Kb = 1 - Sm/Sn          (16)"),
+    ("BodyText", "Le nombre de rivets posés (Nv) est compté chaque jour."),
+    ("display", "Nv = Nt - Nh          (17)"),
+    ("BodyText", "Die Zahl der Schweißnähte (Ns) wird gezählt."),
+    ("display", "Ns = Na - Nb          (18)"),
 ]
 
 
@@ -432,7 +435,7 @@ def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsew
                 source = chunk_of[v.meaning_chunk_id or formula.provenance.chunk_id or ""]
                 assert v.meaning in source.text
         legend = {v.meaning_chunk_id for v in formula.variables if v.symbol in ("A", "S", "F")}
-        assert legend != {None}  # read in the chunk after the formula's, and named
+        assert legend - {None}  # read in the chunk after the formula's, and named
     assert span_problems(document, payloads) == []
 
 
@@ -450,45 +453,47 @@ def test_a_legend_of_several_symbols_gives_each_its_own_words(legend_elsewhere):
     assert (german["b"], german["d"]) == ("waagrechte und senkrechte Geschwindigkeit", "senkrechte Geschwindigkeit")
     assert french["h"] == french["j"] == "les vitesses horizontale et verticale"
     assert rate["n"] == rate["t"] == "coefficients, fitted values"
+    flows = _meanings(_formula(payloads, "w"))  # "of the river and the canal": no phrase of its own
+    assert flows["Q"] == flows["Qc"] == "the flows of the river and the canal"
 
 
 def test_a_function_in_a_math_font_and_a_subscript_the_legend_leaves_out(legend_elsewhere):
     _, payloads = legend_elsewhere
-    yield_, fits, french, stiffness = (_meanings(_formula(payloads, lhs)) for lhs in ("Yd Z", "R Z", "Rb Z", "Kh"))
-    assert yield_["f(W)"] == "a function of the water supply" and yield_["g(N)"] == "a function of the nitrogen dose"
-    assert french["p(L)"] == "une fonction de la pluie"
-    assert french["VBn"] == "le volume du bassin"
-    assert fits["SSEa"] == fits["SSEb"] == "the sum of the squared errors"
-    assert fits["dfb"] == "the number of degrees of freedom"
-    assert "SSE" not in fits and "S" not in fits  # inside the subscripted symbols
+    life, loss, french, stiffness = (_meanings(_formula(payloads, lhs)) for lhs in ("Tc Z", "L Z", "Cb Z", "Kh"))
+    assert life["h(I)"] == "a function of the charging current" and life["u(V)"] == "a function of the cell voltage"
+    assert french["r(T)"] == "une fonction de la température"
+    assert french["QBn"] == "la capacité de la batterie"
+    assert loss["PWRa"] == loss["PWRb"] == "the power drawn at the supply meter"
+    assert loss["vmb"] == "the mean voltage of the mains"
+    assert "PWR" not in loss and "P" not in loss  # inside the subscripted symbols
     assert stiffness["Ahh"] is None and stiffness["ka"] is None  # products, not a subscripted Ah or k
     assert stiffness["k"] == "the wavenumber"
 
 
 def test_a_parameters_reading_explains_it_at_its_formula_only(legend_elsewhere):
-    """ "Sr describes the shape of …": what the symbol says in this formula, not its definition for
+    """ "Lm expresses the speed of …": what the symbol says in this formula, not its definition for
     the glossary; a verb before no noun phrase ("gives better fits") explains nothing."""
     _, payloads = legend_elsewhere
-    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Rc", "Dc", "Hs"))
-    assert (english["Yr"], english["Sr"], english["q2"]) == (
-        "the magnitude of the change",
-        "the shape of the response",
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Wb", "Uf", "Vk"))
+    assert (english["Bm"], english["Lm"], english["a2"]) == (
+        "the load on the shaft",
+        "the speed of the rotor",
         None,
     )
-    assert (french["Kp"], french["Lp"]) == ("la hauteur de la crue", "la forme de l'onde")
-    assert (german["Mk"], german["Nk"]) == ("die Höhe der Welle", "die Dauer der Welle")
-    assert not {"Yr", "Sr", "Kp", "Lp", "Mk", "Nk", "q2"} & {e.term for e in payloads.glossary}
+    assert (french["Kp"], french["Lp"]) == ("la pression du disque", "la chaleur de la garniture")
+    assert (german["Mk"], german["Nk"]) == ("die Spannung der Kette", "die Länge der Glieder")
+    assert not {"Bm", "Lm", "Kp", "Lp", "Mk", "Nk", "a2"} & {e.term for e in payloads.glossary}
 
 
 def test_a_symbol_named_in_brackets_after_its_noun_phrase(legend_elsewhere):
     _, payloads = legend_elsewhere
-    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Ef", "Nj", "Nr"))
-    assert english["Ef"] == "coefficient of efficiency"
-    assert english["Qa"] is None  # "the flows were averaged (Qa)": a clause, no name
-    assert french["Nj"] == "nombre de jours secs"
-    assert german["Nr"] == "Zahl der Regentage"
+    english, french, german = (_meanings(_formula(payloads, lhs)) for lhs in ("Kb", "Nv", "Ns"))
+    assert english["Kb"] == "stiffness ratio of steel"
+    assert english["Sm"] is None  # "the spans were measured (Sm)": a clause, no name
+    assert french["Nv"] == "nombre de rivets posés"
+    assert german["Ns"] == "Zahl der Schweißnähte"
     names = {e.term: e.full_name for e in payloads.glossary}
-    assert names["Ef"] == "coefficient of efficiency" and "Qa" not in names
+    assert names["Kb"] == "stiffness ratio of steel" and "Sm" not in names
 
 
 def test_every_symbol_goes_through_the_span_check():
@@ -695,3 +700,25 @@ def test_a_legends_meaning_is_its_noun_phrase_not_its_relative_clause(math_font)
     assert french["R"] == "la matrice de rigidité"
     assert german["S"] == "die Steifigkeit"
     assert load["w"] == "the weight which the beam carries"  # no comma: a restrictive clause stays
+
+
+def test_a_symbol_redefined_takes_its_nearest_earlier_meaning():
+    """A formula with no legend of its own takes a symbol's meaning from the nearest earlier
+    chunk that explains it: a document that redefines "p" means the new sense from there on.
+    (Chunks made here: the choice between legends is in question, not MinerU's layout.)"""
+    texts = [
+        ("Pumps", "The head is given by\n\nh = p/(r g)          (1)\n\nwhere p is the pressure at the inlet, "
+         "r is the density of the water and g is the gravitational acceleration."),
+        ("Motors", "The torque is given by\n\nT = p/w          (2)\n\nwhere p is the power of the motor and w is "
+         "the angular speed."),
+        ("Losses", "The loss is given by\n\nL = k p          (3)"),
+    ]  # fmt: skip
+    chunks = [
+        Chunk(chunk_id=f"d::{k:04d}", doc_id="d", kind="text", text=text, page_idx=0, heading=heading,
+              heading_path=[heading])
+        for k, (heading, text) in enumerate(texts)
+    ]  # fmt: skip
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=chunks)
+    payloads = extract_document(document)
+    assert _meanings(_formula(payloads, "L"))["p"] == "the power of the motor"
+    assert _meanings(_formula(payloads, "h"))["p"] == "the pressure at the inlet"

@@ -190,6 +190,11 @@ def test_a_chapter_line_over_the_title_is_part_of_it_and_a_revision_line_is_not(
         # Negatives: a title that starts with the label's word, a version named in the title.
         (["Version Control for", "Pump Stations"], ["Version Control for", "Pump Stations"]),
         (["Release Valves and", "Their Settings"], ["Release Valves and", "Their Settings"]),
+        # ... a plural of the label, a capital word after it.
+        (["Pump Station", "Revisions"], ["Pump Station", "Revisions"]),
+        (["Pump Station", "Editions"], ["Pump Station", "Editions"]),
+        (["Pumpen und", "Auflagen"], ["Pumpen und", "Auflagen"]),
+        (["Pump Station", "Release A Guide to Valves"], ["Pump Station", "Release A Guide to Valves"]),
     ],
 )
 def test_a_revision_or_version_line_under_the_title_is_no_part_of_it(lines, title):

@@ -812,3 +812,16 @@ def test_text_diff_status_and_word_diff_by_hand():
         ("ins", "repair at once"),
     ]
     assert word_diff(None, "new text") == [("ins", "new text")]
+
+
+def test_a_variables_meaning_from_another_chunk_names_that_chunk(desk):
+    """A meaning read in another chunk than the formula's shows "from <chunk id>", escaped. (The
+    payload is edited here: which chunk a legend is read in is the formula tests' question.)"""
+    layout, _, client = desk
+    (formula,) = _queue(client, "formula")
+    path = layout.knowledge / DOC / "formulas.json"
+    formulas = json.loads(path.read_text(encoding="utf-8"))
+    formulas[0]["variables"][0] |= {"meaning": "hours the pump ran", "meaning_chunk_id": "x::0007<b>"}
+    path.write_text(json.dumps(formulas), encoding="utf-8")
+    page = client.get(f"/entries/{formula['term_id']}").text
+    assert "hours the pump ran <small>from x::0007&lt;b&gt;</small>" in page

@@ -120,8 +120,8 @@ LEGEND_VERBS = r"is|are|denotes|represents|stands\s+for"
 LEGEND_OPENERS = r"where|wherein|whereby|in which"
 WITH = r"with"
 SYMBOL_DEFINING_VERBS = r"denotes|represents|stands\s+for|is\s+defined\s+as"
-# Verbs that say what a symbol is only before a noun phrase ("S describes the shape of …").
-SYMBOL_READING_VERBS = r"(?:then\s+)?(?:gives|describes|measures|expresses|quantifies)"
+# Verbs that say what a symbol is only before a noun phrase ("B measures the load on …").
+SYMBOL_READING_VERBS = r"(?:gives|describes|measures|expresses|quantifies)"
 CONJUNCTIONS = r"and"
 DISJUNCTIONS = r"or"
 # The label of an API reference's parameter list ("Parameters: count (int) – …").

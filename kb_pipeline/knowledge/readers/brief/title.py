@@ -33,9 +33,11 @@ _MAX_LINES = 6
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.|[IVXLC]+\.)\s")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 # A revision or version line under the title is no part of it: its label and a code ("Revision
-# C", "Version 3.2 – May 2024", "Ausgabe 2"), or a numbered edition ("2nd edition", "3e édition").
+# C", "Version 3.2 – May 2024", "Ausgabe 2"; a letter code is one capital, no word after it: not
+# "Revisions", "Release A Guide …"), or a numbered edition ("2nd edition", "3e édition").
 _VERSION_LINE = re.compile(
-    rf"^\s*(?:(?:{VERSION_LABELS})\.?\s*[:\-–]?\s*(?:\d[\w.\-/]*|[A-Z]|[IVX]+)(?:\s+\S+){{0,3}}"
+    rf"^\s*(?:(?:{VERSION_LABELS})\b\.?\s*[:\-–]?\s*(?:\d[\w.\-/]*|(?-i:[A-Z]|[IVX]+)(?![^\W\d_])(?!\s+[^\W\d_]))"
+    rf"(?:\s+\S+){{0,3}}"
     rf"|\d+\w{{0,2}}\.?\s+(?:{VERSION_LABELS}))\s*$",
     re.IGNORECASE,
 )

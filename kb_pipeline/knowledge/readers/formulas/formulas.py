@@ -28,7 +28,16 @@ from ...payloads.spans import SpanCheck
 from ..findings import Quote
 from ..glossary.glossary import provenance
 from .lead_in import lead_in_name
-from .legend import Explanation, MathText, document_math, legend_after, stands_in, subscripted, without_functions
+from .legend import (
+    REST_OF_DISPLAY,
+    Explanation,
+    MathText,
+    document_math,
+    legend_after,
+    stands_in,
+    subscripted,
+    without_functions,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -38,8 +47,8 @@ _NUMBER = re.compile(r"^[\d.,\s]+%?$")
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*['′]*")
 # The unit a legend gives a quantity in: "… in m3/h", "… en kW", "… (kW)", "… [kW]".
 _UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
-# What may follow a display formula to its chunk's end: its number, punctuation, control glyphs.
-_REST_OF_DISPLAY = re.compile(r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?")
+# A display formula that nothing but its number follows to its chunk's end.
+_REST_OF_DISPLAY = re.compile(REST_OF_DISPLAY)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +121,7 @@ def _standing(formula: str, legend: list[str], lhs: list[str]) -> set[str]:
     does not."""
     bare = without_functions(formula)
     standing = set()
-    for symbol in sorted({*legend, *lhs}, key=len, reverse=True):
+    for symbol in sorted({*legend, *lhs}, key=lambda s: (-len(s), s)):  # a set: ties by name, not by hash
         if stands_in(symbol, bare):
             standing.add(symbol)
             bare = bare.replace(symbol, " " * len(symbol))
@@ -141,8 +150,9 @@ class _Legend:
 
     def meaning(self, symbol: str, chunk: Chunk, at: int) -> Quote | None:
         """The explanation nearest the formula: in its own chunk the last before it (a symbol is
-        introduced before it is used) or else the first after; else the first in an earlier chunk
-        (the symbol explained where the document introduced it, not a later formula's reading). Not the next chunk's, unless its
+        introduced before it is used) or else the first after; else the nearest in an earlier chunk
+        (a symbol redefined means its new sense from there on), a definition before a reading (a
+        reading says what the symbol does in its own formula). Not the next chunk's, unless its
         legend opens it (`legend_after`): further on, a symbol is explained for another formula.
         A quote keeps its chunk: the entry records it (`meaning_chunk_id`) and the span check
         proves the meaning there."""
@@ -151,7 +161,9 @@ class _Legend:
         chosen = before[-1] if before else (same[0] if same else None)
         if chosen is None:
             here = self.place[chunk.chunk_id]
-            chosen = next((e for place, e in self.places.get(symbol, []) if place < here), None)
+            earlier = [e for place, e in self.places.get(symbol, []) if place < here]
+            defining = [e for e in earlier if not e.reading]
+            chosen = (defining or earlier)[-1] if earlier else None
         return chosen.quote() if chosen else None
 
     def legend_after(self, chunk: Chunk, end: int) -> list[Explanation]:

@@ -63,8 +63,10 @@ _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
-_AFTER_FORMULA = re.compile(rf"[\s,.;:\x00-\x1f]*(?:\(\d{{1,3}}[a-z]?\)[\s,.;:]*)?(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
-# "q denotes …"; or a verb that defines only before a noun phrase ("S describes the shape …").
+# What may follow a display formula before its legend: its number, punctuation, control glyphs.
+REST_OF_DISPLAY = r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?"
+_AFTER_FORMULA = re.compile(rf"{REST_OF_DISPLAY}(?:(?P<with>{WITH})\s+|(?=\w))", re.I)
+# "q denotes …"; or a verb that defines only before a noun phrase ("B measures the load …").
 _DEFINES = re.compile(
     rf"(?<![\w/])(?P<sym>{SYMBOL})\s+"
     rf"(?:(?:{SYMBOL_DEFINING_VERBS})\s+|(?P<reading>(?:{SYMBOL_READING_VERBS})\s+)(?=(?:{_ARTICLE})\s))"
@@ -96,7 +98,7 @@ class Explanation:
     meaning: Span
     # An apposition: the words are the symbol's name (a full name), not only a description.
     named: bool = False
-    # A reading ("S describes the shape of …"): what the symbol says in the formula at hand, for
+    # A reading ("B measures the load on …"): what the symbol says in the formula at hand, for
     # its variables; the glossary keeps the symbol's defining words.
     reading: bool = False
 
@@ -194,7 +196,7 @@ def stands_in(symbol: str, bare: str) -> bool:
         return bool(re.search(rf"(?<![a-z]){symbol}(?![a-z])", bare))
     if len(symbol) == 1 and "a" <= symbol <= "z":  # nor "c" the subscript of "Vc"
         return bool(re.search(rf"(?<![A-Z]){symbol}", bare))
-    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "f(P)": a math font may print "fðPÞ"
+    if value := _FUNCTION_VALUE.fullmatch(symbol):  # "h(x)": a math font may print its brackets as other glyphs
         f, x = re.escape(value.group("f")), re.escape(value.group("x"))
         return bool(re.search(rf"{f}\s?[^\sA-Za-z0-9]{x}[^\sA-Za-z0-9]", bare))
     return symbol in bare
@@ -264,6 +266,9 @@ def _each_own(text: str, meaning: Span, count: int) -> list[Span] | None:
     ends = [*(c.start() for c in cuts), len(piece)]
     parts = [piece[a:b] for a, b in zip(starts, ends, strict=True)]
     if all(_DETERMINER.match(p) and len(p.split()) > 1 for p in parts):
+        # "the flows of the river and the canal": a later phrase may be the complement's own.
+        if any(w.casefold() in FUNCTION_WORDS for p in parts[:-1] for w in p.split()[1:]):
+            return None
         return [Span(meaning.start + a, meaning.start + b) for a, b in zip(starts, ends, strict=True)]
     opener = _DETERMINER.match(piece)
     first = opener.end() if opener else 0
@@ -453,8 +458,8 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
     return out
 
 
-# A symbol named in brackets after its noun phrase, opened by a determiner: "the coefficient of
-# efficiency (E)", "the number of zero flow days per year (Nzero)".
+# A symbol named in brackets after its noun phrase, opened by a determiner: "the load of the
+# beam (Lb)", "the number of welds per girder (Nw)".
 _BRACKETED = re.compile(
     rf"(?<![\w-])(?:{_ARTICLE})\s+(?P<name>[^\W\d_][^()\[\],;:.]{{0,80}}?)\s?\((?P<sym>{SYMBOL})\s?\)", re.IGNORECASE
 )

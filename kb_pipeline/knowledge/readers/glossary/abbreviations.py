@@ -346,7 +346,7 @@ def expansion_before(text: str, end: int, abbreviation: str) -> str | None:
 
 def _named_before(head: str) -> str:
     """The word before a bracket, or the abbreviation a date or a function word or two stand
-    between ("the XYZ law of 2015 (Long Form)", "la loi ABC de 2015 (…)")."""
+    between ("the XYZ of 2015 (Long Form)", "la loi ABC de 2015 (…)")."""
     tokens = head.split()[-3:]
     for k in range(len(tokens) - 1, -1, -1):
         if is_abbreviation(tokens[k]) or not (tokens[k].isdigit() or tokens[k].casefold() in _UNSPELT):

@@ -186,11 +186,12 @@ def _defining_clause(chunk: Chunk, said: str, start: int) -> re.Match[str] | Non
     if not start:
         return m
     # Inside a sentence, a clause's subject is a noun phrase opening with its article, a code
-    # ("57B-A14B") or a table note's mark: "while it refers to", "please refer to" name nothing.
+    # ("12K-M3": a capital or digit after its first character, so not "Smith") or a table note's
+    # mark: "while it refers to", "please refer to" name nothing.
     subject = m.group("subject").split()
     if _OPENING_ARTICLE.match(subject[0]):
         return m
-    code = len(subject) == 1 and (chunk.kind == "table" or any(c.isupper() or c.isdigit() for c in subject[0]))
+    code = len(subject) == 1 and (chunk.kind == "table" or any(c.isupper() or c.isdigit() for c in subject[0][1:]))
     return m if code else None
 
 

@@ -73,7 +73,7 @@ def can_name_a_term(subject: str) -> bool:
         and any(c.isalpha() for c in subject)
         and not re.search(r"[,;:!?()\[\]“”\"]", subject)
         and not _NOT_A_TERM.match(subject)
-        # A number names nothing; a code that starts with one does ("57B-A14B", "3GPP").
+        # A number names nothing; a code that starts with one does ("12K-M3", "4WD").
         and not (words[0][:1].isdigit() and not any(c.isupper() for c in words[0]))
     )
 
