@@ -59,11 +59,11 @@ PAPER = [
     ("Heading1", "5. Test conditions"),
     ("BodyText", "During a test both constants g and H stay fixed, and so does the parameter Q."),
     # An inline expression's operands are symbols; a name whose letters spell a function word
-    # ("hE") is still one; a capital run inside an operand ("T" of "hT", "HT") is not.
+    # ("iT") is still one; a capital run inside an operand ("T" of "hT", "HT") is not.
     ("Heading1", "6. Trimming"),
     (
         "BodyText",
-        "Given the stage head hE and the rated head hT, the impeller is trimmed hE×hT/Ph times. "
+        "Given the stage head iT and the rated head hT, the impeller is trimmed iT×hT/Ph times. "
         "The pump ships with a spare HT, a coupling and its key.",
     ),
 ]
@@ -157,7 +157,7 @@ def test_a_symbol_named_in_apposition_is_a_full_name(paper):
 
 def test_the_operands_of_an_inline_expression_are_named_in_apposition(paper):
     names = {e.term: e.full_name for e in paper.glossary}
-    assert names["hE"] == "stage head"
+    assert names["iT"] == "stage head"
     assert names["hT"] == "rated head"
     assert "HT" not in names
 

@@ -135,7 +135,7 @@ class MathText:
                 if found.decided and found.layout != "named_line"
             )
         )
-        # The operands of inline expressions, each whole ("FFN" is none of "⌈n×hFFN⌉").
+        # The operands of inline expressions, each whole ("FFN" is none of "⌈m×kLoad⌉").
         self._inline = {
             operand
             for chunk in document.chunks
@@ -205,7 +205,7 @@ def stands_in(symbol: str, bare: str) -> bool:
 def _is_legend_symbol(token: str, math: MathText, *, in_clause: bool = False) -> bool:
     """A symbol of the formulas; in running text not a function word ("a", "de", "The"), in a
     legend clause any letter ("… and d the diameter of the pipe")."""
-    if len(token) > 1:  # a capital after a small letter ("hE") is how no word is written
+    if len(token) > 1:  # a capital after a small letter ("iT") is how no word is written
         stop = token.casefold() in FUNCTION_WORDS and not re.search(r"[a-z][A-Z]", token)
     else:  # case tells the letter "L" from the French "l"
         stop = not in_clause and token in FUNCTION_WORDS
