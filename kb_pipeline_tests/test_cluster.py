@@ -4,6 +4,7 @@ in-process Celery worker; the cluster itself is test_celery_cluster.py."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -96,7 +97,11 @@ def test_a_missing_broker_is_an_error_not_an_exit_and_the_instance_keeps_working
 
 
 @pytest.mark.services
-def test_a_run_whose_task_is_not_running_on_its_worker_is_dead_though_the_worker_answers(redis_url, monkeypatch):  # noqa: F811
+def test_a_run_whose_task_is_not_running_on_its_worker_is_dead_though_the_worker_answers(
+    redis_url,  # noqa: F811
+    monkeypatch,
+    request,
+):
     """Run monitoring asks about the run's own Celery task, not its worker's name: a worker killed
     and started again under the same name answers, but the task its predecessor had STARTED is
     not among its active ones. A real worker on a real redis-server; the stale task is recorded
@@ -124,6 +129,12 @@ def test_a_run_whose_task_is_not_running_on_its_worker_is_dead_though_the_worker
         run = dg.DagsterRun(job_name="ingest_documents", tags={DAGSTER_CELERY_TASK_ID_TAG: task_id})
         return launcher.check_run_worker_health(run)
 
+    # The embedded worker sets up Celery's logging in this process (the root logger at its level,
+    # its handlers): restored afterwards, or the tests after this one on the same pytest worker
+    # log nothing below ERROR.
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    request.addfinalizer(lambda level=root.level: root.setLevel(level))
     with start_worker(app, pool="threads", hostname=node, perform_ping_check=False, shutdown_timeout=10):
         running = hold.apply_async(queue="dagster")
         deadline = time.monotonic() + 30
