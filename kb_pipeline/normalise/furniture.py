@@ -73,20 +73,19 @@ def _band(item: dict, outer: str | None) -> str | None:
     return outer
 
 
-def running_key(text: str) -> str:
-    """The line without its digits (page numbers move), except a leading dotted section number:
-    no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS model" are two sections,
-    not one running line."""
-    section = _SECTION_NUMBER.match(text)
-    return (section[1] if section else "") + _DIGITS.sub("", squash(text))
-
-
 def running_words(text: str) -> str:
-    """`running_key` with one space between the words: whether a line opens another is told at a
-    word's end ("Pump" does not open "Pumping stations", though "pump" begins "pumpingstations")."""
+    """The line's words squashed, without their digits (page numbers move), except a leading
+    dotted section number: no page number is written "3.1", and "2.1 LRS model" and "3.1 LRS
+    model" are two sections, not one running line. One space between the words: whether a line
+    opens another is told at a word's end ("Pump" does not open "Pumping stations")."""
     section = _SECTION_NUMBER.match(text)
     words = (_DIGITS.sub("", squash(word)) for word in text.split())
     return " ".join(word for word in (section[1] if section else "", *words) if word)
+
+
+def running_key(text: str) -> str:
+    """`running_words` run together: the key a repeated line is grouped by."""
+    return running_words(text).replace(" ", "")
 
 
 def opens(line_words: str, words: str) -> bool:
