@@ -190,6 +190,26 @@ def story_pdf(path: Path, story: list[tuple[str, str | list[list[str]]]], title:
     SimpleDocTemplate(str(path), title=title, invariant=True).build(flow)
 
 
+def write_with_second_page_turned(drawn: io.BytesIO, path: Path, *, shown_upright: bool = True) -> None:
+    """Write the A4 document `drawn` to `path` with its second page's content turned a quarter
+    anticlockwise on a portrait page (an exact transformation), and, `shown_upright`, that page
+    marked `/Rotate 90`, so that a viewer shows it as an upright landscape page."""
+    import pypdf
+    from pypdf import Transformation
+    from pypdf.generic import RectangleObject
+    from reportlab.lib.pagesizes import A4
+
+    width, height = A4
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(drawn))
+    page = writer.pages[1]
+    page.add_transformation(Transformation((0, 1, -1, 0, width, 0)))  # exact quarter turn
+    page.mediabox = RectangleObject([0, 0, width, height])
+    if shown_upright:
+        page.rotate(90)
+    with path.open("wb") as f:
+        writer.write(f)
+
+
 def math_paper_pdf(path: Path) -> None:
     """A six-page mathematics paper: numbered sections, theorem-like paragraphs opened by a bold
     run-in label on a line of its own ("Definition 1.", "Proposition 3."), and alternating

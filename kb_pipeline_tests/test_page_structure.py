@@ -16,6 +16,7 @@ import pytest
 
 from kb_pipeline.normalise import furniture
 from kb_pipeline.normalise.item_text import ItemText
+from kb_pipeline_tests.samples import write_with_second_page_turned
 
 BODY = (
     "The model describes each asset of the network with its identifier, its location and the date "
@@ -234,9 +235,6 @@ def two_way_page_pdf(path: Path) -> None:
     """Three A4 pages; the middle one is a landscape page shown by `/Rotate 90` whose title and
     notes stand upright and whose table is drawn turned a quarter again (its text runs down the
     page as displayed): the upright text is most of the page, so the page is read as it stands."""
-    import pypdf
-    from pypdf import Transformation
-    from pypdf.generic import RectangleObject
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
@@ -271,13 +269,7 @@ def two_way_page_pdf(path: Path) -> None:
             )
         c.showPage()
     c.save()
-    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(buffer))
-    page = writer.pages[1]
-    page.add_transformation(Transformation((0, 1, -1, 0, width, 0)))  # exact quarter turn
-    page.mediabox = RectangleObject([0, 0, width, height])
-    page.rotate(90)
-    with path.open("wb") as f:
-        writer.write(f)
+    write_with_second_page_turned(buffer, path)
 
 
 LAB = "The laboratory tests each sample twice and reports the mean of the two readings to the clinic within a week."

@@ -16,6 +16,7 @@ from kb_pipeline.parsing.mineru_adapter import ORIGINAL_COPY
 from kb_pipeline.parsing.upright import upright_copy
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import Parsing, process_document
+from kb_pipeline_tests.samples import write_with_second_page_turned
 
 HEADER = ["Programme", "2019 actual", "2020 actual", "2021 actual", "2022 budget", "2023 budget", "2024 forecast"]
 NAMES = ["Primary health clinics", "District hospitals", "Water and sanitation", "Rural road maintenance"]
@@ -43,9 +44,6 @@ def rotated_table_pdf(path: Path, *, shown_upright: bool) -> None:
     """Three A4 pages; the middle one holds a landscape table whose content is drawn turned a
     quarter anticlockwise on a portrait page: with `/Rotate 90` (`shown_upright`) it displays as
     an upright landscape page, without it the reader turns the paper."""
-    import pypdf
-    from pypdf import Transformation
-    from pypdf.generic import RectangleObject
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.pdfgen.canvas import Canvas
@@ -69,14 +67,7 @@ def rotated_table_pdf(path: Path, *, shown_upright: bool) -> None:
             Frame(60, 60, width - 120, height - 120).addFromList(story, c)
         c.showPage()
     c.save()
-    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(buffer))
-    page = writer.pages[1]
-    page.add_transformation(Transformation((0, 1, -1, 0, width, 0)))  # exact quarter turn
-    page.mediabox = RectangleObject([0, 0, width, height])
-    if shown_upright:
-        page.rotate(90)
-    with path.open("wb") as f:
-        writer.write(f)
+    write_with_second_page_turned(buffer, path, shown_upright=shown_upright)
 
 
 @pytest.fixture(scope="module")
