@@ -42,6 +42,19 @@ def _chunks(data_dir, doc_id: str) -> list:
     return json.loads((DataLayout(data_dir).parsed_dir(doc_id) / "chunks.json").read_text())["chunks"]
 
 
+class _TimedLines(io.StringIO):
+    """Progress output that notes when each line was written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[tuple[float, str]] = []
+
+    def write(self, text: str) -> int:
+        if text.strip():
+            self.lines.append((time.time(), text))
+        return super().write(text)
+
+
 def _run_pids(instance) -> set[int]:
     runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
     return {record.pid for run in runs if (record := worker_record(instance, run.run_id))}
@@ -50,10 +63,16 @@ def _run_pids(instance) -> set[int]:
 def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_fails_alone(tmp_path, instance):
     drop = _drop(tmp_path, DOCS, corrupt=True)
     parallel = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "parallel"))
-    progress = io.StringIO()
+    progress = _TimedLines()
     outcomes = ingest_folder(parallel, instance, progress=progress, workers=2)
 
     assert [o.name for o in outcomes] == sorted(o.name for o in outcomes), "outcomes in folder order"
+    # Each document's line is printed when its run ends, not once all have.
+    ends = [
+        instance.get_run_stats(r.run_id).end_time for r in instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
+    ]
+    first_line = min(t for t, text in progress.lines if "ingested:" in text or "FAILED" in text)
+    assert first_line < max(ends), (first_line, sorted(ends))
     statuses = {o.doc_id: o.status for o in outcomes}
     assert statuses == {"broken": "failed", **dict.fromkeys(DOCS, "ingested")}
     assert next(o for o in outcomes if o.doc_id == "broken").reason

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import dagster as dg
 
@@ -158,9 +159,13 @@ class _Runs:
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         self.instance = instance
         self._ended = threading.Event()
-        fields = kb.config_json()
-        self._jobs = {
-            name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(fields, name))  # type: ignore[arg-type]
+        self._fields = kb.config_json()
+
+    @functools.cached_property
+    def _jobs(self) -> dict[str, Any]:
+        # Builds the definitions (seconds): at the first run, after the workers have started.
+        return {
+            name: dg.build_reconstructable_job(__name__, job_for.__name__, reconstructable_args=(self._fields, name))  # type: ignore[arg-type]
             for name in (INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB)
         }
 
@@ -180,17 +185,15 @@ class _Runs:
         raise NotImplementedError
 
     def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
-        """The runs once each has finished, in the order they finish."""
-        pending, finished = set(run_ids), []
-        while pending:
+        """Those of the runs that have finished, as soon as one has: each document's line is
+        printed when its run ends, and a freed place is filled at once."""
+        while True:
             self._ended.clear()  # before the look: a run ending after it wakes the wait below
-            for record in self.instance.get_run_records(dg.RunsFilter(run_ids=list(pending))):
-                if record.dagster_run.is_finished:
-                    pending.discard(record.dagster_run.run_id)
-                    finished.append(record.dagster_run)
-            if pending:
-                self._ended.wait(self._poll_seconds)
-        return finished
+            records = self.instance.get_run_records(dg.RunsFilter(run_ids=run_ids))
+            finished = [r.dagster_run for r in records if r.dagster_run.is_finished]
+            if finished:
+                return finished
+            self._ended.wait(self._poll_seconds)
 
     def close(self) -> None:
         pass
@@ -208,7 +211,7 @@ class _WarmRuns(_Runs):
         super().__init__(kb, instance)
         self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home, on_run_end=self._ended.set)
         # Their imports (Dagster, the definitions, MinerU: seconds) overlap this command's own
-        # building of the definitions and creating of the runs.
+        # building of the definitions (`_jobs`) and creating of the runs.
         self._pool.start_workers()
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
@@ -262,18 +265,18 @@ def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready
         fill()
         ingested = False
         while pending:
-            [run] = runs.wait(pending)[:1]
-            pending.remove(run.run_id)
-            item, again = submitted[run.run_id]
-            stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
-            outcome = _outcome(
-                instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
-            )
-            if outcome.status == "failed" and WORKER_DIED in outcome.reason and not again:
-                pending.append(submit(item, True))
-                continue
-            ingested |= outcome.status == "ingested"
-            done(item, outcome)
+            for run in runs.wait(pending):
+                pending.remove(run.run_id)
+                item, again = submitted[run.run_id]
+                stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
+                outcome = _outcome(
+                    instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
+                )
+                if outcome.status == "failed" and WORKER_DIED in outcome.reason and not again:
+                    pending.append(submit(item, True))
+                    continue
+                ingested |= outcome.status == "ingested"
+                done(item, outcome)
             fill()
         if ingested:
             runs.wait(
@@ -294,8 +297,6 @@ def ingest_folder(
     or, when only its knowledge is not current (its extraction failed), through
     `extract_knowledge`; `workers` > 1 runs them in as many warm run workers (a persistent
     instance only: an ephemeral one lives in this process). One outcome per PDF, in folder order."""
-    from ..definitions import build_definitions
-
     progress = progress or sys.stderr
     on_celery = is_celery_launcher(instance.run_launcher)
     if on_celery:  # this host's data root must be the one the workers share
@@ -352,6 +353,8 @@ def ingest_folder(
         print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
         _run_in_workers(instance, _WarmRuns(kb, instance, workers), to_run, jobs, done)
     elif to_run:
+        from ..definitions import build_definitions
+
         defs = build_definitions(kb, review_db)
         for item in to_run:
             print(f"{labels[item.source.doc_id]} …", file=progress, flush=True)
