@@ -228,6 +228,19 @@ def test_a_worker_that_cannot_start_fails_the_waiting_run_instead_of_leaving_it_
         assert "could not start" in failure[0].dagster_event.message
 
 
+def test_a_pool_closed_while_its_workers_start_stops_them_at_once(tmp_path):
+    """`kb-pipeline ingest` interrupted early: workers still importing hold nothing and are not
+    waited for (their import of Dagster and MinerU takes seconds)."""
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        pool = WarmRunPool(2, instance, tmp_path / "mineru_home")
+        pool.start_workers()
+        processes = [worker.process for worker, _stamp in pool._workers]
+        started = time.monotonic()
+        pool.close()
+        assert time.monotonic() - started < 2.0
+        assert all(p.exitcode is not None for p in processes), [p.exitcode for p in processes]
+
+
 def test_warm_workers_serve_only_this_package_in_this_environment(tmp_path):
     from dagster._core.code_pointer import ModuleCodePointer
     from dagster._core.origin import JobPythonOrigin, RepositoryPythonOrigin

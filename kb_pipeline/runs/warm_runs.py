@@ -322,7 +322,11 @@ class WarmRunPool:
         if self._thread is not None:
             self._thread.join(timeout=STOP_SECONDS)
         for worker, _stamp in self._workers:
-            worker.stop()
+            if worker.ready or worker.holding is not None:
+                worker.stop()
+            else:  # still importing, never given a run: nothing of it to wait for
+                worker.process.kill()
+                worker.reap()
         self._workers.clear()
         self._wake_read.close()
         self._wake_write.close()
