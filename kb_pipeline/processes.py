@@ -50,10 +50,25 @@ def give_back_memory() -> None:
         pass
 
 
+def leave_heap_to_the_system() -> None:
+    """For a process about to exit: keep its objects out of the interpreter's last garbage
+    collections, which take seconds for the heap Dagster, pydantic and MinerU build (measured:
+    3–4 s of a warm worker's or the command's exit, docs/PERFORMANCE.md); the system takes the
+    memory back at once. Exit handlers, threads and the modules' teardown still run."""
+    gc.freeze()
+
+
 def serve(conn: Connection, setup: Callable[..., Any], handle: Callable[[Any, Any], Any], *args: Any) -> None:
     """A worker's life: `state = setup(*args)` once, then `handle(state, task)` for each task sent.
     A task's exception is sent back and the worker lives on; so does an interrupt (Ctrl-C, or
     a run being cancelled) that arrives between tasks."""
+    try:
+        _serve(conn, setup, handle, *args)
+    finally:
+        leave_heap_to_the_system()
+
+
+def _serve(conn: Connection, setup: Callable[..., Any], handle: Callable[[Any, Any], Any], *args: Any) -> None:
     state = setup(*args)
     conn.send(("ready", os.getpid()))
     while True:

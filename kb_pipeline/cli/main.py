@@ -32,6 +32,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..paths import DataLayout
+from ..processes import leave_heap_to_the_system
 from ..settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -147,6 +148,13 @@ def _shared_root(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    code = _command(argv)
+    if argv is None:  # the process is this command's own (the console script, `python -m`)
+        leave_heap_to_the_system()
+    return code
+
+
+def _command(argv: list[str] | None) -> int:
     # The command line's one read of the environment: every command gets these settings.
     try:
         settings = Settings.from_env()
