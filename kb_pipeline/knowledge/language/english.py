@@ -260,3 +260,33 @@ MARK_VERBS = r"indicates(?:\s+that)?|represents"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revision|rev|version|edition|release"
+
+# Definitions (definition_sentences.py, definitions.py): an adverb between a subject and its
+# defining verb ("X is commonly defined as"); the copula after an indefinite subject ("An X is
+# a …") and the numeral that may open its noun phrase ("is one of …"); an inverted definition,
+# the term inside the wording, one regex each with the groups `subject` and `rest` ("On entend
+# par X, …"); the labels of a note or example under a glossary's entry, as a line opens with one
+# ("Note", "EXAMPLE") and as ISO 704 prints them after a definition ("Note 1 to entry").
+HEDGES = (
+    "commonly",
+    "usually",
+    "generally",
+    "often",
+    "typically",
+    "also",
+    "simply",
+    "sometimes",
+    "here",
+    "thus",
+    "now",
+)
+INDEFINITE_COPULAS = ("is",)
+ONE_OF = ("one",)
+INVERTED_DEFINITIONS = ()
+NOTE_LABELS = ("note", "example")
+ENTRY_NOTES = r"Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE"
+
+# An instruction (imperatives.py): a finite verb (a form of be or have, a modal) in the words
+# after a base form that could be an instruction's verb makes that word a noun ("Test results
+# are …", "Change requests must …").
+FINITE_FORMS = r"is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall"

@@ -149,3 +149,11 @@ MARK_VERBS = r"indique(?:\s+que)?|représente"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"révision|version|édition"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("est",)
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^On entend par\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
+NOTE_LABELS = ("note", "exemple")
+ENTRY_NOTES = r"Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"

@@ -98,3 +98,13 @@ MARK_VERBS = r"bedeutet,?(?:\s+dass)?|kennzeichnet"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revision|version|ausgabe|fassung|auflage"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("ist",)
+ONE_OF = ("einer",)
+INVERTED_DEFINITIONS = (
+    r"^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<subject>[^,\n]{2,80}?)\s+versteht man\s+(?P<rest>\S)",
+)
+NOTE_LABELS = ("anmerkung", "beispiel")
+ENTRY_NOTES = r"Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE"

@@ -75,3 +75,12 @@ MARK_VERBS = r"menunjukkan(?:\s+bahwa)?|melambangkan"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revisi|versi|edisi"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+# An indefinite subject ("Suatu X adalah …") is not read in Indonesian: no copula listed for it.
+HEDGES = ()
+INDEFINITE_COPULAS = ()
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^Yang dimaksud dengan\s+(?P<subject>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<rest>\S)",)
+NOTE_LABELS = ("catatan", "contoh")
+ENTRY_NOTES = r"CATATAN\b|CONTOH\b|\[SUMBER"

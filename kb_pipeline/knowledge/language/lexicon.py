@@ -97,6 +97,18 @@ PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
 MARK_VERBS = _either("MARK_VERBS")
 VERSION_LABELS = _either("VERSION_LABELS")
+# An adverb between a subject and its defining verb ("X is commonly defined as").
+HEDGES = _every("HEDGES")
+# The copula after an indefinite subject ("An X is a …") and the numeral its noun phrase may
+# open with ("is one of …").
+INDEFINITE_COPULAS = _every("INDEFINITE_COPULAS")
+ONE_OF = _every("ONE_OF")
+# Definitions with the term inside the wording ("On entend par X, …"), one regex each, its
+# groups `subject` and `rest`.
+INVERTED_DEFINITIONS = _every("INVERTED_DEFINITIONS")
+# What a note or example under a glossary's entry opens with, as a line and as ISO 704 prints it.
+NOTE_LABELS = _every("NOTE_LABELS")
+ENTRY_NOTES = _either("ENTRY_NOTES")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -82,3 +82,11 @@ MARK_VERBS = r"indica(?:\s+que)?|representa"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revisión|versión|edición"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("es",)
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^Se entiende por\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
+NOTE_LABELS = ("nota", "ejemplo")
+ENTRY_NOTES = r"NOTA\b|EJEMPLO\b"
