@@ -290,3 +290,28 @@ ENTRY_NOTES = r"Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE"
 # after a base form that could be an instruction's verb makes that word a noun ("Test results
 # are …", "Change requests must …").
 FINITE_FORMS = r"is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall"
+
+# What a document names its own parts and itself with (brief.py, definitions.py,
+# abbreviations.py): the headings of its glossary, its abbreviation list and the section stating
+# its purpose (regexes, searched in a heading; a language written with spaces starts a word with
+# `\b`); the document speaking of itself as a sentence's subject, "In this report …" (a
+# preposition, a determiner pointing at the document, a noun for it), or, as Indonesian writes
+# it, the noun before its demonstrative ("Laporan ini …"); the document naming its aim, "The main
+# purpose of … is" (a determiner, a qualifier, a noun for an aim, a copula), or the aim's noun
+# opening the sentence bare, as German and Indonesian may ("Ziel … ist", "Tujuan … adalah");
+# and, in a language written without spaces, the whole phrase it calls itself by.
+GLOSSARY_HEADINGS = r"glossar|definition|terms and definitions|terminolog"
+LIST_HEADINGS = r"abbreviation|acronym"
+PURPOSE_HEADINGS = r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary)"
+SELF_PREPOSITIONS = ("in",)
+SELF_DETERMINERS = ("this", "these", "the present", "our")
+DOCUMENT_NOUNS = """document report paper guide guideline handbook manual book publication notice standard study
+    chapter article thesis specification note""".split()
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("the", "its", "our")
+AIM_QUALIFIERS = ("main", "primary", "overall", "principal")
+AIM_NOUNS = ("purpose", "aim", "objective", "goal", "scope")
+AIM_COPULAS = ("is", "are", "was")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""

@@ -157,3 +157,19 @@ ONE_OF = ()
 INVERTED_DEFINITIONS = (r"^On entend par\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
 NOTE_LABELS = ("note", "exemple")
 ENTRY_NOTES = r"Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"glossaire|d[ée]finitions"
+LIST_HEADINGS = r"abr[ée]viation|sigles"
+PURPOSE_HEADINGS = r"\b(?:r[ée]sum[ée]|objet)"
+SELF_PREPOSITIONS = ("dans",)
+SELF_DETERMINERS = ("ce", "cet", "cette", "ces", "le présent", "la présente", "les présentes")
+DOCUMENT_NOUNS = ("rapport", "manuel", "étude", "norme")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("l'", "l’", "le", "son", "sa")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("objet", "objectif", "but")
+AIM_COPULAS = ("est", "sont")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""

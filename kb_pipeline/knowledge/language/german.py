@@ -108,3 +108,19 @@ INVERTED_DEFINITIONS = (
 )
 NOTE_LABELS = ("anmerkung", "beispiel")
 ENTRY_NOTES = r"Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"begriffe|begriffsbestimmung"
+LIST_HEADINGS = r"abk[üu]rzung"
+PURPOSE_HEADINGS = r"\b(?:zweck|einleitung|ziel|zusammenfassung)"
+SELF_PREPOSITIONS = ("in",)
+SELF_DETERMINERS = ("dieses", "diese", "dieser", "diesem", "das vorliegende", "die vorliegende", "der vorliegende")
+DOCUMENT_NOUNS = ("dokument", "bericht", "handbuch", "leitfaden", "norm", "studie", "richtlinie", "arbeit", "kapitel")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("das", "der", "sein", "ihr")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("ziel", "zweck", "gegenstand")
+AIM_COPULAS = ("ist", "sind")
+BARE_AIM_NOUNS = AIM_NOUNS
+BARE_AIM_COPULAS = AIM_COPULAS
+SELF_REFERENCES = ""

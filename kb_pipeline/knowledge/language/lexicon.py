@@ -12,9 +12,27 @@ from __future__ import annotations
 import re
 from types import ModuleType
 
-from . import english, french, german, indonesian, spanish
+from . import (
+    chinese,
+    dutch,
+    english,
+    french,
+    german,
+    indonesian,
+    italian,
+    japanese,
+    korean,
+    polish,
+    portuguese,
+    spanish,
+)
 
 LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
+# Languages recognised only where a document names its own parts and itself (the headings of its
+# glossary, abbreviation list and purpose; the phrase it calls itself by): no reader reads their
+# sentences, so each fills only those classes (`_RECOGNISED`). Filling every class moves one
+# into `LANGUAGES`.
+RECOGNISED_ONLY: tuple[ModuleType, ...] = (italian, portuguese, dutch, polish, korean, japanese, chinese)
 
 
 def _every(name: str) -> tuple[str, ...]:
@@ -22,9 +40,14 @@ def _every(name: str) -> tuple[str, ...]:
     return tuple(word for language in LANGUAGES for word in getattr(language, name))
 
 
-def _either(name: str) -> str:
+def _either(name: str, languages: tuple[ModuleType, ...] = LANGUAGES) -> str:
     """The regex alternatives of the class `name` of every language, in the order of `LANGUAGES`."""
-    return "|".join(alternatives for language in LANGUAGES if (alternatives := getattr(language, name)))
+    return "|".join(alternatives for language in languages if (alternatives := getattr(language, name)))
+
+
+def _recognised(name: str) -> str:
+    """`_either` over every language recognised, `RECOGNISED_ONLY`'s too."""
+    return _either(name, LANGUAGES + RECOGNISED_ONLY)
 
 
 DEFINITE_ARTICLES = _every("DEFINITE_ARTICLES")
@@ -109,6 +132,22 @@ INVERTED_DEFINITIONS = _every("INVERTED_DEFINITIONS")
 # What a note or example under a glossary's entry opens with, as a line and as ISO 704 prints it.
 NOTE_LABELS = _every("NOTE_LABELS")
 ENTRY_NOTES = _either("ENTRY_NOTES")
+# What a document names its own parts and itself with: headings (regexes searched in a heading),
+# and the words of a sentence in which the document speaks of itself or names its aim.
+GLOSSARY_HEADINGS = _recognised("GLOSSARY_HEADINGS")
+LIST_HEADINGS = _recognised("LIST_HEADINGS")
+PURPOSE_HEADINGS = _recognised("PURPOSE_HEADINGS")
+SELF_REFERENCES = _recognised("SELF_REFERENCES")
+SELF_PREPOSITIONS = _every("SELF_PREPOSITIONS")
+SELF_DETERMINERS = _every("SELF_DETERMINERS")
+DOCUMENT_NOUNS = _every("DOCUMENT_NOUNS")
+POSTPOSED_DEMONSTRATIVES = _every("POSTPOSED_DEMONSTRATIVES")
+AIM_DETERMINERS = _every("AIM_DETERMINERS")
+AIM_QUALIFIERS = _every("AIM_QUALIFIERS")
+AIM_NOUNS = _every("AIM_NOUNS")
+AIM_COPULAS = _every("AIM_COPULAS")
+BARE_AIM_NOUNS = _every("BARE_AIM_NOUNS")
+BARE_AIM_COPULAS = _every("BARE_AIM_COPULAS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -90,3 +90,19 @@ ONE_OF = ()
 INVERTED_DEFINITIONS = (r"^Se entiende por\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
 NOTE_LABELS = ("nota", "ejemplo")
 ENTRY_NOTES = r"NOTA\b|EJEMPLO\b"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"glosario|definiciones"
+LIST_HEADINGS = r"abreviatura|siglas|acrónimo"
+PURPOSE_HEADINGS = r"\b(?:objetivo|resumen|introduc)"
+SELF_PREPOSITIONS = ("en",)
+SELF_DETERMINERS = ("este", "esta", "estos", "estas", "el presente", "la presente")
+DOCUMENT_NOUNS = ("documento", "informe", "guía", "estudio", "artículo", "capítulo")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("el", "su")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("propósito", "objetivo", "objeto")
+AIM_COPULAS = ("es", "son")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""

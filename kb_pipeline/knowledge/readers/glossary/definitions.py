@@ -20,6 +20,7 @@ from ...language.lexicon import (
     COPULAS,
     ELIDED_ARTICLE,
     ENTRY_NOTES,
+    GLOSSARY_HEADINGS,
     NOTE_LABELS,
     alternation,
     is_function_word,
@@ -28,11 +29,7 @@ from ..findings import Finding, Quote
 from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
 
-GLOSSARY_HEADING = re.compile(
-    r"glossar|definition|terms and definitions|terminolog|glossaire|d[ée]finitions|glosario|definiciones"
-    r"|begriffe|begriffsbestimmung|istilah|definisi|glossário|definizioni|용어|用語|术语",
-    re.IGNORECASE,
-)
+GLOSSARY_HEADING = re.compile(GLOSSARY_HEADINGS, re.IGNORECASE)
 # How a sentence defining a term starts or continues after the term, in several languages.
 DEFINING_VERB = (
     r"means|is defined as|refers to|denotes|stands for|is an?|is the|adalah|merupakan|menyatakan|ialah|yaitu"
