@@ -1,7 +1,8 @@
 """The orientation brief, deterministic part: title, the sentence stating the document's
 purpose, and the glossary's abbreviations that sentence names. The contract calls this the one
 branch that cannot be span-checked (a summary is not verbatim); here `purpose` is a quoted
-sentence, so it is checked like everything else."""
+sentence, so it is checked like everything else. Its readers: the title's (title.py) and the
+purpose's (`PURPOSE_READERS`, the first that finds one wins)."""
 
 from __future__ import annotations
 
@@ -88,21 +89,36 @@ def _purpose_statement(chunk: Chunk) -> str | None:
     return None
 
 
-def read_purpose(document: ParsedDocument) -> Quote | None:
-    """Under a purpose-like heading first, then anywhere: the first sentence stating the
-    document's aim. Never the first sentence about the topic: none found, None."""
-    text_chunks = [c for c in document.chunks if c.kind == "text" and c.text.strip()]
-    preferred = [c for c in text_chunks if c.heading and PURPOSE_HEADING.search(c.heading)]
-    for chunk in preferred + text_chunks:
+def _first_purpose(chunks: list[Chunk]) -> Quote | None:
+    for chunk in chunks:
         if said := _purpose_statement(chunk):
             return Quote(said, chunk)
     return None
 
 
+def _text_chunks(document: ParsedDocument) -> list[Chunk]:
+    return [c for c in document.chunks if c.kind == "text" and c.text.strip()]
+
+
+def _purpose_under_its_heading(document: ParsedDocument) -> Quote | None:
+    """The first sentence stating the document's aim under a purpose-like heading."""
+    return _first_purpose([c for c in _text_chunks(document) if c.heading and PURPOSE_HEADING.search(c.heading)])
+
+
+def _purpose_anywhere(document: ParsedDocument) -> Quote | None:
+    return _first_purpose(_text_chunks(document))
+
+
+# The purpose readers, in order: the first sentence one of them finds is the purpose. Never the
+# first sentence about the topic: none found, None.
+PURPOSE_READERS = (_purpose_under_its_heading, _purpose_anywhere)
+
+
 def propose_brief(document: ParsedDocument) -> BriefProposal:
+    """The title's reader (title.py), then the purpose's."""
     with document_layout(document) as layout:
         title = read_title(document, layout)
-    return BriefProposal(title=title, purpose=read_purpose(document))
+    return BriefProposal(title=title, purpose=next((q for read in PURPOSE_READERS if (q := read(document))), None))
 
 
 def build_brief(
