@@ -315,3 +315,10 @@ AIM_COPULAS = ("is", "are", "was")
 BARE_AIM_NOUNS = ()
 BARE_AIM_COPULAS = ()
 SELF_REFERENCES = ""
+
+# What marks a restatement ("X (i.e., …)"); the words that may stand before a term defined
+# ("The term X refers to …"); labels that head a note, a source or a step, not a term
+# ("Note: …", "Step 2: …").
+RESTATEMENT_MARKERS = r"i\.\s?e\."
+THE_TERM = r"the term"
+ASIDE_LABELS = r"notes?|examples?|source|sources|warning|caution|tip|important|step"

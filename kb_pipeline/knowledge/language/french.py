@@ -173,3 +173,7 @@ AIM_COPULAS = ("est", "sont")
 BARE_AIM_NOUNS = ()
 BARE_AIM_COPULAS = ()
 SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"c['’]est-à-dire"
+THE_TERM = r"le terme"
+ASIDE_LABELS = r"remarque|etape"

@@ -124,3 +124,7 @@ AIM_COPULAS = ("ist", "sind")
 BARE_AIM_NOUNS = AIM_NOUNS
 BARE_AIM_COPULAS = AIM_COPULAS
 SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"d\.\s?h\."
+THE_TERM = r"der begriff"
+ASIDE_LABELS = r"hinweis|achtung|beispiel|schritt"

@@ -101,3 +101,7 @@ AIM_COPULAS = ()
 BARE_AIM_NOUNS = ("tujuan", "maksud", "ruang lingkup")
 BARE_AIM_COPULAS = ("adalah", "ialah", "yaitu")
 SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = ""
+THE_TERM = r"istilah"
+ASIDE_LABELS = r"catatan|contoh|sumber|perhatian|langkah"

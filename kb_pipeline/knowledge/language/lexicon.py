@@ -132,6 +132,10 @@ INVERTED_DEFINITIONS = _every("INVERTED_DEFINITIONS")
 # What a note or example under a glossary's entry opens with, as a line and as ISO 704 prints it.
 NOTE_LABELS = _every("NOTE_LABELS")
 ENTRY_NOTES = _either("ENTRY_NOTES")
+# "i.e.", "c'est-à-dire"; "the term" before a term defined; a note's, source's or step's label.
+RESTATEMENT_MARKERS = _either("RESTATEMENT_MARKERS")
+THE_TERM = _either("THE_TERM")
+ASIDE_LABELS = _either("ASIDE_LABELS")
 # What a document names its own parts and itself with: headings (regexes searched in a heading),
 # and the words of a sentence in which the document speaks of itself or names its aim.
 GLOSSARY_HEADINGS = _recognised("GLOSSARY_HEADINGS")

@@ -106,3 +106,7 @@ AIM_COPULAS = ("es", "son")
 BARE_AIM_NOUNS = ()
 BARE_AIM_COPULAS = ()
 SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"es decir"
+THE_TERM = r"el término"
+ASIDE_LABELS = r"nota|ejemplo|fuente|paso"

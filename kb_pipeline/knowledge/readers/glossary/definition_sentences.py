@@ -36,6 +36,8 @@ from ...language.lexicon import (
     MARK_VERBS,
     NEGATIONS,
     ONE_OF,
+    RESTATEMENT_MARKERS,
+    THE_TERM,
     alternation,
     is_function_word,
     whole_word,
@@ -78,10 +80,10 @@ _MEANS_THAT = re.compile(r"\s*means? that\b", re.IGNORECASE)
 _CLAUSE_START = re.compile(rf"[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?", re.IGNORECASE)
 # A table note's mark and what it indicates: "P indicates that …", "* represents …".
 _MARK = re.compile(rf"^(?P<subject>[^\s,;:]{{1,6}})\s+(?:{MARK_VERBS})\s+(?P<rest>\S)", re.IGNORECASE)
-_RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
+_RESTATEMENT = re.compile(rf"(?:\s(?P<paren>\()|,\s*)(?:{RESTATEMENT_MARKERS})\s*,?\s*")
 _OPENING_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 _LEADING = re.compile(
-    r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
+    rf"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{{1,2}}\s+(?=[A-Z]))?(?:(?:{THE_TERM})\s+)?",
     re.I,
 )
 _CITATION = re.compile(r"(?:\s*\[[\d,–\- ]{1,12}\])+$")
