@@ -178,20 +178,25 @@ def _named_line(line: str) -> re.Match[str] | None:
     return m
 
 
+# Blank; a line of a display region (math, or a relation opening a formula); or prose, where
+# a named line or an inline formula may stand.
+_LineKind = Literal["blank", "display", "prose"]
+
+
 @dataclass
 class _Line:
     start: int
     end: int
     text: str
-    # Blank; a line of a display region (math, or a relation opening a formula); or prose, where
-    # a named line or an inline formula may stand.
-    kind: Literal["blank", "display", "prose"]
+    kind: _LineKind
 
 
 def _lines(text: str) -> list[_Line]:
     out, at = [], 0
     for piece in text.split("\n"):
-        kind = "blank" if not piece.strip() else "display" if _is_math(piece) or _relation_start(piece) else "prose"
+        kind: _LineKind = (
+            "blank" if not piece.strip() else "display" if _is_math(piece) or _relation_start(piece) else "prose"
+        )
         out.append(_Line(at, at + len(piece), piece, kind))
         at += len(piece) + 1
     return out

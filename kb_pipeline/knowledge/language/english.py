@@ -322,3 +322,8 @@ SELF_REFERENCES = ""
 RESTATEMENT_MARKERS = r"i\.\s?e\."
 THE_TERM = r"the term"
 ASIDE_LABELS = r"notes?|examples?|source|sources|warning|caution|tip|important|step"
+
+# The article before a word for a formula ("the formula for the load factor"); the headings of
+# a bibliography (its titles of other works state nothing to the reader).
+FORMULA_ARTICLES = ("the",)
+BIBLIOGRAPHY_HEADINGS = r"references|bibliography|literature\s+cited|works\s+cited"

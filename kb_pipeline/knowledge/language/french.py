@@ -177,3 +177,6 @@ SELF_REFERENCES = ""
 RESTATEMENT_MARKERS = r"c['’]est-à-dire"
 THE_TERM = r"le terme"
 ASIDE_LABELS = r"remarque|etape"
+
+FORMULA_ARTICLES = ("la",)
+BIBLIOGRAPHY_HEADINGS = r"références|bibliographie"

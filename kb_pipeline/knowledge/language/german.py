@@ -128,3 +128,10 @@ SELF_REFERENCES = ""
 RESTATEMENT_MARKERS = r"d\.\s?h\."
 THE_TERM = r"der begriff"
 ASIDE_LABELS = r"hinweis|achtung|beispiel|schritt"
+
+FORMULA_ARTICLES = ("die",)
+BIBLIOGRAPHY_HEADINGS = r"literatur(?:verzeichnis)?"
+
+# A legend's verb, last in a German clause ("… der Druck ist", "… die Länge bezeichnet"): no part
+# of the meaning (legend.py).
+LEGEND_VERBS_LAST = r"ist|sind|bezeichnet|darstellt|beschreibt"

@@ -105,3 +105,6 @@ SELF_REFERENCES = ""
 RESTATEMENT_MARKERS = ""
 THE_TERM = r"istilah"
 ASIDE_LABELS = r"catatan|contoh|sumber|perhatian|langkah"
+
+FORMULA_ARTICLES = ()
+BIBLIOGRAPHY_HEADINGS = r"daftar\s+pustaka|referensi"

@@ -136,6 +136,8 @@ ENTRY_NOTES = _either("ENTRY_NOTES")
 RESTATEMENT_MARKERS = _either("RESTATEMENT_MARKERS")
 THE_TERM = _either("THE_TERM")
 ASIDE_LABELS = _either("ASIDE_LABELS")
+FORMULA_ARTICLES = _every("FORMULA_ARTICLES")
+BIBLIOGRAPHY_HEADINGS = _either("BIBLIOGRAPHY_HEADINGS")
 # What a document names its own parts and itself with: headings (regexes searched in a heading),
 # and the words of a sentence in which the document speaks of itself or names its aim.
 GLOSSARY_HEADINGS = _recognised("GLOSSARY_HEADINGS")

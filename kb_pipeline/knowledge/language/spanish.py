@@ -110,3 +110,6 @@ SELF_REFERENCES = ""
 RESTATEMENT_MARKERS = r"es decir"
 THE_TERM = r"el término"
 ASIDE_LABELS = r"nota|ejemplo|fuente|paso"
+
+FORMULA_ARTICLES = ("la", "el")
+BIBLIOGRAPHY_HEADINGS = r"referencias|bibliografía"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
-from ...language.lexicon import is_function_word
+from ...language.lexicon import BIBLIOGRAPHY_HEADINGS, is_function_word
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
 _DASHES = "–—-"
@@ -32,11 +32,7 @@ _JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o
 _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
 )
-_BIBLIOGRAPHY = re.compile(
-    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
-    r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
-    re.IGNORECASE,
-)
+_BIBLIOGRAPHY = re.compile(rf"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:{BIBLIOGRAPHY_HEADINGS})\W*$", re.IGNORECASE)
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
 
 
