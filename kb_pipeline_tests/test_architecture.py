@@ -222,11 +222,9 @@ def test_every_language_fills_every_class_the_lexicon_joins():
 # "Where the words live"): a pattern of one language's grammar, or a list to move next.
 _WRITTEN_IN_A_READER = {
     "formulas/formulas.py": {"dalam"},  # a unit's preposition ("dalam kW"): to move
-    "glossary/abbreviations.py": {"atau", "oder"},  # the disjunctions less Spanish "u": to move
     "glossary/definitions.py": {"adalah", "als", "comme", "est", "ialah", "ist", "merupakan", "yaitu"},  # to move
     "rules/conditions.py": {"cuando", "wenn"},  # "if … then": grammar
     "rules/imperatives.py": {"sie", "pas"},  # German "Sie" after the verb, French "ne pas": grammar
-    "rules/statements.py": {"oder", "und", "atau", "dan"},  # joining words before an item: to move
 }
 
 

@@ -327,3 +327,9 @@ ASIDE_LABELS = r"notes?|examples?|source|sources|warning|caution|tip|important|s
 # a bibliography (its titles of other works state nothing to the reader).
 FORMULA_ARTICLES = ("the",)
 BIBLIOGRAPHY_HEADINGS = r"references|bibliography|literature\s+cited|works\s+cited"
+
+# "and", "or" in their plain form, not a variant for the sound that follows (Spanish "e" before
+# an i-, "u" before an o-), which reads as a symbol as often ("e – 1"): what runs a list item into
+# a sentence ("…; or • …") and what joins two long forms of one abbreviation.
+PLAIN_CONJUNCTIONS = ("and",)
+PLAIN_DISJUNCTIONS = ("or",)

@@ -180,3 +180,6 @@ ASIDE_LABELS = r"remarque|etape"
 
 FORMULA_ARTICLES = ("la",)
 BIBLIOGRAPHY_HEADINGS = r"références|bibliographie"
+
+PLAIN_CONJUNCTIONS = ("et",)
+PLAIN_DISJUNCTIONS = ("ou",)

@@ -135,3 +135,6 @@ BIBLIOGRAPHY_HEADINGS = r"literatur(?:verzeichnis)?"
 # A legend's verb, last in a German clause ("… der Druck ist", "… die Länge bezeichnet"): no part
 # of the meaning (legend.py).
 LEGEND_VERBS_LAST = r"ist|sind|bezeichnet|darstellt|beschreibt"
+
+PLAIN_CONJUNCTIONS = ("und",)
+PLAIN_DISJUNCTIONS = ("oder",)

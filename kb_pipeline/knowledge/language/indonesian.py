@@ -108,3 +108,6 @@ ASIDE_LABELS = r"catatan|contoh|sumber|perhatian|langkah"
 
 FORMULA_ARTICLES = ()
 BIBLIOGRAPHY_HEADINGS = r"daftar\s+pustaka|referensi"
+
+PLAIN_CONJUNCTIONS = ("dan",)
+PLAIN_DISJUNCTIONS = ("atau",)

@@ -116,6 +116,9 @@ SYMBOL_READING_VERBS = _either("SYMBOL_READING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
 # "or": names of one thing listed together ("USER or SESSION_USER").
 DISJUNCTIONS = _either("DISJUNCTIONS")
+# "and", "or" without a variant for the sound that follows (Spanish "e", "u").
+PLAIN_CONJUNCTIONS = _every("PLAIN_CONJUNCTIONS")
+PLAIN_DISJUNCTIONS = _every("PLAIN_DISJUNCTIONS")
 PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
 MARK_VERBS = _either("MARK_VERBS")

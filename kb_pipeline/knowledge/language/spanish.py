@@ -113,3 +113,6 @@ ASIDE_LABELS = r"nota|ejemplo|fuente|paso"
 
 FORMULA_ARTICLES = ("la", "el")
 BIBLIOGRAPHY_HEADINGS = r"referencias|bibliografía"
+
+PLAIN_CONJUNCTIONS = ("y",)
+PLAIN_DISJUNCTIONS = ("o",)

@@ -15,7 +15,7 @@ from ....contracts import Chunk, ParsedDocument
 from ...document.layout import DocumentLayout, document_layout
 from ...document.list_layout import list_rows
 from ...document.text import Span, find_squashed, key, paragraphs, words
-from ...language.lexicon import FUNCTION_WORDS, LIST_HEADINGS
+from ...language.lexicon import FUNCTION_WORDS, LIST_HEADINGS, PLAIN_DISJUNCTIONS, alternation
 from ..findings import Finding, Quote
 
 # Headings of an abbreviation list.
@@ -256,7 +256,7 @@ def _read_list(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
 
 # "(ABBR)", "[ABBR]", "(ABBR1 or ABBR2)"; or, after an abbreviation, "(Long Form Words)".
 _BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]\n]{2,80})\]")
-_ALTERNATIVES = re.compile(r"\s+(?:or|ou|oder|atau|o)\s+")
+_ALTERNATIVES = re.compile(rf"\s+(?:{alternation(PLAIN_DISJUNCTIONS)})\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
 _MAX_INLINE_WORDS = 16
 # "Long Form (LF, Author et al., 2024)": the abbreviation, then the work that introduced it.
