@@ -1,7 +1,8 @@
 """The package's shape: no import cycles between its modules or its sub-packages, the core never
 imports Dagster, and the run machinery is referenced by the instance files only (dagster.yaml),
 not by the definitions or the core. Imports inside functions count: they are cycles too, only
-deferred."""
+deferred. Every language fills the lexicon's classes, and a reader takes another language's words
+from the lexicon."""
 
 from __future__ import annotations
 
@@ -188,3 +189,78 @@ def test_the_packager_version_fingerprints_what_packages_not_what_measures_them(
     assert reached <= sources
     assert "kb_pipeline.rag.coverage" not in sources
     assert not {m for m, targets in graph.items() if "kb_pipeline.rag.coverage" in targets}
+
+
+def _lexicon_classes() -> dict[str, set[str]]:
+    """The classes lexicon.py joins, by how: `_every`/`_either` over `LANGUAGES`, `_recognised`
+    over every language recognised."""
+    joined: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse((PACKAGE / "knowledge" / "language" / "lexicon.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+            name = node.args[0]
+            if node.func.id in ("_every", "_either", "_recognised") and isinstance(name, ast.Constant):
+                joined.setdefault(node.func.id, set()).add(str(name.value))
+    return joined
+
+
+def test_every_language_fills_every_class_the_lexicon_joins():
+    """A new language is one module with the same names: every read language defines every class
+    (an empty tuple or "" where it has none); a language recognised only where a document names
+    its parts and itself defines those classes and no other."""
+    from kb_pipeline.knowledge.language.lexicon import LANGUAGES, RECOGNISED_ONLY
+
+    joined = _lexicon_classes()
+    every = joined["_every"] | joined["_either"] | joined["_recognised"]
+    for language in LANGUAGES:
+        assert not {name for name in every if not hasattr(language, name)}, language.__name__
+    for language in RECOGNISED_ONLY:
+        defined = {name for name in vars(language) if name.isupper()}
+        assert defined == joined["_recognised"] | {"CODE"}, language.__name__
+
+
+# Words of another language still written in a reader, each for its reason (docs/knowledge.md,
+# "Where the words live"): a pattern of one language's grammar, or a list to move next.
+_WRITTEN_IN_A_READER = {
+    "formulas/formulas.py": {"dalam"},  # a unit's preposition ("dalam kW"): to move
+    "glossary/definitions.py": {"adalah", "als", "comme", "est", "ialah", "ist", "merupakan", "yaitu"},  # to move
+    "rules/conditions.py": {"cuando", "wenn"},  # "if … then": grammar
+    "rules/imperatives.py": {"sie", "pas"},  # German "Sie" after the verb, French "ne pas": grammar
+}
+
+
+def test_a_reader_takes_the_words_of_other_languages_from_the_lexicon():
+    """No reader writes a word the lexicon lists for a language other than English (a function
+    word, an article, a copula …), but those listed above, each for its reason."""
+    import re
+
+    from kb_pipeline.knowledge.language import english
+    from kb_pipeline.knowledge.language.lexicon import LANGUAGES
+
+    def words(language: object) -> set[str]:
+        return {
+            word.casefold()
+            for name, value in vars(language).items()
+            if name.isupper() and isinstance(value, (tuple, list, frozenset))
+            for word in value
+            if isinstance(word, str)
+        }
+
+    foreign = {w for language in LANGUAGES if language is not english for w in words(language)} - words(english)
+    foreign = {w for w in foreign if len(w) > 2 and w.isalpha()}
+    readers = PACKAGE / "knowledge" / "readers"
+    written: dict[str, set[str]] = {}
+    for path in readers.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        documented = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in documented:
+                # A regex's escapes ("\b", "\s") are no letters of a word; "\w+est" is an ending.
+                plain = re.sub(r"\\[a-zA-Z]", " ", re.sub(r"\\w[+*]", "x", node.value)).casefold()
+                found = {w for w in re.findall(r"[^\W\d_]+", plain) if w in foreign}
+                if found:
+                    written.setdefault(path.relative_to(readers).as_posix(), set()).update(found)
+    assert written == _WRITTEN_IN_A_READER

@@ -1,9 +1,12 @@
 """One document's knowledge payloads: readers propose, the span check disposes, the link stage
 connects, the review queue projects. Reads the `ParsedDocument`, never changes it.
 
-Every branch has that shape: the glossary's readers are any `(document) -> list[Finding]`;
-the formulas', rules' and brief's propose candidates of their own (formulas.py, rules.py,
-brief.py), each value a quote for the span check. With a `model`, what code left open is put to
+Every branch has that shape, its readers an ordered list: the glossary's are any
+`(document) -> list[Finding]` (`DETERMINISTIC_READERS`); the formulas' are the layouts a formula
+is found in (`math_text.FORMULA_READERS`), the rules' what reads a statement as a rule
+(`rules.RULE_READERS`, the first that does wins), the brief's its title's and its purpose's
+(`brief.PURPOSE_READERS`); each proposes candidates of its branch, each value a quote for the
+span check. With a `model`, what code left open is put to
 it in the steps it is asked in (model_steps.py): an escalated term's definition, an open rule or
 formula; its answers are choices among the document's own text, join the candidates as another
 proposer's and go through the same span check; its calls are `usage`.

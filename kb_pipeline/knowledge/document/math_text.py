@@ -17,6 +17,10 @@ a glyph the font left out (an "=" or a "≪"). So a formula is found by layout, 
   its glyphs: a journal's math font gives "=" and "+" as letters ("Q ZaCbX"), and sub- and
   superscripts on lines of their own, so no line of it looks like math to the rules above.
 
+Each layout is one reader (`FORMULA_READERS`: display regions, named lines, inline formulas,
+then the numbered boxes none of them read); the formulas branch and the legend reader read what
+they find together, in reading order.
+
 Never a formula: a value ("d = 12 mm", "p = 0.05", a date, a version), a code line (quotes,
 attribute access, statements), an unbalanced piece, a limit ("x → ∞" holds no relation).
 """
@@ -174,17 +178,26 @@ def _named_line(line: str) -> re.Match[str] | None:
     return m
 
 
+# Blank; a line of a display region (math, or a relation opening a formula); or prose, where
+# a named line or an inline formula may stand.
+_LineKind = Literal["blank", "display", "prose"]
+
+
 @dataclass
 class _Line:
     start: int
     end: int
     text: str
+    kind: _LineKind
 
 
 def _lines(text: str) -> list[_Line]:
     out, at = [], 0
     for piece in text.split("\n"):
-        out.append(_Line(at, at + len(piece), piece))
+        kind: _LineKind = (
+            "blank" if not piece.strip() else "display" if _is_math(piece) or _relation_start(piece) else "prose"
+        )
+        out.append(_Line(at, at + len(piece), piece, kind))
         at += len(piece) + 1
     return out
 
@@ -312,46 +325,53 @@ def _boxed(chunk: Chunk, found: list[FormulaSpan]) -> list[FormulaSpan]:
     return out
 
 
+def _display_formulas(chunk: Chunk, lines: list[_Line]) -> list[FormulaSpan]:
+    """Display formulas: each region of consecutive math lines cut into formulas (`_display`). A
+    blank line does not end a region, except in a figure's text, where every line stands alone."""
+    standalone = chunk.kind == "image"
+    regions: list[list[_Line]] = [[]]
+    for line in lines:
+        if line.kind == "display" or line.kind == "blank" and not standalone:
+            regions[-1].append(line)
+        elif line.kind == "prose" and regions[-1]:
+            regions.append([])
+    return [
+        f for region in regions for f in _display(chunk, [line for line in region if line.kind != "blank"], standalone)
+    ]
+
+
+def _named_formula(chunk: Chunk, line: _Line) -> FormulaSpan | None:
+    """A "Name = a x b" line: a formula when its operators are spaced, an open one when its right
+    side is neither prose nor a value ("Owner = JOE": a model decides)."""
+    named = _named_line(line.text)
+    if named is None:
+        return None
+    spaced = bool(_SPACED_OPERATOR.search(named.group("rhs")))
+    if not spaced and (_prose_words(named.group("rhs")) or is_value(named.group("rhs"))):
+        return None
+    span = _trimmed(chunk.text, line.start, line.end)
+    lhs = Span(line.start + named.start("lhs"), line.start + named.end("lhs"))
+    return FormulaSpan(span, lhs, "named_line", decided=spaced) if span else None
+
+
+def _named_lines(chunk: Chunk, lines: list[_Line]) -> list[FormulaSpan]:
+    return [f for line in lines if line.kind == "prose" and (f := _named_formula(chunk, line))]
+
+
+def _inline_formulas(chunk: Chunk, lines: list[_Line]) -> list[FormulaSpan]:
+    """Inline formulas in the prose lines that are no named line."""
+    prose = [line for line in lines if line.kind == "prose"]
+    return [f for line in prose if _named_formula(chunk, line) is None for f in _inline(chunk, line)]
+
+
+# The formula readers, one per layout, each reading a chunk's lines; a numbered box (`_boxed`) is read where none of them found one.
+FORMULA_READERS = (_display_formulas, _named_lines, _inline_formulas)
+
+
 def formula_spans(chunk: Chunk) -> list[FormulaSpan]:
     """Every formula of a text or figure chunk, in reading order (tables are left to their cells)."""
     if chunk.kind not in ("text", "image"):
         return []
-    found = _line_formulas(chunk)
+    lines = _lines(chunk.text)
+    found = [f for read in FORMULA_READERS for f in read(chunk, lines)]
     return sorted([*found, *_boxed(chunk, found)], key=lambda f: f.span.start)
-
-
-def _line_formulas(chunk: Chunk) -> list[FormulaSpan]:
-    standalone = chunk.kind == "image"
-    out: list[FormulaSpan] = []
-    region: list[_Line] = []
-
-    def close() -> None:
-        if region:
-            out.extend(_display(chunk, [line for line in region if line.text.strip()], standalone))
-            region.clear()
-
-    for line in _lines(chunk.text):
-        if not line.text.strip():
-            if not standalone:
-                region.append(line)
-            continue
-        if _is_math(line.text) or _relation_start(line.text):
-            region.append(line)
-            continue
-        close()
-        named = _named_line(line.text)
-        if named and _SPACED_OPERATOR.search(named.group("rhs")):
-            span = _trimmed(chunk.text, line.start, line.end)
-            if span:
-                lhs = Span(line.start + named.start("lhs"), line.start + named.end("lhs"))
-                out.append(FormulaSpan(span, lhs, "named_line"))
-            continue
-        if named and not _prose_words(named.group("rhs")) and not is_value(named.group("rhs")):
-            span = _trimmed(chunk.text, line.start, line.end)
-            if span:
-                lhs = Span(line.start + named.start("lhs"), line.start + named.end("lhs"))
-                out.append(FormulaSpan(span, lhs, "named_line", decided=False))
-            continue
-        out.extend(_inline(chunk, line))
-    close()
-    return out

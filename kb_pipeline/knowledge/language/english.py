@@ -260,3 +260,76 @@ MARK_VERBS = r"indicates(?:\s+that)?|represents"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revision|rev|version|edition|release"
+
+# Definitions (definition_sentences.py, definitions.py): an adverb between a subject and its
+# defining verb ("X is commonly defined as"); the copula after an indefinite subject ("An X is
+# a …") and the numeral that may open its noun phrase ("is one of …"); an inverted definition,
+# the term inside the wording, one regex each with the groups `subject` and `rest` ("On entend
+# par X, …"); the labels of a note or example under a glossary's entry, as a line opens with one
+# ("Note", "EXAMPLE") and as ISO 704 prints them after a definition ("Note 1 to entry").
+HEDGES = (
+    "commonly",
+    "usually",
+    "generally",
+    "often",
+    "typically",
+    "also",
+    "simply",
+    "sometimes",
+    "here",
+    "thus",
+    "now",
+)
+INDEFINITE_COPULAS = ("is",)
+ONE_OF = ("one",)
+INVERTED_DEFINITIONS = ()
+NOTE_LABELS = ("note", "example")
+ENTRY_NOTES = r"Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE"
+
+# An instruction (imperatives.py): a finite verb (a form of be or have, a modal) in the words
+# after a base form that could be an instruction's verb makes that word a noun ("Test results
+# are …", "Change requests must …").
+FINITE_FORMS = r"is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall"
+
+# What a document names its own parts and itself with (brief.py, definitions.py,
+# abbreviations.py): the headings of its glossary, its abbreviation list and the section stating
+# its purpose (regexes, searched in a heading; a language written with spaces starts a word with
+# `\b`); the document speaking of itself as a sentence's subject, "In this report …" (a
+# preposition, a determiner pointing at the document, a noun for it), or, as Indonesian writes
+# it, the noun before its demonstrative ("Laporan ini …"); the document naming its aim, "The main
+# purpose of … is" (a determiner, a qualifier, a noun for an aim, a copula), or the aim's noun
+# opening the sentence bare, as German and Indonesian may ("Ziel … ist", "Tujuan … adalah");
+# and, in a language written without spaces, the whole phrase it calls itself by.
+GLOSSARY_HEADINGS = r"glossar|definition|terms and definitions|terminolog"
+LIST_HEADINGS = r"abbreviation|acronym"
+PURPOSE_HEADINGS = r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary)"
+SELF_PREPOSITIONS = ("in",)
+SELF_DETERMINERS = ("this", "these", "the present", "our")
+DOCUMENT_NOUNS = """document report paper guide guideline handbook manual book publication notice standard study
+    chapter article thesis specification note""".split()
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("the", "its", "our")
+AIM_QUALIFIERS = ("main", "primary", "overall", "principal")
+AIM_NOUNS = ("purpose", "aim", "objective", "goal", "scope")
+AIM_COPULAS = ("is", "are", "was")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""
+
+# What marks a restatement ("X (i.e., …)"); the words that may stand before a term defined
+# ("The term X refers to …"); labels that head a note, a source or a step, not a term
+# ("Note: …", "Step 2: …").
+RESTATEMENT_MARKERS = r"i\.\s?e\."
+THE_TERM = r"the term"
+ASIDE_LABELS = r"notes?|examples?|source|sources|warning|caution|tip|important|step"
+
+# The article before a word for a formula ("the formula for the load factor"); the headings of
+# a bibliography (its titles of other works state nothing to the reader).
+FORMULA_ARTICLES = ("the",)
+BIBLIOGRAPHY_HEADINGS = r"references|bibliography|literature\s+cited|works\s+cited"
+
+# "and", "or" in their plain form, not a variant for the sound that follows (Spanish "e" before
+# an i-, "u" before an o-), which reads as a symbol as often ("e – 1"): what runs a list item into
+# a sentence ("…; or • …") and what joins two long forms of one abbreviation.
+PLAIN_CONJUNCTIONS = ("and",)
+PLAIN_DISJUNCTIONS = ("or",)

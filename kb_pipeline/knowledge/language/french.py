@@ -149,3 +149,37 @@ MARK_VERBS = r"indique(?:\s+que)?|représente"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"révision|version|édition"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("est",)
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^On entend par\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
+NOTE_LABELS = ("note", "exemple")
+ENTRY_NOTES = r"Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"glossaire|d[ée]finitions"
+LIST_HEADINGS = r"abr[ée]viation|sigles"
+PURPOSE_HEADINGS = r"\b(?:r[ée]sum[ée]|objet)"
+SELF_PREPOSITIONS = ("dans",)
+SELF_DETERMINERS = ("ce", "cet", "cette", "ces", "le présent", "la présente", "les présentes")
+DOCUMENT_NOUNS = ("rapport", "manuel", "étude", "norme")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("l'", "l’", "le", "son", "sa")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("objet", "objectif", "but")
+AIM_COPULAS = ("est", "sont")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"c['’]est-à-dire"
+THE_TERM = r"le terme"
+ASIDE_LABELS = r"remarque|etape"
+
+FORMULA_ARTICLES = ("la",)
+BIBLIOGRAPHY_HEADINGS = r"références|bibliographie"
+
+PLAIN_CONJUNCTIONS = ("et",)
+PLAIN_DISJUNCTIONS = ("ou",)

@@ -98,3 +98,43 @@ MARK_VERBS = r"bedeutet,?(?:\s+dass)?|kennzeichnet"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revision|version|ausgabe|fassung|auflage"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("ist",)
+ONE_OF = ("einer",)
+INVERTED_DEFINITIONS = (
+    r"^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<subject>[^,\n]{2,80}?)\s+versteht man\s+(?P<rest>\S)",
+)
+NOTE_LABELS = ("anmerkung", "beispiel")
+ENTRY_NOTES = r"Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"begriffe|begriffsbestimmung"
+LIST_HEADINGS = r"abk[üu]rzung"
+PURPOSE_HEADINGS = r"\b(?:zweck|einleitung|ziel|zusammenfassung)"
+SELF_PREPOSITIONS = ("in",)
+SELF_DETERMINERS = ("dieses", "diese", "dieser", "diesem", "das vorliegende", "die vorliegende", "der vorliegende")
+DOCUMENT_NOUNS = ("dokument", "bericht", "handbuch", "leitfaden", "norm", "studie", "richtlinie", "arbeit", "kapitel")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("das", "der", "sein", "ihr")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("ziel", "zweck", "gegenstand")
+AIM_COPULAS = ("ist", "sind")
+BARE_AIM_NOUNS = AIM_NOUNS
+BARE_AIM_COPULAS = AIM_COPULAS
+SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"d\.\s?h\."
+THE_TERM = r"der begriff"
+ASIDE_LABELS = r"hinweis|achtung|beispiel|schritt"
+
+FORMULA_ARTICLES = ("die",)
+BIBLIOGRAPHY_HEADINGS = r"literatur(?:verzeichnis)?"
+
+# A legend's verb, last in a German clause ("… der Druck ist", "… die Länge bezeichnet"): no part
+# of the meaning (legend.py).
+LEGEND_VERBS_LAST = r"ist|sind|bezeichnet|darstellt|beschreibt"
+
+PLAIN_CONJUNCTIONS = ("und",)
+PLAIN_DISJUNCTIONS = ("oder",)

@@ -75,3 +75,39 @@ MARK_VERBS = r"menunjukkan(?:\s+bahwa)?|melambangkan"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revisi|versi|edisi"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+# An indefinite subject ("Suatu X adalah …") is not read in Indonesian: no copula listed for it.
+HEDGES = ()
+INDEFINITE_COPULAS = ()
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^Yang dimaksud dengan\s+(?P<subject>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<rest>\S)",)
+NOTE_LABELS = ("catatan", "contoh")
+ENTRY_NOTES = r"CATATAN\b|CONTOH\b|\[SUMBER"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+# Without articles the aim's noun opens its sentence bare, and "ini" follows the document's noun.
+GLOSSARY_HEADINGS = r"istilah|definisi"
+LIST_HEADINGS = r"singkatan|akronim"
+PURPOSE_HEADINGS = r"\b(?:pendahuluan|tujuan|maksud|ruang lingkup)"
+SELF_PREPOSITIONS = ()
+SELF_DETERMINERS = ()
+DOCUMENT_NOUNS = ("dokumen", "laporan", "pedoman", "standar", "panduan", "buku", "modul", "prosedur")
+POSTPOSED_DEMONSTRATIVES = ("ini",)
+AIM_DETERMINERS = ()
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ()
+AIM_COPULAS = ()
+BARE_AIM_NOUNS = ("tujuan", "maksud", "ruang lingkup")
+BARE_AIM_COPULAS = ("adalah", "ialah", "yaitu")
+SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = ""
+THE_TERM = r"istilah"
+ASIDE_LABELS = r"catatan|contoh|sumber|perhatian|langkah"
+
+FORMULA_ARTICLES = ()
+BIBLIOGRAPHY_HEADINGS = r"daftar\s+pustaka|referensi"
+
+PLAIN_CONJUNCTIONS = ("dan",)
+PLAIN_DISJUNCTIONS = ("atau",)

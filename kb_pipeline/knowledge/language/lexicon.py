@@ -12,9 +12,27 @@ from __future__ import annotations
 import re
 from types import ModuleType
 
-from . import english, french, german, indonesian, spanish
+from . import (
+    chinese,
+    dutch,
+    english,
+    french,
+    german,
+    indonesian,
+    italian,
+    japanese,
+    korean,
+    polish,
+    portuguese,
+    spanish,
+)
 
 LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
+# Languages recognised only where a document names its own parts and itself (the headings of its
+# glossary, abbreviation list and purpose; the phrase it calls itself by): no reader reads their
+# sentences, so each fills only those classes (`_RECOGNISED`). Filling every class moves one
+# into `LANGUAGES`.
+RECOGNISED_ONLY: tuple[ModuleType, ...] = (italian, portuguese, dutch, polish, korean, japanese, chinese)
 
 
 def _every(name: str) -> tuple[str, ...]:
@@ -22,9 +40,14 @@ def _every(name: str) -> tuple[str, ...]:
     return tuple(word for language in LANGUAGES for word in getattr(language, name))
 
 
-def _either(name: str) -> str:
+def _either(name: str, languages: tuple[ModuleType, ...] = LANGUAGES) -> str:
     """The regex alternatives of the class `name` of every language, in the order of `LANGUAGES`."""
-    return "|".join(alternatives for language in LANGUAGES if (alternatives := getattr(language, name)))
+    return "|".join(alternatives for language in languages if (alternatives := getattr(language, name)))
+
+
+def _recognised(name: str) -> str:
+    """`_either` over every language recognised, `RECOGNISED_ONLY`'s too."""
+    return _either(name, LANGUAGES + RECOGNISED_ONLY)
 
 
 DEFINITE_ARTICLES = _every("DEFINITE_ARTICLES")
@@ -93,10 +116,47 @@ SYMBOL_READING_VERBS = _either("SYMBOL_READING_VERBS")
 CONJUNCTIONS = _either("CONJUNCTIONS")
 # "or": names of one thing listed together ("USER or SESSION_USER").
 DISJUNCTIONS = _either("DISJUNCTIONS")
+# "and", "or" without a variant for the sound that follows (Spanish "e", "u").
+PLAIN_CONJUNCTIONS = _every("PLAIN_CONJUNCTIONS")
+PLAIN_DISJUNCTIONS = _every("PLAIN_DISJUNCTIONS")
 PARAMETER_LABELS = _either("PARAMETER_LABELS")
 RELATIVE_PRONOUNS = _either("RELATIVE_PRONOUNS")
 MARK_VERBS = _either("MARK_VERBS")
 VERSION_LABELS = _either("VERSION_LABELS")
+# An adverb between a subject and its defining verb ("X is commonly defined as").
+HEDGES = _every("HEDGES")
+# The copula after an indefinite subject ("An X is a …") and the numeral its noun phrase may
+# open with ("is one of …").
+INDEFINITE_COPULAS = _every("INDEFINITE_COPULAS")
+ONE_OF = _every("ONE_OF")
+# Definitions with the term inside the wording ("On entend par X, …"), one regex each, its
+# groups `subject` and `rest`.
+INVERTED_DEFINITIONS = _every("INVERTED_DEFINITIONS")
+# What a note or example under a glossary's entry opens with, as a line and as ISO 704 prints it.
+NOTE_LABELS = _every("NOTE_LABELS")
+ENTRY_NOTES = _either("ENTRY_NOTES")
+# "i.e.", "c'est-à-dire"; "the term" before a term defined; a note's, source's or step's label.
+RESTATEMENT_MARKERS = _either("RESTATEMENT_MARKERS")
+THE_TERM = _either("THE_TERM")
+ASIDE_LABELS = _either("ASIDE_LABELS")
+FORMULA_ARTICLES = _every("FORMULA_ARTICLES")
+BIBLIOGRAPHY_HEADINGS = _either("BIBLIOGRAPHY_HEADINGS")
+# What a document names its own parts and itself with: headings (regexes searched in a heading),
+# and the words of a sentence in which the document speaks of itself or names its aim.
+GLOSSARY_HEADINGS = _recognised("GLOSSARY_HEADINGS")
+LIST_HEADINGS = _recognised("LIST_HEADINGS")
+PURPOSE_HEADINGS = _recognised("PURPOSE_HEADINGS")
+SELF_REFERENCES = _recognised("SELF_REFERENCES")
+SELF_PREPOSITIONS = _every("SELF_PREPOSITIONS")
+SELF_DETERMINERS = _every("SELF_DETERMINERS")
+DOCUMENT_NOUNS = _every("DOCUMENT_NOUNS")
+POSTPOSED_DEMONSTRATIVES = _every("POSTPOSED_DEMONSTRATIVES")
+AIM_DETERMINERS = _every("AIM_DETERMINERS")
+AIM_QUALIFIERS = _every("AIM_QUALIFIERS")
+AIM_NOUNS = _every("AIM_NOUNS")
+AIM_COPULAS = _every("AIM_COPULAS")
+BARE_AIM_NOUNS = _every("BARE_AIM_NOUNS")
+BARE_AIM_COPULAS = _every("BARE_AIM_COPULAS")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

@@ -82,3 +82,37 @@ MARK_VERBS = r"indica(?:\s+que)?|representa"
 
 # The label of a revision or version line printed under a title ("Revision C", "Version 3.2").
 VERSION_LABELS = r"revisión|versión|edición"
+
+# Definitions (definition_sentences.py, definitions.py; english.py says what each class is).
+HEDGES = ()
+INDEFINITE_COPULAS = ("es",)
+ONE_OF = ()
+INVERTED_DEFINITIONS = (r"^Se entiende por\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)",)
+NOTE_LABELS = ("nota", "ejemplo")
+ENTRY_NOTES = r"NOTA\b|EJEMPLO\b"
+
+# What a document names its own parts and itself with (english.py says what each class is).
+GLOSSARY_HEADINGS = r"glosario|definiciones"
+LIST_HEADINGS = r"abreviatura|siglas|acrónimo"
+PURPOSE_HEADINGS = r"\b(?:objetivo|resumen|introduc)"
+SELF_PREPOSITIONS = ("en",)
+SELF_DETERMINERS = ("este", "esta", "estos", "estas", "el presente", "la presente")
+DOCUMENT_NOUNS = ("documento", "informe", "guía", "estudio", "artículo", "capítulo")
+POSTPOSED_DEMONSTRATIVES = ()
+AIM_DETERMINERS = ("el", "su")
+AIM_QUALIFIERS = ()
+AIM_NOUNS = ("propósito", "objetivo", "objeto")
+AIM_COPULAS = ("es", "son")
+BARE_AIM_NOUNS = ()
+BARE_AIM_COPULAS = ()
+SELF_REFERENCES = ""
+
+RESTATEMENT_MARKERS = r"es decir"
+THE_TERM = r"el término"
+ASIDE_LABELS = r"nota|ejemplo|fuente|paso"
+
+FORMULA_ARTICLES = ("la", "el")
+BIBLIOGRAPHY_HEADINGS = r"referencias|bibliografía"
+
+PLAIN_CONJUNCTIONS = ("y",)
+PLAIN_DISJUNCTIONS = ("o",)

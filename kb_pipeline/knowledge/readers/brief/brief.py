@@ -1,7 +1,8 @@
 """The orientation brief, deterministic part: title, the sentence stating the document's
 purpose, and the glossary's abbreviations that sentence names. The contract calls this the one
 branch that cannot be span-checked (a summary is not verbatim); here `purpose` is a quoted
-sentence, so it is checked like everything else."""
+sentence, so it is checked like everything else. Its readers: the title's (title.py) and the
+purpose's (`PURPOSE_READERS`, the first that finds one wins)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,21 @@ from dataclasses import dataclass
 from ....contracts import Chunk, ParsedDocument
 from ...document.layout import document_layout
 from ...document.text import SENTENCE_STOPS, paragraphs, sentences, word_count
+from ...language.lexicon import (
+    AIM_COPULAS,
+    AIM_DETERMINERS,
+    AIM_NOUNS,
+    AIM_QUALIFIERS,
+    BARE_AIM_COPULAS,
+    BARE_AIM_NOUNS,
+    DOCUMENT_NOUNS,
+    POSTPOSED_DEMONSTRATIVES,
+    PURPOSE_HEADINGS,
+    SELF_DETERMINERS,
+    SELF_PREPOSITIONS,
+    SELF_REFERENCES,
+    alternation,
+)
 from ...model.injection import addresses_a_model
 from ...payloads.contracts import BriefContext, GlossaryEntry, Provenance
 from ...payloads.ids import brief_id
@@ -21,32 +37,22 @@ from ..glossary.glossary import provenance
 from ..glossary.mining import mentions
 from .title import read_title
 
-PURPOSE_HEADING = re.compile(
-    r"\b(?:purpose|objective|aim|scope|introduction|abstract|summary|pendahuluan|tujuan|maksud|ruang lingkup"
-    r"|r[ée]sum[ée]|objet|introduc|zweck|einleitung|ziel|zusammenfassung|objetivo|resumen|scopo)|개요|목적|概要|目的|摘要",
-    re.IGNORECASE,
-)
-_DOCUMENT = (
-    r"(?:document|report|paper|guide|guidelines?|handbook|manual|book|publication|notice|standard|study|chapter"
-    r"|article|thesis|specification|note|rapport|manuel|étude|norme|dokument|bericht|handbuch"
-    r"|leitfaden|norm|studie|richtlinie|arbeit|kapitel|documento|informe|guía|estudio|artículo|capítulo)s?"
-)
+PURPOSE_HEADING = re.compile(PURPOSE_HEADINGS, re.IGNORECASE)
 # The document speaking of itself, as its sentence's subject ("This manual covers …", "These
 # guidelines aim to …", "In this paper we …", "Le présent rapport a pour objet …", "Dieses
 # Dokument beschreibt …", "Pedoman ini mengatur …", "Este informe presenta …"), or naming its
-# aim ("The purpose of this standard is …", "Its objective is to …", "L'objectif … est …"):
-# its statement of purpose. A sentence that only mentions it ("… are considered in this
-# handbook") is about the topic.
+# aim ("The purpose of this standard is …", "Its objective is to …", "L'objectif … est …",
+# "Tujuan pedoman ini adalah …"): its statement of purpose. A sentence that only mentions it
+# ("… are considered in this handbook") is about the topic. The words are the lexicon's, every
+# language's joined in each place.
 ABOUT_ITSELF = re.compile(
-    r"^(?:(?:in|dans|en|in)\s+)?(?:this|these|the present|our|ce|cet|cette|ces|le présent|la présente"
-    r"|les présentes|dieses|diese|dieser|diesem|das vorliegende|die vorliegende|der vorliegende|este|esta|estos"
-    r"|estas|el presente|la presente)\s+(?:\w+\s+)?" + _DOCUMENT + r"\b"
-    r"|^(?:dokumen|laporan|pedoman|standar|panduan|buku|modul|prosedur)\s+ini\b"
-    r"|^(?:the|its|our|l['’]|le|son|sa|el|su|das|der|sein|ihr)\s*(?:main\s+|primary\s+|overall\s+|principal\s+)?"
-    r"(?:purpose|aim|objective|goal|scope|objet|objectif|but|propósito|objetivo|objeto|ziel|zweck|gegenstand)s?"
-    r"\s+(?:[\w’']+\s+){0,5}?(?:is|are|was|est|sont|es|son|ist|sind)\b"
-    r"|^(?:ziel|zweck|gegenstand|tujuan|maksud|ruang lingkup)\s+(?:\w+\s+){0,4}?(?:ist|sind|adalah|ialah|yaitu)\b"
-    r"|^(?:본|이)\s?(?:보고서|문서|연구|지침)|^本(?:文|报告|文件|指南|手册|标准)",
+    rf"^(?:(?:{alternation(SELF_PREPOSITIONS)})\s+)?(?:{alternation(SELF_DETERMINERS)})\s+(?:\w+\s+)?"
+    rf"(?:{alternation(DOCUMENT_NOUNS)})s?\b"
+    rf"|^(?:{alternation(DOCUMENT_NOUNS)})\s+(?:{alternation(POSTPOSED_DEMONSTRATIVES)})\b"
+    rf"|^(?:{alternation(AIM_DETERMINERS)})\s*(?:(?:{alternation(AIM_QUALIFIERS)})\s+)?(?:{alternation(AIM_NOUNS)})s?"
+    rf"\s+(?:[\w’']+\s+){{0,5}}?(?:{alternation(AIM_COPULAS)})\b"
+    rf"|^(?:{alternation(BARE_AIM_NOUNS)})\s+(?:\w+\s+){{0,4}}?(?:{alternation(BARE_AIM_COPULAS)})\b"
+    rf"|^(?:{SELF_REFERENCES})",
     re.IGNORECASE,
 )
 _MIN_PURPOSE_WORDS = 8
@@ -83,21 +89,36 @@ def _purpose_statement(chunk: Chunk) -> str | None:
     return None
 
 
-def read_purpose(document: ParsedDocument) -> Quote | None:
-    """Under a purpose-like heading first, then anywhere: the first sentence stating the
-    document's aim. Never the first sentence about the topic: none found, None."""
-    text_chunks = [c for c in document.chunks if c.kind == "text" and c.text.strip()]
-    preferred = [c for c in text_chunks if c.heading and PURPOSE_HEADING.search(c.heading)]
-    for chunk in preferred + text_chunks:
+def _first_purpose(chunks: list[Chunk]) -> Quote | None:
+    for chunk in chunks:
         if said := _purpose_statement(chunk):
             return Quote(said, chunk)
     return None
 
 
+def _text_chunks(document: ParsedDocument) -> list[Chunk]:
+    return [c for c in document.chunks if c.kind == "text" and c.text.strip()]
+
+
+def _purpose_under_its_heading(document: ParsedDocument) -> Quote | None:
+    """The first sentence stating the document's aim under a purpose-like heading."""
+    return _first_purpose([c for c in _text_chunks(document) if c.heading and PURPOSE_HEADING.search(c.heading)])
+
+
+def _purpose_anywhere(document: ParsedDocument) -> Quote | None:
+    return _first_purpose(_text_chunks(document))
+
+
+# The purpose readers, in order: the first sentence one of them finds is the purpose. Never the
+# first sentence about the topic: none found, None.
+PURPOSE_READERS = (_purpose_under_its_heading, _purpose_anywhere)
+
+
 def propose_brief(document: ParsedDocument) -> BriefProposal:
+    """The title's reader (title.py), then the purpose's."""
     with document_layout(document) as layout:
         title = read_title(document, layout)
-    return BriefProposal(title=title, purpose=read_purpose(document))
+    return BriefProposal(title=title, purpose=next((q for read in PURPOSE_READERS if (q := read(document))), None))
 
 
 def build_brief(

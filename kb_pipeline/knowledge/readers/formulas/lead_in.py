@@ -20,6 +20,7 @@ from ...language.lexicon import (
     COPULAS,
     ELIDED_ARTICLE,
     FOLLOWING,
+    FORMULA_ARTICLES,
     FORMULA_LEAD_INS,
     FORMULA_NOUNS,
     FORMULA_OF,
@@ -42,7 +43,9 @@ _GENERIC_TAIL = re.compile(
 _ARTICLE_TAIL = re.compile(rf"^(?:(?:{alternation(ARTICLES)})\s+|{ELIDED_ARTICLE})\S", re.IGNORECASE)
 _PRONOUN = whole_word(PRONOUNS)
 # "The formula for the load factor is:" names the load factor.
-_FORMULA_FOR = re.compile(rf"^(?:the\s+|la\s+|die\s+|el\s+)?(?:{FORMULA_NOUNS})\s+(?:{FORMULA_OF})\s+", re.IGNORECASE)
+_FORMULA_FOR = re.compile(
+    rf"^(?:(?:{alternation(FORMULA_ARTICLES)})\s+)?(?:{FORMULA_NOUNS})\s+(?:{FORMULA_OF})\s+", re.IGNORECASE
+)
 _MAX_NAME_WORDS = 20
 _MAX_TAIL_WORDS = 6
 

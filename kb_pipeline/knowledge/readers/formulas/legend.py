@@ -23,6 +23,7 @@ from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
 from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
 from ...document.text import Span
+from ...language import german
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -80,7 +81,7 @@ _LIST_LINE = re.compile(
 _CELL_END = re.compile(r"[ \t]*\|")
 # "the stiffness matrix, which relates forces to displacements": the meaning is the noun phrase.
 _RELATIVE_CLAUSE = re.compile(rf",\s+(?:{RELATIVE_PRONOUNS})(?!\w)", re.IGNORECASE)
-_VERB_LAST = re.compile(r"\s+(?:ist|sind|bezeichnet|darstellt|beschreibt)$")
+_VERB_LAST = re.compile(rf"\s+(?:{german.LEGEND_VERBS_LAST})$")
 _WORD = re.compile(r"[^\W\d_]+")
 _LOWER_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_A-ZÀ-ÞΑ-Ω]{3,}")
 _FUNCTION_NAME = re.compile(r"[^\W\d_]{3,}(?=\s?\()")

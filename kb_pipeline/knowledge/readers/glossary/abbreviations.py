@@ -15,15 +15,11 @@ from ....contracts import Chunk, ParsedDocument
 from ...document.layout import DocumentLayout, document_layout
 from ...document.list_layout import list_rows
 from ...document.text import Span, find_squashed, key, paragraphs, words
-from ...language.lexicon import FUNCTION_WORDS
+from ...language.lexicon import FUNCTION_WORDS, LIST_HEADINGS, PLAIN_DISJUNCTIONS, alternation
 from ..findings import Finding, Quote
 
-# Headings of an abbreviation list, in the languages of the corpus and its neighbours.
-LIST_HEADING = re.compile(
-    r"abbreviation|acronym|abr[ée]viation|sigles|abk[üu]rzung|singkatan|akronim|abreviatura|siglas"
-    r"|abbreviazion|acr[óo]nimo|afkorting|skr[óo]t|약어|略語|略号|缩略|缩写",
-    re.IGNORECASE,
-)
+# Headings of an abbreviation list.
+LIST_HEADING = re.compile(LIST_HEADINGS, re.IGNORECASE)
 # "(II)", "(IV)": list numbering in running text, not abbreviations.
 _ROMAN = re.compile(r"^X{0,3}(?:IX|IV|V?I{0,3})$")
 _MAX_EXPANSION_WORDS = 12
@@ -260,7 +256,7 @@ def _read_list(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
 
 # "(ABBR)", "[ABBR]", "(ABBR1 or ABBR2)"; or, after an abbreviation, "(Long Form Words)".
 _BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]\n]{2,80})\]")
-_ALTERNATIVES = re.compile(r"\s+(?:or|ou|oder|atau|o)\s+")
+_ALTERNATIVES = re.compile(rf"\s+(?:{alternation(PLAIN_DISJUNCTIONS)})\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
 _MAX_INLINE_WORDS = 16
 # "Long Form (LF, Author et al., 2024)": the abbreviation, then the work that introduced it.

@@ -27,11 +27,17 @@ from ...language.lexicon import (
     BARE_COPULAS,
     CONJUNCTIONS,
     ELIDED_ARTICLE,
+    HEDGES,
     INDEFINITE_ARTICLES,
+    INDEFINITE_COPULAS,
+    INVERTED_DEFINITIONS,
     LEGEND_OPENERS,
     LEGEND_VERBS,
     MARK_VERBS,
     NEGATIONS,
+    ONE_OF,
+    RESTATEMENT_MARKERS,
+    THE_TERM,
     alternation,
     is_function_word,
     whole_word,
@@ -54,20 +60,16 @@ from .mining import MentionIndex
 
 # A subject: a few words, maybe "(ABBR)" and a citation "[51]" after them.
 _SUBJECT = r"[^,;:()\[\]\n]{2,80}?(?:\s*\([^()\n]{1,15}\))?(?:\s*\[[\d,–\- ]{1,12}\])*"
-_HEDGE = r"(?:\s+(?:commonly|usually|generally|often|typically|also|simply|sometimes|here|thus|now))?"
+_HEDGE = rf"(?:\s+(?:{alternation(HEDGES)}))?"
 _EXPLICIT = re.compile(rf"^(?P<subject>{_SUBJECT}){_HEDGE}\s+(?:{DEFINING_VERB})\s+(?P<rest>\S)", re.IGNORECASE)
 # "An X is a …": an indefinite article (capitalised: the sentence's first word), a copula, a
 # determiner.
 _INDEFINITE = re.compile(
     rf"^(?P<subject>(?:{alternation(tuple(a.capitalize() for a in INDEFINITE_ARTICLES))})\s+{_SUBJECT})"
-    rf"\s+(?:is|est|ist|es)\s+(?P<rest>(?:{alternation(ARTICLES)}|one|einer)\s)"
+    rf"\s+(?:{alternation(INDEFINITE_COPULAS)})\s+(?P<rest>(?:{alternation(ARTICLES + ONE_OF)})\s)"
 )
 _FOOTNOTE = re.compile(rf"^\d{{1,2}}\s+(?P<subject>[A-Z]{_SUBJECT})\s+(?:{COPULA})\s+(?P<rest>(?:{DETERMINER})\s)")
-_INVERTED = re.compile(
-    r"^(?:On entend par|Se entiende por)\s+(?P<subject>[^,:\n]{2,80}?)\s*[,:]\s*(?P<rest>\S)"
-    r"|^Unter\s+(?:(?:einem|einer|einen|dem|der|den)\s+)?(?P<de>[^,\n]{2,80}?)\s+versteht man\s+(?P<de_rest>\S)"
-    r"|^Yang dimaksud dengan\s+(?P<id>[^,\n]{2,80}?)\s+(?:adalah|ialah|yaitu)\s+(?P<id_rest>\S)"
-)
+_INVERTED = tuple(re.compile(wording) for wording in INVERTED_DEFINITIONS)
 _PLACEHOLDER = re.compile(
     rf"(?:^|(?<=\s)(?:{LEGEND_OPENERS})\s+|[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?)"
     rf"(?P<name><[^\W\d_][\w.-]{{0,30}}>)\s+(?:{LEGEND_VERBS})\s+(?P<rest>\S)",
@@ -78,10 +80,10 @@ _MEANS_THAT = re.compile(r"\s*means? that\b", re.IGNORECASE)
 _CLAUSE_START = re.compile(rf"[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?", re.IGNORECASE)
 # A table note's mark and what it indicates: "P indicates that …", "* represents …".
 _MARK = re.compile(rf"^(?P<subject>[^\s,;:]{{1,6}})\s+(?:{MARK_VERBS})\s+(?P<rest>\S)", re.IGNORECASE)
-_RESTATEMENT = re.compile(r"(?:\s(?P<paren>\()|,\s*)(?:i\.\s?e\.|c['’]est-à-dire|d\.\s?h\.|es decir)\s*,?\s*")
+_RESTATEMENT = re.compile(rf"(?:\s(?P<paren>\()|,\s*)(?:{RESTATEMENT_MARKERS})\s*,?\s*")
 _OPENING_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
 _LEADING = re.compile(
-    r"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{1,2}\s+(?=[A-Z]))?(?:(?:the term|le terme|der begriff|el término|istilah)\s+)?",
+    rf"^[•▪●◦‣∙·*\uf0a7\uf0b7]?\s*(?:\d{{1,2}}\s+(?=[A-Z]))?(?:(?:{THE_TERM})\s+)?",
     re.I,
 )
 _CITATION = re.compile(r"(?:\s*\[[\d,–\- ]{1,12}\])+$")
@@ -239,11 +241,9 @@ def read_running_definitions(document: ParsedDocument) -> list[Finding]:
             subject = Span(at + start + m.start("subject"), at + start + m.end("subject"))
             definition = Span(at + start + m.start("rest"), at + end)
             findings += _subject_findings(chunk, subject, definition, "running_definition")
-        if not opening and (inverted := _INVERTED.match(said)):
-            group = next(g for g in ("subject", "de", "id") if inverted.group(g))
-            rest = {"subject": "rest", "de": "de_rest", "id": "id_rest"}[group]
-            subject = Span(at + inverted.start(group), at + inverted.end(group))
-            definition = Span(at + inverted.start(rest), sentence.end)
+        if not opening and (inverted := next((m for wording in _INVERTED if (m := wording.match(said))), None)):
+            subject = Span(at + inverted.start("subject"), at + inverted.end("subject"))
+            definition = Span(at + inverted.start("rest"), sentence.end)
             findings += _subject_findings(chunk, subject, definition, "running_definition")
         findings += _restated(chunk, sentence, mentions)
         findings += _placeholders(chunk, sentence)

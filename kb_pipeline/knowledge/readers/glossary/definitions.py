@@ -15,16 +15,21 @@ from dataclasses import dataclass, field
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import Span, ends_a_sentence, paragraphs, sentences, text_sentences, words
-from ...language.lexicon import ARTICLES, COPULAS, ELIDED_ARTICLE, alternation, is_function_word
+from ...language.lexicon import (
+    ARTICLES,
+    COPULAS,
+    ELIDED_ARTICLE,
+    ENTRY_NOTES,
+    GLOSSARY_HEADINGS,
+    NOTE_LABELS,
+    alternation,
+    is_function_word,
+)
 from ..findings import Finding, Quote
 from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
 
-GLOSSARY_HEADING = re.compile(
-    r"glossar|definition|terms and definitions|terminolog|glossaire|d[ée]finitions|glosario|definiciones"
-    r"|begriffe|begriffsbestimmung|istilah|definisi|glossário|definizioni|용어|用語|术语",
-    re.IGNORECASE,
-)
+GLOSSARY_HEADING = re.compile(GLOSSARY_HEADINGS, re.IGNORECASE)
 # How a sentence defining a term starts or continues after the term, in several languages.
 DEFINING_VERB = (
     r"means|is defined as|refers to|denotes|stands for|is an?|is the|adalah|merupakan|menyatakan|ialah|yaitu"
@@ -270,7 +275,7 @@ _TERM_LINE = re.compile(
     re.MULTILINE,
 )
 # "Note 1 to entry:", "EXAMPLE:": a line about the entry above it.
-_NOTE_LABEL = re.compile(r"(?:note|example|exemple|anmerkung|beispiel|catatan|contoh|nota|ejemplo)\b", re.IGNORECASE)
+_NOTE_LABEL = re.compile(rf"(?:{alternation(NOTE_LABELS)})\b", re.IGNORECASE)
 _TABLE_ROW = re.compile(r"^(?P<term>[^|\n]+?) \| (?P<definition>[^|\n]+?)[ \t]*$", re.MULTILINE)
 # ISO 704 style: "3.1.2" (alone or before the term), the term, then its definition.
 _ISO_NUMBER = re.compile(r"^[ \t]*\d+(?:\.\d+)+\.?(?:[ \t]+(?P<term>\S[^\n]*?))?[ \t]*$", re.MULTILINE)
@@ -326,10 +331,7 @@ def _iso_terms(chunk: Chunk) -> list[Finding]:
 # What follows a terminology entry's definition (ISO 704 / ISO 10241): its notes, examples and
 # source, in the languages of the corpus. The definition itself carries no final stop, so the
 # sentence splitter would run it into them.
-_ENTRY_NOTE = re.compile(
-    r"\s(?:Note \d+ to entry|NOTE\b|Note:|EXAMPLE\b|\[SOURCE|Note \d+ à l['’]article|NOTE \d|EXEMPLE\b"
-    r"|Anmerkung \d+ zum Begriff|ANMERKUNG\b|BEISPIEL\b|\[QUELLE|CATATAN\b|CONTOH\b|\[SUMBER|NOTA\b|EJEMPLO\b)"
-)
+_ENTRY_NOTE = re.compile(rf"\s(?:{ENTRY_NOTES})")
 
 
 def _entry_definition(text: str, first: Span, last: Span) -> Span | None:

@@ -14,7 +14,7 @@ import re
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import Span, paragraphs, sentences, words
-from ...language.lexicon import ARTICLES, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
+from ...language.lexicon import ARTICLES, ASIDE_LABELS, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
 from ..findings import Finding, Quote
 from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
 
@@ -26,8 +26,7 @@ _NUMBERED = re.compile(
 )
 # Labels that head a note or a pointer, not a term.
 _NOT_A_LABEL = re.compile(
-    r"^(?:notes?|examples?|source|sources|warning|caution|tip|important|remarque|hinweis|achtung|beispiel|nota"
-    r"|ejemplo|fuente|catatan|contoh|sumber|perhatian|step|etape|schritt|paso|langkah"
+    rf"^(?:{ASIDE_LABELS}"
     # An API reference's fields.
     r"|returns?|param(?:eter)?s?|arguments?|args|type|rtype|raises|default|usage|syntax)\b",
     re.IGNORECASE,

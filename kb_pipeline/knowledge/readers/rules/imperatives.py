@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...language import french, spanish
+from ...language import english, french, spanish
 from ...language.lexicon import DOCUMENT_PARTS, INSTRUCTION_VERBS, languages
 
 _I = re.IGNORECASE
@@ -24,7 +24,7 @@ _I = re.IGNORECASE
 # What cannot follow an imperative verb but follows a noun that looks like one ("Test results
 # are …", "Use of …", "Change in …", "Record keeping is …").
 _NOUN_READING = re.compile(
-    r"^(?:\S+\s+){0,2}?(?:is|are|was|were|has|have|had|can|could|will|would|may|might|must|should|shall)\b"
+    rf"^(?:\S+\s+){{0,2}}?(?:{english.FINITE_FORMS})\b"
     r"|^(?:of|in|and\s+\w+s)\b|^['’]s\b",
     _I,
 )

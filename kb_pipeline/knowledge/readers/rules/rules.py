@@ -2,10 +2,11 @@
 do, or may do (a requirement, recommendation, permission or target), each with its condition,
 and how a value is computed, sourced or expressed (rule_type "calculation").
 
-`propose_rules` reads statements (statements.py) and proposes a candidate for each one whose
-wording (normative.py), instruction form (imperatives.py; not a step of the document's own
-worked example) or list context makes it a rule; the condition clause and the rest are sliced
-from it (conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
+`propose_rules` reads statements (statements.py) and proposes a candidate for each one that a
+reader of `RULE_READERS` reads as a rule, the first in their order: its instruction form
+(imperatives.py; not a step of the document's own worked example), its wording (normative.py),
+its list context or its condition; the condition clause and the rest are sliced from it
+(conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
 by a participle of handling, a modal in a description, a bare "If …, …"), the candidate is open:
 not emitted without a model. `rule_entries` disposes: the span check, then a rule about
 the document's own licence or copyright is dropped (copyright wording anywhere; licence,
@@ -17,7 +18,9 @@ repeats word for word is one rule (its first occurrence).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from ....contracts import ParsedDocument
@@ -40,6 +43,7 @@ from .conditions import (
 )
 from .imperatives import imperative_at, narrates_an_example
 from .normative import (
+    Cue,
     announces_rules,
     decides_a_rule,
     is_calculation,
@@ -88,37 +92,95 @@ class RuleCandidate:
     decided: bool = True
 
 
-def _reading(statement: Statement, lead: Span | None, main: int) -> tuple[RuleReader, bool, int] | None:
-    """What makes the statement a rule, whether that settles it, and where a trailing condition
-    may start (after the modal or the instruction's verb, never inside the subject)."""
-    text = statement.text
-    cue = normative_cue(text)
-    # An instruction ends like a sentence or stands in a list: "Export the data as a table"
-    # alone on its line is a title.
-    # A layout may cut one before its stop: a clause after the verb ("Use the old tables until
-    # you implement") still makes it a sentence, which a title is not.
-    instruction = statement.item or ends_a_sentence(text) or bool(trailing_condition(text, main))
-    if instruction and imperative_at(text, main, item=statement.item):
-        return "imperative", True, main
-    if cue and cue.strength == "decided":
-        return "normative", True, cue.start
-    if statement.lead_in and announces_rules(statement.lead_in) and not narrates_an_example(text):
-        return "rule_list", True, main
-    outcome = states_an_outcome(text, main) and (lead or trailing_condition(text, main))
-    if explicit_conditional(text) or outcome or states_an_absolute_outcome(text, main):
-        return "conditional", True, main
-    if lead and _EACH.match(text, lead.start):
-        return "conditional", True, main
-    if any(c and proviso(c.of(text)) for c in (lead, trailing_condition(text, main))):
-        return "conditional", True, main
-    # "Saves a copy (include the path as necessary).": an instruction set in brackets inside a description.
-    if instruction and any(imperative_at(text, m.end()) for m in _BRACKETED_INSTRUCTION.finditer(text, main)):
-        return "imperative", True, main
-    if cue:
-        return "normative", False, cue.start
-    if lead and _CONDITIONAL_WORD.match(text, lead.start):
-        return "conditional", False, main
-    return None
+@dataclass
+class _Read:
+    """A statement as the rule readers see it: its leading condition, where its main clause
+    starts, and what several readers ask of it, found once."""
+
+    statement: Statement
+    lead: Span | None
+    main: int
+
+    @property
+    def text(self) -> str:
+        return self.statement.text
+
+    @cached_property
+    def cue(self) -> Cue | None:
+        return normative_cue(self.text)
+
+    @cached_property
+    def trailing(self) -> Span | None:
+        return trailing_condition(self.text, self.main)
+
+    @cached_property
+    def sentence(self) -> bool:
+        """An instruction ends like a sentence or stands in a list: "Export the data as a table"
+        alone on its line is a title. A layout may cut one before its stop: a clause after the
+        verb ("Use the old tables until you implement") still makes it a sentence."""
+        return self.statement.item or ends_a_sentence(self.text) or bool(self.trailing)
+
+
+# A reader's answer: whether its wording settles the statement as a rule, and where a trailing
+# condition may start (after the modal or the instruction's verb, never inside the subject).
+_Reading = tuple[bool, int]
+
+
+def _instruction(s: _Read) -> _Reading | None:
+    return (True, s.main) if s.sentence and imperative_at(s.text, s.main, item=s.statement.item) else None
+
+
+def _settled_wording(s: _Read) -> _Reading | None:
+    return (True, s.cue.start) if s.cue and s.cue.strength == "decided" else None
+
+
+def _item_of_a_rule_list(s: _Read) -> _Reading | None:
+    lead_in = s.statement.lead_in
+    return (True, s.main) if lead_in and announces_rules(lead_in) and not narrates_an_example(s.text) else None
+
+
+def _stated_outcome(s: _Read) -> _Reading | None:
+    """ "If …, then …", a condition and what follows from it, what a value always comes to."""
+    text, main = s.text, s.main
+    outcome = states_an_outcome(text, main) and (s.lead or s.trailing)
+    return (True, main) if explicit_conditional(text) or outcome or states_an_absolute_outcome(text, main) else None
+
+
+def _each_scope(s: _Read) -> _Reading | None:
+    return (True, s.main) if s.lead and _EACH.match(s.text, s.lead.start) else None
+
+
+def _proviso(s: _Read) -> _Reading | None:
+    return (True, s.main) if any(c and proviso(c.of(s.text)) for c in (s.lead, s.trailing)) else None
+
+
+def _bracketed_instruction(s: _Read) -> _Reading | None:
+    """ "Saves a copy (include the path as necessary).": an instruction set in brackets inside a description."""
+    inside = _BRACKETED_INSTRUCTION.finditer(s.text, s.main)
+    return (True, s.main) if s.sentence and any(imperative_at(s.text, m.end()) for m in inside) else None
+
+
+def _open_wording(s: _Read) -> _Reading | None:
+    return (False, s.cue.start) if s.cue else None
+
+
+def _bare_conditional(s: _Read) -> _Reading | None:
+    return (False, s.main) if s.lead and _CONDITIONAL_WORD.match(s.text, s.lead.start) else None
+
+
+# The rule readers, in precedence: the first that reads a statement says what makes it a rule.
+# Those that settle it come before those that leave it open.
+RULE_READERS: tuple[tuple[RuleReader, Callable[[_Read], _Reading | None]], ...] = (
+    ("imperative", _instruction),
+    ("normative", _settled_wording),
+    ("rule_list", _item_of_a_rule_list),
+    ("conditional", _stated_outcome),
+    ("conditional", _each_scope),
+    ("conditional", _proviso),
+    ("imperative", _bracketed_instruction),
+    ("normative", _open_wording),
+    ("conditional", _bare_conditional),
+)
 
 
 def _candidate(statement: Statement) -> RuleCandidate | None:
@@ -127,10 +189,11 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
         return None
     lead = leading_condition(text)
     main = clause_start(text, lead.end) if lead else discourse_end(text)
-    reading = _reading(statement, lead, main)
+    seen = _Read(statement, lead, main)
+    reading = next(((reader, r) for reader, read in RULE_READERS if (r := read(seen))), None)
     if reading is None:
         return None
-    reader, decided, after = reading
+    reader, (decided, after) = reading
     outcome = bool(lead) and states_an_outcome(text, main) or states_an_absolute_outcome(text, main)
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it

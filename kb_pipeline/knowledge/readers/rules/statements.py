@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
-from ...language.lexicon import is_function_word
+from ...language.lexicon import BIBLIOGRAPHY_HEADINGS, PLAIN_CONJUNCTIONS, PLAIN_DISJUNCTIONS, is_function_word
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
 _DASHES = "–—-"
@@ -28,15 +28,11 @@ _MARKER = re.compile(
 # An item that starts on a line of its own inside a paragraph.
 _LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
 # An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
-_JOINING_WORDS = ("or", "and", "ou", "et", "oder", "und", "atau", "dan", "y", "o")
+_JOINING_WORDS = PLAIN_DISJUNCTIONS + PLAIN_CONJUNCTIONS
 _INLINE_ITEM = re.compile(
     "(?:(?<=[:;.])|" + "|".join(rf"(?<=\b{w})" for w in _JOINING_WORDS) + rf")\s+(?=[{_BULLETS}{_DASHES}]\s)"
 )
-_BIBLIOGRAPHY = re.compile(
-    r"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:references|bibliography|literature\s+cited|works\s+cited|références"
-    r"|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|daftar\s+pustaka|referensi)\W*$",
-    re.IGNORECASE,
-)
+_BIBLIOGRAPHY = re.compile(rf"\W*(?:\d+(?:\.\d+)*\.?\s*)?(?:{BIBLIOGRAPHY_HEADINGS})\W*$", re.IGNORECASE)
 _TRAILING_MARKS = re.compile(r"[\s\d\)\]\"'”’»*]+$")
 
 
