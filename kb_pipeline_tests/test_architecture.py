@@ -165,6 +165,22 @@ def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature()
     assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}
 
 
+def test_the_model_client_is_imported_only_where_a_model_is_asked():
+    """Every process that runs a document (the command, its workers, the daemon, the code server)
+    imports the definitions, and through them llm/model.py; `openai`'s import (a third of the
+    definitions' import time) waits for a call. So no module imports it at its top level."""
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not [n for n in names if n.split(".")[0] == "openai"], path
+
+
 def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():
     """A change to the client's retries, cache or server must not show every knowledge partition
     unsynced: which model answers is the code version's other half (its identity)."""

@@ -20,14 +20,17 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from ..files import write_text_atomically
 from .endpoint import ModelEndpoint
 from .local_server import LocalServer, ModelUnavailable
 from .usage import CallUsage
+
+if TYPE_CHECKING:
+    # Imported where a call is made: every process that builds the definitions imports this
+    # module (a second of the definitions' three is openai's import), and most never ask a model.
+    import openai
 
 STRUCTURED_OUTPUT_MODE = "json_schema"
 # A Retry-After longer than this is not waited for: the call fails and the run can be retried.
@@ -141,6 +144,8 @@ class LanguageModel:
             raise ModelFailed(f"the embedded model ({self._server.gguf}): {error}") from error
 
     def _connect(self) -> openai.OpenAI:
+        import openai
+
         url = self._url()
         if self._client is None or str(self._client.base_url).rstrip("/") != url.rstrip("/"):
             # Our own retries (they count, and honour Retry-After); the client's would hide both.
@@ -174,6 +179,8 @@ class LanguageModel:
         return answer
 
     def _call(self, branch: str, request: dict[str, Any]) -> Answer:
+        import openai
+
         retries = 0
         while True:
             client = self._connect()
@@ -225,6 +232,8 @@ class LanguageModel:
 
 
 def _describe(error: openai.APIError) -> str:
+    import openai
+
     if isinstance(error, openai.APITimeoutError):
         return "timed out"
     if isinstance(error, openai.APIConnectionError):
