@@ -53,7 +53,7 @@ def give_back_memory() -> None:
 def leave_heap_to_the_system() -> None:
     """For a process about to exit: keep its objects out of the interpreter's last garbage
     collections, which take seconds for the heap Dagster, pydantic and MinerU build (measured:
-    3–4 s of a warm worker's or the command's exit, docs/PERFORMANCE.md); the system takes the
+    3–4 s of a warm worker's or the command's exit, docs/decisions.md); the system takes the
     memory back at once. Exit handlers, threads and the modules' teardown still run."""
     gc.freeze()
 
