@@ -188,7 +188,8 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
             if span:
                 killed.append(span)
                 # Started again under the same name, as a supervisor would: its predecessor's run is
-                # still found dead (its task is not among the new worker's), and it takes runs again.
+                # found dead all the same (before it is back, nobody answers; after, its task is not
+                # among the new worker's), and it takes runs again.
                 stack.start(WORKERS[1], _kb("worker"), host=WORKERS[1])
 
         killer = threading.Thread(target=kill_worker_b_mid_parse, daemon=True)
