@@ -1,14 +1,17 @@
 """kb-pipeline beyond one machine, for real, on loopback (dagster.celery.yaml, docs/SCALING.md):
-PostgreSQL for the instance, `redis-server` as Celery's broker, `dagster-daemon` (queue, run
-monitoring), and two `kb-pipeline worker`s each in a UTS namespace of its own (two host names),
-all on one shared data root. `kb-pipeline ingest` launches runs of eight generated two-page PDFs
-through the instance's launcher and follows them; one worker is killed with SIGKILL mid-parse.
+PostgreSQL for the instance, `redis-server` as Celery's broker, `dagster-daemon` (queue, sensors,
+run monitoring, run retries), and two `kb-pipeline worker`s each in a UTS namespace of its own (two
+host names), all on one shared data root. `kb-pipeline ingest` launches runs of eight generated
+two-page PDFs through the instance's launcher and follows them; one worker is killed with SIGKILL
+mid-parse and started again. Then the daemon's own paths on the same cluster: a PDF dropped into
+the drop folder (the sensor's run, whose worker is killed mid-parse too) and a backfill.
 
 It asserts: runs ran on both workers; never more MinerU parses at once, across both, than the
 `mineru` pool's limit; the killed worker's run was failed by run monitoring and its document
-ingested by a later run, no run left unfinished; the chunks are those of a one-machine run
-(`kb-pipeline run`, timing fields aside). Every process it starts is killed at the end, failing
-or not.
+ingested by a later run (`ingest`'s rerun; for the sensor's run, run retries' retry on the other
+worker), no run left unfinished; the sensor's and the backfill's runs were launched through the
+Celery launcher and ran on the workers; the chunks are those of a one-machine run (`kb-pipeline
+run`, timing fields aside). Every process it starts is killed at the end, failing or not.
 
 Needs root (`unshare --uts`), PostgreSQL's server and `redis-server`: installed when missing, as
 `make test` does (test-services).
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,11 +31,17 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 
+from kb_pipeline.cli.ingest import INGEST_TRIGGER
+from kb_pipeline.cli.status import folder_status
 from kb_pipeline.defs.dead_runs import WORKER_DIED
 from kb_pipeline.defs.history import crash_reason
+from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.run_timeline import StepSpan, peak_concurrency, step_spans
 from kb_pipeline.runs.celery import WORKER_TAG
+from kb_pipeline.settings import Settings
+from kb_pipeline.sources import doc_id_for
 from kb_pipeline_tests.samples import long_pdf
 
 from .conftest import REPO_ROOT
@@ -46,6 +56,7 @@ WORKERS = ("worker-a", "worker-b")
 # each, parses must wait for the slot, so the limit is exercised, not merely never reached.
 POOL_LIMIT = 1
 PARSE = "mineru_raw_output"
+BACKFILLED = DOCS[:2]  # partitions ingested by `ingest`, backfilled again from the drop folder
 UNFINISHED = [
     dg.DagsterRunStatus.QUEUED,
     dg.DagsterRunStatus.NOT_STARTED,
@@ -68,9 +79,9 @@ def _kb(*args: str) -> list[str]:
     return [sys.executable, "-m", "kb_pipeline.cli.main", *args]
 
 
-def _parse_running_on(instance: dg.DagsterInstance, node: str) -> tuple[str, float] | None:
-    """A run of `node` in its MinerU parse right now: (run id, when the parse started)."""
-    runs = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED], tags={WORKER_TAG: node}))
+def _parse_running(instance: dg.DagsterInstance, tags: dict[str, str]) -> tuple[dg.DagsterRun, float] | None:
+    """A run with `tags` in its MinerU parse right now: (the run, when the parse started)."""
+    runs = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED], tags=tags))
     for run in runs:
         events = instance.all_logs(
             run.run_id, of_type={dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS}
@@ -81,7 +92,20 @@ def _parse_running_on(instance: dg.DagsterInstance, node: str) -> tuple[str, flo
         if started and not any(
             e.step_key == PARSE and e.dagster_event.event_type_value == "STEP_SUCCESS" for e in events
         ):
-            return run.run_id, started[0]
+            return run, started[0]
+    return None
+
+
+def _kill_mid_parse(stack: Stack, instance: dg.DagsterInstance, tags: dict[str, str], until) -> StepSpan | None:
+    """SIGKILL to the whole worker (main process and pool) that runs a parse of a run with `tags`,
+    as soon as there is one (polled while `until()` is false); the killed parse's span up to the kill."""
+    while not until():
+        found = _parse_running(instance, tags)
+        if found:
+            run, parse_start = found
+            stack.kill(run.tags[WORKER_TAG].split("@")[1])  # kb@<host>: the stack's name for the worker
+            return StepSpan(run.run_id, PARSE, parse_start, time.time(), None)
+        time.sleep(0.1)
     return None
 
 
@@ -117,7 +141,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         "KB_CELERY_CONCURRENCY": "2",
         "KB_LLM": "off",  # the deterministic readers only: this test is about runs, not the model
     }
-    for key in ("KB_CELERY_BROKER_URL", *deployment.env, *postgres):
+    for key in ("KB_CELERY_BROKER_URL", "KB_LLM", *deployment.env, *postgres):
         monkeypatch.setenv(key, env[key])
     stack = Stack(env, tmp_path)
     try:
@@ -152,18 +176,21 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
             stray.wait(timeout=120)
             assert stray.returncode != 0 and "is not the shared one" in stack.log(name), stack.log(name)
 
+        ingest_started = time.monotonic()
         ingest = stack.start("ingest", _kb("ingest", "--input", str(inbox)))
-        killed: dict[str, float | str] = {}
+        killed: list[StepSpan] = []
 
         def kill_worker_b_mid_parse() -> None:
             with dg.DagsterInstance.get() as instance:
-                while ingest.poll() is None:
-                    found = _parse_running_on(instance, f"kb@{WORKERS[1]}")
-                    if found:
-                        stack.kill(WORKERS[1])
-                        killed.update(run_id=found[0], parse_start=found[1], at=time.time())
-                        return
-                    time.sleep(0.1)
+                span = _kill_mid_parse(
+                    stack, instance, {WORKER_TAG: f"kb@{WORKERS[1]}"}, lambda: ingest.poll() is not None
+                )
+            if span:
+                killed.append(span)
+                # Started again under the same name, as a supervisor would: its predecessor's run is
+                # found dead all the same (before it is back, nobody answers; after, its task is not
+                # among the new worker's), and it takes runs again.
+                stack.start(WORKERS[1], _kb("worker"), host=WORKERS[1])
 
         killer = threading.Thread(target=kill_worker_b_mid_parse, daemon=True)
         killer.start()
@@ -173,9 +200,12 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         assert ingest.returncode == 0, output + stack.log("daemon")[-1500:]
         assert f"{len(DOCS)} ingested, 0 unchanged, 0 failed" in output, output
         assert killed, f"{WORKERS[1]} never parsed: " + stack.log(WORKERS[1])
+        ingest_seconds = time.monotonic() - ingest_started
+        killed.append(_the_daemons_runs(stack, env, inbox, deployment))
+        daemon_seconds = time.monotonic() - ingest_started - ingest_seconds
 
         with dg.DagsterInstance.get() as instance:
-            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))
+            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents", tags={"kb/trigger": INGEST_TRIGGER}))
             assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in WORKERS}
             # A run no worker took (the killed one had it, not yet started) ended failed, not pending.
             assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
@@ -185,7 +215,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
             while unfinished := instance.get_runs(dg.RunsFilter(statuses=UNFINISHED)):
                 assert time.monotonic() < deadline, [(r.run_id, r.job_name, r.status) for r in unfinished]
                 time.sleep(1)
-            dead = instance.get_run_by_id(str(killed["run_id"]))
+            dead = instance.get_run_by_id(killed[0].run_id)
             assert dead.status == dg.DagsterRunStatus.FAILURE
             assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
             partition = dead.tags["dagster/partition"]
@@ -194,11 +224,12 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
                 for run in runs
             )
             spans, pool_waits = step_spans(instance, [run.run_id for run in runs])
-            parses = [span for span in spans if span.step_key == PARSE]
-            assert len(parses) == len(DOCS)
+            assert sum(span.step_key == PARSE for span in spans) == len(DOCS)
             assert pool_waits > 0, "no parse ever waited for the `mineru` slot: the limit was not exercised"
-            # The killed parse held a slot from its start to the kill.
-            parses.append(StepSpan(dead.run_id, PARSE, float(killed["parse_start"]), float(killed["at"]), None))
+            # Every parse of the test (the sensor's, its retry's and the backfill's too), and the two
+            # killed ones, each of which held a slot from its start to the kill.
+            every_run = [run.run_id for run in instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))]
+            parses = [span for span in step_spans(instance, every_run)[0] if span.step_key == PARSE] + killed
             peak = peak_concurrency(parses, slack=0.25)
             assert peak <= POOL_LIMIT, f"{peak} MinerU parses overlapped; the `mineru` pool allows {POOL_LIMIT}"
             deadline = time.monotonic() + 30  # run monitoring frees a dead run's slots a little later
@@ -216,6 +247,12 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         )
         assert status.returncode == 0, status.stdout + status.stderr[-2000:]
         assert sum(" ingested" in line for line in status.stdout.splitlines()) >= len(DOCS), status.stdout
+        # The drop folder's (the dropped PDF and the backfilled two): what `kb-pipeline status` lists.
+        with dg.DagsterInstance.get() as instance:
+            dropped = folder_status(KnowledgeBase.from_settings(Settings.from_env()), instance)
+        assert sorted((file.name, file.state) for file in dropped) == [
+            (f"{name}.pdf", "ingested") for name in [*BACKFILLED, "dropped"]
+        ], dropped
 
         # The same PDFs on one machine, without Dagster: the same chunks.
         assert one_machine.wait(timeout=300) == 0, stack.log("one-machine")
@@ -226,6 +263,64 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
     finally:
         stack.close()
     print(
-        f"\ncelery: {len(DOCS)} documents on {len(WORKERS)} workers, peak {peak} parses, "
-        f"killed {WORKERS[1]} mid-parse, {cluster_seconds:.1f} s cluster, {time.monotonic() - started:.1f} s in all"
+        f"\ncelery: {len(DOCS)} documents on {len(WORKERS)} workers, peak {peak} parses, killed {WORKERS[1]} "
+        f"mid-parse ({ingest_seconds:.1f} s), then a drop and a backfill of {len(BACKFILLED)} "
+        f"({daemon_seconds:.1f} s), {cluster_seconds:.1f} s cluster, "
+        f"{time.monotonic() - started:.1f} s in all"
     )
+
+
+def _the_daemons_runs(stack: Stack, env: dict[str, str], inbox: Path, deployment) -> StepSpan:
+    """The daemon's own runs on the cluster: a PDF dropped into the drop folder, whose sensor run's
+    worker is killed mid-parse (run retries re-run it on the other worker), then a backfill of
+    `BACKFILLED` (their PDFs copied into the drop folder, where a partition's PDF is looked up; the
+    sensor runs them too only if they are not current). The killed parse's span."""
+    for name in BACKFILLED:
+        shutil.copy(inbox / f"{name}.pdf", deployment.drop)
+    written = inbox.parent / "dropped.pdf"  # written elsewhere, then moved in whole
+    long_pdf(written, 2, lines_per_page=30, seams={1: "table"}, title="Pump handbook dropped")
+    dropped = deployment.drop / written.name
+    written.rename(dropped)
+    sensor_run = {"dagster/sensor_name": "drop_folder_sensor", "dagster/partition": doc_id_for(dropped)}
+    with dg.DagsterInstance.get() as instance:
+        deadline = time.monotonic() + 180
+        killed = _kill_mid_parse(stack, instance, sensor_run, lambda: time.monotonic() > deadline)
+        assert killed, "the drop folder sensor's run never parsed: " + stack.log("daemon")
+        victim = instance.get_run_by_id(killed.run_id).tags[WORKER_TAG]
+
+        backfill = subprocess.run(
+            [str(Path(sys.executable).parent / "dagster"), "job", "backfill", "-w", "workspace.yaml"]
+            + ["-j", "ingest_documents", "--partitions", ",".join(BACKFILLED), "--noprompt"],
+            env=env,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        launched = re.search(r"Launched backfill job `([^`]+)`", backfill.stdout)
+        assert backfill.returncode == 0 and launched, backfill.stdout + backfill.stderr[-2000:]
+
+        def ended(tags: dict[str, str], count: int) -> list[dg.DagsterRun]:
+            runs = instance.get_runs(dg.RunsFilter(tags=tags))
+            return runs if len(runs) >= count and all(run.is_finished for run in runs) else []
+
+        deadline = time.monotonic() + 300
+        while not (
+            (retries := ended({"dagster/parent_run_id": killed.run_id}, 1))
+            and (backfilled := ended({"dagster/backfill": launched[1]}, len(BACKFILLED)))
+        ):
+            assert time.monotonic() < deadline, stack.log("daemon")
+            time.sleep(1)
+        first = instance.get_run_by_id(killed.run_id)
+        survivor = {f"kb@{host}" for host in WORKERS} - {victim}
+        # Every one launched through the Celery launcher (its task id) and run by a worker (its tag).
+        assert all(DAGSTER_CELERY_TASK_ID_TAG in run.tags for run in [first, *retries, *backfilled])
+        assert first.status == dg.DagsterRunStatus.FAILURE
+        assert WORKER_DIED in (crash_reason(instance, first) or ""), crash_reason(instance, first)
+        assert [(r.status, r.tags.get("dagster/retry_number"), r.tags.get(WORKER_TAG)) for r in retries] == [
+            (dg.DagsterRunStatus.SUCCESS, "1", *survivor)
+        ], retries
+        assert sorted(run.tags["dagster/partition"] for run in backfilled) == BACKFILLED
+        assert all(run.status == dg.DagsterRunStatus.SUCCESS for run in backfilled), backfilled
+        assert {run.tags.get(WORKER_TAG) for run in backfilled} <= {f"kb@{host}" for host in WORKERS}
+    return killed

@@ -230,6 +230,10 @@ class _LaunchedRuns(_Runs):
     which the daemon's run queue wants: this command is its own queue)."""
 
     local = False
+    # Nothing says when a worker on another host ends a run: a look at the run table (a Postgres
+    # query) every second, not ten times a second — a run's launch and start on a worker take
+    # seconds already (docs/PERFORMANCE.md), and the runs waiting for a pool slot hide the rest.
+    _poll_seconds = 1.0
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         super().__init__(kb, instance)
