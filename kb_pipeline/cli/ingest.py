@@ -42,7 +42,6 @@ from ..settings import Settings
 # line per document.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 INGEST_TRIGGER = "kb-pipeline ingest"
-_POLL_SECONDS = 0.1
 
 
 @dataclass
@@ -153,8 +152,12 @@ class _Runs:
 
     local = True
     capacity = sys.maxsize  # runs submitted at once; more wait in this command
-    # How often `wait` looks at the runs when nothing tells it one ended (`_ended`).
-    _poll_seconds = _POLL_SECONDS
+    # How often `wait` looks at the runs when nothing tells it one ended (`_ended`): the warm
+    # pool says when a run ends, so there the look is only a backstop. Nothing says when a worker
+    # on another host ends one: a look at the run table (a Postgres query) every second, not ten
+    # times a second — a run's launch and start on a worker take seconds already
+    # (docs/PERFORMANCE.md), and the runs waiting for a pool slot hide the rest.
+    _poll_seconds = 1.0
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         self.instance = instance
@@ -202,9 +205,6 @@ class _Runs:
 class _WarmRuns(_Runs):
     """… executed in `workers` warm run workers of this command."""
 
-    # The pool says when a run ends; the look is only a backstop.
-    _poll_seconds = 1.0
-
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
         from ..runs.warm_runs import WarmRunPool
 
@@ -230,10 +230,6 @@ class _LaunchedRuns(_Runs):
     which the daemon's run queue wants: this command is its own queue)."""
 
     local = False
-    # Nothing says when a worker on another host ends a run: a look at the run table (a Postgres
-    # query) every second, not ten times a second — a run's launch and start on a worker take
-    # seconds already (docs/PERFORMANCE.md), and the runs waiting for a pool slot hide the rest.
-    _poll_seconds = 1.0
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
         super().__init__(kb, instance)
