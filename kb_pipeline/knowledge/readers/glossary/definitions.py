@@ -22,6 +22,7 @@ from ...language.lexicon import (
     ENTRY_NOTES,
     GLOSSARY_HEADINGS,
     NOTE_LABELS,
+    TERM_DEFINING_VERBS,
     alternation,
     is_function_word,
 )
@@ -30,13 +31,7 @@ from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
 
 GLOSSARY_HEADING = re.compile(GLOSSARY_HEADINGS, re.IGNORECASE)
-# How a sentence defining a term starts or continues after the term, in several languages.
-DEFINING_VERB = (
-    r"means|is defined as|refers to|denotes|stands for|is an?|is the|adalah|merupakan|menyatakan|ialah|yaitu"
-    r"|yakni|d[ée]signe|est d[ée]fini(?:e)? comme|bezeichnet|ist definiert als|significa|se refiere a"
-    r"|se define como|si intende"
-)
-_OPENS_DEFINITION = re.compile(rf"^(?:{DEFINING_VERB})\b", re.IGNORECASE)
+_OPENS_DEFINITION = re.compile(rf"^(?:{TERM_DEFINING_VERBS})\b", re.IGNORECASE)
 _MAX_TERM_WORDS = 8
 _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()]+)\)\s*:?$")
 
@@ -482,7 +477,7 @@ def read_numbered_headings(document: ParsedDocument) -> list[Finding]:
 
 
 _DEFINING_SENTENCE = re.compile(
-    rf"^(?:The term\s+)?(?P<term>[“\"‘'][^”\"’']{{2,60}}[”\"’']|[^\s,;:]{{2,12}})\s+(?:{DEFINING_VERB})\s",
+    rf"^(?:The term\s+)?(?P<term>[“\"‘'][^”\"’']{{2,60}}[”\"’']|[^\s,;:]{{2,12}})\s+(?:{TERM_DEFINING_VERBS})\s",
     re.IGNORECASE,
 )
 
