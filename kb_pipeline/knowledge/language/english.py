@@ -339,6 +339,8 @@ PLAIN_DISJUNCTIONS = ("or",)
 # "“Haul road” is the …"; definitions.py); the preposition before a quantity's unit in a legend
 # ("… in m3/h"; formulas.py); what opens an "if … then" and the "then" after the condition's comma
 # ("If X, then Y"), or with or without it (conditions.py).
+# The label of a numbered definition ("Definition 2 (load factor). …"; labelled_definitions.py).
+DEFINITION_LABELS = r"Definition"
 TERM_DEFINING_VERBS = r"means|is defined as|refers to|denotes|stands for|is an?|is the"
 UNIT_PREPOSITIONS = r"in"
 IF_THEN_OPENERS = r"If|When"

@@ -184,6 +184,7 @@ BIBLIOGRAPHY_HEADINGS = r"références|bibliographie"
 PLAIN_CONJUNCTIONS = ("et",)
 PLAIN_DISJUNCTIONS = ("ou",)
 
+DEFINITION_LABELS = r"Définition"
 TERM_DEFINING_VERBS = r"d[ée]signe|est d[ée]fini(?:e)? comme"
 UNIT_PREPOSITIONS = r"en"
 IF_THEN_OPENERS = r"Si"

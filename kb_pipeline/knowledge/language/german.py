@@ -139,6 +139,7 @@ LEGEND_VERBS_LAST = r"ist|sind|bezeichnet|darstellt|beschreibt"
 PLAIN_CONJUNCTIONS = ("und",)
 PLAIN_DISJUNCTIONS = ("oder",)
 
+DEFINITION_LABELS = r"Definition"
 TERM_DEFINING_VERBS = r"bezeichnet|ist definiert als"
 UNIT_PREPOSITIONS = r"in"
 IF_THEN_OPENERS = r"Wenn|Falls"

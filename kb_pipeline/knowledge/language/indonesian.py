@@ -112,6 +112,7 @@ BIBLIOGRAPHY_HEADINGS = r"daftar\s+pustaka|referensi"
 PLAIN_CONJUNCTIONS = ("dan",)
 PLAIN_DISJUNCTIONS = ("atau",)
 
+DEFINITION_LABELS = r"Definisi"
 TERM_DEFINING_VERBS = r"adalah|merupakan|menyatakan|ialah|yaitu|yakni"
 UNIT_PREPOSITIONS = r"dalam"
 IF_THEN_OPENERS = r"Apabila|Jika|Bila|Jikalau"

@@ -30,8 +30,8 @@ from . import (
 LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
 # Languages recognised only where a document names its own parts and itself (the headings of its
 # glossary, abbreviation list and purpose; the phrase it calls itself by) and in the few wordings
-# the readers read in every language recognised (a listed term's defining verb, a unit's
-# preposition, "if … then"): no other reader reads their sentences, so each fills only the
+# the readers read in every language recognised (a numbered definition's label, a listed term's
+# defining verb, a unit's preposition, "if … then"): no other reader reads their sentences, so each fills only the
 # classes joined by `_recognised`. Filling every class moves one into `LANGUAGES`.
 RECOGNISED_ONLY: tuple[ModuleType, ...] = (italian, portuguese, dutch, polish, korean, japanese, chinese)
 
@@ -155,6 +155,8 @@ SELF_REFERENCES = _recognised("SELF_REFERENCES")
 # preposition before a legend's unit ("… in m3/h", "… em kW"); what opens an "if … then" and the
 # "then" after the condition's comma, or with or without one ("Apabila … maka …"). Read in every
 # language recognised, as the readers read them before the lexicon held them.
+# The label of a numbered definition ("Definition 2 (X).", "Definizione 3 – X:").
+DEFINITION_LABELS = _recognised("DEFINITION_LABELS")
 TERM_DEFINING_VERBS = _recognised("TERM_DEFINING_VERBS")
 UNIT_PREPOSITIONS = _recognised("UNIT_PREPOSITIONS")
 IF_THEN_OPENERS = _recognised("IF_THEN_OPENERS")

@@ -117,6 +117,7 @@ BIBLIOGRAPHY_HEADINGS = r"referencias|bibliografía"
 PLAIN_CONJUNCTIONS = ("y",)
 PLAIN_DISJUNCTIONS = ("o",)
 
+DEFINITION_LABELS = r"Definición"
 TERM_DEFINING_VERBS = r"significa|se refiere a|se define como"
 UNIT_PREPOSITIONS = r"en"
 IF_THEN_OPENERS = r"Si|Cuando"
