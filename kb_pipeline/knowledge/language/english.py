@@ -434,3 +434,12 @@ NOT_TERM_COLUMN_HEADINGS = r"abbrev|acronym|symbol|notation|unit"
 # What opens a trailing condition that is whole in itself, a set phrase ("… as needed", "… where
 # applicable"), so nothing need follow it (conditions.py).
 SET_PHRASE_OPENERS = r"as|where"
+
+# Definitions (definitions.py): determiners a definition may open with although they are function
+# words ("any substance that …", "one of …"); what opens a sub-section's prose, not an entry's
+# definition ("The following …"). An instruction (imperatives.py): a step of the document's own
+# worked example, narrated for the reader to follow along ("Run the statements shown in Example
+# 3-10"), no rule of the domain.
+DEFINITION_DETERMINERS = ("any", "one")
+PROSE_OPENERS = ("the following",)
+WORKED_EXAMPLES = r"(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)"

@@ -202,6 +202,11 @@ NOT_DEFINING_WORDS = _either("NOT_DEFINING_WORDS")
 # symbols or units.
 MEANING_COLUMN_HEADINGS = _either("MEANING_COLUMN_HEADINGS")
 NOT_TERM_COLUMN_HEADINGS = _either("NOT_TERM_COLUMN_HEADINGS")
+# What a definition may open with although a function word; what opens a sub-section's prose.
+DEFINITION_DETERMINERS = _every("DEFINITION_DETERMINERS")
+PROSE_OPENERS = _every("PROSE_OPENERS")
+# A step of the document's own worked example ("shown in Example 3").
+WORKED_EXAMPLES = _either("WORKED_EXAMPLES")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

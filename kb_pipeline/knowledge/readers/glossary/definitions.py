@@ -18,10 +18,12 @@ from ...document.text import Span, ends_a_sentence, paragraphs, sentences, text_
 from ...language.lexicon import (
     ARTICLES,
     COPULAS,
+    DEFINITION_DETERMINERS,
     ELIDED_ARTICLE,
     ENTRY_NOTES,
     GLOSSARY_HEADINGS,
     NOTE_LABELS,
+    PROSE_OPENERS,
     TERM_DEFINING_VERBS,
     alternation,
     is_function_word,
@@ -344,7 +346,11 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 _CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
 # Words a definition may open with although they are function words.
-_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|any|one|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
+_ARTICLE = re.compile(
+    rf"^(?:{alternation(ARTICLES)}|{alternation(DEFINITION_DETERMINERS)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE
+)
+# What opens a sub-section's prose, as printed: "The following …", "the following …".
+_PROSE_OPENERS = tuple(form for opener in PROSE_OPENERS for form in (opener[:1].upper() + opener[1:], opener))
 
 
 def _opens_entry(definition: str) -> bool:
@@ -352,7 +358,7 @@ def _opens_entry(definition: str) -> bool:
     article; a sub-section's prose opens with a preposition or a pointer ("For the purposes of
     …", "This clause …", "The following …")."""
     first = definition.split()[0] if definition.split() else ""
-    if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
+    if definition.startswith(_PROSE_OPENERS) or opens_with_a_pointer(definition):
         return False
     return bool(first) and (_ARTICLE.match(first) is not None or not is_function_word(first))
 

@@ -21,6 +21,7 @@ from ...language.lexicon import (
     DOCUMENT_PARTS,
     INSTRUCTION_ENDINGS,
     INSTRUCTION_VERBS,
+    WORKED_EXAMPLES,
     alternation,
     languages,
 )
@@ -43,7 +44,7 @@ _VERB_AFTER_NEGATION = re.compile(rf"(?:{alternation(english.NEGATIONS)})\s+[a-z
 _NUMBERED = re.compile(r"^(?:\d|[IVXivx]+\b|[A-Z]\b)")
 # "Run the statement shown in Example 3": a step of the document's worked example, narrated for
 # the reader to follow along, not a rule of the domain.
-_WORKED_EXAMPLE = re.compile(r"\b(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)\s+[\dA-Z]", _I)
+_WORKED_EXAMPLE = re.compile(rf"\b(?:{WORKED_EXAMPLES})\s+[\dA-Z]", _I)
 
 
 def narrates_an_example(text: str) -> bool:
