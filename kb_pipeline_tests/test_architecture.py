@@ -234,19 +234,9 @@ def test_every_language_fills_every_class_the_lexicon_joins():
         assert defined == joined["_recognised"] | {"CODE"}, language.__name__
 
 
-# Words of another language still written in a reader, each for its reason (docs/knowledge.md,
-# "Where the words live"): a pattern of one language's grammar, or a list to move next.
-_WRITTEN_IN_A_READER = {
-    "formulas/formulas.py": {"dalam"},  # a unit's preposition ("dalam kW"): to move
-    "glossary/definitions.py": {"adalah", "als", "comme", "est", "ialah", "ist", "merupakan", "yaitu"},  # to move
-    "rules/conditions.py": {"cuando", "wenn"},  # "if … then": grammar
-    "rules/imperatives.py": {"sie", "pas"},  # German "Sie" after the verb, French "ne pas": grammar
-}
-
-
 def test_a_reader_takes_the_words_of_other_languages_from_the_lexicon():
     """No reader writes a word the lexicon lists for a language other than English (a function
-    word, an article, a copula …), but those listed above, each for its reason."""
+    word, an article, a copula …): every language's words and grammar are its module's."""
     import re
 
     from kb_pipeline.knowledge.language import english
@@ -279,4 +269,4 @@ def test_a_reader_takes_the_words_of_other_languages_from_the_lexicon():
                 found = {w for w in re.findall(r"[^\W\d_]+", plain) if w in foreign}
                 if found:
                     written.setdefault(path.relative_to(readers).as_posix(), set()).update(found)
-    assert written == _WRITTEN_IN_A_READER
+    assert written == {}

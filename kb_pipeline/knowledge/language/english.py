@@ -333,3 +333,113 @@ BIBLIOGRAPHY_HEADINGS = r"references|bibliography|literature\s+cited|works\s+cit
 # a sentence ("…; or • …") and what joins two long forms of one abbreviation.
 PLAIN_CONJUNCTIONS = ("and",)
 PLAIN_DISJUNCTIONS = ("or",)
+
+# Read in every language recognised (lexicon.py, `_recognised`): how a sentence defining a listed
+# term goes on after the term, a defining verb or a copula before an article ("PA means …",
+# "“Haul road” is the …"; definitions.py); the preposition before a quantity's unit in a legend
+# ("… in m3/h"; formulas.py); what opens an "if … then" and the "then" after the condition's comma
+# ("If X, then Y"), or with or without it (conditions.py).
+# The label of a numbered definition ("Definition 2 (load factor). …"; labelled_definitions.py).
+DEFINITION_LABELS = r"Definition"
+TERM_DEFINING_VERBS = r"means|is defined as|refers to|denotes|stands for|is an?|is the"
+UNIT_PREPOSITIONS = r"in"
+IF_THEN_OPENERS = r"If|When"
+THEN_WORDS = r"then"
+BARE_THEN_WORDS = ""
+
+# A subject that states a consequence, not a meaning ("X means that …"; definition_sentences.py).
+IMPLICATION_VERBS = r"means? that"
+# The words after which "if" or "when" asks or relates, not conditions: a verb of asking ("check
+# if"), "whether", a noun of time ("the moment when"); those conjunctions (conditions.py).
+WHETHER_CONJUNCTIONS = ("if", "when", "whenever")
+ASKING_WORDS = (
+    r"check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
+    r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point"
+)
+# What makes a modal describe rather than prescribe (normative.py): a verb reporting what others
+# found or advised (with a citation); a modal pointing the reader at something ("It should be
+# noted that") or the authors' own reasoning or expectation ("the two values should then be
+# close"); a result clause ("so narrow that the film must bend").
+REPORTING_VERBS = (
+    r"found|showed|shown|reported|suggested|suggests|argued|argues|proposed|proposes|concluded|concludes"
+    r"|demonstrated|demonstrates|observed|noted|stated|claimed|claims|indicated?|indicates|believe|believes"
+    r"|according\s+to"
+)
+POINTERS = (
+    r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
+    r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
+    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|become|\w+ed|\w+en)\b"
+    r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally|generally)\b"
+    r"|\bshould\s+(?:also\s+)?be\s+(?:able|possible|similar|comparable|sufficient|expected|higher|lower|larger"
+    r"|smaller|greater|close|more|less|\w+est)\b"
+)
+RESULT_CLAUSES = r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b"
+# Heads of a noun phrase that names no term ("A typical example is …", "One way is …";
+# definition_words.py), singular: a plural's s is read by the pattern.
+GENERIC_HEADS = """example way problem result reason question issue point step advantage drawback consequence
+    solution alternative option difference case part thing feature aspect aim goal purpose objective challenge
+    limitation benefit strength weakness concern factor finding contribution task idea""".split()
+
+# An instruction (imperatives.py): the verb form's ending that marks one (none in English, whose
+# base form is also a noun's); an adverb before the verb ("Never open …", "Always wear …",
+# "Don't …") or "do" with a negation ("Do not …"); what follows a noun that looks like a base form
+# ("Use of …", "Change in …", "Record and files …"); a verb that points at the text, as "See"
+# does ("Look at the table").
+INSTRUCTION_ENDINGS = ""
+INSTRUCTION_ADVERBS = ("never", "always", "don't", "do")
+NEGATED_AUXILIARIES = ("do",)
+AFTER_A_NOUN = r"of|in|and\s+\w+s"
+POINTING = r"look\s+at"
+
+# A modal read in its own clause (normative.py): a modal of possibility before a requirement makes
+# it a possibility ("a permit that may be required"); the authors' own obligation is their
+# reasoning ("we must conclude"); "shall" after the first person is the future ("we shall return
+# to this"); an obligation in a result clause is mechanics ("so narrow that the film must bend").
+POSSIBILITY_MODALS = r"may|might|could|would"
+REASONING_MODALS = ("should", "must")
+FUTURE_MODALS = ("shall",)
+FIRST_PERSON = r"I|we"
+MECHANICS_MODALS = ("must",)
+
+# Definitions (definition_words.py): a subject opening with one of these words (beside the
+# pronouns and the document's parts) is no term ("One of …", "Example 3 …", "Results show …");
+# what after a subject says nothing about what it is: a copula read alone, an adverb, a verb of
+# depending, varying or seeming ("X often …", "X depends on …").
+NON_TERM_SUBJECTS = (
+    "one",
+    "each",
+    "all",
+    "such",
+    "both",
+    "example",
+    "note",
+    "step",
+    "page",
+    "paragraph",
+    "item",
+    "result",
+    "results",
+)
+NOT_DEFINING_WORDS = (
+    r"is|are|also|often|typically|usually|generally|always|never|still|only|not|require|requires|depend|depends"
+    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly"
+)
+
+# A term | description table (definition_tables.py): the header of its meaning column (a stem,
+# searched in the header cell), and the first column's header that says its cells are no terms
+# but abbreviations, symbols or units.
+MEANING_COLUMN_HEADINGS = r"descri|defini|meaning|explanation"
+NOT_TERM_COLUMN_HEADINGS = r"abbrev|acronym|symbol|notation|unit"
+
+# What opens a trailing condition that is whole in itself, a set phrase ("… as needed", "… where
+# applicable"), so nothing need follow it (conditions.py).
+SET_PHRASE_OPENERS = r"as|where"
+
+# Definitions (definitions.py): determiners a definition may open with although they are function
+# words ("any substance that …", "one of …"); what opens a sub-section's prose, not an entry's
+# definition ("The following …"). An instruction (imperatives.py): a step of the document's own
+# worked example, narrated for the reader to follow along ("Run the statements shown in Example
+# 3-10"), no rule of the domain.
+DEFINITION_DETERMINERS = ("any", "one")
+PROSE_OPENERS = ("the following",)
+WORKED_EXAMPLES = r"(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)"

@@ -183,3 +183,38 @@ BIBLIOGRAPHY_HEADINGS = r"références|bibliographie"
 
 PLAIN_CONJUNCTIONS = ("et",)
 PLAIN_DISJUNCTIONS = ("ou",)
+
+DEFINITION_LABELS = r"Définition"
+TERM_DEFINING_VERBS = r"d[ée]signe|est d[ée]fini(?:e)? comme"
+UNIT_PREPOSITIONS = r"en"
+IF_THEN_OPENERS = r"Si"
+BARE_THEN_WORDS = r"alors"
+
+# An instruction (imperatives.py): the endings of an infinitive or of the imperative in -ez
+# ("Vérifier le joint", "Vérifiez …"), and the negation before an infinitive ("Ne pas ouvrir").
+INSTRUCTION_ENDINGS = r"er|ir|re|ez"
+NEGATED_INFINITIVE = r"Ne\s+pas\s+"
+
+MEANING_COLUMN_HEADINGS = r"signification|sens\b"
+NOT_TERM_COLUMN_HEADINGS = r"sigle|abr[ée]v"
+
+# Classes this language has no words in yet (english.py says what each is).
+THEN_WORDS = ""
+IMPLICATION_VERBS = ""
+WHETHER_CONJUNCTIONS = ()
+ASKING_WORDS = ""
+REPORTING_VERBS = ""
+POINTERS = ""
+RESULT_CLAUSES = ""
+GENERIC_HEADS = ()
+POSSIBILITY_MODALS = ""
+REASONING_MODALS = ()
+FUTURE_MODALS = ()
+FIRST_PERSON = ""
+MECHANICS_MODALS = ()
+NON_TERM_SUBJECTS = ()
+NOT_DEFINING_WORDS = ""
+SET_PHRASE_OPENERS = ""
+DEFINITION_DETERMINERS = ()
+PROSE_OPENERS = ()
+WORKED_EXAMPLES = ""

@@ -138,3 +138,38 @@ LEGEND_VERBS_LAST = r"ist|sind|bezeichnet|darstellt|beschreibt"
 
 PLAIN_CONJUNCTIONS = ("und",)
 PLAIN_DISJUNCTIONS = ("oder",)
+
+DEFINITION_LABELS = r"Definition"
+TERM_DEFINING_VERBS = r"bezeichnet|ist definiert als"
+UNIT_PREPOSITIONS = r"in"
+IF_THEN_OPENERS = r"Wenn|Falls"
+BARE_THEN_WORDS = r"dann"
+
+# An instruction (imperatives.py): an infinitive's endings, read before the polite "Sie"
+# ("Prüfen Sie die Dichtung") and last in a list item ("Dichtung auf Lecks prüfen.").
+INSTRUCTION_ENDINGS = r"en|ern|eln"
+POLITE_IMPERATIVE = r"Sie"
+
+MEANING_COLUMN_HEADINGS = r"bedeutung|beschreibung|erl[äa]uterung|erkl[äa]rung"
+NOT_TERM_COLUMN_HEADINGS = r"abk[üu]rz"
+
+# Classes this language has no words in yet (english.py says what each is).
+THEN_WORDS = ""
+IMPLICATION_VERBS = ""
+WHETHER_CONJUNCTIONS = ()
+ASKING_WORDS = ""
+REPORTING_VERBS = ""
+POINTERS = ""
+RESULT_CLAUSES = ""
+GENERIC_HEADS = ()
+POSSIBILITY_MODALS = ""
+REASONING_MODALS = ()
+FUTURE_MODALS = ()
+FIRST_PERSON = ""
+MECHANICS_MODALS = ()
+NON_TERM_SUBJECTS = ()
+NOT_DEFINING_WORDS = ""
+SET_PHRASE_OPENERS = ""
+DEFINITION_DETERMINERS = ()
+PROSE_OPENERS = ()
+WORKED_EXAMPLES = ""

@@ -111,3 +111,41 @@ BIBLIOGRAPHY_HEADINGS = r"daftar\s+pustaka|referensi"
 
 PLAIN_CONJUNCTIONS = ("dan",)
 PLAIN_DISJUNCTIONS = ("atau",)
+
+DEFINITION_LABELS = r"Definisi"
+TERM_DEFINING_VERBS = r"adalah|merupakan|menyatakan|ialah|yaitu|yakni"
+UNIT_PREPOSITIONS = r"dalam"
+IF_THEN_OPENERS = r"Apabila|Jika|Bila|Jikalau"
+BARE_THEN_WORDS = r"maka"
+
+# An instruction (imperatives.py): no infinitive's ending; a verb in -kan ("Pastikan",
+# "Gunakan"), but not a word with a noun's or a passive's prefix ("Berdasarkan", "Dikarenakan").
+IMPERATIVE_SUFFIX = r"kan"
+NOT_IMPERATIVES = r"(?:Ber|Di|Ter|Me|Pe|Ke|Se)[a-z]+|Berdasarkan|Dikarenakan"
+
+# "Hal ini …" ("this matter"): a pointer, no term (definition_words.py).
+NON_TERM_SUBJECTS = ("hal",)
+
+MEANING_COLUMN_HEADINGS = r"keterangan|deskripsi|pengertian|arti\b|makna|uraian|penjelasan"
+NOT_TERM_COLUMN_HEADINGS = r"singkatan|akronim"
+
+# Classes this language has no words in yet (english.py says what each is).
+THEN_WORDS = ""
+IMPLICATION_VERBS = ""
+WHETHER_CONJUNCTIONS = ()
+ASKING_WORDS = ""
+REPORTING_VERBS = ""
+POINTERS = ""
+RESULT_CLAUSES = ""
+GENERIC_HEADS = ()
+INSTRUCTION_ENDINGS = ""
+POSSIBILITY_MODALS = ""
+REASONING_MODALS = ()
+FUTURE_MODALS = ()
+FIRST_PERSON = ""
+MECHANICS_MODALS = ()
+NOT_DEFINING_WORDS = ""
+SET_PHRASE_OPENERS = ""
+DEFINITION_DETERMINERS = ()
+PROSE_OPENERS = ()
+WORKED_EXAMPLES = ""

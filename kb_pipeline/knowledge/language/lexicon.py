@@ -29,9 +29,10 @@ from . import (
 
 LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
 # Languages recognised only where a document names its own parts and itself (the headings of its
-# glossary, abbreviation list and purpose; the phrase it calls itself by): no reader reads their
-# sentences, so each fills only those classes (`_RECOGNISED`). Filling every class moves one
-# into `LANGUAGES`.
+# glossary, abbreviation list and purpose; the phrase it calls itself by) and in the few wordings
+# the readers read in every language recognised (a numbered definition's label, a listed term's
+# defining verb, a unit's preposition, "if … then"): no other reader reads their sentences, so each fills only the
+# classes joined by `_recognised`. Filling every class moves one into `LANGUAGES`.
 RECOGNISED_ONLY: tuple[ModuleType, ...] = (italian, portuguese, dutch, polish, korean, japanese, chinese)
 
 
@@ -76,6 +77,9 @@ KIND_NOUNS = frozenset(word.casefold() for word in _every("KIND_NOUNS"))
 # verbs count only in a sentence in that language (the others mark an instruction by the verb's
 # form, and have none listed).
 INSTRUCTION_VERBS = {language.CODE: frozenset(language.INSTRUCTION_VERBS) for language in LANGUAGES}
+# The endings of the verb form an instruction is written in, by language code (an infinitive's,
+# French's imperative -ez; none where the form is unmarked).
+INSTRUCTION_ENDINGS = {language.CODE: language.INSTRUCTION_ENDINGS for language in LANGUAGES}
 # Verbs that by themselves say a sentence defines its subject ("X refers to …").
 DEFINING_VERBS = _either("DEFINING_VERBS")
 DISCOURSE_MARKERS = _either("DISCOURSE_MARKERS")
@@ -147,6 +151,17 @@ GLOSSARY_HEADINGS = _recognised("GLOSSARY_HEADINGS")
 LIST_HEADINGS = _recognised("LIST_HEADINGS")
 PURPOSE_HEADINGS = _recognised("PURPOSE_HEADINGS")
 SELF_REFERENCES = _recognised("SELF_REFERENCES")
+# How a sentence defining a listed term goes on after it ("PA means …", "X si intende …"); the
+# preposition before a legend's unit ("… in m3/h", "… em kW"); what opens an "if … then" and the
+# "then" after the condition's comma, or with or without one ("Apabila … maka …"). Read in every
+# language recognised, as the readers read them before the lexicon held them.
+# The label of a numbered definition ("Definition 2 (X).", "Definizione 3 – X:").
+DEFINITION_LABELS = _recognised("DEFINITION_LABELS")
+TERM_DEFINING_VERBS = _recognised("TERM_DEFINING_VERBS")
+UNIT_PREPOSITIONS = _recognised("UNIT_PREPOSITIONS")
+IF_THEN_OPENERS = _recognised("IF_THEN_OPENERS")
+THEN_WORDS = _recognised("THEN_WORDS")
+BARE_THEN_WORDS = _recognised("BARE_THEN_WORDS")
 SELF_PREPOSITIONS = _every("SELF_PREPOSITIONS")
 SELF_DETERMINERS = _every("SELF_DETERMINERS")
 DOCUMENT_NOUNS = _every("DOCUMENT_NOUNS")
@@ -157,6 +172,41 @@ AIM_NOUNS = _every("AIM_NOUNS")
 AIM_COPULAS = _every("AIM_COPULAS")
 BARE_AIM_NOUNS = _every("BARE_AIM_NOUNS")
 BARE_AIM_COPULAS = _every("BARE_AIM_COPULAS")
+
+# A subject stating a consequence ("X means that …"), no meaning.
+IMPLICATION_VERBS = _either("IMPLICATION_VERBS")
+# "if"/"when" after a verb of asking or a noun of time: a question or a relative clause.
+WHETHER_CONJUNCTIONS = frozenset(_every("WHETHER_CONJUNCTIONS"))
+ASKING_WORDS = _either("ASKING_WORDS")
+# What opens a trailing condition whole in itself ("as needed", "where applicable").
+SET_PHRASE_OPENERS = _either("SET_PHRASE_OPENERS")
+# What makes a modal describe: reporting verbs, pointers at the text or the authors' reasoning,
+# a result clause (regexes).
+REPORTING_VERBS = _either("REPORTING_VERBS")
+POINTERS = _either("POINTERS")
+RESULT_CLAUSES = _either("RESULT_CLAUSES")
+# Modals read in their own clause: of possibility; the authors' reasoning; the future after the
+# first person; mechanics in a result clause.
+POSSIBILITY_MODALS = _either("POSSIBILITY_MODALS")
+REASONING_MODALS = frozenset(_every("REASONING_MODALS"))
+FUTURE_MODALS = frozenset(_every("FUTURE_MODALS"))
+FIRST_PERSON = _either("FIRST_PERSON")
+MECHANICS_MODALS = frozenset(_every("MECHANICS_MODALS"))
+# Heads of a noun phrase that names no term ("A typical example is …").
+GENERIC_HEADS = _every("GENERIC_HEADS")
+# Subjects that name no term beside pronouns and the document's parts; what after a subject says
+# nothing about what it is.
+NON_TERM_SUBJECTS = _every("NON_TERM_SUBJECTS")
+NOT_DEFINING_WORDS = _either("NOT_DEFINING_WORDS")
+# A term | description table's headers: its meaning column's; a first column of abbreviations,
+# symbols or units.
+MEANING_COLUMN_HEADINGS = _either("MEANING_COLUMN_HEADINGS")
+NOT_TERM_COLUMN_HEADINGS = _either("NOT_TERM_COLUMN_HEADINGS")
+# What a definition may open with although a function word; what opens a sub-section's prose.
+DEFINITION_DETERMINERS = _every("DEFINITION_DETERMINERS")
+PROSE_OPENERS = _every("PROSE_OPENERS")
+# A step of the document's own worked example ("shown in Example 3").
+WORKED_EXAMPLES = _either("WORKED_EXAMPLES")
 
 _WORDS_OF = {language.CODE: frozenset(language.FUNCTION_WORDS) for language in LANGUAGES}
 # A word, hyphenated ones whole ("de-ionised" is no French "de").

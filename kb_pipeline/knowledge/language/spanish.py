@@ -116,3 +116,36 @@ BIBLIOGRAPHY_HEADINGS = r"referencias|bibliografía"
 
 PLAIN_CONJUNCTIONS = ("y",)
 PLAIN_DISJUNCTIONS = ("o",)
+
+DEFINITION_LABELS = r"Definición"
+TERM_DEFINING_VERBS = r"significa|se refiere a|se define como"
+UNIT_PREPOSITIONS = r"en"
+IF_THEN_OPENERS = r"Si|Cuando"
+THEN_WORDS = r"entonces"
+
+# An instruction (imperatives.py): an infinitive's endings ("Verificar el sello").
+INSTRUCTION_ENDINGS = r"ar|er|ir"
+
+MEANING_COLUMN_HEADINGS = r"significado|descripci|definici"
+
+# Classes this language has no words in yet (english.py says what each is).
+BARE_THEN_WORDS = ""
+IMPLICATION_VERBS = ""
+WHETHER_CONJUNCTIONS = ()
+ASKING_WORDS = ""
+REPORTING_VERBS = ""
+POINTERS = ""
+RESULT_CLAUSES = ""
+GENERIC_HEADS = ()
+POSSIBILITY_MODALS = ""
+REASONING_MODALS = ()
+FUTURE_MODALS = ()
+FIRST_PERSON = ""
+MECHANICS_MODALS = ()
+NON_TERM_SUBJECTS = ()
+NOT_DEFINING_WORDS = ""
+NOT_TERM_COLUMN_HEADINGS = ""
+SET_PHRASE_OPENERS = ""
+DEFINITION_DETERMINERS = ()
+PROSE_OPENERS = ()
+WORKED_EXAMPLES = ""

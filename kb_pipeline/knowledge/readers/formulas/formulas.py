@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ....contracts import Chunk, ParsedDocument
 from ...document.math_text import FormulaLayout, FormulaSpan, is_symbol
 from ...document.text import squash
+from ...language.lexicon import UNIT_PREPOSITIONS
 from ...payloads.contracts import FormulaEntry, FormulaVariable, LatexVerification
 from ...payloads.ids import formula_id
 from ...payloads.spans import SpanCheck
@@ -46,7 +47,7 @@ _OPERAND_SPLIT = re.compile(r"[()\[\]+\-−*/÷×·=]|\s[xX]\s")
 _NUMBER = re.compile(r"^[\d.,\s]+%?$")
 _TOKEN = re.compile(r"[^\W\d_][^\W_]*['′]*")
 # The unit a legend gives a quantity in: "… in m3/h", "… en kW", "… (kW)", "… [kW]".
-_UNIT = re.compile(r"(?:\s(?:in|en|dalam|em)\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
+_UNIT = re.compile(rf"(?:\s(?:{UNIT_PREPOSITIONS})\s+|\s?[(\[])(?P<unit>[^\s()\[\]]+)[)\]]?$")
 # A display formula that nothing but its number follows to its chunk's end.
 _REST_OF_DISPLAY = re.compile(REST_OF_DISPLAY)
 

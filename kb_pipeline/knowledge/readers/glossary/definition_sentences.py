@@ -28,6 +28,7 @@ from ...language.lexicon import (
     CONJUNCTIONS,
     ELIDED_ARTICLE,
     HEDGES,
+    IMPLICATION_VERBS,
     INDEFINITE_ARTICLES,
     INDEFINITE_COPULAS,
     INVERTED_DEFINITIONS,
@@ -75,7 +76,7 @@ _PLACEHOLDER = re.compile(
     rf"(?P<name><[^\W\d_][\w.-]{{0,30}}>)\s+(?:{LEGEND_VERBS})\s+(?P<rest>\S)",
     re.IGNORECASE,
 )
-_MEANS_THAT = re.compile(r"\s*means? that\b", re.IGNORECASE)
+_MEANS_THAT = re.compile(rf"\s*(?:{IMPLICATION_VERBS})\b", re.IGNORECASE)
 # Where a clause of a sentence starts: after a comma or semicolon, and maybe "and".
 _CLAUSE_START = re.compile(rf"[,;]\s+(?:(?:{CONJUNCTIONS})\s+)?", re.IGNORECASE)
 # A table note's mark and what it indicates: "P indicates that …", "* represents …".

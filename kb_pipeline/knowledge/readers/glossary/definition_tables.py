@@ -15,16 +15,19 @@ import re
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import Span, ends_a_sentence, sentences
-from ...language.lexicon import ARTICLES, CONJUNCTIONS, DISJUNCTIONS, alternation
+from ...language.lexicon import (
+    ARTICLES,
+    CONJUNCTIONS,
+    DISJUNCTIONS,
+    MEANING_COLUMN_HEADINGS,
+    NOT_TERM_COLUMN_HEADINGS,
+    alternation,
+)
 from ..findings import Finding, Quote
 from .definition_words import MAX_TERM_WORDS
 
-_MEANING_HEADER = re.compile(
-    r"descri|defini|meaning|explanation|signification|sens\b|bedeutung|beschreibung|erl[äa]uterung"
-    r"|erkl[äa]rung|significado|descripci|definici|keterangan|deskripsi|pengertian|arti\b|makna|uraian|penjelasan",
-    re.IGNORECASE,
-)
-_NOT_TERMS = re.compile(r"abbrev|acronym|sigle|abr[ée]v|abk[üu]rz|singkatan|akronim|symbol|notation|unit", re.I)
+_MEANING_HEADER = re.compile(MEANING_COLUMN_HEADINGS, re.IGNORECASE)
+_NOT_TERMS = re.compile(NOT_TERM_COLUMN_HEADINGS, re.I)
 # A cell that is a noun phrase sentence: an article, a word, …, a full stop.
 _NOUN_PHRASE_SENTENCE = re.compile(rf"^(?:{alternation(tuple(a.capitalize() for a in ARTICLES))})\s+\w.*\.$")
 # Identifiers listed in one term cell: each one token, parted by commas or "or" / "and".

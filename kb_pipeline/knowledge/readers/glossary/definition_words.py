@@ -16,7 +16,10 @@ from ...language.lexicon import (
     DETERMINERS,
     DOCUMENT_PARTS,
     ELIDED_ARTICLE,
+    GENERIC_HEADS,
     MODALS,
+    NON_TERM_SUBJECTS,
+    NOT_DEFINING_WORDS,
     PRONOUNS,
     alternation,
 )
@@ -33,15 +36,12 @@ DETERMINER = rf"{alternation(DETERMINERS)}|{ELIDED_ARTICLE}"
 _ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|{ELIDED_ARTICLE})\s+|^{ELIDED_ARTICLE}", re.IGNORECASE)
 # A subject that is a pronoun, a demonstrative or a pointer at the document's own parts.
 _NOT_A_TERM = re.compile(
-    rf"^(?:{alternation(PRONOUNS)}|one|each|all|such|both|hal|{alternation(DOCUMENT_PARTS)}"
-    r"|example|note|step|page|paragraph|item|result|results)\b",
+    rf"^(?:{alternation(PRONOUNS)}|{alternation(NON_TERM_SUBJECTS)}|{alternation(DOCUMENT_PARTS)})\b",
     re.IGNORECASE,
 )
 # What after a subject says nothing about what it is: a modal or auxiliary, or an adverb.
 NOT_A_DEFINING_VERB = re.compile(
-    rf"^(?:{alternation(MODALS)}|is|are"
-    r"|also|often|typically|usually|generally|always|never|still|only|not|require|requires|depend|depends"
-    r"|vary|varies|remain|remains|seem|seems|appear|appears|become|becomes|\w+ly)$",
+    rf"^(?:{alternation(MODALS)}|{NOT_DEFINING_WORDS})$",
     re.IGNORECASE,
 )
 MAX_TERM_WORDS = 6
@@ -89,12 +89,7 @@ def word_key(text: str) -> list[str]:
 
 
 # Heads of a noun phrase that names no term: "A typical example is …", "One way is …".
-_GENERIC_HEAD = re.compile(
-    r"(?:example|way|problem|result|reason|question|issue|point|step|advantage|drawback|consequence|solution"
-    r"|alternative|option|difference|case|part|thing|feature|aspect|aim|goal|purpose|objective|challenge|limitation"
-    r"|benefit|strength|weakness|concern|factor|finding|contribution|task|idea)s?$",
-    re.IGNORECASE,
-)
+_GENERIC_HEAD = re.compile(rf"(?:{alternation(GENERIC_HEADS)})s?$", re.IGNORECASE)
 
 
 def generic(subject: str) -> bool:

@@ -18,10 +18,13 @@ from ...document.text import Span, ends_a_sentence, paragraphs, sentences, text_
 from ...language.lexicon import (
     ARTICLES,
     COPULAS,
+    DEFINITION_DETERMINERS,
     ELIDED_ARTICLE,
     ENTRY_NOTES,
     GLOSSARY_HEADINGS,
     NOTE_LABELS,
+    PROSE_OPENERS,
+    TERM_DEFINING_VERBS,
     alternation,
     is_function_word,
 )
@@ -30,13 +33,7 @@ from .abbreviations import aligns, is_abbreviation
 from .definition_words import opens_with_a_pointer
 
 GLOSSARY_HEADING = re.compile(GLOSSARY_HEADINGS, re.IGNORECASE)
-# How a sentence defining a term starts or continues after the term, in several languages.
-DEFINING_VERB = (
-    r"means|is defined as|refers to|denotes|stands for|is an?|is the|adalah|merupakan|menyatakan|ialah|yaitu"
-    r"|yakni|d[ée]signe|est d[ée]fini(?:e)? comme|bezeichnet|ist definiert als|significa|se refiere a"
-    r"|se define como|si intende"
-)
-_OPENS_DEFINITION = re.compile(rf"^(?:{DEFINING_VERB})\b", re.IGNORECASE)
+_OPENS_DEFINITION = re.compile(rf"^(?:{TERM_DEFINING_VERBS})\b", re.IGNORECASE)
 _MAX_TERM_WORDS = 8
 _TRAILING_ABBREVIATION = re.compile(r"\s*\(([^()]+)\)\s*:?$")
 
@@ -349,7 +346,11 @@ def _entry_definition(text: str, first: Span, last: Span) -> Span | None:
 _BARE_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?$")
 _CLAUSE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)+\.?(?:\s|$)")
 # Words a definition may open with although they are function words.
-_ARTICLE = re.compile(rf"^(?:{alternation(ARTICLES)}|any|one|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE)
+_ARTICLE = re.compile(
+    rf"^(?:{alternation(ARTICLES)}|{alternation(DEFINITION_DETERMINERS)}|{ELIDED_ARTICLE}\w*)$", re.IGNORECASE
+)
+# What opens a sub-section's prose, as printed: "The following …", "the following …".
+_PROSE_OPENERS = tuple(form for opener in PROSE_OPENERS for form in (opener[:1].upper() + opener[1:], opener))
 
 
 def _opens_entry(definition: str) -> bool:
@@ -357,7 +358,7 @@ def _opens_entry(definition: str) -> bool:
     article; a sub-section's prose opens with a preposition or a pointer ("For the purposes of
     …", "This clause …", "The following …")."""
     first = definition.split()[0] if definition.split() else ""
-    if definition.startswith(("The following", "the following")) or opens_with_a_pointer(definition):
+    if definition.startswith(_PROSE_OPENERS) or opens_with_a_pointer(definition):
         return False
     return bool(first) and (_ARTICLE.match(first) is not None or not is_function_word(first))
 
@@ -482,7 +483,7 @@ def read_numbered_headings(document: ParsedDocument) -> list[Finding]:
 
 
 _DEFINING_SENTENCE = re.compile(
-    rf"^(?:The term\s+)?(?P<term>[“\"‘'][^”\"’']{{2,60}}[”\"’']|[^\s,;:]{{2,12}})\s+(?:{DEFINING_VERB})\s",
+    rf"^(?:The term\s+)?(?P<term>[“\"‘'][^”\"’']{{2,60}}[”\"’']|[^\s,;:]{{2,12}})\s+(?:{TERM_DEFINING_VERBS})\s",
     re.IGNORECASE,
 )
 

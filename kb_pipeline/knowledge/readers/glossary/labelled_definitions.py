@@ -14,14 +14,22 @@ import re
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import Span, paragraphs, sentences, words
-from ...language.lexicon import ARTICLES, ASIDE_LABELS, INDEFINITE_ARTICLES, PRONOUNS, alternation, whole_word
+from ...language.lexicon import (
+    ARTICLES,
+    ASIDE_LABELS,
+    DEFINITION_LABELS,
+    INDEFINITE_ARTICLES,
+    PRONOUNS,
+    alternation,
+    whole_word,
+)
 from ..findings import Finding, Quote
 from .definition_words import COPULA, NOT_A_DEFINING_VERB, can_name_a_term, drop_article, holds, word_key
 
 _BULLET = r"(?:[•▪●◦‣∙·*\-–\uf0a7\uf0b7\uf0d8\uf076]\s*)?"
 _LABELLED = re.compile(rf"^{_BULLET}(?P<label>[^\W\d_][^:\n]{{1,60}}?)\s*:\s+(?P<body>\S)")
 _NUMBERED = re.compile(
-    r"^(?:Definition|Définition|Definisi|Definición|Definizione|Definição)\s*(?:\d+(?:\.\d+)*)?\s*"
+    rf"^(?:{DEFINITION_LABELS})\s*(?:\d+(?:\.\d+)*)?\s*"
     r"(?:[(\[](?P<term>[^()\[\]\n]{2,60})[)\]]\s*[.:]?|[–—:-]\s*(?P<dashed>[^:.\n]{2,60}?)\s*[:.])\s+(?P<body>\S)"
 )
 # Labels that head a note or a pointer, not a term.

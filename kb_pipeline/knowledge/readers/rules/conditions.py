@@ -14,11 +14,17 @@ from ...document.text import Span, sentences
 from ...language.lexicon import (
     ALTERNATIVES,
     AS_NEEDED,
+    ASKING_WORDS,
+    BARE_THEN_WORDS,
     CONDITION_OPENERS,
     CONDITIONALS,
     DISCOURSE_MARKERS,
+    IF_THEN_OPENERS,
     PROVISOS,
+    SET_PHRASE_OPENERS,
+    THEN_WORDS,
     TRAILING_CONDITIONS,
+    WHETHER_CONJUNCTIONS,
 )
 
 _I = re.IGNORECASE
@@ -33,11 +39,7 @@ _LEADING = re.compile(rf"(?:{CONDITION_OPENERS})\b" + _CLAUSE + r"(?=,)")
 # A trailing condition: "if"/"when" after a verb of asking means "whether", "where" after a noun
 # is relative, so those count only in the forms below.
 _TRAILING = re.compile(rf"(?:,\s*|\s+)(?P<c>(?:{TRAILING_CONDITIONS})\b)", _I)
-_WHETHER = re.compile(
-    r"\b(?:check|see|ask|know|determine|investigate|test|verify|examine|decide|wonder|find\s+out|whether"
-    r"|indicate|state|specify|show|tell|report|time|times|moment|day|period|point)\s*$",
-    _I,
-)
+_WHETHER = re.compile(rf"\b(?:{ASKING_WORDS})\s*$", _I)
 # Conditions that make a "can"/"may" a permission the reader is given, not a capability.
 _NORMATIVE_CONDITION = re.compile(AS_NEEDED, _I)
 _PROVISO = re.compile(PROVISOS, _I)
@@ -46,7 +48,7 @@ _LABEL = re.compile(r"[^.:;!?]{1,120}?:\s*(?=[A-Z])")
 # next sentence or list item of a joined statement.
 _CLAUSE_END = re.compile(r"\n|;")
 _CLAUSE_TAIL = " \t.;:!?"
-_SET_PHRASE = re.compile(r"(?:as|where)\s")
+_SET_PHRASE = re.compile(rf"(?:{SET_PHRASE_OPENERS})\s")
 
 
 def discourse_end(text: str, start: int = 0) -> int:
@@ -77,7 +79,7 @@ def trailing_condition(text: str, after: int) -> Span | None:
     ends: list[int] | None = None
     for m in _TRAILING.finditer(text, after):
         word = m.group("c").casefold()
-        if word in ("if", "when", "whenever") and _WHETHER.search(text[: m.start()]):
+        if word in WHETHER_CONJUNCTIONS and _WHETHER.search(text[: m.start()]):
             continue
         if ends is None:
             ends = [s.end for s in sentences(text, Span(0, len(text)))]
@@ -112,11 +114,7 @@ def normative_condition(condition: str) -> bool:
 
 # "If …, then …", "Apabila … maka …", "Si …, alors …": a condition and its consequence stated
 # outright ("then" only right after the condition's comma: "If X, the Y then …" is one clause).
-_EXPLICIT = re.compile(
-    r"(?:If|When|Apabila|Jika|Bila|Jikalau|Si|Wenn|Falls|Se|Quando|Cuando)\b.+?"
-    r"(?:,\s*(?:then|entonces|allora)\b|,?\s+(?:maka|alors|dann)\b)",
-    re.DOTALL,
-)
+_EXPLICIT = re.compile(rf"(?:{IF_THEN_OPENERS})\b.+?(?:,\s*(?:{THEN_WORDS})\b|,?\s+(?:{BARE_THEN_WORDS})\b)", re.DOTALL)
 
 
 # Both branches of a condition stated: "If none is open, [] is returned, otherwise a list",

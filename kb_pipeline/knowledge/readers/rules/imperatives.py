@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import re
 
-from ...language import english, french, spanish
-from ...language.lexicon import DOCUMENT_PARTS, INSTRUCTION_VERBS, languages
+from ...language import english, french, german, indonesian, spanish
+from ...language.lexicon import (
+    DOCUMENT_PARTS,
+    INSTRUCTION_ENDINGS,
+    INSTRUCTION_VERBS,
+    WORKED_EXAMPLES,
+    alternation,
+    languages,
+)
 
 _I = re.IGNORECASE
 
@@ -25,16 +32,19 @@ _I = re.IGNORECASE
 # are …", "Use of …", "Change in …", "Record keeping is …").
 _NOUN_READING = re.compile(
     rf"^(?:\S+\s+){{0,2}}?(?:{english.FINITE_FORMS})\b"
-    r"|^(?:of|in|and\s+\w+s)\b|^['’]s\b",
+    rf"|^(?:{english.AFTER_A_NOUN})\b|^['’]s\b",
     _I,
 )
 _LABEL = re.compile(r"^\S+:")
 # "Look at the table": it points at the text, as "See" does.
-_POINTING = re.compile(r"^at\b", _I)
+_POINTING = re.compile(rf"(?:{english.POINTING})\b", _I)
+# "Never open …", "Do not open …": the verb after an adverb, or after "do" and its negation.
+_VERB_AFTER = re.compile(r"[a-z]")
+_VERB_AFTER_NEGATION = re.compile(rf"(?:{alternation(english.NEGATIONS)})\s+[a-z]")
 _NUMBERED = re.compile(r"^(?:\d|[IVXivx]+\b|[A-Z]\b)")
 # "Run the statement shown in Example 3": a step of the document's worked example, narrated for
 # the reader to follow along, not a rule of the domain.
-_WORKED_EXAMPLE = re.compile(r"\b(?:shown|given|listed|illustrated)\s+in\s+(?:Example|Listing)\s+[\dA-Z]", _I)
+_WORKED_EXAMPLE = re.compile(rf"\b(?:{WORKED_EXAMPLES})\s+[\dA-Z]", _I)
 
 
 def narrates_an_example(text: str) -> bool:
@@ -44,19 +54,22 @@ def narrates_an_example(text: str) -> bool:
 
 
 _OBJECT = re.compile(r"[\"'“‘«(\[]*[^\W_]")
-_FRENCH = re.compile(rf"^(?:Ne\s+pas\s+)?[A-ZÀ-Ý][a-zà-ÿ]+(?:er|ir|re|ez)\s+(?:{french.INSTRUCTION_OBJECTS})(?=\s|\w)")
+_FRENCH = re.compile(
+    rf"^(?:{french.NEGATED_INFINITIVE})?[A-ZÀ-Ý][a-zà-ÿ]+(?:{INSTRUCTION_ENDINGS['fr']})"
+    rf"\s+(?:{french.INSTRUCTION_OBJECTS})(?=\s|\w)"
+)
 # A finite verb of the clause makes the first word a noun. Read up to the first subordinator
 # ("Vérifier qu'il n'y a pas de fuite": the finite verb is the subordinate clause's).
 _FRENCH_FINITE = re.compile(rf"\b(?:{french.FINITE_FORMS})(?![\w'’])", _I)
 _FRENCH_SUBORDINATOR = re.compile(french.SUBORDINATE_CLAUSE, _I)
-_SPANISH = re.compile(rf"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:ar|er|ir)\s+(?:{spanish.INSTRUCTION_OBJECTS})\s")
-_GERMAN = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:en|ern|eln)\s+Sie\b")
+_SPANISH = re.compile(rf"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:{INSTRUCTION_ENDINGS['es']})\s+(?:{spanish.INSTRUCTION_OBJECTS})\s")
+_GERMAN = re.compile(rf"^[A-ZÄÖÜ][a-zäöüß]+(?:{INSTRUCTION_ENDINGS['de']})\s+(?:{german.POLITE_IMPERATIVE})\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.
-_GERMAN_INFINITIVE_LAST = re.compile(r"\s[a-zäöüß]+(?:en|ern|eln)[.!]?$")
+_GERMAN_INFINITIVE_LAST = re.compile(rf"\s[a-zäöüß]+(?:{INSTRUCTION_ENDINGS['de']})[.!]?$")
 # "Pastikan", "Gunakan": a -kan verb of six letters or more ("Akan", "Bukan" are no verbs).
-_INDONESIAN_KAN = re.compile(r"^[A-Z][a-z]{2,}kan$")
-_INDONESIAN_NOT_VERBS = re.compile(r"^(?:Ber|Di|Ter|Me|Pe|Ke|Se)[a-z]+$|^(?:Berdasarkan|Dikarenakan)$")
+_INDONESIAN_KAN = re.compile(rf"^[A-Z][a-z]{{2,}}(?:{indonesian.IMPERATIVE_SUFFIX})$")
+_INDONESIAN_NOT_VERBS = re.compile(rf"^(?:{indonesian.NOT_IMPERATIVES})$")
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
@@ -75,8 +88,9 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
     def written_in(code: str) -> bool:
         return code in language or not language
 
-    if written_in("en") and lowered in ("never", "always", "don't", "do"):
-        return bool(re.match(r"not\s+[a-z]" if lowered == "do" else r"[a-z]", rest))
+    if written_in("en") and lowered in english.INSTRUCTION_ADVERBS:
+        negated = lowered in english.NEGATED_AUXILIARIES
+        return bool((_VERB_AFTER_NEGATION if negated else _VERB_AFTER).match(rest))
     # Not "RETURN CASE": a line of code or a label in capitals.
     if (
         written_in("en")
@@ -85,7 +99,7 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
         and not word[1:].isupper()
     ):
         # An object follows ("Document.save", "Return type: bool" are names and labels).
-        if lowered == "look" and _POINTING.match(rest) or narrates_an_example(rest):
+        if _POINTING.match(head) or narrates_an_example(rest):
             return False
         if lowered in DOCUMENT_PARTS and _NUMBERED.match(rest):
             return False  # "Figure 3 shows …": a caption or a reference, not "Figure the tax …"

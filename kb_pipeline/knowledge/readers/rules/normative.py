@@ -22,8 +22,16 @@ from ...language.lexicon import (
     AUTHORS,
     CALCULATION_WORDING,
     CALCULATION_WORDS,
+    FIRST_PERSON,
+    FUTURE_MODALS,
+    MECHANICS_MODALS,
     OPEN_MODALS,
     OUTCOME_VERBS,
+    POINTERS,
+    POSSIBILITY_MODALS,
+    REASONING_MODALS,
+    REPORTING_VERBS,
+    RESULT_CLAUSES,
     RULE_NOUNS,
     RULE_WORDING,
     SUBORDINATORS,
@@ -59,33 +67,20 @@ _CALCULATION_WORDS = re.compile(rf"\b(?:{CALCULATION_WORDS})\b", _I)
 
 # Reported speech and related work: a modal there describes what others found or advised.
 _CITATION = re.compile(r"\bet\s+al\b|\[\d[\d,\s–-]*\]|\([A-Z][^()]{0,60}\d{4}[a-z]?\)")
-_REPORTING = re.compile(
-    r"\b(?:found|showed|shown|reported|suggested|suggests|argued|argues|proposed|proposes|concluded|concludes"
-    r"|demonstrated|demonstrates|observed|noted|stated|claimed|claims|indicated?|indicates|believe|believes"
-    r"|according\s+to)\b",
-    _I,
-)
+_REPORTING = re.compile(rf"\b(?:{REPORTING_VERBS})\b", _I)
 # A modal that points the reader at something ("It should be noted that") or that the authors
 # use for their own reasoning or expectation ("the two values should then be close").
-_POINTER = re.compile(
-    r"\b(?:should|must)\s+(?:also\s+)?be\s+(?:noted|mentioned|remembered|emphasi[sz]ed|stressed|pointed\s+out"
-    r"|recalled|kept\s+in\s+mind|borne\s+in\s+mind|acknowledged|recogni[sz]ed|understood|observed)\b"
-    r"|\b(?:should|must)\s+(?:not\s+)?(?:[\w,]+\s+){0,3}?have\s+(?:been|become|\w+ed|\w+en)\b"
-    r"|\bshould\s+(?:then|therefore|thus|normally|probably|ideally|generally)\b"
-    r"|\bshould\s+(?:also\s+)?be\s+(?:able|possible|similar|comparable|sufficient|expected|higher|lower|larger"
-    r"|smaller|greater|close|more|less|\w+est)\b",
-    _I,
-)
+_POINTER = re.compile(POINTERS, _I)
 _AUTHORS = re.compile(rf"\b(?:{alternation(AUTHORS)})\b", _I)
 # "I shall", "we shall return to this below": the future, not an obligation.
-_FUTURE_SHALL = re.compile(r"\b(?:I|we)\s+$", _I)
+_FUTURE_SHALL = re.compile(rf"\b(?:{FIRST_PERSON})\s+$", _I)
 # "the gap is so narrow that the film must bend": a modal in a result clause is mechanics.
-_RESULT_CLAUSE = re.compile(r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b", _I)
+_RESULT_CLAUSE = re.compile(RESULT_CLAUSES, _I)
 # A subordinator opening the modal's own clause (after the last comma, semicolon or colon).
 _IF_CLAUSE = re.compile(rf"\b(?:{SUBORDINATORS})\b", _I)
 _CLAUSE_BREAK = re.compile(r"[,;:]")
 # "a permit that may be required": a possibility, not a requirement.
-_POSSIBLY = re.compile(r"\b(?:may|might|could|would)\s+(?:not\s+)?$", _I)
+_POSSIBLY = re.compile(rf"\b(?:{POSSIBILITY_MODALS})\s+(?:not\s+)?$", _I)
 _PASSIVE_AFTER = re.compile(r"\s+(?:not\s+)?(?:\w+ly\s+)?be\b", _I)
 
 
@@ -101,13 +96,13 @@ def _descriptive(text: str, cue: re.Match[str]) -> bool:
     word = cue.group(0).casefold()
     if _POINTER.match(text, cue.start()) or text.rstrip().endswith("?"):
         return True
-    if word in ("should", "must") and _AUTHORS.search(head[-60:]):
+    if word in REASONING_MODALS and _AUTHORS.search(head[-60:]):
         return True
-    if word == "shall" and _FUTURE_SHALL.search(head):
+    if word in FUTURE_MODALS and _FUTURE_SHALL.search(head):
         return True
     if _IF_CLAUSE.search(clause) or _POSSIBLY.search(head):
         return True  # "… if homogeneity is required", "reasons why it should be": supposed, not required
-    if word == "must" and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
+    if word in MECHANICS_MODALS and not _PASSIVE_AFTER.match(text, cue.end()) and _RESULT_CLAUSE.search(head):
         return True
     return False
 
