@@ -38,10 +38,12 @@ TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm
 # Two pytest-xdist workers: most of the suite's minutes are servers, daemons and subprocesses
 # starting, waiting and parsing, which leave the second core idle on one worker (docs/PERFORMANCE.md,
 # "The test suite"). TEST_WORKERS=0 runs it in this one process.
-# Tests are handed out a few at a time in the suite's order (conftest.py puts the long ones first):
-# xdist's default `load` gives each worker a quarter of the suite in one block.
+# Tests are handed out a module at a time in the suite's order (conftest.py puts the modules with
+# long tests first), so a module's fixtures (servers, parses) are set up once, on one worker:
+# xdist's default `load` gives each worker a quarter of the suite in one block, and `loadgroup`'s
+# xdist_group marks do nothing under pytest 9.2 (pytest-xdist issue #1386).
 TEST_WORKERS ?= 2
-XDIST = -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+XDIST = -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: $(STAMP) setup-ocr test-services
 	TMPDIR=$(TEST_TMPDIR) $(BIN)/python -m pytest $(XDIST) kb_pipeline_tests

@@ -41,13 +41,15 @@ SAMPLE_PDFS = [SAMPLE_DOCS / name for name in SAMPLES]
 
 
 def pytest_collection_modifyitems(config, items):
-    """On pytest-xdist's workers (`make test` runs two), the tests that drive servers, daemons
-    and kills go first: handed out first, the long ones share the workers from the start and the
-    short ones even out the end. The sort is stable: a module's tests keep their order, and
-    stay together unless only some of them are marked."""
+    """On pytest-xdist's workers (`make test` runs two), the longest tests go first: those that
+    drive servers, daemons and kills (`services`), then those that parse at length (`slow`),
+    then the rest. `make test` hands out a module at a time (`--dist loadscope`), in the order
+    of each module's first test, so the modules with long tests share the workers from the
+    start and the short ones even out the end. The sort is stable: a module's tests keep their
+    order."""
     if hasattr(config, "workerinput"):
         items.sort(
-            key=lambda item: item.get_closest_marker("services") is None and item.get_closest_marker("slow") is None
+            key=lambda item: (item.get_closest_marker("services") is None, item.get_closest_marker("slow") is None)
         )
 
 

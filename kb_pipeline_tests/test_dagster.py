@@ -47,6 +47,7 @@ def _data_version(instance, asset, partition):
     return latest(instance, asset, partition).tags["dagster/data_version"]
 
 
+@pytest.mark.slow
 def test_every_asset_materialises_for_each_partition(drop, layout, instance, mineru_calls):
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
     outcomes = ingest_folder(kb, instance)
@@ -75,6 +76,7 @@ def test_every_asset_materialises_for_each_partition(drop, layout, instance, min
     )
 
 
+@pytest.mark.slow
 def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instance, mineru_calls):
     defs = build_definitions(kb)
     ingest_folder(kb, instance)
@@ -91,6 +93,7 @@ def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instanc
     assert [o.status for o in ingest_folder(kb, instance)] == ["unchanged"] * 3
 
 
+@pytest.mark.slow
 def test_changed_bytes_give_a_new_artifact_version(kb, drop, instance, mineru_calls):
     text_pdf(drop / "policy.pdf", ["1. Scope", "Applies to all sites."])
     ingest_folder(kb, instance)

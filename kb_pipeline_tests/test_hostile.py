@@ -59,6 +59,7 @@ HOSTILE = {
 GOOD = 10
 
 
+@pytest.mark.slow
 def test_every_file_is_accounted_for(tmp_path, layout, instance, monkeypatch):
     # No Tesseract on PATH: the scanned PDF fails with its install hint (test_ocr reads scans).
     monkeypatch.setenv("PATH", str(tmp_path / "no-ocr-tools"))

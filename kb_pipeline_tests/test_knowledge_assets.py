@@ -119,6 +119,7 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
     assert json.loads((kb.layout.knowledge / "blank" / "glossary.json").read_text()) == []
 
 
+@pytest.mark.slow
 def test_knowledge_follows_a_new_artifact_on_its_own(kb, instance):
     """Eager: a new parsed_document materialisation requests this partition's payloads, and the
     tables after them."""
@@ -154,6 +155,7 @@ def _open_partition(kb, instance) -> str:
     return "open"
 
 
+@pytest.mark.slow
 def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, instance):
     partition = _open_partition(kb, instance)
     asset = knowledge_payloads_asset(knowledge_code_version(kb.settings.llm))
@@ -193,6 +195,7 @@ def test_a_model_endpoint_down_fails_the_partition_with_url_and_records_it(kb, i
     assert (kb.layout.parsed_dir(partition) / ARTIFACT_NAME).is_file()  # the artifact is untouched
 
 
+@pytest.mark.slow
 def test_a_model_outage_fails_the_knowledge_not_the_parse_and_a_rerun_retries_only_it(
     tmp_path, layout, parses, instance
 ):

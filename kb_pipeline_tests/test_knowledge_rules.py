@@ -615,9 +615,11 @@ def test_a_long_statement_with_many_modals_is_read_in_linear_time():
     from kb_pipeline.knowledge.readers.rules.normative import normative_cue
 
     text = "It is unclear why the value should rise, " * 3000 + "and so on."
-    begin = time.perf_counter()
+    # This process's CPU time, not the wall's: the other tests and sessions sharing the cores
+    # (2.4 s of wall at load 9) say nothing about how the reading grows with the text.
+    begin = time.process_time()
     assert normative_cue(text) is not None
-    assert time.perf_counter() - begin < 2.0
+    assert time.process_time() - begin < 2.0
 
 
 def test_may_be_done_is_a_permission_and_may_be_caused_a_possibility():

@@ -93,6 +93,7 @@ def test_an_image_only_pdf_is_read_by_ocr_with_its_words_and_headings(tmp_path, 
     assert run.checks["text_verbatim"].passed
 
 
+@pytest.mark.slow
 def test_the_scanned_fixture_is_ingested_with_text(layout):
     run = process_document(FIXTURE_PDFS / "scanned_small_ocr.pdf", Parsing.in_process(ParserConfig(), layout))
     marker = run.raw.marker
@@ -190,6 +191,7 @@ def test_ocr_engine_version_and_languages_are_in_the_fingerprint():
         ParserConfig(ocr_langs="eng; rm -rf /")
 
 
+@pytest.mark.slow
 def test_a_scanned_pdf_longer_than_a_window_is_ocrd_once_and_parsed_in_windows(tmp_path, layout):
     """OCR runs on the whole document first, then the OCR'd copy is parsed window by window:
     the same chunks as one unwindowed parse of the same scan."""

@@ -36,6 +36,7 @@ def test_a_task_runs_in_a_worker_and_its_error_comes_back_with_the_worker_alive(
         assert pool.call("b").split()[-1] == first.split()[-1], "the same worker lives on"
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_task_fails_only_that_task_and_its_slot_is_refilled():
     with WorkerPool(2, _setup, _handle, ("hi",)) as pool:
         killed: list[int] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from kb_pipeline.batch import run_batch
 from kb_pipeline.cli.run import main
 from kb_pipeline.contracts import ParsedDocument, ParseFailure
@@ -27,6 +29,7 @@ def _add_bad_input(folder):
     return folder
 
 
+@pytest.mark.slow
 def test_batch_writes_the_contract_layout_and_isolates_failures(drop, layout, capsys, tmp_path, monkeypatch):
     # No Tesseract on PATH: the scanned PDF fails with its install hint (test_ocr reads scans).
     monkeypatch.setenv("PATH", str(tmp_path / "no-ocr-tools"))

@@ -31,6 +31,7 @@ def _headings(run) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DOCS)
 def test_corpus_artifacts_are_verbatim_and_have_no_empty_chunks(corpus_run, name):
     run = corpus_run(name)

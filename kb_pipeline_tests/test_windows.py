@@ -47,6 +47,7 @@ def long_document(tmp_path_factory):
     return runs, progress
 
 
+@pytest.mark.slow
 def test_windowed_raw_output_reads_as_one_parse(long_document):
     runs, progress = long_document
     full, windowed = runs[0].raw, runs[20].raw
@@ -64,6 +65,7 @@ def test_windowed_raw_output_reads_as_one_parse(long_document):
     assert not (windowed.path / ".windows").exists()
 
 
+@pytest.mark.slow
 def test_windowed_chunks_match_across_boundaries(long_document):
     runs, _ = long_document
     full, windowed = runs[0].document, runs[20].document
@@ -95,6 +97,7 @@ def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeyp
     assert list(layout.parse_cache.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_dagster_run_logs_window_progress(tmp_path, capsys):
     """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
     import dagster as dg
