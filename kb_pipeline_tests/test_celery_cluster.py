@@ -248,11 +248,19 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         assert status.returncode == 0, status.stdout + status.stderr[-2000:]
         assert sum(" ingested" in line for line in status.stdout.splitlines()) >= len(DOCS), status.stdout
         # The drop folder's (the dropped PDF and the backfilled two): what `kb-pipeline status` lists.
+        # The sensor, still ticking, has sometimes requested one of the backfilled copies again
+        # (cause not found; docs/SCALING.md §3.2): such a document must end ingested too.
+        expected = [(f"{name}.pdf", "ingested") for name in [*BACKFILLED, "dropped"]]
+        deadline = time.monotonic() + 120
         with dg.DagsterInstance.get() as instance:
-            dropped = folder_status(KnowledgeBase.from_settings(Settings.from_env()), instance)
-        assert sorted((file.name, file.state) for file in dropped) == [
-            (f"{name}.pdf", "ingested") for name in [*BACKFILLED, "dropped"]
-        ], dropped
+            while (
+                listed := sorted(
+                    (file.name, file.state)
+                    for file in folder_status(KnowledgeBase.from_settings(Settings.from_env()), instance)
+                )
+            ) != expected:
+                assert time.monotonic() < deadline, listed
+                time.sleep(2)
 
         # The same PDFs on one machine, without Dagster: the same chunks.
         assert one_machine.wait(timeout=300) == 0, stack.log("one-machine")
