@@ -6,10 +6,13 @@ the daemon's, and `kb-pipeline ingest`'s), the warm MinerU workers of `kb-pipeli
 (llm/local_server.py) — so they share
 one start handshake, one dead-worker policy and one memory give-back:
 
-- A worker is a spawned process (MinerU's render workers need spawn; not a daemon process, since
-  those render workers are its children) running `serve(setup, handle)`: `setup(*args)` once,
-  then ("ready", pid), then one ("ok", value) or ("error", exception) per task, until it is sent
-  None. Freed memory is given back to the system after every task.
+- A worker is a spawned process (not a daemon process: MinerU's render workers, spawned, are its
+  children) running `serve(setup, handle)`: `setup(*args)` once, then ("ready", pid), then one
+  ("ok", value) or ("error", exception) per task, until it is sent None. Freed memory is given
+  back to the system after every task.
+- Or forked, where its parent has imported what `setup` imports and has one thread
+  (`fork_is_safe`): `kb-pipeline ingest`'s warm run workers, which then start with Dagster, the
+  definitions and MinerU in place rather than importing them again (docs/decisions.md).
 - A worker that dies (killed, out of memory) fails only the task it held, with `WorkerDied`
   naming it; the pool replaces it and nothing else is touched.
 """
@@ -21,14 +24,18 @@ import gc
 import multiprocessing
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 SPAWN = multiprocessing.get_context("spawn")
+# Only from a process with one thread (`fork_is_safe`), whose imports the worker then shares.
+FORK = multiprocessing.get_context("fork")
 STOP_SECONDS = 10.0
 
 
@@ -56,6 +63,14 @@ def leave_heap_to_the_system() -> None:
     3–4 s of a warm worker's or the command's exit, docs/decisions.md); the system takes the
     memory back at once. Exit handlers, threads and the modules' teardown still run."""
     gc.freeze()
+
+
+def fork_is_safe() -> bool:
+    """Whether a worker may be forked from this process: one Python thread only, so no lock
+    another thread holds (logging's, the import system's, a database driver's) is copied held.
+    The native threads of what we load (OpenBLAS's pool, Arrow's jemalloc) see a fork through
+    their own at-fork handlers; SQLite connections are closed before one (runs/storage.py)."""
+    return threading.active_count() == 1
 
 
 def serve(conn: Connection, setup: Callable[..., Any], handle: Callable[[Any, Any], Any], *args: Any) -> None:
@@ -103,9 +118,19 @@ class Worker:
     holding: Any = None
 
     @classmethod
-    def start(cls, setup: Callable[..., Any], handle: Callable[[Any, Any], Any], *args: Any, name: str) -> Worker:
-        parent, child = SPAWN.Pipe()
-        process = SPAWN.Process(target=serve, args=(child, setup, handle, *args), name=name)
+    def start(
+        cls,
+        setup: Callable[..., Any],
+        handle: Callable[[Any, Any], Any],
+        *args: Any,
+        name: str,
+        context: BaseContext = SPAWN,
+    ) -> Worker:
+        if context is FORK:  # what this process printed but did not write yet would be written twice
+            sys.stdout.flush()
+            sys.stderr.flush()
+        parent, child = context.Pipe()
+        process = context.Process(target=serve, args=(child, setup, handle, *args), name=name)  # type: ignore[attr-defined]
         process.start()
         child.close()
         return cls(process, parent)

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import pytest
 from kb_pipeline.cli.status import folder_status
 from kb_pipeline.defs.dead_runs import RUN_TAKEN, events_marked, worker_record
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.processes import Worker
+from kb_pipeline.processes import Worker, fork_is_safe
 from kb_pipeline.runs.warm_runs import WARM_TAG, WarmRunPool, code_stamp, serves
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
@@ -239,6 +240,32 @@ def test_a_pool_closed_while_its_workers_start_stops_them_at_once(tmp_path):
         pool.close()
         assert time.monotonic() - started < 2.0
         assert all(p.exitcode is not None for p in processes), [p.exitcode for p in processes]
+
+
+def test_workers_are_forked_from_a_process_with_one_thread_and_spawned_otherwise(tmp_path):
+    """`kb-pipeline ingest` forks its workers once it has imported what they import (their
+    imports are then paid once); with another thread running, a fork could copy a lock that
+    thread holds, and the workers are spawned."""
+
+    def start_method(instance) -> str:
+        pool = WarmRunPool(1, instance, tmp_path / "mineru_home")
+        try:
+            pool.start_workers(fork=True)
+            return pool._workers[0][0].process._start_method  # type: ignore[attr-defined]
+        finally:
+            pool.close()
+
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        assert fork_is_safe(), [t.name for t in threading.enumerate()]
+        assert start_method(instance) == "fork"
+        other = threading.Event()
+        thread = threading.Thread(target=other.wait)
+        thread.start()
+        try:
+            assert start_method(instance) == "spawn"
+        finally:
+            other.set()
+            thread.join()
 
 
 def test_warm_workers_serve_only_this_package_in_this_environment(tmp_path):

@@ -206,13 +206,16 @@ class _WarmRuns(_Runs):
     """… executed in `workers` warm run workers of this command."""
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
-        from ..runs.warm_runs import WarmRunPool
+        from ..runs.warm_runs import WarmRunPool, preload
 
         super().__init__(kb, instance)
         self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home, on_run_end=self._ended.set)
-        # Their imports (Dagster, the definitions, MinerU: seconds) overlap this command's own
-        # building of the definitions (`_jobs`) and creating of the runs.
-        self._pool.start_workers()
+        # The workers are forked from this process once it has MinerU imported and the definitions
+        # built (`_jobs`): each starts with them, instead of paying their imports and build again
+        # (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
+        preload(str(kb.layout.mineru_home))
+        assert self._jobs
+        self._pool.start_workers(fork=True)
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
         # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).

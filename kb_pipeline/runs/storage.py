@@ -91,8 +91,18 @@ class _QuickCommits:
         for connection in evicted:
             connection.close()
 
+    def release(self) -> None:
+        """Close the held connections. Before a fork: an SQLite connection must not cross one
+        (the child would share its file handles and believe it holds its parent's locks); each
+        process holds its own again at its next use."""
+        with self._lock:
+            held, self._held = list(self._held.values()), OrderedDict()
+        for connection in held:
+            connection.close()
+
 
 _QUICK_COMMITS = _QuickCommits()
+os.register_at_fork(before=_QUICK_COMMITS.release)
 
 
 class SlotSafeSqliteEventLogStorage(SqliteEventLogStorage):

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
+from multiprocessing.context import BaseContext
 from pathlib import Path
 
 import dagster as dg
@@ -36,7 +37,7 @@ from dagster._utils.interrupts import capture_interrupts
 
 from ..defs.dead_runs import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 from ..parsing.backends import warm_mineru
-from ..processes import STOP_SECONDS, Worker
+from ..processes import FORK, SPAWN, STOP_SECONDS, Worker, fork_is_safe
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
@@ -134,15 +135,23 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
         instance.report_run_canceled(after, "Run canceled before its execution began.")
 
 
-def _setup(instance_ref, mineru_home: str) -> tuple[dg.DagsterInstance, _CancelWatch]:
-    """A worker's setup: the code location and MinerU imported once, the instance opened."""
+def preload(mineru_home: str) -> None:
+    """What a worker's setup imports: the code location and MinerU, once per worker (or once
+    for the workers forked from this process), not once per run."""
     try:
         warm_mineru(mineru_home)
-        import kb_pipeline.definitions  # noqa: F401 — paid once per worker, not once per run
+        import kb_pipeline.definitions  # noqa: F401
     except Exception:  # noqa: BLE001
         # Only a warm-up: a run meets the same error where Dagster reports it against the run
         # ("Could not load job definition", or its parse step's failure).
         pass
+
+
+def _setup(instance_ref, mineru_home: str) -> tuple[dg.DagsterInstance, _CancelWatch]:
+    """A worker's setup: the code location and MinerU imported (`preload`), the instance opened.
+    A forked worker has them already; MinerU's exit handler is registered again, as a fork
+    drops its parent's."""
+    preload(mineru_home)
     watch = _CancelWatch(instance_ref)
     watch.start()
     return dg.DagsterInstance.from_ref(instance_ref), watch
@@ -180,14 +189,17 @@ class WarmRunPool:
         # Before multiprocessing's own exit handler joins the workers: they exit once told to.
         atexit.register(self.close)
 
-    def start_workers(self) -> None:
+    def start_workers(self, fork: bool = False) -> None:
         """Start the `n` workers now, rather than when the first run waits. Only before the first
-        run: from then on the dispatcher thread owns the workers."""
+        run: from then on the dispatcher thread owns the workers. `fork`: this process has
+        imported what a worker's setup imports (`preload`), and the workers are forked from it
+        rather than spawned — when it has one thread; a worker replaced later is spawned."""
         with self._lock:
             if self._closed or self._thread is not None:
                 return
             stamp = code_stamp()
-            self._workers = [(self._start_worker(), stamp) for _ in range(self.n)]
+            context = FORK if fork and fork_is_safe() else SPAWN
+            self._workers = [(self._start_worker(context), stamp) for _ in range(self.n)]
             self._ensure_dispatcher()
 
     def _ensure_dispatcher(self) -> None:
@@ -245,8 +257,10 @@ class WarmRunPool:
         while len(self._workers) < self.n:
             self._workers.append((self._start_worker(), stamp))
 
-    def _start_worker(self) -> Worker:
-        return Worker.start(_setup, _run, self.instance.get_ref(), str(self.mineru_home), name="kb-run-worker")
+    def _start_worker(self, context: BaseContext = SPAWN) -> Worker:
+        return Worker.start(
+            _setup, _run, self.instance.get_ref(), str(self.mineru_home), name="kb-run-worker", context=context
+        )
 
     def _died(self, entry: tuple[Worker, str]) -> None:
         worker = entry[0]
