@@ -5,14 +5,16 @@ test_windows, test_warm_runs, test_ingest_workers)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
 import time
+import weakref
 
 import pytest
 
-from kb_pipeline.processes import Worker, WorkerDied, WorkerPool
+from kb_pipeline.processes import Worker, WorkerDied, WorkerPool, settle_heap
 
 
 def _setup(greeting: str) -> str:
@@ -76,3 +78,35 @@ def test_a_worker_that_dies_in_its_setup_is_seen_as_dead():
 
 def _setup_fails() -> None:
     raise SystemExit(3)
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _settle_with_garbage_and_live_objects() -> tuple[weakref.ref, _Cycle]:
+    garbage, live = _Cycle(), _Cycle()
+    collected = weakref.ref(garbage)
+    del garbage
+    settle_heap()
+    return collected, live
+
+
+def _heap_state(state: tuple[weakref.ref, _Cycle], _task) -> tuple[bool, bool, int, int]:
+    collected, live = state
+    return collected() is None, gc.is_tracked(live), gc.get_freeze_count(), gc.get_threshold()[0]
+
+
+def test_a_settled_heap_keeps_its_objects_out_of_later_collections_but_no_garbage():
+    """settle_heap (a warm run worker's, once its imports are done): what lives then is frozen,
+    what was garbage then is collected, not frozen with it; young collections are rarer."""
+    worker = Worker.start(_settle_with_garbage_and_live_objects, _heap_state, name="kb-test-worker")
+    try:
+        garbage_collected, tracked, frozen, young_threshold = worker.call("state")
+    finally:
+        worker.stop()
+        worker.join()
+    assert garbage_collected, "a cycle that was garbage at settle_heap was frozen with the live objects"
+    assert tracked and frozen > 1000, frozen
+    assert young_threshold > 700, "Python's default young-collection threshold"

@@ -37,7 +37,7 @@ from dagster._utils.interrupts import capture_interrupts
 
 from ..defs.dead_runs import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 from ..parsing.backends import warm_mineru
-from ..processes import FORK, SPAWN, STOP_SECONDS, Worker, fork_is_safe
+from ..processes import FORK, SPAWN, STOP_SECONDS, Worker, fork_is_safe, settle_heap
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
@@ -152,6 +152,7 @@ def _setup(instance_ref, mineru_home: str) -> tuple[dg.DagsterInstance, _CancelW
     A forked worker has them already; MinerU's exit handler is registered again, as a fork
     drops its parent's."""
     preload(mineru_home)
+    settle_heap()
     watch = _CancelWatch(instance_ref)
     watch.start()
     return dg.DagsterInstance.from_ref(instance_ref), watch
@@ -199,6 +200,8 @@ class WarmRunPool:
                 return
             stamp = code_stamp()
             context = FORK if fork and fork_is_safe() else SPAWN
+            if context is FORK:
+                settle_heap()
             self._workers = [(self._start_worker(context), stamp) for _ in range(self.n)]
             self._ensure_dispatcher()
 
