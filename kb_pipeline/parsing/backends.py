@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..processes import WorkerDied, WorkerPool
+from ..processes import WorkerDied, WorkerPool, settle_heap
 from . import mineru_api
 from .config import ParserConfig
 from .errors import DocumentError, ParserError, ParseServiceError
@@ -75,6 +75,14 @@ def warm_mineru(mineru_home: str) -> None:
     Finalize(None, stop_render_workers, exitpriority=10)
 
 
+def warm_parse_worker(mineru_home: str) -> None:
+    """A parse worker's setup (`kb-pipeline run`'s `WarmWorkers`, a long document's window
+    worker): MinerU imported, then the heap settled, as a warm run worker's is
+    (processes.settle_heap)."""
+    warm_mineru(mineru_home)
+    settle_heap()
+
+
 def timed_parse(_state: None, task: ParseTask) -> tuple[ParseSummary, float]:
     """A worker's task: `parse_in_process`, timed. Errors go back as plain `DocumentError`s."""
     started = time.perf_counter()
@@ -110,7 +118,9 @@ class WarmWorkers:
     _pool: WorkerPool = field(init=False)
 
     def __post_init__(self) -> None:
-        self._pool = WorkerPool(self.n, warm_mineru, timed_parse, (str(self.mineru_home),), name="kb-parse-worker")
+        self._pool = WorkerPool(
+            self.n, warm_parse_worker, timed_parse, (str(self.mineru_home),), name="kb-parse-worker"
+        )
 
     @property
     def busy(self) -> dict[int, object]:

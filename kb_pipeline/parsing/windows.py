@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..processes import WorkerDied, WorkerPool
-from .backends import ParseTask, timed_parse, warm_mineru
+from .backends import ParseTask, timed_parse, warm_parse_worker
 from .config import ParserConfig
 from .errors import DocumentError, ParserError
 from .mineru_adapter import ParseSummary
@@ -68,7 +68,7 @@ def parse_windowed(
     n = len(windows)
     results: list[tuple[ParseSummary, float]] = []
     with WorkerPool(
-        1, warm_mineru, timed_parse, (str(mineru_home),), name="kb-window-worker", max_tasks=windows_per_worker
+        1, warm_parse_worker, timed_parse, (str(mineru_home),), name="kb-window-worker", max_tasks=windows_per_worker
     ) as pool:
         for k, (first, last) in enumerate(windows, 1):
             if progress is not None:

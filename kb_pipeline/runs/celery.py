@@ -128,6 +128,7 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
 
     from ..parsing.backends import stop_render_workers, warm_mineru
     from ..paths import DataLayout
+    from ..processes import settle_heap
 
     cluster = cluster_settings(settings)
     instance = dg.DagsterInstance.get()
@@ -172,6 +173,7 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
     import kb_pipeline.definitions  # noqa: F401
 
     warm_mineru(str(DataLayout(settings.data_dir).mineru_home))
+    settle_heap()  # each pool process starts with it frozen: its collections skip it
     argv = ["worker", "--queues", cluster.queue, "--concurrency", str(cluster.concurrency)]
     argv += ["--max-tasks-per-child", str(cluster.max_tasks_per_child), "--hostname", node, "--loglevel", "INFO"]
     # A run is taken only when a pool process is free to start it: a run reserved by a worker that
