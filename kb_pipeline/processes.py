@@ -9,7 +9,8 @@ one start handshake, one dead-worker policy and one memory give-back:
 - A worker is a spawned process (not a daemon process: MinerU's render workers, spawned, are its
   children) running `serve(setup, handle)`: `setup(*args)` once, then ("ready", pid), then one
   ("ok", value) or ("error", exception) per task, until it is sent None. Freed memory is given
-  back to the system after every task.
+  back to the system after every task; a worker whose setup imported what it works with settles
+  its heap (`settle_heap`: those objects out of later garbage collections).
 - Or forked, where its parent has imported what `setup` imports and has one thread
   (`fork_is_safe`): `kb-pipeline ingest`'s warm run workers, which then start with Dagster, the
   definitions and MinerU in place rather than importing them again (docs/decisions.md).
