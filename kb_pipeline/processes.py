@@ -27,7 +27,8 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
@@ -71,6 +72,20 @@ def settle_heap() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(_YOUNG_COLLECTION_ALLOCATIONS)
+
+
+@contextmanager
+def frozen_for_fork() -> Iterator[None]:
+    """Around forking workers: this process's objects frozen, so each child starts with them out
+    of its collections and does not copy them by walking them (`settle_heap` in its setup then
+    freezes what it adds); afterwards this process's own collector is as it was — the caller may
+    be a library user's process."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def leave_heap_to_the_system() -> None:

@@ -14,6 +14,7 @@ with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import shutil
 import signal
@@ -257,7 +258,9 @@ def test_workers_are_forked_from_a_process_with_one_thread_and_spawned_otherwise
 
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
         assert fork_is_safe(), [t.name for t in threading.enumerate()]
+        collector = gc.get_freeze_count(), gc.get_threshold()
         assert start_method(instance) == "fork"
+        assert (gc.get_freeze_count(), gc.get_threshold()) == collector, "the forking process's collector changed"
         other = threading.Event()
         thread = threading.Thread(target=other.wait)
         thread.start()

@@ -214,7 +214,7 @@ class _WarmRuns(_Runs):
         # built (`_jobs`): each starts with them, instead of paying their imports and build again
         # (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
         preload(str(kb.layout.mineru_home))
-        assert self._jobs
+        self._jobs  # noqa: B018 — built here, before the fork
         self._pool.start_workers(fork=True)
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:

@@ -12,6 +12,7 @@ parsing on one machine".
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import logging
 import os
@@ -37,7 +38,7 @@ from dagster._utils.interrupts import capture_interrupts
 
 from ..defs.dead_runs import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 from ..parsing.backends import warm_mineru
-from ..processes import FORK, SPAWN, STOP_SECONDS, Worker, fork_is_safe, settle_heap
+from ..processes import FORK, SPAWN, STOP_SECONDS, Worker, fork_is_safe, frozen_for_fork, settle_heap
 
 PACKAGE = "kb_pipeline"
 WARM_TAG = "kb/warm_run_worker"
@@ -200,9 +201,8 @@ class WarmRunPool:
                 return
             stamp = code_stamp()
             context = FORK if fork and fork_is_safe() else SPAWN
-            if context is FORK:
-                settle_heap()
-            self._workers = [(self._start_worker(context), stamp) for _ in range(self.n)]
+            with frozen_for_fork() if context is FORK else contextlib.nullcontext():
+                self._workers = [(self._start_worker(context), stamp) for _ in range(self.n)]
             self._ensure_dispatcher()
 
     def _ensure_dispatcher(self) -> None:
