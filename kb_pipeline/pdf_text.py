@@ -167,8 +167,10 @@ class PdfTextLayer:
         rotation = page.get_rotation()
         segments: list[TextSegment] = []
         run: list[tuple[str, tuple[float, float, float, float]]] = []
+        last_inked: tuple[float, float, float, float] | None = None  # the run's last inked box
 
         def flush() -> None:
+            nonlocal last_inked
             inked = [box for char, box in run if not char.isspace()]
             text = "".join(char for char, _ in run).strip()
             if text and inked:
@@ -178,6 +180,7 @@ class PdfTextLayer:
                 box = (x0 / width * 1000, y0 / height * 1000, x1 / width * 1000, y1 / height * 1000)
                 segments.append(TextSegment(text, size, box))
             run.clear()
+            last_inked = None
 
         for i in range(textpage.count_chars()):
             char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i))
@@ -185,14 +188,15 @@ class PdfTextLayer:
                 flush()
                 continue
             box = _displayed(textpage.get_charbox(i, loose=True), rotation, width, height)
-            inked = [b for c, b in run if not c.isspace()]
             # A gap wider than the type size is a gutter between columns, not a word space; so is
             # a jump back left past the line (the text layer going on in the column beside it).
-            if inked and not char.isspace():
-                size = inked[-1][3] - inked[-1][1]
-                if box[0] - inked[-1][2] > size or inked[-1][0] - box[2] > size:
+            if last_inked is not None and not char.isspace():
+                size = last_inked[3] - last_inked[1]
+                if box[0] - last_inked[2] > size or last_inked[0] - box[2] > size:
                     flush()
             run.append((char, box))
+            if not char.isspace():
+                last_inked = box
         flush()
         return segments
 

@@ -100,8 +100,9 @@ def fork_is_safe() -> bool:
     """Whether a worker may be forked from this process: one Python thread only, so no lock
     another thread holds (logging's, the import system's, a database driver's) is copied held.
     The native threads of what we load (OpenBLAS's pool, Arrow's jemalloc) see a fork through
-    their own at-fork handlers; SQLite connections are closed before one (runs/storage.py)."""
-    return threading.active_count() == 1
+    their own at-fork handlers; SQLite connections are closed before one (runs/storage.py).
+    Linux only: macOS's system libraries are not safe to fork, and Python spawns there."""
+    return sys.platform == "linux" and threading.active_count() == 1
 
 
 def serve(conn: Connection, setup: Callable[..., Any], handle: Callable[[Any, Any], Any], *args: Any) -> None:
