@@ -55,17 +55,18 @@ def test_a_claim_waits_for_the_lock_and_a_taken_slot_is_not_taken_again(tmp_path
     assert out.strip() == "BLOCKED", "the waiting claim took a slot that was already taken"
 
 
-def _open_database_files() -> list[str]:
-    """This process's open file handles on SQLite files (databases, WALs, shared-memory indexes)."""
+def _open_database_files(folder) -> list[str]:
+    """This process's open file handles on SQLite files (databases, WALs, shared-memory indexes)
+    under `folder` (other tests in this process may hold their own)."""
     names = []
     for fd in os.listdir("/proc/self/fd"):
         with contextlib.suppress(OSError):  # the listing's own handle, closed since
             names.append(os.readlink(f"/proc/self/fd/{fd}"))
-    return sorted(n for n in names if n.endswith((".db", ".db-wal", ".db-shm")))
+    return sorted(n for n in names if n.startswith(str(folder)) and n.endswith((".db", ".db-wal", ".db-shm")))
 
 
-def _report_database_files(conn) -> None:
-    conn.send(_open_database_files())
+def _report_database_files(conn, folder) -> None:
+    conn.send(_open_database_files(folder))
 
 
 def test_no_sqlite_connection_crosses_a_fork(tmp_path):
@@ -74,9 +75,9 @@ def test_no_sqlite_connection_crosses_a_fork(tmp_path):
     storage = SqliteStorage(str(tmp_path))
     storage.event_log_storage.set_concurrency_slots("mineru", 1)
     storage.run_storage.get_runs()
-    assert _open_database_files(), "the storage holds no idle connection to test with"
+    assert _open_database_files(tmp_path), "the storage holds no idle connection to test with"
     parent, child = FORK.Pipe()
-    process = FORK.Process(target=_report_database_files, args=(child,))
+    process = FORK.Process(target=_report_database_files, args=(child, tmp_path))
     process.start()
     try:
         assert parent.recv() == []
@@ -84,4 +85,4 @@ def test_no_sqlite_connection_crosses_a_fork(tmp_path):
         process.join(timeout=10)
     assert process.exitcode == 0
     storage.run_storage.get_runs()  # the parent holds its own again at its next use
-    assert _open_database_files()
+    assert _open_database_files(tmp_path)
