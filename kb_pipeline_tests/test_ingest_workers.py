@@ -5,13 +5,17 @@ taking down nothing but a retry."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -23,6 +27,7 @@ from kb_pipeline.parsing.cache import COMPLETE_MARKER
 from kb_pipeline.paths import DataLayout
 
 from .conftest import FIXTURE_PDFS
+from .deployment import make_deployment, processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 DOCS = ["sample", "unittest_test", "chem_intro"]
@@ -92,6 +97,44 @@ def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_f
     # Nothing changed: nothing runs, no worker is started.
     again = ingest_folder(parallel, instance, progress=io.StringIO(), workers=2)
     assert {o.status for o in again if o.doc_id != "broken"} == {"unchanged"}
+
+
+def test_the_command_forks_its_workers_and_they_give_the_artifacts_of_one_run_after_another(tmp_path, instance):
+    """`kb-pipeline ingest` as a user runs it: its own process, so its two workers are forked
+    from it (`fork_workers`), with MinerU and the definitions already loaded. A fork after
+    MinerU had read a PDF in the command would fail every parse ("Inherited PDFium font
+    runtime"); here each document is ingested, with the chunks of an in-process run."""
+    dep = make_deployment(tmp_path / "command")
+    for name in DOCS:
+        shutil.copy(FIXTURE_PDFS / f"{name}.pdf", dep.drop)
+    env = {**os.environ, **dep.env, "KB_PARSE_WORKERS": "2"}
+    log = tmp_path / "ingest.log"
+    with open(log, "w") as out:
+        command = subprocess.Popen(
+            [str(Path(sys.executable).parent / "kb-pipeline"), "ingest"], env=env, stdout=out, stderr=out
+        )
+        started: dict[int, str] = {}  # the command's child processes: pid → command line
+        deadline = time.monotonic() + 600
+        while command.poll() is None and time.monotonic() < deadline:
+            for pid, (ppid, _group, _state) in processes().items():
+                if ppid == command.pid and pid not in started:
+                    with contextlib.suppress(OSError):
+                        started[pid] = Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ").strip()
+            time.sleep(0.1)
+        command.kill()
+        command.wait()
+    output = log.read_text()
+    assert command.returncode == 0, output[-3000:]
+    assert f"{len(DOCS)} ingested, 0 unchanged, 0 failed" in output
+    # A forked worker has the command's own command line; a spawned one multiprocessing's.
+    workers = [line for line in started.values() if line.endswith("kb-pipeline ingest")]
+    assert len(workers) == 2, started
+    assert not any("multiprocessing.spawn" in line for line in started.values()), started
+
+    sequential = KnowledgeBase(drop_folder=str(dep.drop), data_dir=str(tmp_path / "sequential"))
+    ingest_folder(sequential, instance, progress=io.StringIO(), workers=1)
+    for doc_id in DOCS:
+        assert _chunks(dep.data, doc_id) == _chunks(tmp_path / "sequential", doc_id), doc_id
 
 
 def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_ingested(tmp_path, instance):

@@ -14,13 +14,11 @@ with the repo's dagster.yaml, the drop-folder sensor, real MinerU, real PDFs.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -30,7 +28,7 @@ import pytest
 from kb_pipeline.cli.status import folder_status
 from kb_pipeline.defs.dead_runs import RUN_TAKEN, events_marked, worker_record
 from kb_pipeline.defs.resources import KnowledgeBase
-from kb_pipeline.processes import Worker, fork_is_safe
+from kb_pipeline.processes import Worker
 from kb_pipeline.runs.warm_runs import WARM_TAG, WarmRunPool, code_stamp, serves
 
 from .conftest import FIXTURE_PDFS, REPO_ROOT, SHARED
@@ -243,32 +241,47 @@ def test_a_pool_closed_while_its_workers_start_stops_them_at_once(tmp_path):
         assert all(p.exitcode is not None for p in processes), [p.exitcode for p in processes]
 
 
-def test_workers_are_forked_from_a_process_with_one_thread_and_spawned_otherwise(tmp_path):
-    """`kb-pipeline ingest` forks its workers once it has imported what they import (their
-    imports are then paid once); with another thread running, a fork could copy a lock that
-    thread holds, and the workers are spawned."""
+_START_METHODS = """
+import gc, sys, threading
+import dagster as dg
+from kb_pipeline.runs.warm_runs import WarmRunPool
 
-    def start_method(instance) -> str:
-        pool = WarmRunPool(1, instance, tmp_path / "mineru_home")
-        try:
-            pool.start_workers(fork=True)
-            return pool._workers[0][0].process._start_method  # type: ignore[attr-defined]
-        finally:
-            pool.close()
+def start_method(instance):
+    pool = WarmRunPool(1, instance, sys.argv[1] + "/mineru_home")
+    try:
+        pool.start_workers(fork=True)
+        return pool._workers[0][0].process._start_method
+    finally:
+        pool.close()
 
-    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-        assert fork_is_safe(), [t.name for t in threading.enumerate()]
+if __name__ == "__main__":
+    with dg.instance_for_test(temp_dir=sys.argv[1]) as instance:
         collector = gc.get_freeze_count(), gc.get_threshold()
-        assert start_method(instance) == "fork"
-        assert (gc.get_freeze_count(), gc.get_threshold()) == collector, "the forking process's collector changed"
+        alone = start_method(instance)
+        unchanged = (gc.get_freeze_count(), gc.get_threshold()) == collector
         other = threading.Event()
         thread = threading.Thread(target=other.wait)
         thread.start()
         try:
-            assert start_method(instance) == "spawn"
+            print(alone, unchanged, start_method(instance))
         finally:
             other.set()
             thread.join()
+"""
+
+
+def test_workers_are_forked_from_a_process_with_one_thread_and_spawned_otherwise(tmp_path):
+    """`kb-pipeline ingest` forks its workers once it has imported what they import (their
+    imports are then paid once), and leaves its own collector as it was; with another thread
+    running, a fork could copy a lock that thread holds, and the workers are spawned. In a
+    process of its own: this one may have threads other tests left."""
+    script = tmp_path / "start_methods.py"
+    script.write_text(_START_METHODS)
+    result = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["fork", "True", "spawn"], result.stdout
 
 
 def test_warm_workers_serve_only_this_package_in_this_environment(tmp_path):

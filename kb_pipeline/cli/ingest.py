@@ -205,17 +205,20 @@ class _Runs:
 class _WarmRuns(_Runs):
     """… executed in `workers` warm run workers of this command."""
 
-    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int):
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int, fork: bool):
         from ..runs.warm_runs import WarmRunPool, preload
 
         super().__init__(kb, instance)
         self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home, on_run_end=self._ended.set)
-        # The workers are forked from this process once it has MinerU imported and the definitions
-        # built (`_jobs`): each starts with them, instead of paying their imports and build again
-        # (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
-        preload(str(kb.layout.mineru_home))
-        self._jobs  # noqa: B018 — built here, before the fork
-        self._pool.start_workers(fork=True)
+        if fork:
+            # Forked from this process once it has MinerU imported and the definitions built
+            # (`_jobs`), each worker starts with them instead of paying their imports and build
+            # again (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
+            preload(str(kb.layout.mineru_home))
+            self._jobs  # noqa: B018 — built here, before the fork
+        # Spawned, their imports overlap this command's building of the definitions and
+        # creating of the runs.
+        self._pool.start_workers(fork=fork)
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
         # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
@@ -295,11 +298,15 @@ def ingest_folder(
     progress=None,
     workers: int = 1,
     review_db: ReviewDatabase | None = None,
+    fork_workers: bool = False,
 ) -> list[Outcome]:
     """Every new or changed PDF of the folder through `ingest_documents`, one run per document —
     or, when only its knowledge is not current (its extraction failed), through
     `extract_knowledge`; `workers` > 1 runs them in as many warm run workers (a persistent
-    instance only: an ephemeral one lives in this process). One outcome per PDF, in folder order."""
+    instance only: an ephemeral one lives in this process). One outcome per PDF, in folder order.
+    `fork_workers`: the workers are forked from this process, which must be the command's own
+    (`kb-pipeline ingest`): in a caller's process that has parsed a PDF, MinerU refuses to parse
+    in a forked child ("Inherited PDFium font runtime"), so a caller's workers are spawned."""
     progress = progress or sys.stderr
     on_celery = is_celery_launcher(instance.run_launcher)
     if on_celery:  # this host's data root must be the one the workers share
@@ -354,7 +361,7 @@ def ingest_folder(
         _run_in_workers(instance, _LaunchedRuns(kb, instance), to_run, jobs, done)
     elif workers > 1:
         print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
-        _run_in_workers(instance, _WarmRuns(kb, instance, workers), to_run, jobs, done)
+        _run_in_workers(instance, _WarmRuns(kb, instance, workers, fork_workers), to_run, jobs, done)
     elif to_run:
         from ..definitions import build_definitions
 

@@ -83,7 +83,11 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     started = time.perf_counter()
     with dg.DagsterInstance.get() as instance:
         outcomes = ingest_folder(
-            kb, instance, workers=settings.parse_workers, review_db=ReviewDatabase(settings.review_database_url)
+            kb,
+            instance,
+            workers=settings.parse_workers,
+            review_db=ReviewDatabase(settings.review_database_url),
+            fork_workers=args.own_process,
         )
     print(format_outcomes(outcomes, time.perf_counter() - started))
     print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
@@ -155,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _command(argv: list[str] | None) -> int:
+    # The console script's own process, not a caller's: nothing has read a PDF in it, so `ingest`
+    # may fork its workers from it (cli/ingest.py).
+    own_process = argv is None
     # The command line's one read of the environment: every command gets these settings.
     try:
         settings = Settings.from_env()
@@ -227,6 +234,7 @@ def _command(argv: list[str] | None) -> int:
         "kb-pipeline knowledge score [--doc D]: the readers measured on the documents marked review complete",
     )
     args = parser.parse_args(argv)
+    args.own_process = own_process
     commands = {"status": _status, "ingest": _ingest, "ui": _ui, "worker": _worker, "shared-root": _shared_root}
     from ..cluster import ClusterNotConfigured
 
