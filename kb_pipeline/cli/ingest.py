@@ -216,8 +216,8 @@ class _WarmRuns(_Runs):
             # again (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
             preload(str(kb.layout.mineru_home))
             self._jobs  # noqa: B018 — built here, before the fork
-        # Spawned, their imports overlap this command's building of the definitions and
-        # creating of the runs.
+        # Spawned workers (a caller's process, or one with threads) import while this process
+        # builds the definitions and creates the runs.
         self._pool.start_workers(fork=fork)
 
     def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
