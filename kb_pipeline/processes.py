@@ -69,9 +69,14 @@ def settle_heap() -> None:
     collection (garbage collected first, so none is kept; a fork's child then does not copy them
     by touching them either), and a young collection waits for 10,000 allocations: cyclic garbage
     waits a little longer, all of it is collected after each task (`give_back_memory`)."""
+    _freeze_what_lives()
+    gc.set_threshold(_YOUNG_COLLECTION_ALLOCATIONS)
+
+
+def _freeze_what_lives() -> None:
+    """Garbage collected first, so none is frozen with the live objects."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(_YOUNG_COLLECTION_ALLOCATIONS)
 
 
 @contextmanager
@@ -80,8 +85,7 @@ def frozen_for_fork() -> Iterator[None]:
     of its collections and does not copy them by walking them (`settle_heap` in its setup then
     freezes what it adds); afterwards this process's own collector is as it was — the caller may
     be a library user's process."""
-    gc.collect()
-    gc.freeze()
+    _freeze_what_lives()
     try:
         yield
     finally:
