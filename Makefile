@@ -15,7 +15,7 @@ export HF_HUB_OFFLINE := 1
 export KB_OCR_LANGS ?= eng
 OCR_LANG_PACKAGES := $(foreach l,$(subst +, ,$(KB_OCR_LANGS)),tesseract-ocr-$(subst _,-,$(l)))
 
-.PHONY: setup setup-ocr run test test-fast lint format test-services ui review samples clean
+.PHONY: setup setup-ocr run test test-fast lint format test-services ui review samples taggers clean
 
 setup: $(STAMP)
 
@@ -90,6 +90,10 @@ review: $(STAMP)
 
 samples: $(STAMP)
 	$(BIN)/python -m kb_pipeline_tests.samples data/knowledge_docs
+
+# The part-of-speech tagger's weights, retrained from the UD treebanks (deterministic; writes taggers/README.md).
+taggers: $(STAMP)
+	$(BIN)/python -m kb_pipeline.knowledge.language.tagger_training --ud ../shared/ud --out kb_pipeline/knowledge/language/taggers
 
 clean:
 	rm -rf $(VENV)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from ..contracts import ParsedDocument
 from ..llm.model import LanguageModel
 from .document.layout import document_layout
+from .language.analysis import document_analysis
 from .link import link
 from .model.choice import Choices
 from .model.definition_picker import pick_definitions
@@ -32,6 +33,7 @@ from .readers.formulas.formulas import formula_entries, propose_formulas
 from .readers.formulas.legend import document_math, read_symbol_legends
 from .readers.glossary.abbreviations import read_abbreviation_lists, read_inline_abbreviations
 from .readers.glossary.api_reference import read_api_reference
+from .readers.glossary.constructions import read_stated_definitions
 from .readers.glossary.definition_sentences import read_running_definitions, read_section_definitions
 from .readers.glossary.definition_tables import read_definition_tables
 from .readers.glossary.definitions import read_defining_sentences, read_definition_lists, read_numbered_headings
@@ -51,6 +53,7 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
     read_labelled_definitions,
     read_section_definitions,
     read_running_definitions,
+    read_stated_definitions,
     read_symbol_legends,
     read_defining_sentences,
     read_inline_abbreviations,
@@ -64,8 +67,9 @@ def extract_document(
     check = SpanCheck()
     steps = asked_steps(model.endpoint) if model is not None else frozenset()
     asked: list[Choices] = []
-    # Every proposal first: the PDF's layout and the formulas' index are made once for them all.
-    with document_layout(document), document_math(document):
+    # Every proposal first: the PDF's layout, the formulas' index and the sentence analysis are made
+    # once for them all.
+    with document_layout(document), document_math(document), document_analysis(document):
         findings = [finding for read in readers for finding in read(document)]
         brief = propose_brief(document)
         formula_candidates = propose_formulas(document)

@@ -31,6 +31,7 @@ Reader = Literal[
     "labelled_definition",
     "section_definition",
     "running_definition",
+    "stated_definition",
     "symbol_legend",
     "definition_sentence",
     "inline",

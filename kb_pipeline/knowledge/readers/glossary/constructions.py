@@ -1,0 +1,519 @@
+"""Definitions read from the sentence analysis: each construction is a pattern over a sentence's
+tokens, parts of speech and noun phrases (language/analysis.py) with the closed classes of its
+language (language/definition_wording.py), the way a language states a definition:
+
+- `copula_class`: a subject noun phrase, a copula, a determiner and a class noun restricted by a
+  relative clause, a preposition or a participle ("An X is a Y that …", "X ist ein Y, das …");
+- `copula_bare`: the same with nothing restricting the class noun ("X is a Y.");
+- `naming`: "Y is called / known as / termed X", "Y heißt X", "Y est appelé X", "Y se llama X";
+- `naming_apposition`: "a Y called X", "a Y, also known as X,", "a Y, which is called X";
+- `naming_anaphoric`: "This process is called X": what "this" points back at, the sentence before;
+- `naming_active`: "Scientists refer to Y as X";
+- `defining_verb`: "X refers to / means / denotes / stands for / is defined as Y", "X bezeichnet
+  Y", "X désigne Y";
+- `inverted`: "On appelle X Y", "Unter X versteht man Y", "Se entiende por X Y", "Per X si intende Y";
+- `or_gloss`: "X, or Y, …".
+
+The term is a whole noun phrase (its article aside); a definition is what the construction says
+the term is, as printed. A construction's findings are entries when its measured precision is
+high enough (`Construction.trusted`, docs/QUALITY.md "Definitions by construction"); else they
+are proposed open: the sentence is left to the model step or the review desk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ....contracts import ParsedDocument
+from ...document.text import Span
+from ...language.analysis import Sentence, Token, document_analysis
+from ...language.definition_wording import WORDING, DefinitionWording
+from ...language.lexicon import DOCUMENT_PARTS, FUNCTION_WORDS, GENERIC_HEADS
+from ..findings import Finding, Quote
+
+_MAX_TERM_TOKENS = 6
+_QUOTES = frozenset("\"'“”‘’«»„")
+_NOT_A_HEAD = frozenset(w.casefold() for w in (*GENERIC_HEADS, *DOCUMENT_PARTS))
+_CLOSING = frozenset(".;:!?")
+# What sets off an apposition or a relative clause.
+_BREAKS = frozenset({",", "—", "–"})
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A construction's reading of one sentence: the term's tokens (end exclusive) in `at` and its
+    definition's characters in the chunk."""
+
+    construction: str
+    at: Sentence
+    term: tuple[int, int]
+    definition: Span
+
+
+Find = Callable[[Sentence, DefinitionWording, Sentence | None], list[Stated]]
+
+
+@dataclass(frozen=True)
+class Construction:
+    name: str
+    find: Find
+    # Entries when trusted; else the sentence is proposed open (docs/QUALITY.md has the figures).
+    trusted: bool
+
+
+def _words_at(tokens: tuple[Token, ...], i: int, phrases: tuple[tuple[str, ...], ...]) -> int | None:
+    """The end of the longest of `phrases` spelled by the tokens from `i`, or None."""
+    best = None
+    for phrase in phrases:
+        end = i + len(phrase)
+        if end <= len(tokens) and all(tokens[i + k].lower == w for k, w in enumerate(phrase)):
+            best = max(best or 0, end)
+    return best
+
+
+def _clause_end(s: Sentence, start: int) -> int:
+    """The token index where the clause from `start` ends: a closing mark, or the sentence's end."""
+    for k in range(start, len(s.tokens)):
+        if s.tokens[k].text in _CLOSING:
+            return k
+    return len(s.tokens)
+
+
+def _is_word(token: Token) -> bool:
+    """An open-class word: letters, not a function word of any language, not tagged as one.
+    Read by the lexicon and the tag together, so a tagger's slip on a rare noun ("Exports/PRON")
+    does not cut a term short."""
+    return (
+        any(c.isalpha() for c in token.text)
+        and token.lower not in FUNCTION_WORDS
+        and token.pos not in ("PUNCT", "CCONJ", "SCONJ", "AUX", "DET", "ADP", "PART")
+    )
+
+
+def _skip_opening(s: Sentence, i: int, wording: DefinitionWording) -> int:
+    """Past quotes, a determiner and "the term" before a term."""
+    tokens = s.tokens
+    while i < len(tokens) and (tokens[i].text in _QUOTES or tokens[i].pos == "DET"):
+        if tokens[i].lower in wording.anaphora:
+            return i
+        i += 1
+    if i + 1 < len(tokens) and tokens[i].lower in wording.term_markers and _is_word(tokens[i + 1]):
+        # "the term X": the marker's own words are no part of X.
+        i += 1
+    while i < len(tokens) and tokens[i].text in _QUOTES:
+        i += 1
+    return i
+
+
+def _term(s: Sentence, i: int, wording: DefinitionWording) -> tuple[int, int] | None:
+    """The term that starts at token `i`: a noun phrase ("of" and the next phrase taken along:
+    "measure of randomness"), else a run of open-class words ("frictional unemployment", where
+    the tagger read "unemployment" as an adjective); its determiner, quotes and any "the term"
+    aside."""
+    tokens = s.tokens
+    i = _skip_opening(s, i, wording)
+    if i >= len(tokens) or tokens[i].lower in wording.anaphora:
+        return None
+    phrase = s.phrase_at(i)
+    end = i
+    while end < len(tokens) and end - i < _MAX_TERM_TOKENS and _is_word(tokens[end]):
+        end += 1
+    if phrase is not None and phrase[1] > end:
+        end = phrase[1]
+    if end == i:
+        return None
+    while end + 1 < len(tokens) and tokens[end].lower in wording.of and (more := s.phrase_at(end + 1)):
+        end = more[1]
+    while end > i and tokens[end - 1].text in _QUOTES:
+        end -= 1
+    return (i, end) if _names_a_term(tokens, i, end) else None
+
+
+def _names_a_term(tokens: tuple[Token, ...], start: int, end: int) -> bool:
+    """A few words whose head is a noun (or a gerund: "Downsizing"), not a generic one; not a
+    symbol named in words ("the dimensionless number rv": the formula readers')."""
+    if not 0 < end - start <= _MAX_TERM_TOKENS:
+        return False
+    head = tokens[end - 1]
+    symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
+    return (
+        (head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith("ing"))
+        and head.lower not in _NOT_A_HEAD
+        and any(c.isalpha() for c in head.text)
+        and not symbol
+        and not any("\n" in t.text or t.text[:1].isdigit() for t in tokens[start:end])
+    )
+
+
+# A sentence's opening before its subject: an adverb or a short phrase and a comma ("Similarly,",
+# "In economics,").
+_MAX_OPENING_TOKENS = 6
+
+
+def _subject(s: Sentence, wording: DefinitionWording) -> tuple[int, int, int] | None:
+    """The sentence's subject as a term, and the token after it (past an "(ABBR)")."""
+    tokens = s.tokens
+    first = 0
+    comma = next((k for k, t in enumerate(tokens[: _MAX_OPENING_TOKENS + 1]) if t.text == ","), None)
+    if comma is not None and tokens[0].pos in ("ADV", "ADP", "SCONJ"):
+        first = comma + 1
+    if first >= len(tokens) or tokens[first].lower in wording.anaphora or tokens[first].pos == "PRON":
+        return None
+    term = _term(s, first, wording)
+    if term is None or any(t.text not in _QUOTES and t.pos != "DET" for t in tokens[first : term[0]]):
+        return None
+    after = term[1]
+    while after < len(tokens) and tokens[after].text in _QUOTES:
+        after += 1
+    if after + 2 < len(tokens) and tokens[after].text == "(" and tokens[after + 2].text == ")":
+        after += 3
+    return term[0], term[1], after
+
+
+def _rest(s: Sentence, start: int) -> Span | None:
+    """From token `start` to the clause's end, as printed; None when nothing is there."""
+    end = _clause_end(s, start)
+    return s.slice(start, end) if end > start else None
+
+
+_MAX_CLASS_TOKENS = 7
+
+
+def _class_noun(s: Sentence, k: int, wording: DefinitionWording, bare: bool = False) -> tuple[int, bool] | None:
+    """After a copula: a determiner, then a class noun within a few words (adjectives, adverbs,
+    commas and "and" between: "a small, relatively simple molecule"), and whether something
+    restricts it (a relative clause, a preposition, a participle). None when no noun comes, or
+    it names no class ("an example")."""
+    tokens = s.tokens
+    if k >= len(tokens) or tokens[k].lower in wording.anaphora or tokens[k].lower in wording.negations:
+        return None
+    if tokens[k].pos == "DET":
+        j = k + 1
+    elif bare and tokens[k].pos in ("ADJ", "NOUN"):
+        j = k
+    else:
+        return None
+    noun = -1
+    romance = s.language in ("fr", "es", "it")
+    while j < len(tokens) and j - k <= _MAX_CLASS_TOKENS:
+        t = tokens[j]
+        if t.pos in ("NOUN", "PROPN") or (noun >= 0 and romance and t.pos == "ADJ"):
+            noun = j
+        elif noun >= 0 or not (t.pos in ("ADJ", "ADV", "NUM", "CCONJ") or t.text == "," or _is_word(t)):
+            break
+        j += 1
+    if noun < 0 or tokens[noun].lower in _NOT_A_HEAD:
+        return None
+    nxt = noun + 1
+    if nxt + 1 < len(tokens) and tokens[nxt].text in _BREAKS:
+        nxt += 1
+    restricted = nxt < len(tokens) and (tokens[nxt].lower in wording.restrictions or tokens[nxt].pos in ("ADP", "VERB"))
+    return noun, restricted
+
+
+def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[Stated]:
+    subject = _subject(s, wording)
+    if subject is None:
+        return []
+    start, end, after = subject
+    tokens = s.tokens
+    k = _words_at(tokens, after, wording.copulas)
+    if k is None:
+        return []
+    if k < len(tokens) and tokens[k].pos == "ADV" and tokens[k].lower not in wording.negations:
+        k += 1
+    # A plural's class noun may stand without its article ("Veins are vessels that …").
+    bare = restricted and _words_at(tokens, after, wording.plural_copulas) is not None
+    found = _class_noun(s, k, wording, bare)
+    if found is None or found[1] != restricted:
+        return []
+    if wording.verb_second and end - start == 1 and start == 0 and tokens[k].lower not in wording.indefinite_articles:
+        return []
+    definition = _rest(s, k)
+    return [Stated("copula_class" if restricted else "copula_bare", s, (start, end), definition)] if definition else []
+
+
+def _copula_class(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    return _copula(s, wording, restricted=True)
+
+
+def _copula_bare(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    return _copula(s, wording, restricted=False)
+
+
+def _term_before(s: Sentence, i: int, wording: DefinitionWording) -> tuple[int, int] | None:
+    """The term whose noun phrase ends just before token `i`."""
+    phrase = s.phrase_ending(i)
+    if phrase is None:
+        return None
+    term = _term(s, phrase[0], wording)
+    return term if term is not None and term[1] == i else None
+
+
+def _class_clause(s: Sentence, k: int, wording: DefinitionWording, bare: bool) -> Span | None:
+    """A restricted class noun phrase from token `k` up to the next comma, dash or closing mark."""
+    found = _class_noun(s, k, wording, bare)
+    if found is None or not found[1]:
+        return None
+    tokens = s.tokens
+    end = next((j for j in range(found[0] + 1, len(tokens)) if tokens[j].text in _CLOSING | _BREAKS), len(tokens))
+    return s.slice(k, end)
+
+
+def _copula_relative(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "…, a meta-study, which is a study that …": the phrase before the relative pronoun is the
+    term, the class noun after the copula opens its definition."""
+    tokens = s.tokens
+    out = []
+    for i in range(1, len(tokens) - 3):
+        if tokens[i].text != "," or tokens[i + 1].lower not in wording.restrictions:
+            continue
+        k = _words_at(tokens, i + 2, wording.copulas)
+        term = _term_before(s, i, wording)
+        definition = _class_clause(s, k, wording, bare=True) if k is not None else None
+        if term is not None and definition is not None:
+            out.append(Stated("copula_relative", s, term, definition))
+    return out
+
+
+def _apposition_class(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "… grief, a response to loss that …": a phrase, a comma and an indefinite article opening
+    a restricted class noun phrase."""
+    tokens = s.tokens
+    out = []
+    for i in range(1, len(tokens) - 3):
+        if tokens[i].text != "," or tokens[i + 1].lower not in wording.indefinite_articles:
+            continue
+        term = _term_before(s, i, wording)
+        definition = _class_clause(s, i + 1, wording, bare=False)
+        if term is not None and definition is not None:
+            out.append(Stated("apposition_class", s, term, definition))
+    return out
+
+
+def _colon_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "Subduction zone: a region where …": the sentence opens with the term, a colon and a
+    restricted class noun phrase."""
+    subject = _subject(s, wording)
+    if subject is None or subject[2] >= len(s.tokens) or s.tokens[subject[2]].text != ":":
+        return []
+    k = subject[2] + 1
+    definition = _class_clause(s, k, wording, bare=True)
+    return [Stated("colon_gloss", s, subject[:2], definition)] if definition else []
+
+
+def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, int]]:
+    """Where a naming verb stands: (its auxiliary's first token, or the verb's if it has none,
+    the verb's first token, the token after the verb)."""
+    found = []
+    tokens = s.tokens
+    for i in range(1, len(tokens)):
+        end = _words_at(tokens, i, wording.naming)
+        if end is None:
+            continue
+        aux = next((j for j in range(max(0, i - 3), i) if _words_at(tokens, j, wording.naming_auxiliaries) == i), i)
+        found.append((aux, i, end))
+    return found
+
+
+def _pointing_back(token: Token, wording: DefinitionWording) -> bool:
+    return token.lower in wording.anaphora or token.pos == "PRON"
+
+
+def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, kind: str) -> list[Stated]:
+    """ "Y is called X": the subject before the auxiliary is the definition (naming); "When Y,
+    it is called X": the clause before the pronoun is (naming_clause); "This process is called
+    X": the sentence before is (naming_anaphoric). A naming verb with no auxiliary is an
+    apposition's ("a Y called X"), but in German, whose "heißt" and "nennt man" stand alone."""
+    out = []
+    tokens = s.tokens
+    for aux, verb, after in _namings(s, wording):
+        term = _term(s, after, wording)
+        if term is None or aux == 0 or (aux == verb and s.language != "de"):
+            continue
+        if any(t.text in _CLOSING for t in tokens[:aux]) or tokens[aux - 1].lower in wording.restrictions:
+            continue
+        # The subject's own first word, past a comma-closed opening ("In 1900, …").
+        subject = max((k + 1 for k in range(aux) if tokens[k].text == ","), default=0)
+        if not _pointing_back(tokens[subject], wording):
+            if kind == "naming" and subject == 0:
+                out.append(Stated("naming", s, term, s.slice(0, aux)))
+        elif subject > 1 and aux - subject <= 3:
+            if kind == "naming_clause":
+                out.append(Stated("naming_clause", s, term, s.slice(0, subject - 1)))
+        elif subject == 0 and aux <= 3 and before is not None and kind == "naming_anaphoric":
+            out.append(Stated("naming_anaphoric", s, term, before.span))
+    return out
+
+
+def _naming_direct(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
+    return _naming(s, wording, before, "naming")
+
+
+def _naming_clause(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
+    return _naming(s, wording, before, "naming_clause")
+
+
+def _naming_anaphoric(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
+    return _naming(s, wording, before, "naming_anaphoric")
+
+
+def _naming_apposition(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "a Y called X", "a Y, also known as X,", "a Y (called X)", "a Y, which is called X": the
+    noun phrase before (with its "of" phrases) is the definition."""
+    out = []
+    tokens = s.tokens
+    for aux, verb, after in _namings(s, wording):
+        term = _term(s, after, wording)
+        k = aux
+        if aux < verb:
+            # Only a relative clause's auxiliary: "which is called"; "Y is called X" is naming's.
+            if aux == 0 or tokens[aux - 1].lower not in wording.restrictions:
+                continue
+            k = aux - 1
+        elif k > 0 and tokens[k - 1].pos == "ADV":
+            k -= 1
+        if k > 0 and tokens[k - 1].text in _BREAKS | {"("}:
+            k -= 1
+        phrase = s.phrase_ending(k)
+        if term is None or phrase is None:
+            continue
+        start = phrase[0]
+        while start >= 2 and tokens[start - 1].lower in wording.of and (prev := s.phrase_ending(start - 1)):
+            start = prev[0]
+        out.append(Stated("naming_apposition", s, term, s.slice(start, phrase[1])))
+    return out
+
+
+def _naming_active(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "Scientists refer to Y as X": X, the phrase after "as" that ends the clause, is the term."""
+    tokens = s.tokens
+    out = []
+    for i in range(1, len(tokens) - 3):
+        k = _words_at(tokens, i, wording.naming_active)
+        if k is None or not s.phrase_at(k):
+            continue
+        end = _clause_end(s, k)
+        link = next((j for j in range(k + 1, end) if tokens[j].lower == wording.naming_active_link), None)
+        term = _term(s, link + 1, wording) if link is not None else None
+        if link is not None and term is not None and term[1] >= end - 1:
+            out.append(Stated("naming_active", s, term, s.slice(k, link)))
+    return out
+
+
+def _verb_after_subject(
+    s: Sentence, wording: DefinitionWording, verbs: tuple[tuple[str, ...], ...], name: str
+) -> list[Stated]:
+    subject = _subject(s, wording)
+    if subject is None:
+        return []
+    start, end, after = subject
+    k = _words_at(s.tokens, after, verbs)
+    if k is None or k >= len(s.tokens) or s.tokens[k].lower in wording.complementizers:
+        return []
+    definition = _rest(s, k)
+    return [Stated(name, s, (start, end), definition)] if definition else []
+
+
+def _defining_verb(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    return _verb_after_subject(s, wording, wording.defining, "defining_verb")
+
+
+def _composition(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    return _verb_after_subject(s, wording, wording.composition, "composition")
+
+
+def _inverted(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "On appelle X Y", "Unter X versteht man Y": a one-word opener (a preposition) needs its
+    link ("versteht man", "si intende"), or it opens any sentence."""
+    tokens = s.tokens
+    k = _words_at(tokens, 0, wording.inverted)
+    term = _term(s, k, wording) if k is not None else None
+    if k is None or term is None:
+        return []
+    nxt = term[1]
+    if nxt < len(tokens) and tokens[nxt].text == ",":
+        nxt += 1
+    linked = _words_at(tokens, nxt, wording.inverted_links)
+    if linked is not None:
+        nxt = linked
+    elif k == 1:
+        return []
+    if nxt < len(tokens) and tokens[nxt].text in (",", ":"):
+        nxt += 1
+    definition = _rest(s, nxt)
+    return [Stated("inverted", s, term, definition)] if definition else []
+
+
+def _or_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """ "X, or Y, …": an alternative name set off by commas."""
+    tokens = s.tokens
+    out = []
+    for i in range(1, len(tokens) - 3):
+        if tokens[i].text != "," or tokens[i + 1].lower not in wording.alternatives:
+            continue
+        term = _term_before(s, i, wording)
+        after = s.phrase_at(i + 2)
+        if term is None or after is None or after[1] >= len(tokens) or tokens[after[1]].text != ",":
+            continue
+        out.append(Stated("or_gloss", s, term, s.slice(after[0], after[1])))
+    return out
+
+
+CONSTRUCTIONS: tuple[Construction, ...] = (
+    Construction("defining_verb", _defining_verb, trusted=True),
+    Construction("inverted", _inverted, trusted=True),
+    Construction("naming", _naming_direct, trusted=True),
+    Construction("naming_clause", _naming_clause, trusted=True),
+    Construction("naming_anaphoric", _naming_anaphoric, trusted=True),
+    Construction("naming_active", _naming_active, trusted=False),
+    Construction("copula_class", _copula_class, trusted=True),
+    Construction("copula_relative", _copula_relative, trusted=False),
+    Construction("apposition_class", _apposition_class, trusted=False),
+    Construction("colon_gloss", _colon_gloss, trusted=False),
+    Construction("composition", _composition, trusted=False),
+    Construction("naming_apposition", _naming_apposition, trusted=False),
+    Construction("copula_bare", _copula_bare, trusted=False),
+    Construction("or_gloss", _or_gloss, trusted=False),
+)
+
+
+def stated_definitions(document: ParsedDocument) -> list[Stated]:
+    """Every construction's readings of every prose sentence, in document order; a sentence read
+    by an earlier construction is not read again by a later one for the same term."""
+    found: list[Stated] = []
+    with document_analysis(document) as analysis:
+        for chunk in document.chunks:
+            if chunk.kind != "text":
+                continue
+            before: Sentence | None = None
+            for s in analysis.sentences(chunk):
+                wording = WORDING.get(s.language)
+                if wording is not None and s.tokens:
+                    terms: set[tuple[int, int]] = set()
+                    for construction in CONSTRUCTIONS:
+                        for stated in construction.find(s, wording, before):
+                            if stated.term not in terms:
+                                terms.add(stated.term)
+                                found.append(stated)
+                before = s
+    return found
+
+
+_TRUSTED = {c.name: c.trusted for c in CONSTRUCTIONS}
+
+
+def read_stated_definitions(document: ParsedDocument) -> list[Finding]:
+    findings = []
+    for stated in stated_definitions(document):
+        s, chunk = stated.at, stated.at.chunk
+        term_span = s.slice(*stated.term)
+        term = term_span.of(chunk.text)
+        anchor = Quote(term, chunk)
+        said = Quote(stated.definition.of(chunk.text), chunk)
+        if _TRUSTED[stated.construction]:
+            findings.append(Finding(term, anchor, "stated_definition", definition=said))
+        else:
+            findings.append(Finding(term, anchor, "stated_definition", open_sentences=(Quote(s.text, chunk),)))
+    return findings
