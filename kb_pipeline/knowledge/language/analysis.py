@@ -51,6 +51,9 @@ _REST = (
 _TOKEN = re.compile(_REST)
 _ROMANCE_TOKEN = re.compile(rf"(?P<elision>{_ELISION})|{_REST}")
 _NOMINAL = frozenset({"NOUN", "PROPN"})
+# The tags of words that are never part of a term: marks, conjunctions, auxiliaries, determiners,
+# prepositions, particles.
+CLOSED_CLASS_TAGS = frozenset({"PUNCT", "CCONJ", "SCONJ", "AUX", "DET", "ADP", "PART"})
 # Words that may stand inside a noun phrase before its head.
 _MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN", "NUM"})
 

@@ -35,6 +35,9 @@ class DefinitionWording:
     restrictions: frozenset[str]
     # "the term X", "der Begriff X": the words that only say X is a term.
     term_markers: frozenset[str]
+    # Adjectives that evaluate rather than classify: "an effective means of …" says how good a
+    # thing is, not what it is.
+    evaluations: frozenset[str]
     # What opens a clause that a verb says (never a definition: "X means that …").
     complementizers: frozenset[str]
     # A verb-second language puts any adverb or object first ("Leider ist die …"): a lone word
@@ -73,6 +76,9 @@ WORDING: dict[str, DefinitionWording] = {
         inverted_links=(),
         restrictions=frozenset("that which who whose whom where when in which by which through which".split()),
         term_markers=frozenset("term word phrase expression notion concept".split()),
+        evaluations=frozenset(
+            "effective important useful good great major key main simple easy common typical efficient powerful popular excellent essential critical crucial significant necessary better best ideal convenient valuable helpful interesting difficult hard".split()
+        ),
         complementizers=frozenset("that".split()),
         verb_second=False,
         indefinite_articles=frozenset("a an".split()),
@@ -96,6 +102,9 @@ WORDING: dict[str, DefinitionWording] = {
         inverted_links=_phrases("versteht man | bezeichnet man | wird verstanden"),
         restrictions=frozenset("der die das welcher welche welches dessen deren bei dem bei der in dem".split()),
         term_markers=frozenset("begriff ausdruck wort".split()),
+        evaluations=frozenset(
+            "wichtig wichtige wichtiger wichtiges nützlich nützliche gut gute guter einfach einfache wesentlich wesentliche häufig häufige typisch typische effizient effiziente".split()
+        ),
         complementizers=frozenset("dass".split()),
         verb_second=True,
         indefinite_articles=frozenset("ein eine einer eines einem einen".split()),
@@ -117,6 +126,9 @@ WORDING: dict[str, DefinitionWording] = {
         inverted_links=(),
         restrictions=frozenset("qui que dont où lequel laquelle lesquels lesquelles".split()),
         term_markers=frozenset("terme mot notion expression concept".split()),
+        evaluations=frozenset(
+            "important importante efficace utile bon bonne simple facile fréquent fréquente essentiel essentielle majeur majeure principal principale".split()
+        ),
         complementizers=frozenset("que qu'".split()),
         verb_second=False,
         indefinite_articles=frozenset("un une".split()),
@@ -142,6 +154,9 @@ WORDING: dict[str, DefinitionWording] = {
         inverted_links=(),
         restrictions=frozenset("que cual cuales cuyo cuya donde quien".split()),
         term_markers=frozenset("término palabra noción concepto expresión".split()),
+        evaluations=frozenset(
+            "importante eficaz útil bueno buena sencillo sencilla fácil frecuente esencial principal".split()
+        ),
         complementizers=frozenset("que".split()),
         verb_second=False,
         indefinite_articles=frozenset("un una".split()),
@@ -165,6 +180,9 @@ WORDING: dict[str, DefinitionWording] = {
         inverted_links=_phrases("si intende | s' intende"),
         restrictions=frozenset("che cui quale quali dove".split()),
         term_markers=frozenset("termine parola nozione concetto espressione".split()),
+        evaluations=frozenset(
+            "importante efficace utile buono buona semplice facile frequente essenziale principale".split()
+        ),
         complementizers=frozenset("che".split()),
         verb_second=False,
         indefinite_articles=frozenset("un uno una un'".split()),

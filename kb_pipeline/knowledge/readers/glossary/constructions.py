@@ -27,15 +27,18 @@ from dataclasses import dataclass
 
 from ....contracts import ParsedDocument
 from ...document.text import Span
-from ...language.analysis import Sentence, Token, document_analysis
+from ...language.analysis import CLOSED_CLASS_TAGS, Sentence, Token, document_analysis
 from ...language.definition_wording import WORDING, DefinitionWording
 from ...language.lexicon import DOCUMENT_PARTS, FUNCTION_WORDS, GENERIC_HEADS
 from ..findings import Finding, Quote
+from .abbreviations import is_abbreviation
 
 _MAX_TERM_TOKENS = 6
 _QUOTES = frozenset("\"'“”‘’«»„")
 _NOT_A_HEAD = frozenset(w.casefold() for w in (*GENERIC_HEADS, *DOCUMENT_PARTS))
 _CLOSING = frozenset(".;:!?")
+# A possessive inside a term ("Parkinson's disease").
+_POSSESSIVE = frozenset({"'s", "’s"})
 # What sets off an apposition or a relative clause.
 _BREAKS = frozenset({",", "—", "–"})
 
@@ -87,7 +90,7 @@ def _is_word(token: Token) -> bool:
     return (
         any(c.isalpha() for c in token.text)
         and token.lower not in FUNCTION_WORDS
-        and token.pos not in ("PUNCT", "CCONJ", "SCONJ", "AUX", "DET", "ADP", "PART")
+        and token.pos not in CLOSED_CLASS_TAGS
     )
 
 
@@ -106,39 +109,47 @@ def _skip_opening(s: Sentence, i: int, wording: DefinitionWording) -> int:
     return i
 
 
-def _term(s: Sentence, i: int, wording: DefinitionWording) -> tuple[int, int] | None:
+def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) -> tuple[int, int] | None:
     """The term that starts at token `i`: a noun phrase ("of" and the next phrase taken along:
     "measure of randomness"), else a run of open-class words ("frictional unemployment", where
     the tagger read "unemployment" as an adjective); its determiner, quotes and any "the term"
-    aside."""
+    aside. `named`: a naming verb stands before it, which says a term follows whatever its tags."""
     tokens = s.tokens
     i = _skip_opening(s, i, wording)
     if i >= len(tokens) or tokens[i].lower in wording.anaphora:
         return None
     phrase = s.phrase_at(i)
     end = i
-    while end < len(tokens) and end - i < _MAX_TERM_TOKENS and _is_word(tokens[end]):
+    while (
+        end < len(tokens)
+        and end - i < _MAX_TERM_TOKENS
+        and (_is_word(tokens[end]) or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens)))
+    ):
         end += 1
     if phrase is not None and phrase[1] > end:
         end = phrase[1]
-    if end == i:
+    while end > i and tokens[end - 1].text in _QUOTES:
+        end -= 1
+    if end == i or not _names_a_term(
+        tokens, i, end, article=(named and end - i > 1) or (i > 0 and tokens[i - 1].pos == "DET")
+    ):
         return None
     while end + 1 < len(tokens) and tokens[end].lower in wording.of and (more := s.phrase_at(end + 1)):
         end = more[1]
-    while end > i and tokens[end - 1].text in _QUOTES:
-        end -= 1
-    return (i, end) if _names_a_term(tokens, i, end) else None
+    return (i, end) if end - i <= _MAX_TERM_TOKENS else None
 
 
-def _names_a_term(tokens: tuple[Token, ...], start: int, end: int) -> bool:
-    """A few words whose head is a noun (or a gerund: "Downsizing"), not a generic one; not a
+def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, article: bool) -> bool:
+    """A few words whose head is a noun, not a generic one; a gerund ("Downsizing") or, after an
+    article, a word the tagger read as an adjective ("An epidemic") is taken for one. Not a
     symbol named in words ("the dimensionless number rv": the formula readers')."""
     if not 0 < end - start <= _MAX_TERM_TOKENS:
         return False
     head = tokens[end - 1]
+    nominal = head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith("ing")
     symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
     return (
-        (head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith("ing"))
+        (nominal or (article and head.pos == "ADJ"))
         and head.lower not in _NOT_A_HEAD
         and any(c.isalpha() for c in head.text)
         and not symbol
@@ -203,7 +214,7 @@ def _class_noun(s: Sentence, k: int, wording: DefinitionWording, bare: bool = Fa
         elif noun >= 0 or not (t.pos in ("ADJ", "ADV", "NUM", "CCONJ") or t.text == "," or _is_word(t)):
             break
         j += 1
-    if noun < 0 or tokens[noun].lower in _NOT_A_HEAD:
+    if noun < 0 or tokens[noun].lower in _NOT_A_HEAD or any(t.lower in wording.evaluations for t in tokens[k:noun]):
         return None
     nxt = noun + 1
     if nxt + 1 < len(tokens) and tokens[nxt].text in _BREAKS:
@@ -226,7 +237,9 @@ def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[S
     # A plural's class noun may stand without its article ("Veins are vessels that …").
     bare = restricted and _words_at(tokens, after, wording.plural_copulas) is not None
     found = _class_noun(s, k, wording, bare)
-    if found is None or found[1] != restricted:
+    # An abbreviation's copula may classify as well as define ("HRD is a crew that …"): open.
+    abbreviation = end - start == 1 and is_abbreviation(tokens[start].text)
+    if found is None or (found[1] and not abbreviation) != restricted:
         return []
     if wording.verb_second and end - start == 1 and start == 0 and tokens[k].lower not in wording.indefinite_articles:
         return []
@@ -329,7 +342,7 @@ def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, ki
     out = []
     tokens = s.tokens
     for aux, verb, after in _namings(s, wording):
-        term = _term(s, after, wording)
+        term = _term(s, after, wording, named=True)
         if term is None or aux == 0 or (aux == verb and s.language != "de"):
             continue
         if any(t.text in _CLOSING for t in tokens[:aux]) or tokens[aux - 1].lower in wording.restrictions:
@@ -337,8 +350,8 @@ def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, ki
         # The subject's own first word, past a comma-closed opening ("In 1900, …").
         subject = max((k + 1 for k in range(aux) if tokens[k].text == ","), default=0)
         if not _pointing_back(tokens[subject], wording):
-            if kind == "naming" and subject == 0:
-                out.append(Stated("naming", s, term, s.slice(0, aux)))
+            if kind == "naming":
+                out.append(Stated("naming", s, term, s.slice(0, aux - (tokens[aux - 1].text == ","))))
         elif subject > 1 and aux - subject <= 3:
             if kind == "naming_clause":
                 out.append(Stated("naming_clause", s, term, s.slice(0, subject - 1)))
@@ -365,7 +378,7 @@ def _naming_apposition(s: Sentence, wording: DefinitionWording, _: Sentence | No
     out = []
     tokens = s.tokens
     for aux, verb, after in _namings(s, wording):
-        term = _term(s, after, wording)
+        term = _term(s, after, wording, named=True)
         k = aux
         if aux < verb:
             # Only a relative clause's auxiliary: "which is called"; "Y is called X" is naming's.
@@ -396,7 +409,7 @@ def _naming_active(s: Sentence, wording: DefinitionWording, _: Sentence | None) 
             continue
         end = _clause_end(s, k)
         link = next((j for j in range(k + 1, end) if tokens[j].lower == wording.naming_active_link), None)
-        term = _term(s, link + 1, wording) if link is not None else None
+        term = _term(s, link + 1, wording, named=True) if link is not None else None
         if link is not None and term is not None and term[1] >= end - 1:
             out.append(Stated("naming_active", s, term, s.slice(k, link)))
     return out
