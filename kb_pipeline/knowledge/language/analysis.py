@@ -22,21 +22,31 @@ from ...contracts import Chunk, ParsedDocument
 from ..document.document_scope import DocumentScoped
 from ..document.text import Span, paragraphs, sentences
 from . import english, french, german, spanish
-from .tagger import TAGGED_LANGUAGES, tag
+from .tagger import tag
 
 # Italian has no lexicon module of its own beyond headings; its function words for telling the
 # language apart are these.
 _ITALIAN_FUNCTION_WORDS = frozenset(
     """il lo la gli le un uno una di del della dello dei degli delle al alla ai agli alle nel nella nei
     nelle sul sulla dal dalla con per tra fra che è sono non si ci anche come questo questa essere viene
-    vengono deve devono può possono ed""".split()
+    vengono deve devono può possono ed e""".split()
+)
+# The Spanish lexicon lists fewer function words than telling Spanish from French and Italian needs.
+_SPANISH_FUNCTION_WORDS = frozenset(spanish.FUNCTION_WORDS) | frozenset(
+    """a de la en lo el los las del al y o u que es son un una unos unas por para con sin sobre entre se su sus este esta
+    estos estas como cuando donde pero muy más también ya""".split()
 )
 _FUNCTION_WORDS = {
     "en": frozenset(english.FUNCTION_WORDS),
     "de": frozenset(german.FUNCTION_WORDS),
     "fr": frozenset(french.FUNCTION_WORDS),
-    "es": frozenset(spanish.FUNCTION_WORDS),
+    "es": _SPANISH_FUNCTION_WORDS,
     "it": _ITALIAN_FUNCTION_WORDS,
+}
+
+_DISTINCTIVE = {
+    code: words - frozenset().union(*(other for c, other in _FUNCTION_WORDS.items() if c != code))
+    for code, words in _FUNCTION_WORDS.items()
 }
 
 # Tokens as the treebanks cut them: French and Italian elisions ("l'", "dell'") and English
@@ -102,11 +112,14 @@ def tokenize(text: str, span: Span, language: str) -> list[tuple[int, int]]:
 
 
 def language_of(text: str, default: str = "en") -> str:
-    """The tagged language most of the text's function words belong to; `default` without any."""
-    words = re.findall(r"[^\W\d_]+", text.casefold())
-    counts = Counter({code: sum(w in fw for w in words) for code, fw in _FUNCTION_WORDS.items()})
+    """The tagged language with the most of the text's function words that no other language
+    shares ("la" and "de" are French and Spanish both); `default` without any, or on a tie it is in."""
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    counts = Counter({code: sum(w in fw for w in words) for code, fw in _DISTINCTIVE.items()})
     best, n = counts.most_common(1)[0]
-    return best if n > 0 and best in TAGGED_LANGUAGES else default
+    if n == 0 or counts[default] == n:
+        return default
+    return best
 
 
 def noun_phrases(tokens: list[Token], language: str) -> list[tuple[int, int]]:
@@ -149,7 +162,7 @@ def analyse(chunk: Chunk, span: Span, language: str) -> Sentence:
     offsets = tokenize(text, span, language)
     words = [text[a:b] for a, b in offsets]
     tags = tag(words, language) if words else []
-    tokens = [Token(a, b, w, w.casefold(), p) for (a, b), w, p in zip(offsets, words, tags)]
+    tokens = [Token(a, b, w, w.lower(), p) for (a, b), w, p in zip(offsets, words, tags)]
     return Sentence(chunk, span, language, tuple(tokens), tuple(noun_phrases(tokens, language)))
 
 

@@ -8,6 +8,7 @@ from the sentence analysis, never from a list here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 
 def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
@@ -24,6 +25,10 @@ class DefinitionWording:
     naming_auxiliaries: tuple[tuple[str, ...], ...]
     # "called", "known as", "termed": after them stands the term, before them its definition.
     naming: tuple[tuple[str, ...], ...]
+    # A verb-final language frames the term: "Y wird als X bezeichnet" (the frame's opening, and
+    # the participles that close it).
+    framed_naming: tuple[tuple[str, ...], ...]
+    framed_naming_close: frozenset[str]
     # "X refers to / means / is defined as Y": before them the term, after them its definition.
     defining: tuple[tuple[str, ...], ...]
     # "On appelle X Y", "Unter X versteht man Y", "Per X si intende Y": the term follows these.
@@ -61,12 +66,23 @@ class DefinitionWording:
     # A subject that points back at what the sentence before said ("This process is called …").
     anaphora: frozenset[str]
 
+    @cached_property
+    def verb_words(self) -> frozenset[str]:
+        """The first words of every verb a construction is read by: a term never holds one (a
+        tagger may read "refers" as a noun; the construction's own words say it is none)."""
+        phrases = (
+            self.copulas + self.naming_auxiliaries + self.naming + self.defining + self.composition + self.framed_naming
+        )
+        return frozenset(p[0] for p in phrases)
+
 
 WORDING: dict[str, DefinitionWording] = {
     "en": DefinitionWording(
         copulas=_phrases("is | are | was | were"),
         naming_auxiliaries=_phrases("is | are | was | were | is also | are also | is sometimes | are sometimes"),
         naming=_phrases("called | termed | named | known as | referred to as | designated as"),
+        framed_naming=(),
+        framed_naming_close=frozenset(),
         defining=_phrases(
             "refers to | refer to | means | denotes | denote | stands for | is defined as | are defined as"
             " | is the term for | are the terms for | is a term for | is a term used for | is used to describe"
@@ -96,7 +112,9 @@ WORDING: dict[str, DefinitionWording] = {
     "de": DefinitionWording(
         copulas=_phrases("ist | sind"),
         naming_auxiliaries=_phrases("wird | werden | wird auch | werden auch"),
-        naming=_phrases("heißt | heißen | nennt man | bezeichnet man als | genannt | als bezeichnet"),
+        naming=_phrases("heißt | heißen | nennt man | bezeichnet man als | genannt"),
+        framed_naming=_phrases("wird als | werden als | wird auch als | werden auch als"),
+        framed_naming_close=frozenset("bezeichnet genannt definiert".split()),
         defining=_phrases("bezeichnet | bedeutet | ist definiert als | wird definiert als | steht für"),
         inverted=_phrases("unter | als"),
         inverted_links=_phrases("versteht man | bezeichnet man | wird verstanden"),
@@ -121,6 +139,8 @@ WORDING: dict[str, DefinitionWording] = {
         copulas=_phrases("est | sont"),
         naming_auxiliaries=_phrases("est | sont | est aussi | sont aussi | est également | sont également"),
         naming=_phrases("appelé | appelée | appelés | appelées | dit | dite | dits | dites | nommé | nommée"),
+        framed_naming=(),
+        framed_naming_close=frozenset(),
         defining=_phrases("désigne | désignent | signifie | se définit comme | est défini comme | est définie comme"),
         inverted=_phrases("on appelle | on nomme | on entend par | on désigne par"),
         inverted_links=(),
@@ -149,6 +169,8 @@ WORDING: dict[str, DefinitionWording] = {
         naming=_phrases(
             "llama | llaman | denomina | denominan | conoce como | conocen como | llamado | llamada | denominado | denominada"
         ),
+        framed_naming=(),
+        framed_naming_close=frozenset(),
         defining=_phrases("significa | designa | se define como | se refiere a | se entiende como"),
         inverted=_phrases("se entiende por | se denomina | se llama"),
         inverted_links=(),
@@ -175,6 +197,8 @@ WORDING: dict[str, DefinitionWording] = {
         copulas=_phrases("è | sono"),
         naming_auxiliaries=_phrases("si | è | sono | viene | vengono"),
         naming=_phrases("chiama | chiamano | chiamato | chiamata | detto | detta | denomina | denominato | denominata"),
+        framed_naming=(),
+        framed_naming_close=frozenset(),
         defining=_phrases("indica | significa | designa | si definisce come | si intende"),
         inverted=_phrases("si intende per | per"),
         inverted_links=_phrases("si intende | s' intende"),

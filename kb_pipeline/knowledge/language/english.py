@@ -378,7 +378,7 @@ RESULT_CLAUSES = r"\b(?:so|such)\b[^.;]{0,160}?\bthat\b"
 # definition_words.py), singular: a plural's s is read by the pattern.
 GENERIC_HEADS = """example way problem result reason question issue point step advantage drawback consequence
     solution alternative option difference case part thing feature aspect aim goal purpose objective challenge
-    limitation benefit strength weakness concern factor finding contribution task idea""".split()
+    limitation benefit strength weakness concern factor finding contribution task idea people person""".split()
 
 # An instruction (imperatives.py): the verb form's ending that marks one (none in English, whose
 # base form is also a noun's); an adverb before the verb ("Never open …", "Always wear …",

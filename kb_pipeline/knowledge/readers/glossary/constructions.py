@@ -119,15 +119,25 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
     if i >= len(tokens) or tokens[i].lower in wording.anaphora:
         return None
     phrase = s.phrase_at(i)
-    end = i
-    while (
-        end < len(tokens)
-        and end - i < _MAX_TERM_TOKENS
-        and (_is_word(tokens[end]) or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens)))
-    ):
-        end += 1
-    if phrase is not None and phrase[1] > end:
-        end = phrase[1]
+    if phrase is not None:
+        end = next((k for k in range(i + 1, phrase[1]) if tokens[k].lower in wording.verb_words), phrase[1])
+    else:
+        end = i
+        while (
+            end < len(tokens)
+            and end - i < _MAX_TERM_TOKENS
+            and (
+                (
+                    _is_word(tokens[end])
+                    and (end == i or tokens[end].pos != "VERB")
+                    and tokens[end].lower not in wording.verb_words
+                )
+                or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens))
+            )
+        ):
+            end += 1
+    if end + 1 < len(tokens) and tokens[end].lower in _POSSESSIVE and (owned := s.phrase_at(end + 1)):
+        end = owned[1]
     while end > i and tokens[end - 1].text in _QUOTES:
         end -= 1
     if end == i or not _names_a_term(
@@ -172,7 +182,13 @@ def _subject(s: Sentence, wording: DefinitionWording) -> tuple[int, int, int] | 
     if first >= len(tokens) or tokens[first].lower in wording.anaphora or tokens[first].pos == "PRON":
         return None
     term = _term(s, first, wording)
-    if term is None or any(t.text not in _QUOTES and t.pos != "DET" for t in tokens[first : term[0]]):
+    opening = tokens[first : term[0]] if term is not None else ()
+    if term is None or any(
+        t.text not in _QUOTES and t.pos != "DET" and t.lower not in wording.term_markers for t in opening
+    ):
+        return None
+    if any(t.lower in wording.evaluations for t in tokens[first : term[1]]):
+        # "The most important laws are …": an evaluation picks things out, names no term.
         return None
     after = term[1]
     while after < len(tokens) and tokens[after].text in _QUOTES:
@@ -327,6 +343,13 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
             continue
         aux = next((j for j in range(max(0, i - 3), i) if _words_at(tokens, j, wording.naming_auxiliaries) == i), i)
         found.append((aux, i, end))
+    for i in range(1, len(tokens)):
+        # "Y wird als X bezeichnet": the frame's opening is the auxiliary, its term closed by the participle.
+        opened = _words_at(tokens, i, wording.framed_naming)
+        term = _term(s, opened, wording, named=True) if opened is not None else None
+        if opened is not None and term is not None and term[1] < len(tokens):
+            if tokens[term[1]].lower in wording.framed_naming_close:
+                found.append((i, opened - 1, opened))
     return found
 
 
@@ -350,7 +373,8 @@ def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, ki
         # The subject's own first word, past a comma-closed opening ("In 1900, …").
         subject = max((k + 1 for k in range(aux) if tokens[k].text == ","), default=0)
         if not _pointing_back(tokens[subject], wording):
-            if kind == "naming":
+            # "…, eliciting what is called X": a free relative names X, and says not what it is.
+            if kind == "naming" and tokens[aux - 1].pos != "PRON":
                 out.append(Stated("naming", s, term, s.slice(0, aux - (tokens[aux - 1].text == ","))))
         elif subject > 1 and aux - subject <= 3:
             if kind == "naming_clause":
