@@ -187,6 +187,8 @@ def _subject(s: Sentence, wording: DefinitionWording) -> tuple[int, int, int] | 
         t.text not in _QUOTES and t.pos != "DET" and t.lower not in wording.term_markers for t in opening
     ):
         return None
+    if first > 0 and not _opens_a_clause(tokens, term):
+        return None
     if any(t.lower in wording.evaluations for t in tokens[first : term[1]]):
         # "The most important laws are …": an evaluation picks things out, names no term.
         return None
@@ -196,6 +198,15 @@ def _subject(s: Sentence, wording: DefinitionWording) -> tuple[int, int, int] | 
     if after + 2 < len(tokens) and tokens[after].text == "(" and tokens[after + 2].text == ")":
         after += 3
     return term[0], term[1], after
+
+
+def _opens_a_clause(tokens: tuple[Token, ...], term: tuple[int, int]) -> bool:
+    """After an opening phrase ("In the old plant, …", "For details, please …"), a subject is a
+    term only as a noun the tagger read as one, and not a lone capitalised word (a name, or a
+    German noun) unless it is a code."""
+    head = tokens[term[1] - 1]
+    lone = term[1] - term[0] == 1 and head.text[:1].isupper() and not is_abbreviation(head.text)
+    return head.pos in ("NOUN", "PROPN") and not lone
 
 
 def _rest(s: Sentence, start: int) -> Span | None:
