@@ -129,7 +129,7 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
             and (
                 (
                     _is_word(tokens[end])
-                    and (end == i or tokens[end].pos != "VERB")
+                    and (end == i or tokens[end].pos != "VERB" or tokens[end].lower.endswith(wording.gerund))
                     and tokens[end].lower not in wording.verb_words
                 )
                 or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens))
@@ -141,7 +141,7 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
     while end > i and tokens[end - 1].text in _QUOTES:
         end -= 1
     if end == i or not _names_a_term(
-        tokens, i, end, article=(named and end - i > 1) or (i > 0 and tokens[i - 1].pos == "DET")
+        tokens, i, end, wording, article=(named and end - i > 1) or (i > 0 and tokens[i - 1].pos == "DET")
     ):
         return None
     while end + 1 < len(tokens) and tokens[end].lower in wording.of and (more := s.phrase_at(end + 1)):
@@ -149,14 +149,14 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
     return (i, end) if end - i <= _MAX_TERM_TOKENS else None
 
 
-def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, article: bool) -> bool:
+def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, wording: DefinitionWording, article: bool) -> bool:
     """A few words whose head is a noun, not a generic one; a gerund ("Downsizing") or, after an
     article, a word the tagger read as an adjective ("An epidemic") is taken for one. Not a
     symbol named in words ("the dimensionless number rv": the formula readers')."""
     if not 0 < end - start <= _MAX_TERM_TOKENS:
         return False
     head = tokens[end - 1]
-    nominal = head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith("ing")
+    nominal = head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith(wording.gerund)
     symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
     return (
         (nominal or (article and head.pos == "ADJ"))
