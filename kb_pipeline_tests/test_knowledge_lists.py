@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import Payloads
-from kb_pipeline.knowledge.readers.glossary.abbreviations import spells
+from kb_pipeline.knowledge.readers.glossary.abbreviations import read_inline_abbreviations, spells
 from kb_pipeline_tests import lists_pdfs as pdfs
 
 
@@ -164,7 +165,7 @@ def test_a_laid_out_term_never_spans_a_line_break():
     assert found == {"XYZ": "extra yellow zone"}
 
 
-def test_a_chapter_line_over_the_title_is_part_of_it_and_a_revision_line_is_not(parses, tmp_path_factory):
+def test_a_label_line_over_the_title_and_a_revision_line_under_it_are_no_part_of_it(parses, tmp_path_factory):
     """Three lines in the title's type: "Chapter 4", which the parse keeps only in the heading
     path, over the title, then a revision line (real MinerU parse of a generated cover)."""
     from kb_pipeline_tests.samples import story_pdf
@@ -177,7 +178,28 @@ def test_a_chapter_line_over_the_title_is_part_of_it_and_a_revision_line_is_not(
         title="x",
     )
     brief = extract_document(parses.run(pdf).document).brief_context
-    assert brief.title == "Chapter 4 Hydraulic Pumps"
+    assert brief.title == "Hydraulic Pumps"
+
+
+@pytest.mark.parametrize(
+    ("lines", "title"),
+    [
+        ([("SECTION 2", 24.0), ("DIESEL ENGINES", 20.0)], ["DIESEL ENGINES"]),
+        ([("Item 265", 18.0), ("ACID-BASE DISORDERS", 18.0)], ["ACID-BASE DISORDERS"]),
+        ([("Part II", 18.0), ("Pumps and Valves", 18.0)], ["Pumps and Valves"]),
+        # A label-shaped line alone on the cover is the title.
+        ([("Windows 11", 24.0)], ["Windows 11"]),
+    ],
+)
+def test_a_label_over_the_title_is_no_title_line(lines, title):
+    from kb_pipeline.knowledge.readers.brief.title import title_lines
+    from kb_pipeline.pdf_text import TextSegment
+
+    page = [
+        TextSegment(text, size, (100, 80 + 30 * k, 500, 80 + 30 * k + size)) for k, (text, size) in enumerate(lines)
+    ]
+    page.append(TextSegment("The body of the page is set in this type.", 11.0, (100, 300, 500, 311)))
+    assert [line.text for line in title_lines(page, 11.0)] == title
 
 
 @pytest.mark.parametrize(
@@ -204,3 +226,16 @@ def test_a_revision_or_version_line_under_the_title_is_no_part_of_it(lines, titl
     page = [TextSegment(line, 20.0, (100, 60 + 24 * k, 500, 80 + 24 * k)) for k, line in enumerate(lines)]
     page.append(TextSegment("The handbook describes the pumps of the station.", 10.0, (100, 400, 800, 412)))
     assert [s.text for s in title_lines(page, 10.0)] == title
+
+
+def test_a_long_form_and_its_abbreviation_both_inside_the_brackets():
+    """ "(Solvency Capital Requirement, SCR)": the pair in one bracket, in a text of any language;
+    a citation or a list in brackets is none."""
+    text = (
+        "Il requisito patrimoniale di solvibilità (Solvency Capital Requirement, SCR) è coperto. "
+        "Le fonti (Rossi, 2020) e i componenti (Pompe, VLV) non lo sono."
+    )
+    chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", text=text, page_idx=0)
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[chunk])
+    found = {f.term: f.full_name.text for f in read_inline_abbreviations(document) if f.full_name}
+    assert found == {"SCR": "Solvency Capital Requirement"}

@@ -41,6 +41,10 @@ _VERSION_LINE = re.compile(
     rf"|\d+\w{{0,2}}\.?\s+(?:{VERSION_LABELS}))\s*$",
     re.IGNORECASE,
 )
+# A label over the title: one word and a number, numeral or letter ("Item 265", "CHAPTER 4",
+# "SECTION 2", "Part II", "Annex A"). Left out when the page prints other title lines ("Windows 11"
+# alone may be a title).
+_LABEL_LINE = re.compile(r"^\s*[^\W\d_]+\.?\s+(?:\d+[a-z]?|[IVXLC]+|[A-Z])\.?\s*$")
 # Pages read for the body text's size.
 _BODY_PAGES = 6
 
@@ -61,6 +65,11 @@ def _horizontal(segment: TextSegment) -> bool:
 
 
 def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
+    unlabelled = [s for s in first_page if not _LABEL_LINE.match(s.text)]
+    return _title_lines(unlabelled, body) or _title_lines(first_page, body)
+
+
+def _title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
     # A line with a word in it (not a figure's axis label "wn"), set along the page, not numbered,
     # not a revision line.
     lines = [

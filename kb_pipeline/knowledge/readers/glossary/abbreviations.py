@@ -258,6 +258,7 @@ def _read_list(chunk: Chunk, layout: DocumentLayout | None) -> list[Finding]:
 _BRACKETED = re.compile(r"\((?P<round>[^()\[\]\n]{2,80})\)|\[(?P<square>[^()\[\]\n]{2,80})\]")
 _ALTERNATIVES = re.compile(rf"\s+(?:{alternation(PLAIN_DISJUNCTIONS)})\s+")
 _STOP = re.compile(r"[.;:!?()\[\]\n]")
+_INNER_PAIR = re.compile(r"^\s*(?P<long>[^\W\d_][^,;]{3,78}?),\s+(?P<short>\S{2,12})\s*$")
 _MAX_INLINE_WORDS = 16
 # "Long Form (LF, Author et al., 2024)": the abbreviation, then the work that introduced it.
 _CITATION_AFTER = re.compile(r"^(?P<name>[^,;]+)[,;]\s+[^()]*?\D(?:1[5-9]|20)\d\d[a-z]?$")
@@ -369,6 +370,11 @@ def _inline(chunk: Chunk, source: str) -> list[Finding]:
         name = _named_before(source[: m.start()])
         if m.group("round") and is_abbreviation(name) and not _ROMAN.match(name) and spells(name, inside):
             findings.append(Finding(name, Quote(name, chunk), "inline", full_name=Quote(inside.strip(), chunk)))
+        elif m.group("round") and (inner := _INNER_PAIR.match(inside)):
+            # "(Solvency Capital Requirement, SCR)": the long form and its abbreviation both inside.
+            short, long = inner.group("short"), inner.group("long")
+            if is_abbreviation(short) and not _ROMAN.match(short) and spells(short, long):
+                findings.append(Finding(short, Quote(short, chunk), "inline", full_name=Quote(long, chunk)))
     return findings
 
 
