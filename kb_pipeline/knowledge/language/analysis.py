@@ -77,10 +77,10 @@ class Token:
     pos: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sentence:
     """One sentence of a chunk: its span, tokens and noun phrases (token index ranges, end
-    exclusive) in order."""
+    exclusive) in order. Compared and hashed by identity: a reader may key what it found on it."""
 
     chunk: Chunk
     span: Span

@@ -16,7 +16,7 @@ def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(p.split()) for p in text.split("|") if p.strip())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DefinitionWording:
     # "X is a Y …": the copula between a term and its class.
     copulas: tuple[tuple[str, ...], ...]

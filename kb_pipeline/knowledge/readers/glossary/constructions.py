@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache, lru_cache
 
 from ....contracts import ParsedDocument
 from ...document.text import Span
@@ -65,10 +66,20 @@ class Construction:
     trusted: bool
 
 
+@cache
+def _by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    index: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        index.setdefault(phrase[0], []).append(phrase)
+    return {word: tuple(found) for word, found in index.items()}
+
+
 def _words_at(tokens: tuple[Token, ...], i: int, phrases: tuple[tuple[str, ...], ...]) -> int | None:
     """The end of the longest of `phrases` spelled by the tokens from `i`, or None."""
+    if i >= len(tokens):
+        return None
     best = None
-    for phrase in phrases:
+    for phrase in _by_first_word(phrases).get(tokens[i].lower, ()):
         end = i + len(phrase)
         if end <= len(tokens) and all(tokens[i + k].lower == w for k, w in enumerate(phrase)):
             best = max(best or 0, end)
@@ -343,6 +354,7 @@ def _colon_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) ->
     return [Stated("colon_gloss", s, subject[:2], definition)] if definition else []
 
 
+@lru_cache(maxsize=16)
 def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, int]]:
     """Where a naming verb stands: (its auxiliary's first token, or the verb's if it has none,
     the verb's first token, the token after the verb)."""
