@@ -47,6 +47,14 @@ def _readings(*texts: str) -> list[tuple[str, str, str]]:
             ("naming_clause", "dry running", "When a pump runs without any water"),
         ),
         (
+            "At great depths, light cannot reach the floor; thus, this is referred to as the dark zone.",
+            ("naming_clause", "dark zone", "At great depths, light cannot reach the floor"),
+        ),
+        (
+            "This is called night haulage: moving ore between the last and the first shift.",
+            ("naming_gloss", "night haulage", "moving ore between the last and the first shift"),
+        ),
+        (
             "The term payload refers to the mass that a truck carries in one trip.",
             ("defining_verb", "payload", "the mass that a truck carries in one trip"),
         ),

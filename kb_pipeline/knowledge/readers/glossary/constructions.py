@@ -382,29 +382,53 @@ def _pointing_back(token: Token, wording: DefinitionWording) -> bool:
 
 def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, kind: str) -> list[Stated]:
     """ "Y is called X": the subject before the auxiliary is the definition (naming); "When Y,
-    it is called X": the clause before the pronoun is (naming_clause); "This process is called
-    X": the sentence before is (naming_anaphoric). A naming verb with no auxiliary is an
-    apposition's ("a Y called X"), but in German, whose "heißt" and "nennt man" stand alone."""
+    it is called X", "Y; this process is called X": the clause before the pronoun is
+    (naming_clause); "This process is called X": the sentence before is (naming_anaphoric); "This
+    is called X: a Y …" the gloss after the term is (naming_gloss). A naming verb with no
+    auxiliary is an apposition's ("a Y called X"), but in German, whose "heißt" and "nennt man"
+    stand alone."""
     out = []
     tokens = s.tokens
     for aux, verb, after in _namings(s, wording):
         term = _term(s, after, wording, named=True)
         if term is None or aux == 0 or (aux == verb and s.language != "de"):
             continue
-        if any(t.text in _CLOSING for t in tokens[:aux]) or tokens[aux - 1].lower in wording.restrictions:
+        if any(t.text in _CLOSING - {";"} for t in tokens[:aux]) or tokens[aux - 1].lower in wording.restrictions:
             continue
-        # The subject's own first word, past a comma-closed opening ("In 1900, …").
-        subject = max((k + 1 for k in range(aux) if tokens[k].text == ","), default=0)
+        gloss = _gloss_after(s, term[1])
+        if gloss is not None:
+            if kind == "naming_gloss":
+                out.append(Stated("naming_gloss", s, term, gloss))
+            continue
+        # The subject's own first word, past a clause or an opening closed by a comma or semicolon.
+        subject = max((k + 1 for k in range(aux) if tokens[k].text in (",", ";")), default=0)
+        # A pointer is a short subject ("This process", "it"); a demonstrative opening a longer one
+        # ("These differences in activity are known as …") names what it points at: neither reads it.
+        short = aux - subject <= 3
         if not _pointing_back(tokens[subject], wording):
             # "…, eliciting what is called X": a free relative names X, and says not what it is.
-            if kind == "naming" and tokens[aux - 1].pos != "PRON":
+            if kind == "naming" and tokens[aux - 1].pos != "PRON" and ";" not in (t.text for t in tokens[:aux]):
                 out.append(Stated("naming", s, term, s.slice(0, aux - (tokens[aux - 1].text == ","))))
-        elif subject > 1 and aux - subject <= 3:
+        elif subject > 1 and short:
             if kind == "naming_clause":
-                out.append(Stated("naming_clause", s, term, s.slice(0, subject - 1)))
-        elif subject == 0 and aux <= 3 and before is not None and kind == "naming_anaphoric":
+                # The clause before: up to a semicolon if there is one ("…; thus, this is called X").
+                cut = next((k for k in range(subject) if tokens[k].text == ";"), subject - 1)
+                out.append(Stated("naming_clause", s, term, s.slice(0, cut)))
+        elif subject == 0 and short and before is not None and kind == "naming_anaphoric":
             out.append(Stated("naming_anaphoric", s, term, before.span))
     return out
+
+
+def _gloss_after(s: Sentence, end: int) -> Span | None:
+    """ "… is called X: observing behaviour in …", "… X—a paired cross in which …", "… X, the
+    decreased effectiveness of …": a phrase set off after the named term, to the clause's end."""
+    tokens = s.tokens
+    if end + 1 >= len(tokens) or tokens[end].text not in (":", "—", "–", ","):
+        return None
+    opening = tokens[end + 1]
+    if not (opening.pos in ("DET", "NOUN", "ADJ") or (opening.pos == "VERB" and tokens[end].text == ":")):
+        return None
+    return _rest(s, end + 1) if tokens[end].text != "," or opening.pos == "DET" else None
 
 
 def _naming_direct(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
@@ -417,6 +441,10 @@ def _naming_clause(s: Sentence, wording: DefinitionWording, before: Sentence | N
 
 def _naming_anaphoric(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
     return _naming(s, wording, before, "naming_anaphoric")
+
+
+def _naming_gloss(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
+    return _naming(s, wording, before, "naming_gloss")
 
 
 def _naming_apposition(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
@@ -525,6 +553,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("defining_verb", _defining_verb, trusted=True),
     Construction("inverted", _inverted, trusted=True),
     Construction("naming", _naming_direct, trusted=True),
+    Construction("naming_gloss", _naming_gloss, trusted=True),
     Construction("naming_clause", _naming_clause, trusted=True),
     Construction("naming_anaphoric", _naming_anaphoric, trusted=True),
     Construction("naming_active", _naming_active, trusted=False),
