@@ -51,9 +51,11 @@ PACKAGER_VERSION = source_fingerprint(PACKAGER_SOURCES)
 # record in usage.json): `knowledge_payloads`' code version, and part of its data version. Not
 # the rest of llm/ (client, retries, cache, server): which model answers is the code version's
 # other half (`knowledge_code_version`), and how it is reached decides no payload.
-# The readers also read the artifact's model and the PDF's text layer (title, list layouts).
+# The readers also read the artifact's model, the PDF's text layer (title, list layouts) and the
+# part-of-speech tagger's weights (the sentence analysis).
 KNOWLEDGE_SOURCES = [
     *(_PACKAGE / "knowledge").rglob("*.py"),
+    *(_PACKAGE / "knowledge" / "language" / "taggers").glob("*.json.gz"),
     _PACKAGE / "llm" / "usage.py",
     _PACKAGE / "contracts.py",
     _PACKAGE / "pdf_text.py",

@@ -270,6 +270,8 @@ def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[S
     k = _words_at(tokens, after, wording.copulas)
     if k is None:
         return []
+    # An adverb before the class is the definition's own ("is just a Matrix that …").
+    opening = k
     if k < len(tokens) and tokens[k].pos == "ADV" and tokens[k].lower not in wording.negations:
         k += 1
     # A plural's class noun may stand without its article ("Veins are vessels that …").
@@ -281,7 +283,7 @@ def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[S
         return []
     if wording.verb_second and end - start == 1 and start == 0 and tokens[k].lower not in wording.indefinite_articles:
         return []
-    definition = _rest(s, k)
+    definition = _rest(s, opening)
     return [Stated("copula_class" if restricted else "copula_bare", s, (start, end), definition)] if definition else []
 
 
