@@ -10,7 +10,13 @@ import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.readers.glossary.constructions import CONSTRUCTIONS, stated_definitions
+from kb_pipeline.knowledge.model.definition_picker import pick_definitions
+from kb_pipeline.knowledge.readers.glossary.constructions import (
+    CONSTRUCTIONS,
+    read_stated_definitions,
+    stated_definitions,
+)
+from kb_pipeline.knowledge.readers.glossary.mining import cluster
 from kb_pipeline_tests.samples import story_pdf
 
 
@@ -148,6 +154,20 @@ def test_an_open_construction_leaves_its_sentence_to_the_model_or_the_desk():
     assert _readings(sentence) == [("naming_apposition", "sump", "a pit")]
     (entry,) = [e for e in extract_document(_document(sentence)).glossary if e.term == "sump"]
     assert entry.definition is None and entry.extraction_status == "escalated"
+
+
+def test_an_open_construction_is_not_put_to_the_model():
+    """The desk decides an open construction: asked, the embedded model accepted its sentence
+    too readily (docs/QUALITY.md, "Issue 45"). A model that fails when touched stays untouched."""
+
+    class Untouchable:
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the model was asked ({name})")
+
+    document = _document("The ore reaches a pit called the sump, where it settles.")
+    clusters = cluster(document, read_stated_definitions(document))
+    picked, choices = pick_definitions(clusters, Untouchable())  # type: ignore[arg-type]
+    assert picked == [] and choices.usage == []
 
 
 STORY = {

@@ -25,10 +25,11 @@ SYSTEM_PROMPT = (
 
 
 def _escalated(cluster: Cluster) -> Finding | None:
-    """The finding that names the sentences a definition could be, unless one is known."""
+    """The finding that names the sentences a definition could be and leaves them to the model,
+    unless a definition is known."""
     if any(f.definition for f in cluster.findings):
         return None
-    return next((f for f in cluster.findings if f.open_sentences and f.reader not in PROPOSERS), None)
+    return next((f for f in cluster.findings if f.open_sentences and f.ask_model and f.reader not in PROPOSERS), None)
 
 
 def pick_definitions(clusters: list[Cluster], model: LanguageModel) -> tuple[list[Finding], Choices]:

@@ -57,3 +57,6 @@ class Finding:
     # A definition is there but the layout does not say which sentence: these are the ones it
     # could be, left for a model to choose from (and the term `escalated` until one does).
     open_sentences: tuple[Quote, ...] = ()
+    # Whether the model step is asked to choose among `open_sentences`; if not, the desk decides
+    # (a construction read open: the embedded model accepts its sentence too readily).
+    ask_model: bool = True
