@@ -6,8 +6,8 @@ Offsets, never copies: `text[token.start:token.end]` is the token as printed, an
 slice is the source's characters, so whatever a reader quotes from the analysis passes the span
 check unchanged.
 
-The language of a chunk is the one most of its function words belong to (English, German,
-French, Spanish, Italian); a chunk with none takes its document's.
+The language of a chunk is the one with the most of its function words that no other language
+shares (English, German, French, Spanish, Italian); a chunk with none takes its document's.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ _FUNCTION_WORDS = {
     "it": _ITALIAN_FUNCTION_WORDS,
 }
 
+# "la", "de", "un" are French, Spanish and Italian alike: only a word one language alone has tells.
 _DISTINCTIVE = {
     code: words - frozenset().union(*(other for c, other in _FUNCTION_WORDS.items() if c != code))
     for code, words in _FUNCTION_WORDS.items()
@@ -170,7 +171,6 @@ class DocumentAnalysis:
     """Every sentence of a document's prose, analysed on first use and kept for the other readers."""
 
     def __init__(self, document: ParsedDocument):
-        self._document = document
         self._language = language_of(" ".join(c.text for c in document.chunks[:200] if c.kind == "text"))
         self._sentences: dict[str, list[Sentence]] = {}
 
@@ -187,12 +187,6 @@ class DocumentAnalysis:
                 for sentence in sentences(chunk.text, para)
             ]
         return self._sentences[chunk.chunk_id]
-
-    def prose(self) -> Iterator[Sentence]:
-        """The sentences of the document's text chunks, in order."""
-        for chunk in self._document.chunks:
-            if chunk.kind == "text":
-                yield from self.sentences(chunk)
 
 
 @contextmanager

@@ -1,23 +1,24 @@
 """Definitions read from the sentence analysis: each construction is a pattern over a sentence's
 tokens, parts of speech and noun phrases (language/analysis.py) with the closed classes of its
-language (language/definition_wording.py), the way a language states a definition:
+language (language/definition_wording.py), the way a language states a definition. Trusted:
 
-- `copula_class`: a subject noun phrase, a copula, a determiner and a class noun restricted by a
-  relative clause, a preposition or a participle ("An X is a Y that …", "X ist ein Y, das …");
-- `copula_bare`: the same with nothing restricting the class noun ("X is a Y.");
-- `naming`: "Y is called / known as / termed X", "Y heißt X", "Y est appelé X", "Y se llama X";
-- `naming_apposition`: "a Y called X", "a Y, also known as X,", "a Y, which is called X";
-- `naming_anaphoric`: "This process is called X": what "this" points back at, the sentence before;
-- `naming_active`: "Scientists refer to Y as X";
 - `defining_verb`: "X refers to / means / denotes / stands for / is defined as Y", "X bezeichnet
   Y", "X désigne Y";
 - `inverted`: "On appelle X Y", "Unter X versteht man Y", "Se entiende por X Y", "Per X si intende Y";
-- `or_gloss`: "X, or Y, …".
+- `naming`: "Y is called / known as / termed X", "Y heißt X", "Y wird als X bezeichnet", "Y se
+  llama X"; `naming_gloss`: "This is called X: Y"; `naming_clause`: "When Y, it is called X";
+  `naming_anaphoric`: "This process is called X", defined by the sentence before;
+- `copula_class`: a subject noun phrase, a copula, a determiner and a class noun restricted by a
+  relative clause, a preposition or a participle ("An X is a Y that …", "X ist ein Y, das …").
+
+Open (their sentence is left to the review desk): `naming_active` ("Scientists refer to Y as
+X"), `copula_relative` ("X, which is a Y that …"), `apposition_class` ("X, a Y that …"),
+`colon_gloss` ("X: a Y that …"), `composition` ("X consists of Y"), `naming_apposition` ("a Y
+called X"), `copula_bare` ("X is a Y."), `or_gloss` ("X, or Y, …").
 
 The term is a whole noun phrase (its article aside); a definition is what the construction says
-the term is, as printed. A construction's findings are entries when its measured precision is
-high enough (`Construction.trusted`, docs/QUALITY.md "Definitions by construction"); else they
-are proposed open: the sentence is left to the model step or the review desk.
+the term is, as printed. Which constructions are trusted follows their measured precision
+(bench/definition_constructions.py; docs/QUALITY.md, "Issue 45").
 """
 
 from __future__ import annotations
