@@ -102,6 +102,15 @@ def _readings(*texts: str) -> list[tuple[str, str, str]]:
             ("inverted", "tiempo de ciclo", "la duración de un viaje del camión"),
         ),
         (
+            "Die Lkw kommen zu festen Zeiten an, wobei Tk die Ankunftszeit des k-ten Lkw bezeichnet.",
+            ("legend", "Tk", "die Ankunftszeit des k-ten Lkw"),
+        ),
+        ("Es sei wk die Wartezeit des k-ten Lkw.", ("legend", "wk", "die Wartezeit des k-ten Lkw")),
+        (
+            "Le débit suit la loi Q = v S, où v est la vitesse moyenne de l'eau.",
+            ("legend", "v", "la vitesse moyenne de l'eau"),
+        ),
+        (
             "Un nastro trasportatore è un impianto che porta il minerale al frantoio.",
             ("copula_class", "nastro trasportatore", "un impianto che porta il minerale al frantoio"),
         ),
@@ -138,6 +147,7 @@ def test_a_sentence_pointing_back_is_defined_by_the_one_before():
         "Leider ist die genaue Verteilung der Ankünfte unbekannt.",
         "Les pompes sont installées dans la station de relevage.",
         "La bomba es importante para la planta.",
+        "Die Halle, wo wir arbeiten, ist groß.",
     ],
 )
 def test_what_no_construction_reads(text):

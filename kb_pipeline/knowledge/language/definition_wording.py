@@ -65,6 +65,13 @@ class DefinitionWording:
     negations: frozenset[str]
     of: frozenset[str]
     alternatives: frozenset[str]
+    # A symbol's legend: "wobei X … bezeichnet", "où X est …", "Es sei X …", "soit X …". The
+    # openers (English "where" is the formula readers'), the verb that follows the symbol, the
+    # verb that ends a verb-final legend, and the openers of "let X be …".
+    legend_openers: tuple[tuple[str, ...], ...]
+    legend_verbs: tuple[tuple[str, ...], ...]
+    legend_verbs_last: frozenset[str]
+    let_openers: tuple[tuple[str, ...], ...]
     # A subject that points back at what the sentence before said ("This process is called …").
     anaphora: frozenset[str]
 
@@ -110,6 +117,10 @@ WORDING: dict[str, DefinitionWording] = {
         negations=frozenset("not never no".split()),
         of=frozenset(["of"]),
         alternatives=frozenset(["or"]),
+        legend_openers=(),
+        legend_verbs=(),
+        legend_verbs_last=frozenset(),
+        let_openers=(),
         anaphora=frozenset("this these that those it they such".split()),
     ),
     "de": DefinitionWording(
@@ -137,6 +148,10 @@ WORDING: dict[str, DefinitionWording] = {
         negations=frozenset("nicht kein keine keinen keiner nie".split()),
         of=frozenset("von des der".split()),
         alternatives=frozenset(["oder"]),
+        legend_openers=_phrases("wobei | wo | worin"),
+        legend_verbs=_phrases("ist | sind | bezeichnet | steht für"),
+        legend_verbs_last=frozenset("bezeichnet bezeichnen ist sind darstellt angibt beschreibt".split()),
+        let_openers=_phrases("es sei | sei | seien"),
         anaphora=frozenset("dies diese dieser dieses es sie".split()),
     ),
     "fr": DefinitionWording(
@@ -166,6 +181,10 @@ WORDING: dict[str, DefinitionWording] = {
         negations=frozenset("ne n' pas jamais".split()),
         of=frozenset("de du des d'".split()),
         alternatives=frozenset(["ou"]),
+        legend_openers=_phrases("où"),
+        legend_verbs=_phrases("est | sont | désigne | représente"),
+        legend_verbs_last=frozenset(),
+        let_openers=_phrases("soit | soient"),
         anaphora=frozenset("ce cela ceci il elle ils elles".split()),
     ),
     "es": DefinitionWording(
@@ -197,6 +216,10 @@ WORDING: dict[str, DefinitionWording] = {
         negations=frozenset("no nunca".split()),
         of=frozenset("de del".split()),
         alternatives=frozenset(["o"]),
+        legend_openers=_phrases("donde"),
+        legend_verbs=_phrases("es | son | denota | representa"),
+        legend_verbs_last=frozenset(),
+        let_openers=_phrases("sea | sean"),
         anaphora=frozenset("esto este esta estos estas ello".split()),
     ),
     "it": DefinitionWording(
@@ -224,6 +247,10 @@ WORDING: dict[str, DefinitionWording] = {
         negations=frozenset("non mai".split()),
         of=frozenset("di del della dei degli delle dello".split()),
         alternatives=frozenset(["o", "oppure"]),
+        legend_openers=_phrases("dove"),
+        legend_verbs=_phrases("è | sono | indica | rappresenta"),
+        legend_verbs_last=frozenset(),
+        let_openers=_phrases("sia | siano"),
         anaphora=frozenset("questo questa questi queste ciò".split()),
     ),
 }

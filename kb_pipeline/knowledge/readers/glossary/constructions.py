@@ -9,7 +9,9 @@ language (language/definition_wording.py), the way a language states a definitio
   llama X"; `naming_gloss`: "This is called X: Y"; `naming_clause`: "When Y, it is called X";
   `naming_anaphoric`: "This process is called X", defined by the sentence before;
 - `copula_class`: a subject noun phrase, a copula, a determiner and a class noun restricted by a
-  relative clause, a preposition or a participle ("An X is a Y that …", "X ist ein Y, das …").
+  relative clause, a preposition or a participle ("An X is a Y that …", "X ist ein Y, das …");
+- `legend`: a symbol explained in German, French, Spanish or Italian ("wobei Tn die Ankunftszeit …
+  bezeichnet", "Es sei xn …", "où p est …").
 
 Open (their sentence is left to the review desk): `naming_active` ("Scientists refer to Y as
 X"), `copula_relative` ("X, which is a Y that …"), `apposition_class` ("X, a Y that …"),
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from ....contracts import ParsedDocument
+from ...document.math_text import is_symbol
 from ...document.text import Span
 from ...language.analysis import CLOSED_CLASS_TAGS, Sentence, Token, document_analysis
 from ...language.definition_wording import WORDING, DefinitionWording
@@ -537,6 +540,35 @@ def _inverted(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> li
     return [Stated("inverted", s, term, definition)] if definition else []
 
 
+def _legend(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+    """A symbol explained in words, in the languages whose legends the formula readers do not
+    read: "wobei Tn die Ankunftszeit des n-ten Kunden bezeichnet" (the verb last), "où p est la
+    pression …", "Es sei xn die Bedienzeit …", "soit p la pression …"."""
+    tokens = s.tokens
+    out = []
+    for i in range(len(tokens)):
+        opened = _words_at(tokens, i, wording.legend_openers)
+        let = _words_at(tokens, i, wording.let_openers) if opened is None else None
+        k = opened if opened is not None else let
+        if k is None or k + 2 >= len(tokens) or not is_symbol(tokens[k].text) or tokens[k].pos in CLOSED_CLASS_TAGS:
+            continue
+        start, end = k + 1, _clause_end(s, k + 1)
+        end = next((j for j in range(start, end) if tokens[j].text == ","), end)
+        if opened is not None:
+            verb = _words_at(tokens, start, wording.legend_verbs)
+            if verb is not None:
+                start = verb
+            elif tokens[end - 1].lower in wording.legend_verbs_last:
+                end -= 1
+            else:
+                continue
+        phrase = s.phrase_at(start)
+        if phrase is None or start >= end or tokens[start].pos != "DET" and tokens[phrase[1] - 1].pos != "NOUN":
+            continue
+        out.append(Stated("legend", s, (k, k + 1), s.slice(start, end)))
+    return out
+
+
 def _or_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
     """ "X, or Y, …": an alternative name set off by commas."""
     tokens = s.tokens
@@ -561,6 +593,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("naming_anaphoric", _naming_anaphoric, trusted=True),
     Construction("naming_active", _naming_active, trusted=False),
     Construction("copula_class", _copula_class, trusted=True),
+    Construction("legend", _legend, trusted=True),
     Construction("copula_relative", _copula_relative, trusted=False),
     Construction("apposition_class", _apposition_class, trusted=False),
     Construction("colon_gloss", _colon_gloss, trusted=False),
