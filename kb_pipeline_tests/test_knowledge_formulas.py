@@ -10,12 +10,14 @@ import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.document.math_text import formula_spans
+from kb_pipeline.knowledge.document.text import Span
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.language.analysis import language_of
 from kb_pipeline.knowledge.payloads.checks import span_problems
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
-from kb_pipeline.knowledge.readers.formulas.legend import without_functions
+from kb_pipeline.knowledge.readers.formulas.legend import Explanation, _names_something, without_functions
 from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -722,3 +724,21 @@ def test_a_symbol_redefined_takes_its_nearest_earlier_meaning():
     payloads = extract_document(document)
     assert _meanings(_formula(payloads, "L"))["p"] == "the power of the motor"
     assert _meanings(_formula(payloads, "h"))["p"] == "the pressure at the inlet"
+
+
+@pytest.mark.parametrize(
+    ("text", "meaning", "names"),
+    [
+        ("Es sei xn die Bedienzeit des n-ten Kunden.", "sei", False),
+        ("Es sei xn die Bedienzeit des n-ten Kunden.", "die Bedienzeit des n-ten Kunden", True),
+        ("The gain k is tuned so that the loop is stable, where k tune.", "tune", False),
+        ("The tube has a radius r and L is its length.", "length", True),
+    ],
+)
+def test_a_symbols_meaning_is_no_verb_alone(text, meaning, names):
+    """The legend reader's meanings are read by the sentence analysis: a verb alone ("sei",
+    "tune") explains no symbol; a noun does, however short."""
+    chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", text=text, page_idx=0)
+    at = text.index(meaning)
+    explanation = Explanation(chunk, Span(0, 1), Span(at, at + len(meaning)))
+    assert _names_something(explanation, language_of(text)) is names

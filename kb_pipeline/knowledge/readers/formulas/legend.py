@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
 from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
-from ...document.text import Span
+from ...document.text import Span, paragraphs, sentences
 from ...language import german
+from ...language.analysis import analyse, language_of
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -504,7 +505,24 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
     defined = {e.symbol.start for e in stated}
     found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
-    return sorted(found, key=lambda e: (e.symbol.start, e.named))
+    language = language_of(chunk.text)
+    return sorted((e for e in found if _names_something(e, language)), key=lambda e: (e.symbol.start, e.named))
+
+
+def _names_something(e: Explanation, language: str) -> bool:
+    """A meaning holds a noun, and is no verb alone ("Es sei xn …" read as "xn: sei", "… to
+    attain"), by the tags the sentence analysis gives its words in their sentence."""
+    text = e.chunk.text
+    around = next(
+        (s for p in paragraphs(text) for s in sentences(text, p) if s.start <= e.meaning.start < s.end),
+        None,
+    )
+    if around is None:
+        return True
+    tags = [t.pos for t in analyse(e.chunk, around, language).tokens if e.meaning.start <= t.start < e.meaning.end]
+    if len(tags) == 1 and tags[0] in ("VERB", "AUX"):
+        return False
+    return not tags or any(t in ("NOUN", "PROPN", "X", "NUM", "ADJ", "SYM") for t in tags)
 
 
 def read_symbol_legends(document: ParsedDocument) -> list[Finding]:
