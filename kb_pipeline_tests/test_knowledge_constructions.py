@@ -124,6 +124,29 @@ def test_a_construction_reads_its_term_and_definition(text, reading):
     assert _readings(text) == [reading]
 
 
+@pytest.mark.parametrize(
+    "text, reading",
+    [
+        (
+            "Definition 2.1. Eine Folge von Ladungen heißt Förderzyklus, wenn sie sich wiederholt.",
+            ("naming", "Förderzyklus", "Eine Folge von Ladungen"),
+        ),
+        (
+            "Définition 3.1 On appelle file stable une file dont l'attente reste finie.",
+            ("inverted", "file stable", "une file dont l'attente reste finie"),
+        ),
+        (
+            "Definition 1.2. A sequence of loads is called a haul cycle if it repeats every shift.",
+            ("naming", "haul cycle", "A sequence of loads"),
+        ),
+    ],
+)
+def test_a_numbered_definition_is_read_after_its_label(text, reading):
+    """ "Definition 2.1." opens the environment; the definition's own sentence starts after it,
+    and its naming verb names the term."""
+    assert _readings(text) == [reading]
+
+
 def test_a_sentence_pointing_back_is_defined_by_the_one_before():
     before = "The crusher breaks large rocks into gravel."
     assert _readings(f"{before} This step is called primary crushing.") == [

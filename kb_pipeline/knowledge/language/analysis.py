@@ -22,6 +22,7 @@ from ...contracts import Chunk, ParsedDocument
 from ..document.document_scope import DocumentScoped
 from ..document.text import Span, paragraphs, sentences
 from . import english, french, german, spanish
+from .lexicon import DEFINITION_LABELS
 from .tagger import tag
 
 # Italian has no lexicon module of its own beyond headings; its function words for telling the
@@ -149,6 +150,23 @@ def noun_phrases(tokens: list[Token], language: str) -> list[tuple[int, int]]:
     return found
 
 
+# A numbered environment's label ("Definition 2.1.", "Définition 3.1", "Definition 2 (Haul truck).")
+# is no part of the sentence it opens: the definition's own sentence starts after it.
+_ENVIRONMENT = re.compile(rf"(?:{DEFINITION_LABELS})\s+\d+(?:\.\d+)*\.?(?:\s*\([^()\n]{{1,60}}\))?\.?(?=\s)")
+
+
+def _without_labels(text: str, spans: list[Span]) -> list[Span]:
+    out = []
+    for span in spans:
+        label = _ENVIRONMENT.match(text, span.start)
+        rest = len(text[label.end() : span.end]) - len(text[label.end() : span.end].lstrip()) if label else 0
+        if label is None or label.end() + rest >= span.end:
+            out.append(span)
+            continue
+        out += [Span(span.start, label.end()), Span(label.end() + rest, span.end)]
+    return out
+
+
 _POSSESSIVES = frozenset(
     "its their our his her my your sein seine ihr ihre son sa ses leur leurs su sus suo sua suoi".split()
 )
@@ -184,7 +202,7 @@ class DocumentAnalysis:
             self._sentences[chunk.chunk_id] = [
                 analyse(chunk, sentence, language)
                 for para in paragraphs(chunk.text)
-                for sentence in sentences(chunk.text, para)
+                for sentence in _without_labels(chunk.text, sentences(chunk.text, para))
             ]
         return self._sentences[chunk.chunk_id]
 

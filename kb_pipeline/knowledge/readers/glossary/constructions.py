@@ -144,7 +144,7 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
             and (
                 (
                     _is_word(tokens[end])
-                    and (end == i or tokens[end].pos != "VERB" or tokens[end].lower.endswith(wording.gerund))
+                    and (named or end == i or tokens[end].pos != "VERB" or tokens[end].lower.endswith(wording.gerund))
                     and tokens[end].lower not in wording.verb_words
                 )
                 or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens))
@@ -166,15 +166,17 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
 
 def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, wording: DefinitionWording, article: bool) -> bool:
     """A few words whose head is a noun, not a generic one; a gerund ("Downsizing") or, after an
-    article, a word the tagger read as an adjective ("An epidemic") is taken for one. Not a
+    article or in a phrase a naming verb names, a word the tagger read as an adjective or a verb
+    ("An epidemic", "called a Markov chain") is taken for one. Not a
     symbol named in words ("the dimensionless number rv": the formula readers')."""
     if not 0 < end - start <= _MAX_TERM_TOKENS:
         return False
-    head = tokens[end - 1]
+    # The last noun is the head: a Romance phrase's adjectives follow it ("file stable").
+    head = next((t for t in reversed(tokens[start:end]) if t.pos in ("NOUN", "PROPN")), tokens[end - 1])
     nominal = head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith(wording.gerund)
     symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
     return (
-        (nominal or (article and head.pos == "ADJ"))
+        (nominal or (article and head.pos in ("ADJ", "VERB")))
         and head.lower not in _NOT_A_HEAD
         and any(c.isalpha() for c in head.text)
         and not symbol
