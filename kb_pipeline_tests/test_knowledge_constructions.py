@@ -45,6 +45,11 @@ def _readings(*texts: str) -> list[tuple[str, str, str]]:
             ("copula_class", "sump", "a pit in which water collects below the pumps"),
         ),
         (
+            # An unknown word opening a sentence may be tagged a pronoun: the lexicon says it is none.
+            "Slurrification is the mixing of fine ore with water before it is pumped.",
+            ("copula_class", "Slurrification", "the mixing of fine ore with water before it is pumped"),
+        ),
+        (
             "Rock that is left after the ore has been removed is called tailings.",
             ("naming", "tailings", "Rock that is left after the ore has been removed"),
         ),

@@ -109,6 +109,12 @@ def _is_word(token: Token) -> bool:
     )
 
 
+def _is_pronoun(token: Token) -> bool:
+    """A pronoun by its tag and by the lexicon: an unknown word opening a sentence may be tagged
+    one ("Osmosis/PRON is …"), a word no language lists as a function word is none."""
+    return token.pos == "PRON" and token.lower in FUNCTION_WORDS
+
+
 def _skip_opening(s: Sentence, i: int, wording: DefinitionWording) -> int:
     """Past quotes, a determiner and "the term" before a term."""
     tokens = s.tokens
@@ -173,7 +179,11 @@ def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, wording: Defi
         return False
     # The last noun is the head: a Romance phrase's adjectives follow it ("file stable").
     head = next((t for t in reversed(tokens[start:end]) if t.pos in ("NOUN", "PROPN")), tokens[end - 1])
-    nominal = head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ") or head.lower.endswith(wording.gerund)
+    nominal = (
+        head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ")
+        or (head.pos == "PRON" and not _is_pronoun(head))
+        or head.lower.endswith(wording.gerund)
+    )
     symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
     return (
         (nominal or (article and head.pos in ("ADJ", "VERB")))
@@ -196,7 +206,7 @@ def _subject(s: Sentence, wording: DefinitionWording) -> tuple[int, int, int] | 
     comma = next((k for k, t in enumerate(tokens[: _MAX_OPENING_TOKENS + 1]) if t.text == ","), None)
     if comma is not None and tokens[0].pos in ("ADV", "ADP", "SCONJ"):
         first = comma + 1
-    if first >= len(tokens) or tokens[first].lower in wording.anaphora or tokens[first].pos == "PRON":
+    if first >= len(tokens) or tokens[first].lower in wording.anaphora or _is_pronoun(tokens[first]):
         return None
     term = _term(s, first, wording)
     opening = tokens[first : term[0]] if term is not None else ()
@@ -385,7 +395,7 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
 
 
 def _pointing_back(token: Token, wording: DefinitionWording) -> bool:
-    return token.lower in wording.anaphora or token.pos == "PRON"
+    return token.lower in wording.anaphora or _is_pronoun(token)
 
 
 def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, kind: str) -> list[Stated]:
