@@ -46,8 +46,8 @@ def _readings(*texts: str) -> list[tuple[str, str, str]]:
         ),
         (
             # An unknown word opening a sentence may be tagged a pronoun: the lexicon says it is none.
-            "Slurrification is the mixing of fine ore with water before it is pumped.",
-            ("copula_class", "Slurrification", "the mixing of fine ore with water before it is pumped"),
+            "Tailings are the fine waste of a mill that is pumped to a dam.",
+            ("copula_class", "Tailings", "the fine waste of a mill that is pumped to a dam"),
         ),
         (
             "Rock that is left after the ore has been removed is called tailings.",
