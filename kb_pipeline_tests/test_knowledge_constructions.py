@@ -54,6 +54,10 @@ def _readings(*texts: str) -> list[tuple[str, str, str]]:
             ("naming", "tailings", "Rock that is left after the ore has been removed"),
         ),
         (
+            "The time a truck waits under the shovel is often referred to as the queue time.",
+            ("naming", "queue time", "The time a truck waits under the shovel"),
+        ),
+        (
             "When a pump runs without any water, it is called dry running.",
             ("naming_clause", "dry running", "When a pump runs without any water"),
         ),

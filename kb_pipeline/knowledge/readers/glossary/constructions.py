@@ -382,7 +382,16 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
         end = _words_at(tokens, i, wording.naming)
         if end is None:
             continue
-        aux = next((j for j in range(max(0, i - 3), i) if _words_at(tokens, j, wording.naming_auxiliaries) == i), i)
+        # An adverb may stand between the auxiliary and the verb ("is often referred to as").
+        adverb = tokens[i - 1].pos == "ADV" and tokens[i - 1].lower not in wording.negations
+        aux = next(
+            (
+                j
+                for j in range(max(0, i - 4), i)
+                if _words_at(tokens, j, wording.naming_auxiliaries) in (i, i - 1 if adverb else i)
+            ),
+            i,
+        )
         found.append((aux, i, end))
     for i in range(1, len(tokens)):
         # "Y wird als X bezeichnet": the frame's opening is the auxiliary, its term closed by the participle.
@@ -425,7 +434,7 @@ def _naming(s: Sentence, wording: DefinitionWording, before: Sentence | None, ki
         short = aux - subject <= 3
         if not _pointing_back(tokens[subject], wording):
             # "…, eliciting what is called X": a free relative names X, and says not what it is.
-            if kind == "naming" and tokens[aux - 1].pos != "PRON" and ";" not in (t.text for t in tokens[:aux]):
+            if kind == "naming" and not _is_pronoun(tokens[aux - 1]) and ";" not in (t.text for t in tokens[:aux]):
                 out.append(Stated("naming", s, term, s.slice(0, aux - (tokens[aux - 1].text == ","))))
         elif subject > 1 and short:
             if kind == "naming_clause":
