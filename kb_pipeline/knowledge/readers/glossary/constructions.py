@@ -382,8 +382,9 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
         end = _words_at(tokens, i, wording.naming)
         if end is None:
             continue
-        # An adverb may stand between the auxiliary and the verb ("is often referred to as").
-        adverb = tokens[i - 1].pos == "ADV" and tokens[i - 1].lower not in wording.negations
+        # An adverb may stand between the auxiliary and the verb ("is often referred to as"; the
+        # tagger reads some as adjectives).
+        adverb = tokens[i - 1].pos in ("ADV", "ADJ") and tokens[i - 1].lower not in wording.negations
         aux = next(
             (
                 j
