@@ -66,6 +66,8 @@ _NOMINAL = frozenset({"NOUN", "PROPN"})
 # The tags of words that are never part of a term: marks, conjunctions, auxiliaries, determiners,
 # prepositions, particles.
 CLOSED_CLASS_TAGS = frozenset({"PUNCT", "CCONJ", "SCONJ", "AUX", "DET", "ADP", "PART"})
+# A verb or an auxiliary.
+VERBAL_TAGS = frozenset({"VERB", "AUX"})
 # Words that may stand inside a noun phrase before its head.
 _MODIFIERS = frozenset({"ADJ", "NOUN", "PROPN", "NUM"})
 

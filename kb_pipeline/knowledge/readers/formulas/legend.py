@@ -24,7 +24,7 @@ from ...document.document_scope import DocumentScoped
 from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
 from ...document.text import Span, paragraphs, sentences
 from ...language import german
-from ...language.analysis import analyse, language_of
+from ...language.analysis import VERBAL_TAGS, analyse, language_of
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -520,7 +520,7 @@ def _names_something(e: Explanation, language: str) -> bool:
     if around is None:
         return True
     tags = [t.pos for t in analyse(e.chunk, around, language).tokens if e.meaning.start <= t.start < e.meaning.end]
-    if len(tags) == 1 and tags[0] in ("VERB", "AUX"):
+    if len(tags) == 1 and tags[0] in VERBAL_TAGS:
         return False
     return not tags or any(t in ("NOUN", "PROPN", "X", "NUM", "ADJ", "SYM") for t in tags)
 
