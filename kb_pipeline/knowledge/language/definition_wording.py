@@ -45,8 +45,8 @@ class DefinitionWording:
     evaluations: frozenset[str]
     # What opens a clause that a verb says (never a definition: "X means that …").
     complementizers: frozenset[str]
-    # The ending of a verb form that also names a thing ("Downsizing is …", "dry running").
-    gerund: str
+    # The endings of a verb form that also names a thing ("Downsizing is …", "dry running").
+    gerund_endings: tuple[str, ...]
     # A verb-second language puts any adverb or object first ("Leider ist die …"): a lone word
     # before its copula is read as a term only when an indefinite article opens the class.
     verb_second: bool
@@ -105,7 +105,7 @@ WORDING: dict[str, DefinitionWording] = {
             "effective important useful good great major key main simple easy common typical efficient powerful popular excellent essential critical crucial significant necessary better best ideal convenient valuable helpful interesting difficult hard".split()
         ),
         complementizers=frozenset("that".split()),
-        gerund="ing",
+        gerund_endings=("ing",),
         verb_second=False,
         indefinite_articles=frozenset("a an".split()),
         composition=_phrases(
@@ -138,7 +138,7 @@ WORDING: dict[str, DefinitionWording] = {
             "wichtig wichtige wichtiger wichtiges nützlich nützliche gut gute guter einfach einfache wesentlich wesentliche häufig häufige typisch typische effizient effiziente".split()
         ),
         complementizers=frozenset("dass".split()),
-        gerund="-",
+        gerund_endings=(),
         verb_second=True,
         indefinite_articles=frozenset("ein eine einer eines einem einen".split()),
         composition=_phrases("besteht aus | bestehen aus | setzt sich zusammen aus | setzen sich zusammen aus"),
@@ -169,7 +169,7 @@ WORDING: dict[str, DefinitionWording] = {
             "important importante efficace utile bon bonne simple facile fréquent fréquente essentiel essentielle majeur majeure principal principale".split()
         ),
         complementizers=frozenset("que qu'".split()),
-        gerund="-",
+        gerund_endings=(),
         verb_second=False,
         indefinite_articles=frozenset("un une".split()),
         composition=_phrases(
@@ -204,7 +204,7 @@ WORDING: dict[str, DefinitionWording] = {
             "importante eficaz útil bueno buena sencillo sencilla fácil frecuente esencial principal".split()
         ),
         complementizers=frozenset("que".split()),
-        gerund="-",
+        gerund_endings=(),
         verb_second=False,
         indefinite_articles=frozenset("un una".split()),
         composition=_phrases(
@@ -237,7 +237,7 @@ WORDING: dict[str, DefinitionWording] = {
             "importante efficace utile buono buona semplice facile frequente essenziale principale".split()
         ),
         complementizers=frozenset("che".split()),
-        gerund="-",
+        gerund_endings=(),
         verb_second=False,
         indefinite_articles=frozenset("un uno una un'".split()),
         composition=_phrases("è costituito da | è costituita da | sono costituiti da | consiste in | si compone di"),

@@ -150,7 +150,12 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
             and (
                 (
                     _is_word(tokens[end])
-                    and (named or end == i or tokens[end].pos != "VERB" or tokens[end].lower.endswith(wording.gerund))
+                    and (
+                        named
+                        or end == i
+                        or tokens[end].pos != "VERB"
+                        or tokens[end].lower.endswith(wording.gerund_endings)
+                    )
                     and tokens[end].lower not in wording.verb_words
                 )
                 or (end > i and tokens[end].lower in _POSSESSIVE and end + 1 < len(tokens))
@@ -182,7 +187,7 @@ def _names_a_term(tokens: tuple[Token, ...], start: int, end: int, wording: Defi
     nominal = (
         head.pos not in ("ADV", "VERB", "PRON", "NUM", "ADJ")
         or (head.pos == "PRON" and not _is_pronoun(head))
-        or head.lower.endswith(wording.gerund)
+        or head.lower.endswith(wording.gerund_endings)
     )
     symbol = end - start > 1 and len(head.text) <= 2 and not head.text.isupper()
     return (
