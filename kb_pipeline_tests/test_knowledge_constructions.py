@@ -180,6 +180,8 @@ def test_a_sentence_pointing_back_is_defined_by_the_one_before():
         "Les pompes sont installées dans la station de relevage.",
         "La bomba es importante para la planta.",
         "Die Halle, wo wir arbeiten, ist groß.",
+        "The latter is a pump that runs on diesel.",
+        "Results are the figures that the crew records.",
     ],
 )
 def test_what_no_construction_reads(text):

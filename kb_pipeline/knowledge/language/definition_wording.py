@@ -72,6 +72,9 @@ class DefinitionWording:
     legend_verbs: tuple[tuple[str, ...], ...]
     legend_verbs_last: frozenset[str]
     let_openers: tuple[tuple[str, ...], ...]
+    # Adjectives that point at another thing of a list or a text ("the last is …", "the former"):
+    # a term made of them alone names nothing.
+    pointing_adjectives: frozenset[str]
     # A subject that points back at what the sentence before said ("This process is called …").
     anaphora: frozenset[str]
 
@@ -121,6 +124,9 @@ WORDING: dict[str, DefinitionWording] = {
         legend_verbs=(),
         legend_verbs_last=frozenset(),
         let_openers=(),
+        pointing_adjectives=frozenset(
+            "last latter former first second third next previous following above below same other".split()
+        ),
         anaphora=frozenset("this these that those it they such".split()),
     ),
     "de": DefinitionWording(
@@ -152,6 +158,9 @@ WORDING: dict[str, DefinitionWording] = {
         legend_verbs=_phrases("ist | sind | bezeichnet | steht für"),
         legend_verbs_last=frozenset("bezeichnet bezeichnen ist sind darstellt angibt beschreibt".split()),
         let_openers=_phrases("es sei | sei | seien"),
+        pointing_adjectives=frozenset(
+            "letzte letzter letztere erste erster zweite folgende obige gleiche andere".split()
+        ),
         anaphora=frozenset("dies diese dieser dieses es sie".split()),
     ),
     "fr": DefinitionWording(
@@ -185,6 +194,9 @@ WORDING: dict[str, DefinitionWording] = {
         legend_verbs=_phrases("est | sont | désigne | représente"),
         legend_verbs_last=frozenset(),
         let_openers=_phrases("soit | soient"),
+        pointing_adjectives=frozenset(
+            "dernier dernière premier première second seconde suivant suivante même autre".split()
+        ),
         anaphora=frozenset("ce cela ceci il elle ils elles".split()),
     ),
     "es": DefinitionWording(
@@ -220,6 +232,9 @@ WORDING: dict[str, DefinitionWording] = {
         legend_verbs=_phrases("es | son | denota | representa"),
         legend_verbs_last=frozenset(),
         let_openers=_phrases("sea | sean"),
+        pointing_adjectives=frozenset(
+            "último última primero primera segundo segunda siguiente mismo misma otro otra".split()
+        ),
         anaphora=frozenset("esto este esta estos estas ello".split()),
     ),
     "it": DefinitionWording(
@@ -251,6 +266,9 @@ WORDING: dict[str, DefinitionWording] = {
         legend_verbs=_phrases("è | sono | indica | rappresenta"),
         legend_verbs_last=frozenset(),
         let_openers=_phrases("sia | siano"),
+        pointing_adjectives=frozenset(
+            "ultimo ultima primo prima secondo seconda seguente stesso stessa altro altra".split()
+        ),
         anaphora=frozenset("questo questa questi queste ciò".split()),
     ),
 }

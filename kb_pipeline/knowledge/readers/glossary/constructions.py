@@ -34,13 +34,15 @@ from ...document.math_text import is_symbol
 from ...document.text import Span
 from ...language.analysis import CLOSED_CLASS_TAGS, Sentence, Token, document_analysis
 from ...language.definition_wording import WORDING, DefinitionWording
-from ...language.lexicon import DOCUMENT_PARTS, FUNCTION_WORDS, GENERIC_HEADS
+from ...language.lexicon import DOCUMENT_PARTS, FUNCTION_WORDS, GENERIC_HEADS, NON_TERM_SUBJECTS, PRONOUNS
 from ..findings import Finding, Quote
 from .abbreviations import is_abbreviation
 
 _MAX_TERM_TOKENS = 6
 _QUOTES = frozenset("\"'“”‘’«»„")
 _NOT_A_HEAD = frozenset(w.casefold() for w in (*GENERIC_HEADS, *DOCUMENT_PARTS))
+# Words a subject opening with names no term: pronouns, "each", "all", "example", "note" …
+_NOT_A_TERM = frozenset(w.casefold() for w in (*PRONOUNS, *NON_TERM_SUBJECTS))
 _CLOSING = frozenset(".;:!?")
 # A possessive inside a term ("Parkinson's disease").
 _POSSESSIVE = frozenset({"'s", "’s"})
@@ -166,6 +168,8 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
         end = owned[1]
     while end > i and tokens[end - 1].text in _QUOTES:
         end -= 1
+    if all(t.lower in wording.pointing_adjectives or t.lower in _NOT_A_TERM for t in tokens[i:end]):
+        return None  # "the last is …", "one of …": a pointer, no term
     if end == i or not _names_a_term(
         tokens, i, end, wording, article=(named and end - i > 1) or (i > 0 and tokens[i - 1].pos == "DET")
     ):
