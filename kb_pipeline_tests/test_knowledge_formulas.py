@@ -12,12 +12,12 @@ from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.document.math_text import formula_spans
 from kb_pipeline.knowledge.document.text import Span
 from kb_pipeline.knowledge.extract import extract_document
-from kb_pipeline.knowledge.language.analysis import language_of
+from kb_pipeline.knowledge.language.analysis import DocumentAnalysis
 from kb_pipeline.knowledge.payloads.checks import span_problems
 from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
-from kb_pipeline.knowledge.readers.formulas.legend import Explanation, _names_something, without_functions
+from kb_pipeline.knowledge.readers.formulas.legend import Explanation, names_something, without_functions
 from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -739,6 +739,7 @@ def test_a_symbols_meaning_is_no_verb_alone(text, meaning, names):
     """The legend reader's meanings are read by the sentence analysis: a verb alone ("sei",
     "tune") explains no symbol; a noun does, however short."""
     chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", text=text, page_idx=0)
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[chunk])
     at = text.index(meaning)
     explanation = Explanation(chunk, Span(0, 1), Span(at, at + len(meaning)))
-    assert _names_something(explanation, language_of(text)) is names
+    assert names_something(explanation, DocumentAnalysis(document).sentences(chunk)) is names

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
 from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol, is_word
-from ...document.text import Span, paragraphs, sentences
+from ...document.text import Span
 from ...language import german
-from ...language.analysis import VERBAL_TAGS, analyse, language_of
+from ...language.analysis import VERBAL_TAGS, Sentence, document_analysis
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -123,6 +123,7 @@ class MathText:
     document (the legend reader and the formulas share it)."""
 
     def __init__(self, document: ParsedDocument):
+        self.document = document
         self.formulas: list[tuple[Chunk, FormulaSpan]] = [
             (chunk, found) for chunk in document.chunks for found in formula_spans(chunk)
         ]
@@ -505,21 +506,19 @@ def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
     defined = {e.symbol.start for e in stated}
     found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
-    language = language_of(chunk.text)
-    return sorted((e for e in found if _names_something(e, language)), key=lambda e: (e.symbol.start, e.named))
+    with document_analysis(math.document) as analysis:
+        said = analysis.sentences(chunk)
+    return sorted((e for e in found if names_something(e, said)), key=lambda e: (e.symbol.start, e.named))
 
 
-def _names_something(e: Explanation, language: str) -> bool:
+def names_something(e: Explanation, said: list[Sentence]) -> bool:
     """A meaning holds a noun, and is no verb alone ("Es sei xn …" read as "xn: sei", "… to
-    attain"), by the tags the sentence analysis gives its words in their sentence."""
-    text = e.chunk.text
-    around = next(
-        (s for p in paragraphs(text) for s in sentences(text, p) if s.start <= e.meaning.start < s.end),
-        None,
-    )
+    attain"), by the tags the sentence analysis gives its words in their sentence (`said`: the
+    chunk's analysed sentences)."""
+    around = next((s for s in said if s.span.start <= e.meaning.start < s.span.end), None)
     if around is None:
         return True
-    tags = [t.pos for t in analyse(e.chunk, around, language).tokens if e.meaning.start <= t.start < e.meaning.end]
+    tags = [t.pos for t in around.tokens if e.meaning.start <= t.start < e.meaning.end]
     if len(tags) == 1 and tags[0] in VERBAL_TAGS:
         return False
     return not tags or any(t in ("NOUN", "PROPN", "X", "NUM", "ADJ", "SYM") for t in tags)
