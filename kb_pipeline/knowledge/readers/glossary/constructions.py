@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 from ....contracts import ParsedDocument
 from ...document.math_text import is_symbol
@@ -286,7 +286,7 @@ def _class_noun(s: Sentence, k: int, wording: DefinitionWording, bare: bool = Fa
     return noun, restricted
 
 
-def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[Stated]:
+def _copula(s: Sentence, wording: DefinitionWording, _: Sentence | None, restricted: bool) -> list[Stated]:
     subject = _subject(s, wording)
     if subject is None:
         return []
@@ -312,14 +312,6 @@ def _copula(s: Sentence, wording: DefinitionWording, restricted: bool) -> list[S
     return [Stated("copula_class" if restricted else "copula_bare", s, (start, end), definition)] if definition else []
 
 
-def _copula_class(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
-    return _copula(s, wording, restricted=True)
-
-
-def _copula_bare(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
-    return _copula(s, wording, restricted=False)
-
-
 def _term_before(s: Sentence, i: int, wording: DefinitionWording) -> tuple[int, int] | None:
     """The term whose noun phrase ends just before token `i`."""
     phrase = s.phrase_ending(i)
@@ -339,14 +331,18 @@ def _class_clause(s: Sentence, k: int, wording: DefinitionWording, bare: bool) -
     return s.slice(k, end)
 
 
+def _after_commas(s: Sentence, words: frozenset[str]) -> list[int]:
+    """Where a comma stands before one of `words` ("…, which is", "…, a", "…, or"), a few tokens from the end at most."""
+    tokens = s.tokens
+    return [i for i in range(1, len(tokens) - 3) if tokens[i].text == "," and tokens[i + 1].lower in words]
+
+
 def _copula_relative(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
     """ "…, a meta-study, which is a study that …": the phrase before the relative pronoun is the
     term, the class noun after the copula opens its definition."""
     tokens = s.tokens
     out = []
-    for i in range(1, len(tokens) - 3):
-        if tokens[i].text != "," or tokens[i + 1].lower not in wording.restrictions:
-            continue
+    for i in _after_commas(s, wording.restrictions):
         k = _words_at(tokens, i + 2, wording.copulas)
         term = _term_before(s, i, wording)
         definition = _class_clause(s, k, wording, bare=True) if k is not None else None
@@ -358,11 +354,8 @@ def _copula_relative(s: Sentence, wording: DefinitionWording, _: Sentence | None
 def _apposition_class(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
     """ "… grief, a response to loss that …": a phrase, a comma and an indefinite article opening
     a restricted class noun phrase."""
-    tokens = s.tokens
     out = []
-    for i in range(1, len(tokens) - 3):
-        if tokens[i].text != "," or tokens[i + 1].lower not in wording.indefinite_articles:
-            continue
+    for i in _after_commas(s, wording.indefinite_articles):
         term = _term_before(s, i, wording)
         definition = _class_clause(s, i + 1, wording, bare=False)
         if term is not None and definition is not None:
@@ -466,22 +459,6 @@ def _gloss_after(s: Sentence, end: int) -> Span | None:
     if not (opening.pos in ("DET", "NOUN", "ADJ") or (opening.pos == "VERB" and tokens[end].text == ":")):
         return None
     return _rest(s, end + 1) if tokens[end].text != "," or opening.pos == "DET" else None
-
-
-def _naming_direct(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
-    return _naming(s, wording, before, "naming")
-
-
-def _naming_clause(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
-    return _naming(s, wording, before, "naming_clause")
-
-
-def _naming_anaphoric(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
-    return _naming(s, wording, before, "naming_anaphoric")
-
-
-def _naming_gloss(s: Sentence, wording: DefinitionWording, before: Sentence | None) -> list[Stated]:
-    return _naming(s, wording, before, "naming_gloss")
 
 
 def _naming_apposition(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
@@ -604,9 +581,7 @@ def _or_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> li
     """ "X, or Y, …": an alternative name set off by commas."""
     tokens = s.tokens
     out = []
-    for i in range(1, len(tokens) - 3):
-        if tokens[i].text != "," or tokens[i + 1].lower not in wording.alternatives:
-            continue
+    for i in _after_commas(s, wording.alternatives):
         term = _term_before(s, i, wording)
         after = s.phrase_at(i + 2)
         if term is None or after is None or after[1] >= len(tokens) or tokens[after[1]].text != ",":
@@ -618,19 +593,19 @@ def _or_gloss(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> li
 CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("defining_verb", _defining_verb, trusted=True),
     Construction("inverted", _inverted, trusted=True),
-    Construction("naming", _naming_direct, trusted=True),
-    Construction("naming_gloss", _naming_gloss, trusted=True),
-    Construction("naming_clause", _naming_clause, trusted=True),
-    Construction("naming_anaphoric", _naming_anaphoric, trusted=True),
+    Construction("naming", partial(_naming, kind="naming"), trusted=True),
+    Construction("naming_gloss", partial(_naming, kind="naming_gloss"), trusted=True),
+    Construction("naming_clause", partial(_naming, kind="naming_clause"), trusted=True),
+    Construction("naming_anaphoric", partial(_naming, kind="naming_anaphoric"), trusted=True),
     Construction("naming_active", _naming_active, trusted=False),
-    Construction("copula_class", _copula_class, trusted=True),
+    Construction("copula_class", partial(_copula, restricted=True), trusted=True),
     Construction("legend", _legend, trusted=True),
     Construction("copula_relative", _copula_relative, trusted=False),
     Construction("apposition_class", _apposition_class, trusted=False),
     Construction("colon_gloss", _colon_gloss, trusted=False),
     Construction("composition", _composition, trusted=False),
     Construction("naming_apposition", _naming_apposition, trusted=False),
-    Construction("copula_bare", _copula_bare, trusted=False),
+    Construction("copula_bare", partial(_copula, restricted=False), trusted=False),
     Construction("or_gloss", _or_gloss, trusted=False),
 )
 
