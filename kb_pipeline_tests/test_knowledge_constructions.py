@@ -222,6 +222,7 @@ STORY = {
         ("BodyText", "Rock that is left after the ore has been removed is called tailings."),
         ("BodyText", "The torque wrench is important for every task on the truck."),
         ("BodyText", "The term payload refers to the mass that a truck carries in one trip."),
+        ("BodyText", "Every shift keeps a fuel reserve at the pit (Minimum Fuel Reserve, MFR) for the trucks."),
     ],
     "de": [
         ("Title", "Förderung im Tagebau"),
@@ -229,6 +230,7 @@ STORY = {
         ("BodyText", "Ein Förderband ist eine Anlage, die das Erz vom Brecher zur Halde bringt."),
         ("BodyText", "Unter Taktzeit versteht man die Zeit zwischen zwei Ladungen."),
         ("BodyText", "Leider ist die genaue Verteilung der Ankünfte unbekannt."),
+        ("BodyText", "Die Lkw kommen zu festen Zeiten an, wobei Tk die Ankunftszeit des k-ten Lkw bezeichnet."),
     ],
     "fr": [
         ("Title", "Le transport en carrière"),
@@ -247,6 +249,7 @@ EXPECTED = {
     "de": {
         "Förderband": "eine Anlage, die das Erz vom Brecher zur Halde bringt",
         "Taktzeit": "die Zeit zwischen zwei Ladungen",
+        "Tk": "die Ankunftszeit des k-ten Lkw",
     },
     "fr": {
         "convoyeur": "un appareil qui transporte le minerai vers le concasseur",
@@ -260,9 +263,13 @@ def test_constructions_on_a_real_parse(language, parses, tmp_path_factory):
     pdf = tmp_path_factory.mktemp(f"constructions_{language}") / f"constructions_{language}.pdf"
     story_pdf(pdf, STORY[language], title=f"constructions_{language}")
     document = parses.run(pdf).document
-    glossary = {e.term: e.definition for e in extract_document(document).glossary if e.definition}
+    entries = extract_document(document).glossary
+    glossary = {e.term: e.definition for e in entries if e.definition}
     # The sentence's full stop may come with it (another reader of the same sentence keeps it).
     assert {term: d.rstrip(".") for term, d in glossary.items()} == EXPECTED[language]
     # Verbatim: every definition is the chunk's own characters.
     texts = "\n".join(c.text for c in document.chunks)
     assert all(d in texts for d in glossary.values())
+    if language == "en":
+        # The long form and its abbreviation both inside one bracket.
+        assert {e.term: e.full_name for e in entries if e.full_name} == {"MFR": "Minimum Fuel Reserve"}
