@@ -1,5 +1,5 @@
 """The lexicon: every word class of every language the readers know, joined into one list per
-class (english.py, french.py, german.py, spanish.py, indonesian.py). Every
+class (english.py, french.py, german.py, spanish.py, italian.py, indonesian.py). Every
 reader takes its words from here, so they all agree on what an article, a modal or a condition
 opener is; a new language is one module with the same names, added to `LANGUAGES`.
 
@@ -27,13 +27,13 @@ from . import (
     spanish,
 )
 
-LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, indonesian)
+LANGUAGES: tuple[ModuleType, ...] = (english, french, german, spanish, italian, indonesian)
 # Languages recognised only where a document names its own parts and itself (the headings of its
 # glossary, abbreviation list and purpose; the phrase it calls itself by) and in the few wordings
 # the readers read in every language recognised (a numbered definition's label, a listed term's
 # defining verb, a unit's preposition, "if … then"): no other reader reads their sentences, so each fills only the
 # classes joined by `_recognised`. Filling every class moves one into `LANGUAGES`.
-RECOGNISED_ONLY: tuple[ModuleType, ...] = (italian, portuguese, dutch, polish, korean, japanese, chinese)
+RECOGNISED_ONLY: tuple[ModuleType, ...] = (portuguese, dutch, polish, korean, japanese, chinese)
 
 
 def _every(name: str) -> tuple[str, ...]:

@@ -25,8 +25,9 @@ _DASHES = "–—-"
 _MARKER = re.compile(
     rf"[^\S\n]*(?:[{_BULLETS}{_DASHES}](?=\s)|[{_BULLETS}]|\(?\d{{1,2}}[.)](?=\s)|\(?[a-z]\)(?=\s)|\([ivx]{{1,4}}\)(?=\s))\s*"
 )
-# An item that starts on a line of its own inside a paragraph.
-_LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s))")
+# An item that starts on a line of its own inside a paragraph ("b) Prestazione …": a letter's
+# item opens in lower case, so the sentence before it would not end there otherwise).
+_LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s|\(?[a-z]\)\s?[^\W\d_]))")
 # An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
 _JOINING_WORDS = PLAIN_DISJUNCTIONS + PLAIN_CONJUNCTIONS
 _INLINE_ITEM = re.compile(
@@ -76,10 +77,40 @@ def _segments(chunk: Chunk) -> list[Span]:
 
 
 def _blocks(text: str, segment: Span) -> list[Span]:
-    """A paragraph split where a list item starts on a new line."""
-    cuts = [segment.start] + [segment.start + m.end() for m in _LINE_ITEM.finditer(segment.of(text))]
+    """A paragraph split where a list item starts on a new line, and after a label line."""
+    items = [segment.start + m.end() for m in _LINE_ITEM.finditer(segment.of(text))]
+    cuts = [segment.start, *sorted(set(items) | set(_after_labels(text, segment)))]
     ends = [c - 1 for c in cuts[1:]] + [segment.end]
     return [Span(a, b) for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
+
+
+# A label set in the running text: a short line at a sentence's start, with no stop, before a
+# longer line opening in upper case ("Prestazione a Scadenza\nAlla data di scadenza, …"). A line a
+# narrow column wrapped is as long as the next, or ends on a function word ("… by the\nNational").
+_LABEL_WORDS = 10
+_LABEL_SHARE = 0.75
+
+
+def _after_labels(text: str, segment: Span) -> list[int]:
+    """Where the line after each label line of `segment` starts."""
+    cuts, at, starts = [], segment.start, True
+    lines = segment.of(text).split("\n")
+    for line, following in zip(lines, lines[1:], strict=False):
+        said, next_said = line.strip(), following.strip()
+        words = said.split()
+        label = (
+            starts
+            and 0 < len(words) <= _LABEL_WORDS
+            and not said.endswith((*SENTENCE_STOPS, ",", ";", ":"))
+            and not is_function_word(words[-1])
+            and next_said[:1].isupper()
+            and len(said) <= _LABEL_SHARE * len(next_said)
+        )
+        at += len(line) + 1
+        if label:
+            cuts.append(at)
+        starts = label or ends_a_sentence(said)
+    return cuts
 
 
 def _pieces(chunk: Chunk) -> list[_Piece]:
