@@ -25,6 +25,7 @@ from ...document.math_text import SYMBOL, FormulaSpan, formula_spans, is_symbol,
 from ...document.text import Span
 from ...language import german
 from ...language.analysis import VERBAL_TAGS, Sentence, document_analysis
+from ...language.definition_wording import WORDING
 from ...language.lexicon import (
     CONJUNCTIONS,
     DETERMINERS,
@@ -40,6 +41,7 @@ from ...language.lexicon import (
     alternation,
 )
 from ..findings import Finding, Quote
+from ..glossary.constructions import legend_statements, words_at
 from .lead_in import lead_in_name
 
 _VERB = rf"(?:{LEGEND_VERBS})"
@@ -80,6 +82,11 @@ _LIST_LINE = re.compile(
     rf"^[ \t]*(?:[•·▪*\-–][ \t]+)?(?P<sym>{SYMBOL})[ \t]*(?::|=|–|—|\||[ \t]-[ \t])[ \t]*(?=[^\W\d_])"
 )
 _CELL_END = re.compile(r"[ \t]*\|")
+# A lecture's list of symbols with a leader of dots, numbered or not, the symbol alone or as the
+# left side of its formula: "1. wn . . . Wartezeit des n-ten Kunden", "2. zn = wn + xn . . . Zeit, …".
+_LEADER_LINE = re.compile(
+    rf"^[ \t]*(?:\d{{1,2}}\.[ \t]+)?(?P<sym>{SYMBOL})(?:[ \t]*=[^\n]*?)?[ \t]*(?:\.[ \t]?\.[ \t]?\.|…)[ \t]*(?=[^\W\d_])"
+)
 # "the stiffness matrix, which relates forces to displacements": the meaning is the noun phrase.
 _RELATIVE_CLAUSE = re.compile(rf",\s+(?:{RELATIVE_PRONOUNS})(?!\w)", re.IGNORECASE)
 _VERB_LAST = re.compile(rf"\s+(?:{german.LEGEND_VERBS_LAST})$")
@@ -344,6 +351,13 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
     formulas = math.spans_in(chunk)
     lines = text.split("\n")
     for k, line in enumerate(lines):
+        if (leader := _LEADER_LINE.match(line)) and _is_legend_symbol(leader.group("sym"), math, in_clause=True):
+            end = _CLAUSE_END.search(text, at + leader.end())
+            meaning = _trimmed(text, at + leader.end(), end.start() if end else at + len(line))
+            if meaning:
+                out.append(Explanation(chunk, Span(at + leader.start("sym"), at + leader.end("sym")), meaning))
+            at += len(line) + 1
+            continue
         m = _LIST_LINE.match(line)
         # "Pd = ρgh" is a formula, not a line of a symbol list.
         inside = m is not None and any(f.start <= at + m.start("sym") < f.end for f in formulas)
@@ -497,17 +511,73 @@ def _bracketed(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanat
     return out
 
 
+# What may stand before a symbol that opens a clause stating what it is (a stop inside a
+# sentence ends a list number: "2. tn ist …").
+_CLAUSE_OPENING = frozenset(",;:.")
+
+
+def _phrase_chain(s: Sentence, start: int, of: frozenset[str]) -> int | None:
+    """The end (token index) of the noun phrase opening at `start` with its complements ("the
+    speed of sound", "die Ankunftszeit des n-ten Kunden"), or None when no phrase opens there."""
+    phrase = s.phrase_at(start)
+    if phrase is None:
+        return None
+    end = phrase[1]
+    while end < len(s.tokens) and s.tokens[end].lower in of:
+        nxt = s.phrase_at(end) or s.phrase_at(end + 1)
+        if nxt is None:
+            break
+        end = nxt[1]
+    return end
+
+
+def _sentence_legends(chunk: Chunk, math: MathText, said: list[Sentence]) -> list[Explanation]:
+    """A symbol the formulas use, stated in a clause of its own to be a noun phrase: after a let
+    opener or a legend opener ("Es sei xn die Bedienzeit …", "wobei Tn die Ankunftszeit …
+    bezeichnet": the glossary's `legend` construction), or opening its clause before a copula
+    ("tn ist die n-te Zwischenankunftszeit", "c is the speed of sound"). The meaning is the noun
+    phrase with its complements, as the analysis reads it: a determiner opens it (a bare kind
+    noun, a verb or a clause is none)."""
+    out = []
+    for s in said:
+        wording = WORDING.get(s.language)
+        if wording is None:
+            continue
+        tokens = s.tokens
+        for stated in legend_statements(s, wording):
+            symbol = tokens[stated.term[0]]
+            if _is_legend_symbol(symbol.text, math, in_clause=True):
+                out.append(Explanation(chunk, Span(symbol.start, symbol.end), stated.definition))
+        for k, symbol in enumerate(tokens[:-2]):
+            if k and tokens[k - 1].text not in _CLAUSE_OPENING:
+                continue
+            copula = words_at(tokens, k + 1, wording.copulas)
+            if copula is None or copula >= len(tokens) or tokens[copula].pos != "DET":
+                continue
+            end = _phrase_chain(s, copula, wording.of)
+            if end is None or not _is_legend_symbol(symbol.text, math):
+                continue
+            out.append(Explanation(chunk, Span(symbol.start, symbol.end), s.slice(copula, end)))
+    return out
+
+
 def explanations(chunk: Chunk, math: MathText) -> list[Explanation]:
     """Every symbol explained in the chunk, in reading order (formulas themselves aside)."""
     if chunk.kind == "table":
         return _symbol_lists(chunk, math)
     if chunk.kind not in ("text", "image"):
         return []
-    stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
-    defined = {e.symbol.start for e in stated}
-    found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
     with document_analysis(math.document) as analysis:
         said = analysis.sentences(chunk)
+    stated = [*_legend_clauses(chunk, math), *_defining_statements(chunk, math), *_symbol_lists(chunk, math)]
+    # One explanation of a symbol at one place: the pattern readers' where they read it.
+    seen = {e.symbol.start for e in stated}
+    for e in _sentence_legends(chunk, math, said):
+        if e.symbol.start not in seen:
+            seen.add(e.symbol.start)
+            stated.append(e)
+    defined = {e.symbol.start for e in stated}
+    found = [*stated, *_appositions(chunk, math, defined), *_bracketed(chunk, math, defined)]
     return sorted((e for e in found if names_something(e, said)), key=lambda e: (e.symbol.start, e.named))
 
 

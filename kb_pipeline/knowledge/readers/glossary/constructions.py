@@ -80,7 +80,7 @@ def _by_first_word(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tupl
     return {word: tuple(found) for word, found in index.items()}
 
 
-def _words_at(tokens: tuple[Token, ...], i: int, phrases: tuple[tuple[str, ...], ...]) -> int | None:
+def words_at(tokens: tuple[Token, ...], i: int, phrases: tuple[tuple[str, ...], ...]) -> int | None:
     """The end of the longest of `phrases` spelled by the tokens from `i`, or None."""
     if i >= len(tokens):
         return None
@@ -292,7 +292,7 @@ def _copula(s: Sentence, wording: DefinitionWording, _: Sentence | None, restric
         return []
     start, end, after = subject
     tokens = s.tokens
-    k = _words_at(tokens, after, wording.copulas)
+    k = words_at(tokens, after, wording.copulas)
     if k is None:
         return []
     # An adverb before the class is the definition's own ("is just a Matrix that …").
@@ -300,7 +300,7 @@ def _copula(s: Sentence, wording: DefinitionWording, _: Sentence | None, restric
     if k < len(tokens) and tokens[k].pos == "ADV" and tokens[k].lower not in wording.negations:
         k += 1
     # A plural's class noun may stand without its article ("Veins are vessels that …").
-    bare = restricted and _words_at(tokens, after, wording.plural_copulas) is not None
+    bare = restricted and words_at(tokens, after, wording.plural_copulas) is not None
     found = _class_noun(s, k, wording, bare)
     # An abbreviation's copula may classify as well as define ("HRD is a crew that …"): open.
     abbreviation = end - start == 1 and is_abbreviation(tokens[start].text)
@@ -343,7 +343,7 @@ def _copula_relative(s: Sentence, wording: DefinitionWording, _: Sentence | None
     tokens = s.tokens
     out = []
     for i in _after_commas(s, wording.restrictions):
-        k = _words_at(tokens, i + 2, wording.copulas)
+        k = words_at(tokens, i + 2, wording.copulas)
         term = _term_before(s, i, wording)
         definition = _class_clause(s, k, wording, bare=True) if k is not None else None
         if term is not None and definition is not None:
@@ -381,7 +381,7 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
     found = []
     tokens = s.tokens
     for i in range(1, len(tokens)):
-        end = _words_at(tokens, i, wording.naming)
+        end = words_at(tokens, i, wording.naming)
         if end is None:
             continue
         # An adverb may stand between the auxiliary and the verb ("is often referred to as"; the
@@ -391,14 +391,14 @@ def _namings(s: Sentence, wording: DefinitionWording) -> list[tuple[int, int, in
             (
                 j
                 for j in range(max(0, i - 4), i)
-                if _words_at(tokens, j, wording.naming_auxiliaries) in (i, i - 1 if adverb else i)
+                if words_at(tokens, j, wording.naming_auxiliaries) in (i, i - 1 if adverb else i)
             ),
             i,
         )
         found.append((aux, i, end))
     for i in range(1, len(tokens)):
         # "Y wird als X bezeichnet": the frame's opening is the auxiliary, its term closed by the participle.
-        opened = _words_at(tokens, i, wording.framed_naming)
+        opened = words_at(tokens, i, wording.framed_naming)
         term = _term(s, opened, wording, named=True) if opened is not None else None
         if opened is not None and term is not None and term[1] < len(tokens):
             if tokens[term[1]].lower in wording.framed_naming_close:
@@ -493,7 +493,7 @@ def _naming_active(s: Sentence, wording: DefinitionWording, _: Sentence | None) 
     tokens = s.tokens
     out = []
     for i in range(1, len(tokens) - 3):
-        k = _words_at(tokens, i, wording.naming_active)
+        k = words_at(tokens, i, wording.naming_active)
         if k is None or not s.phrase_at(k):
             continue
         end = _clause_end(s, k)
@@ -511,7 +511,7 @@ def _verb_after_subject(
     if subject is None:
         return []
     start, end, after = subject
-    k = _words_at(s.tokens, after, verbs)
+    k = words_at(s.tokens, after, verbs)
     if k is None or k >= len(s.tokens) or s.tokens[k].lower in wording.complementizers:
         return []
     definition = _rest(s, k)
@@ -530,14 +530,14 @@ def _inverted(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> li
     """ "On appelle X Y", "Unter X versteht man Y": a one-word opener (a preposition) needs its
     link ("versteht man", "si intende"), or it opens any sentence."""
     tokens = s.tokens
-    k = _words_at(tokens, 0, wording.inverted)
+    k = words_at(tokens, 0, wording.inverted)
     term = _term(s, k, wording) if k is not None else None
     if k is None or term is None:
         return []
     nxt = term[1]
     if nxt < len(tokens) and tokens[nxt].text == ",":
         nxt += 1
-    linked = _words_at(tokens, nxt, wording.inverted_links)
+    linked = words_at(tokens, nxt, wording.inverted_links)
     if linked is not None:
         nxt = linked
     elif k == 1:
@@ -548,22 +548,22 @@ def _inverted(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> li
     return [Stated("inverted", s, term, definition)] if definition else []
 
 
-def _legend(s: Sentence, wording: DefinitionWording, _: Sentence | None) -> list[Stated]:
+def legend_statements(s: Sentence, wording: DefinitionWording, _: Sentence | None = None) -> list[Stated]:
     """A symbol explained in words, in the languages whose legends the formula readers do not
     read: "wobei Tn die Ankunftszeit des n-ten Kunden bezeichnet" (the verb last), "où p est la
     pression …", "Es sei xn die Bedienzeit …", "soit p la pression …"."""
     tokens = s.tokens
     out = []
     for i in range(len(tokens)):
-        opened = _words_at(tokens, i, wording.legend_openers)
-        let = _words_at(tokens, i, wording.let_openers) if opened is None else None
+        opened = words_at(tokens, i, wording.legend_openers)
+        let = words_at(tokens, i, wording.let_openers) if opened is None else None
         k = opened if opened is not None else let
         if k is None or k + 2 >= len(tokens) or not is_symbol(tokens[k].text) or tokens[k].pos in CLOSED_CLASS_TAGS:
             continue
         start, end = k + 1, _clause_end(s, k + 1)
         end = next((j for j in range(start, end) if tokens[j].text == ","), end)
         if opened is not None:
-            verb = _words_at(tokens, start, wording.legend_verbs)
+            verb = words_at(tokens, start, wording.legend_verbs)
             if verb is not None:
                 start = verb
             elif tokens[end - 1].lower in wording.legend_verbs_last:
@@ -599,7 +599,7 @@ CONSTRUCTIONS: tuple[Construction, ...] = (
     Construction("naming_anaphoric", partial(_naming, kind="naming_anaphoric"), trusted=True),
     Construction("naming_active", _naming_active, trusted=False),
     Construction("copula_class", partial(_copula, restricted=True), trusted=True),
-    Construction("legend", _legend, trusted=True),
+    Construction("legend", legend_statements, trusted=True),
     Construction("copula_relative", _copula_relative, trusted=False),
     Construction("apposition_class", _apposition_class, trusted=False),
     Construction("colon_gloss", _colon_gloss, trusted=False),

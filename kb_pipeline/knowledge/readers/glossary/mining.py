@@ -4,9 +4,11 @@ canonical term, each with how often the document mentions the term."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ....contracts import ParsedDocument
+from ...document.math_text import is_symbol
 from ...document.text import canonical
 from ..findings import PROPOSERS, READERS, Finding
 from .abbreviations import is_abbreviation
@@ -111,6 +113,24 @@ def _plural_of(name: str, names: dict[str, list[tuple[int, int, Finding]]]) -> s
     return singular
 
 
+def _split_symbols_by_case(groups: dict[str, list[tuple[int, int, Finding]]]) -> None:
+    """Symbols of the formulas that differ only in case are different symbols ("tn" and "Tn", "b"
+    and "B"): each spelling a legend explains is its own cluster (an abbreviation written in
+    either case, "PLC" and "plc", stays one). The spelling the canonical form writes (else the
+    first found) keeps the canonical, so a symbol written one way keeps its term_id; another is
+    canonical as printed."""
+    for name, members in list(groups.items()):
+        spellings = list(dict.fromkeys(unicodedata.normalize("NFKC", f.term) for _, _, f in members))
+        legends = {unicodedata.normalize("NFKC", f.term) for _, _, f in members if f.reader == "symbol_legend"}
+        if len(spellings) < 2 or not all(s in legends and is_symbol(s) for s in spellings):
+            continue
+        keeper = name if name in spellings else spellings[0]
+        for spelling in spellings:
+            if spelling != keeper:
+                groups[spelling] = [m for m in members if unicodedata.normalize("NFKC", m[2].term) == spelling]
+        groups[name] = [m for m in members if unicodedata.normalize("NFKC", m[2].term) == keeper]
+
+
 def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
     """Clusters in the order the document first names them (stable across runs).
 
@@ -132,6 +152,7 @@ def cluster(document: ParsedDocument, findings: list[Finding]) -> list[Cluster]:
             proposed.append(member)
         else:
             groups.setdefault(canonical(finding.term), []).append(member)
+    _split_symbols_by_case(groups)
     for name in list(groups):
         singular = _plural_of(name, groups)
         if singular:

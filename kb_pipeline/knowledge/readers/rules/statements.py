@@ -27,7 +27,9 @@ _MARKER = re.compile(
 )
 # An item that starts on a line of its own inside a paragraph ("b) Prestazione …": a letter's
 # item opens in lower case, so the sentence before it would not end there otherwise).
-_LINE_ITEM = re.compile(rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s|\(?[a-z]\)\s?[^\W\d_]))")
+_LINE_ITEM = re.compile(
+    rf"\n(?=[^\S\n]*(?:[{_BULLETS}{_DASHES}]\s|[{_BULLETS}]|\(?\d{{1,2}}[.)]\s|\(?[a-z]\)\s?[^\W\d_]))"
+)
 # An item run into the text after a colon, semicolon or stop ("where: • the tank is full; or • …").
 _JOINING_WORDS = PLAIN_DISJUNCTIONS + PLAIN_CONJUNCTIONS
 _INLINE_ITEM = re.compile(
