@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...contracts import Chunk
-from ..language.lexicon import FUNCTION_WORDS
+from ..language.lexicon import CONDITIONALS, FUNCTION_WORDS, IF_THEN_OPENERS
 from .text import Span, paragraphs
 
 FormulaLayout = Literal["display", "inline", "named_line"]
@@ -57,7 +57,10 @@ _RELATION_LINE = re.compile(
 # The older convention: a worded name, then an expression with spaced operators on one line.
 _NAMED_LINE = re.compile(rf"^\s*(?P<lhs>[^\W\d][\w ]{{0,40}}?)\s*=\s*(?P<rhs>[^{RELATIONS}<>!]+?)[\s,.]*$")
 _SPACED_OPERATOR = re.compile(r"\s[x×*/+\-−÷·]\s|/")
-_INLINE = re.compile(rf"(?<![\w/=<>!.?&#:~\-])(?P<lhs>[^\W\d_][^\W_]{{0,4}})\s?(?P<rel>[{RELATIONS}])(?![=>])\s?")
+# A text layer flattens a subscript "n+1" into the line ("wn+1 = …"): the symbol is its letters.
+_INLINE = re.compile(
+    rf"(?<![\w/=<>!.?&#:~\-])(?P<lhs>[^\W\d_][^\W_]{{0,4}})(?:[+−-]\d)?\s?(?P<rel>[{RELATIONS}])(?![=>])\s?"
+)
 # Where an inline expression stops: a clause mark, an equation number, or a space before a word
 # of three letters or a function word ("où").
 _FUNCTION_WORD = "|".join(sorted((w for w in FUNCTION_WORDS if len(w) > 1), key=len, reverse=True))
@@ -261,10 +264,18 @@ def _inline_stop(text: str, start: int) -> int:
     return next((e for e in ends if _balanced(text[start:e])), ends[0] if ends else len(text))
 
 
+# "Falls Tn+1 ≥ Tn + wn + xn ist …", "If x ≤ 0, …": an inequality a conditional opens is the
+# case a statement holds in, not a formula.
+_CONDITION_BEFORE = re.compile(rf"(?:^|\s)(?:{CONDITIONALS}|{IF_THEN_OPENERS})\s+$", re.IGNORECASE)
+_INEQUALITIES = "≤≥"
+
+
 def _inline(chunk: Chunk, line: _Line) -> list[FormulaSpan]:
     out = []
     for m in _INLINE.finditer(line.text):
         if not is_symbol(m.group("lhs")):
+            continue
+        if m.group("rel") in _INEQUALITIES and _CONDITION_BEFORE.search(line.text, 0, m.start()):
             continue
         stop = _inline_stop(line.text, m.end())
         expression = line.text[m.end() : stop]
