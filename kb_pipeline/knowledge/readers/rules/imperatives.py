@@ -1,6 +1,6 @@
 """An instruction: a statement that opens with a verb telling the reader what to do ("Check the
 seal for leaks …", "Vérifier le joint", "Prüfen Sie die Dichtung", "Verificar el sello",
-"Periksa segel …"), as manuals, procedures and recommendation lists write them.
+"Verificare il sigillo", "Periksa segel …"), as manuals, procedures and recommendation lists write them.
 
 A language's verb rule applies only to a sentence in that language (the language most of its
 function words belong to): English "plan" never reads a French "Plan de …" as an instruction,
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ...language import english, french, german, indonesian, spanish
+from ...language import english, french, german, indonesian, italian, spanish
 from ...language.lexicon import (
     DOCUMENT_PARTS,
     INSTRUCTION_ENDINGS,
@@ -63,6 +63,9 @@ _FRENCH = re.compile(
 _FRENCH_FINITE = re.compile(rf"\b(?:{french.FINITE_FORMS})(?![\w'’])", _I)
 _FRENCH_SUBORDINATOR = re.compile(french.SUBORDINATE_CLAUSE, _I)
 _SPANISH = re.compile(rf"^[A-ZÁÉÍÓÚ][a-záéíóúñ]+(?:{INSTRUCTION_ENDINGS['es']})\s+(?:{spanish.INSTRUCTION_OBJECTS})\s")
+_ITALIAN = re.compile(
+    rf"^[A-ZÀ-Ý][a-zà-ÿ]+(?:{INSTRUCTION_ENDINGS['it']})\s+(?:{italian.INSTRUCTION_OBJECTS})(?=\s|\w)"
+)
 _GERMAN = re.compile(rf"^[A-ZÄÖÜ][a-zäöüß]+(?:{INSTRUCTION_ENDINGS['de']})\s+(?:{german.POLITE_IMPERATIVE})\b")
 # A German instruction item ends with its infinitive ("Dichtung auf Lecks prüfen."); German
 # capitalises nouns, so a lower-case -en word last is a verb. Only in a German sentence.
@@ -109,7 +112,14 @@ def imperative_at(text: str, start: int, *, item: bool = False) -> bool:
         clause = _FRENCH_SUBORDINATOR.split(rest, maxsplit=1)[0]
         # -re is as often a noun's ending ("Lettre du …", "Centre des …"): outside a list, only -er, -ir.
         return not _FRENCH_FINITE.search(clause) and (item or not lowered.endswith("re"))
-    if "es" in language and _SPANISH.match(capitalised) or "de" in language and _GERMAN.match(head):
+    if (
+        "es" in language
+        and _SPANISH.match(capitalised)
+        or "it" in language
+        and _ITALIAN.match(capitalised)
+        or "de" in language
+        and _GERMAN.match(head)
+    ):
         return True
     if written_in("id") and (
         lowered in INSTRUCTION_VERBS["id"] or _INDONESIAN_KAN.match(word) and not _INDONESIAN_NOT_VERBS.match(word)

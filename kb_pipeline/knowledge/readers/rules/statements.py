@@ -115,13 +115,25 @@ def _after_labels(text: str, segment: Span) -> list[int]:
     return cuts
 
 
+# A semicolon before a capitalised word ends one sentence and starts the next ("… maturare; In
+# caso di decesso, …"), as a table cell or a long clause list writes them.
+_SEMICOLON_SENTENCE = re.compile(r"(?<=;)\s+(?=[^\W\d_a-zà-ÿ][^\W\d_A-ZÀ-Þ])")
+
+
+def _semicolon_sentences(text: str, sentence: Span) -> list[Span]:
+    cuts = [sentence.start + m.end() for m in _SEMICOLON_SENTENCE.finditer(sentence.of(text))]
+    starts, ends = [sentence.start, *cuts], [*cuts, sentence.end]
+    return [Span(a, a + len(text[a:b].rstrip())) for a, b in zip(starts, ends, strict=True) if text[a:b].strip()]
+
+
 def _pieces(chunk: Chunk) -> list[_Piece]:
     text, out = chunk.text, []
     paragraph_segments = chunk.kind != "table"
     for number, segment in enumerate(_segments(chunk)):
         for block in _blocks(text, segment):
             item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
-            for k, sentence in enumerate(sentences(text, block)):
+            clauses = (clause for whole in sentences(text, block) for clause in _semicolon_sentences(text, whole))
+            for k, sentence in enumerate(clauses):
                 piece = sentence.of(text)
                 cuts = [sentence.start] + [sentence.start + m.end() for m in _INLINE_ITEM.finditer(piece)]
                 ends = [*cuts[1:], sentence.end]
