@@ -21,16 +21,14 @@ from dataclasses import dataclass, field
 from ...contracts import Chunk, ParsedDocument
 from ..document.document_scope import DocumentScoped
 from ..document.text import Span, paragraphs, sentences
-from . import english, french, german, spanish
+from . import english, french, german, italian, spanish
 from .lexicon import DEFINITION_LABELS
 from .tagger import tag
 
-# Italian has no lexicon module of its own beyond headings; its function words for telling the
-# language apart are these.
-_ITALIAN_FUNCTION_WORDS = frozenset(
-    """il lo la gli le un uno una di del della dello dei degli delle al alla ai agli alle nel nella nei
-    nelle sul sulla dal dalla con per tra fra che è sono non si ci anche come questo questa essere viene
-    vengono deve devono può possono ed e""".split()
+# The lexicon leaves the words Italian shares with French and Spanish ("la", "un", "si") to them;
+# telling the languages apart reads each one's distinctive words, so they count here.
+_ITALIAN_FUNCTION_WORDS = frozenset(italian.FUNCTION_WORDS) | frozenset(
+    "la le un uno una e si ci come deve devono può possono viene vengono".split()
 )
 # The Spanish lexicon lists fewer function words than telling Spanish from French and Italian needs.
 _SPANISH_FUNCTION_WORDS = frozenset(spanish.FUNCTION_WORDS) | frozenset(

@@ -66,6 +66,7 @@ _LINE_OF_NO_WORDS = r"\s*\n(?=\s*[^\w\s(\[])"
 # ("i.e. ", "e.g. ": an abbreviation's period ends nothing)
 _CLAUSE_END = re.compile(rf"(?<!\.[^\W\d_])\.(?=\s|$)|\n\s*\n|:\s|\(\d+\)|{_LINE_OF_NO_WORDS}|$")
 _TRIGGER = re.compile(rf"(?<!\w)(?:{LEGEND_OPENERS})\s+", re.I)
+_NESTED_LEGEND = re.compile(rf",\s*(?:{LEGEND_OPENERS})\s", re.I)
 # Right after a formula, "with" opens its legend too ("with λ the conductivity").
 # What may follow a display formula before its legend: its number, punctuation, control glyphs.
 REST_OF_DISPLAY = r"[\s,.;:\x00-\x1f]*(?:\(\d{1,3}[a-z]?\)[\s,.;:]*)?"
@@ -353,7 +354,11 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
     for k, line in enumerate(lines):
         if (leader := _LEADER_LINE.match(line)) and _is_legend_symbol(leader.group("sym"), math, in_clause=True):
             end = _CLAUSE_END.search(text, at + leader.end())
-            meaning = _trimmed(text, at + leader.end(), end.start() if end else at + len(line))
+            stop = end.start() if end else at + len(line)
+            # "A . . . Verteilung der Zwischenankunftszeiten, wobei a die Dichte …": another legend.
+            if nested := _NESTED_LEGEND.search(text, at + leader.end(), stop):
+                stop = nested.start()
+            meaning = _trimmed(text, at + leader.end(), stop)
             if meaning:
                 out.append(Explanation(chunk, Span(at + leader.start("sym"), at + leader.end("sym")), meaning))
             at += len(line) + 1
