@@ -741,5 +741,5 @@ def test_a_symbols_meaning_is_no_verb_alone(text, meaning, names):
     chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", text=text, page_idx=0)
     document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[chunk])
     at = text.index(meaning)
-    explanation = Explanation(chunk, Span(0, 1), Span(at, at + len(meaning)))
+    explanation = Explanation(chunk, Span(0, 1), Span(at, at + len(meaning)), "clause")
     assert names_something(explanation, DocumentAnalysis(document).sentences(chunk)) is names

@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Literal
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.document_scope import DocumentScoped
@@ -99,6 +100,12 @@ _MAX_NAME_WORDS = 4
 _MAX_MEANING_WORDS = 25
 
 
+# How a legend states a symbol's meaning: a "where …" clause, a defining verb, a symbol list's
+# line, a dot leader, an opener or let-clause read from the analysis, a copula at a clause's
+# start, an apposition, a bracketed symbol (bench/rule_constructions.py measures each).
+LegendKind = Literal["clause", "defining", "symbol_list", "dot_leader", "opener", "copula", "apposition", "bracketed"]
+
+
 @dataclass(frozen=True)
 class Explanation:
     """A symbol and the words the document explains it with, both offsets into one chunk."""
@@ -106,6 +113,7 @@ class Explanation:
     chunk: Chunk
     symbol: Span
     meaning: Span
+    how: LegendKind
     # An apposition: the words are the symbol's name (a full name), not only a description.
     named: bool = False
     # A reading ("B measures the load on …"): what the symbol says in the formula at hand, for
@@ -308,7 +316,8 @@ def _clause(chunk: Chunk, start: int, math: MathText) -> list[Explanation]:
             break
         own = _each_own(text, meaning, len(symbols)) if len(symbols) > 1 else None
         out.extend(
-            Explanation(chunk, symbol, m) for symbol, m in zip(symbols, own or [meaning] * len(symbols), strict=True)
+            Explanation(chunk, symbol, m, "clause")
+            for symbol, m in zip(symbols, own or [meaning] * len(symbols), strict=True)
         )
         if not go_on or nxt is None:
             break
@@ -341,7 +350,7 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
         meaning = _trimmed(chunk.text, m.end(), end.start() if end else len(chunk.text))
         if meaning:
             symbol = Span(m.start("sym"), m.end("sym"))
-            out.append(Explanation(chunk, symbol, meaning, reading=m.group("reading") is not None))
+            out.append(Explanation(chunk, symbol, meaning, "defining", reading=m.group("reading") is not None))
     return out
 
 
@@ -360,7 +369,9 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
                 stop = nested.start()
             meaning = _trimmed(text, at + leader.end(), stop)
             if meaning:
-                out.append(Explanation(chunk, Span(at + leader.start("sym"), at + leader.end("sym")), meaning))
+                out.append(
+                    Explanation(chunk, Span(at + leader.start("sym"), at + leader.end("sym")), meaning, "dot_leader")
+                )
             at += len(line) + 1
             continue
         m = _LIST_LINE.match(line)
@@ -379,7 +390,7 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
                     end += 1 + len(more)
             meaning = _trimmed(text, at + m.end(), end)
             if meaning:
-                out.append(Explanation(chunk, Span(at + m.start("sym"), at + m.end("sym")), meaning))
+                out.append(Explanation(chunk, Span(at + m.start("sym"), at + m.end("sym")), meaning, "symbol_list"))
         at += len(line) + 1
     return out
 
@@ -474,9 +485,9 @@ def _appositions(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explan
             # "attributes b and c", "the parameter k": one noun for two symbols, or a noun for
             # what any symbol is, says what kind the symbol is, not what it stands for.
             continue
-        out.append(Explanation(chunk, Span(m.start(), m.end()), name, named=True))
+        out.append(Explanation(chunk, Span(m.start(), m.end()), name, "apposition", named=True))
         if more and _is_legend_symbol(more.group("sym"), math):
-            out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, named=True))
+            out.append(Explanation(chunk, Span(more.start("sym"), more.end("sym")), name, "apposition", named=True))
     return out
 
 
@@ -512,7 +523,7 @@ def _bracketed(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanat
         phrase = Span(start, m.end("name"))
         if phrase.of(text) != " ".join(words):
             continue
-        out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), phrase, named=True))
+        out.append(Explanation(chunk, Span(m.start("sym"), m.end("sym")), phrase, "bracketed", named=True))
     return out
 
 
@@ -552,7 +563,7 @@ def _sentence_legends(chunk: Chunk, math: MathText, said: list[Sentence]) -> lis
         for stated in legend_statements(s, wording):
             symbol = tokens[stated.term[0]]
             if _is_legend_symbol(symbol.text, math, in_clause=True):
-                out.append(Explanation(chunk, Span(symbol.start, symbol.end), stated.definition))
+                out.append(Explanation(chunk, Span(symbol.start, symbol.end), stated.definition, "opener"))
         for k, symbol in enumerate(tokens[:-2]):
             if k and tokens[k - 1].text not in _CLAUSE_OPENING:
                 continue
@@ -562,7 +573,7 @@ def _sentence_legends(chunk: Chunk, math: MathText, said: list[Sentence]) -> lis
             end = _phrase_chain(s, copula, wording.of)
             if end is None or not _is_legend_symbol(symbol.text, math):
                 continue
-            out.append(Explanation(chunk, Span(symbol.start, symbol.end), s.slice(copula, end)))
+            out.append(Explanation(chunk, Span(symbol.start, symbol.end), s.slice(copula, end), "copula"))
     return out
 
 
