@@ -58,7 +58,8 @@ _PERMISSION = (
 )
 RULE_WORDING = (
     r"\b(?:muss|müssen|musst|muß|soll|sollen|sollte|sollten)\b",
-    r"\b(?:darf|dürfen)\s+(?:nicht|kein\w*)\b",
+    # "darf nicht", and the negation at the end of its clause: "darf die Dichtung nicht ersetzen".
+    r"\b(?:darf|dürfen)(?:\s+[^\s,;:.]+){0,6}?\s+(?:nicht|kein\w*)\b",
     _PERMISSION,
     # "Das Ventil ist sofort zu schließen": the modal passive. Not "ist es, … zu" (an
     # infinitive clause after a comma) nor "ist einfach zu verwenden" (how easy a thing is).

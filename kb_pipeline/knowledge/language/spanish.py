@@ -15,7 +15,7 @@ AUTHORS = ("nosotros",)
 NEGATIONS = ("no",)
 # "sin" (without) is left out: in a formula it is the sine.
 FUNCTION_WORDS = """el los las lo unos unas y o u e del al con por para sobre son está están ser su sus donde
-    cuando""".split()
+    cuando de la en que""".split()
 DOCUMENT_PARTS = ("tabla",)
 KIND_NOUNS = """símbolo símbolos variable variables parámetro parámetros coeficiente coeficientes constante constantes
     atributo atributos argumento argumentos valor valores índice índices término términos factor factores""".split()

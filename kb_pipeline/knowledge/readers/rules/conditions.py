@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ....contracts import Chunk
 from ...document.text import Span, sentences
+from ...language.analysis import VERBAL_TAGS, DocumentAnalysis
+from ...language.definition_wording import WORDING
 from ...language.lexicon import (
     ALTERNATIVES,
     AS_NEEDED,
@@ -70,6 +73,28 @@ def leading_condition(text: str, start: int = 0) -> Span | None:
         if m:
             return Span(m.start(), m.end())
     return None
+
+
+_OPENER = re.compile(rf"(?:{CONDITION_OPENERS})\b")
+# A scope before a verb-second language's finite verb is a few words: more is a clause of its own.
+_MAX_SCOPE_TOKENS = 8
+
+
+def verb_second_scope(text: str, chunk: Chunk, start: int, analysis: DocumentAnalysis) -> Span | None:
+    """ "Bei kaltem Motor muss das Ventil …": in a verb-second language a leading scope needs no
+    comma; it ends where the sentence analysis finds the finite verb. `text` is the statement,
+    `start` its offset in `chunk`'s text."""
+    at = discourse_end(text)
+    if not _OPENER.match(text, at):
+        return None
+    said = next((s for s in analysis.sentences(chunk) if s.span.start <= start < s.span.end), None)
+    if said is None or not (wording := WORDING.get(said.language)) or not wording.verb_second:
+        return None
+    tokens = [t for t in said.tokens if start + at <= t.start < start + len(text)]
+    verb = next((k for k, t in enumerate(tokens[:_MAX_SCOPE_TOKENS]) if t.pos in VERBAL_TAGS), None)
+    if verb is None or verb < 2 or any(not t.text[0].isalnum() for t in tokens[:verb]):
+        return None
+    return Span(at, tokens[verb - 1].end - start)
 
 
 @lru_cache(maxsize=4096)

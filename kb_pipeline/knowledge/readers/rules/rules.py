@@ -25,6 +25,7 @@ from typing import Literal
 
 from ....contracts import ParsedDocument
 from ...document.text import Span, ends_a_sentence, squash
+from ...language.analysis import DocumentAnalysis, document_analysis
 from ...language.lexicon import CONDITIONALS, COPYRIGHT, EACH_SCOPES, LICENSING, THE_WORK
 from ...model.injection import addresses_a_model
 from ...payloads.contracts import RuleEntry, RuleType
@@ -40,6 +41,7 @@ from .conditions import (
     normative_condition,
     proviso,
     trailing_condition,
+    verb_second_scope,
 )
 from .imperatives import imperative_at, narrates_an_example
 from .normative import (
@@ -183,7 +185,7 @@ RULE_READERS: tuple[tuple[RuleReader, Callable[[_Read], _Reading | None]], ...] 
 )
 
 
-def _candidate(statement: Statement) -> RuleCandidate | None:
+def _candidate(statement: Statement, analysis: DocumentAnalysis) -> RuleCandidate | None:
     text = statement.text
     if addresses_a_model(text) or len(text.split()) < _MIN_WORDS:
         return None
@@ -198,7 +200,7 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
     trail = None if lead else trailing_condition(text, after)
-    condition = lead or trail
+    condition = lead or trail or verb_second_scope(text, statement.chunk, statement.span.start, analysis)
     if not decided and condition and normative_condition(condition.of(text)):
         decided = True  # "If necessary, a spare pump can be installed": an option given to the reader
     if _PREFORMATTED.search(text):
@@ -222,7 +224,8 @@ def _candidate(statement: Statement) -> RuleCandidate | None:
 
 
 def propose_rules(document: ParsedDocument) -> list[RuleCandidate]:
-    return [c for statement in statements(document, decides_a_rule) if (c := _candidate(statement))]
+    with document_analysis(document) as analysis:
+        return [c for statement in statements(document, decides_a_rule) if (c := _candidate(statement, analysis))]
 
 
 def _about_the_publication(document: ParsedDocument, candidate: RuleCandidate) -> bool:
