@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from ...document.text import ends_a_sentence
 from ...language.lexicon import (
     ABSOLUTE_OUTCOMES,
     AUTHORS,
@@ -36,6 +37,7 @@ from ...language.lexicon import (
     RULE_WORDING,
     SUBORDINATORS,
     alternation,
+    is_function_word,
 )
 
 Strength = Literal["decided", "open"]
@@ -122,12 +124,20 @@ def normative_cue(text: str) -> Cue | None:
         if not reported and not _descriptive(text, cue):
             return Cue(cue.start(), cue.end(), "decided")
         first = first or cue
-    # "The load was computed as:" introduces a formula, which the formula reader reads.
-    calculation = None if reported or text.rstrip().endswith(":") else _CALCULATION.search(text)
+    # "The load was computed as:", "La portata si calcola con" (its formula on the next line)
+    # introduces a formula, which the formula reader reads.
+    calculation = None if reported or _introduces_a_formula(text) else _CALCULATION.search(text)
     if calculation:
         return Cue(calculation.start(), calculation.end(), "decided")
     weak = first or _OPEN.search(text)
     return Cue(weak.start(), weak.end(), "open") if weak else None
+
+
+def _introduces_a_formula(text: str) -> bool:
+    """A lead-in that stops on a colon or on a function word, its formula set below it."""
+    said = text.rstrip()
+    words = said.split()
+    return said.endswith(":") or (not ends_a_sentence(said) and bool(words) and is_function_word(words[-1]))
 
 
 def decides_a_rule(text: str) -> bool:
