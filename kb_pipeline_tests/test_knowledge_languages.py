@@ -32,9 +32,12 @@ RULES = {
             ("If the seal leaks, the operator must replace it before the next start.", "If the seal leaks"),
             ("The discharge pressure should not exceed 4 bar unless a relief valve is fitted.", "unless a relief valve is fitted"),
             ("Check the oil level before every start.", None),
+            # A threshold criterion: a label set to a value compared with a number.
+            ("Hypertension: systolic blood pressure ≥ 140 mmHg.", None),
         ],
         [
             "The pump was installed in the station in 2019 by the manufacturer.",
+            "In 2019 the mean flow at the gauge was < 5 m3/s.",
             "The guard can be removed by hand.",  # a capability or an option: left to a model
             "Let D be the set of all training pairs.",
         ],
@@ -57,6 +60,8 @@ RULES = {
             ("Si le réservoir est plein, l'opérateur doit fermer la vanne.", "Si le réservoir est plein"),
             ("L'écrou est réutilisable, à condition que le filetage soit intact.", "à condition que le filetage soit intact"),
             ("Vérifier le niveau d'huile avant chaque démarrage.", None),
+            # A value past a threshold classed as something.
+            ("Un TA > 16 mmol/L est considéré comme élevé.", None),
         ],
         ["Nous avons étudié trois cas dans ce chapitre.", "La pompe a été installée dans la station en 2019."],
     ),

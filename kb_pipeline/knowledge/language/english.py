@@ -212,6 +212,9 @@ RULE_WORDING = (
     r"(?:targets?|limits?|rules?|thresholds?|ceilings?|caps?)\b",
     r"\b(?:aims?|aimed)\s+(?:to|at)\b[^.;:]{0,160}?\b(?:by|before)\s+\d{4}\b|\b(?:is|are)\s+targeted\s+(?:for|by|in)\s+\d{4}\b",
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"(?:is|are)\s+(?:considered|regarded\s+as|deemed|classed\s+as|classified\s+as)"
+
 CALCULATION_WORDING = (
     rf"\b(?:is|are|was|were|shall\s+be|must\s+be|should\s+be|to\s+be)\s+(?:not\s+)?{ADVERB}(?:then\s+|first\s+)?"
     rf"(?:{_CALCULATED})\s+(?:as|by|from|using|with|in|to|on|over|per|according|via|through|into|if"

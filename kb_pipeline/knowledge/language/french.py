@@ -100,6 +100,9 @@ _METHOD_STEPS = (
     r"extrait|choisi|sélectionné|utilisé|appliqué|effectué|réalisé|construit|analysé|testé|ajusté|filtré"
     r"|échantillonné|exclu|retenu|agrégé|interpolé|lissé|normalisé|comparé"
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"(?:est|sont)\s+(?:considérée?s?|classée?s?)\s+comme"
+
 CALCULATION_WORDING = (
     rf"\b(?:est|sont|a\s+été|ont\s+été)\s+{ADVERB}(?:calculée?s?|exprimée?s?|arrondie?s?|obtenue?s?|estimée?s?|déterminée?s?"
     r"|mesurée?s?|modélisée?s?|négligée?s?)\s+(?:à\s+partir|en|par|selon|comme|sur\s+la\s+base|avec"

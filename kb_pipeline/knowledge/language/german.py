@@ -72,6 +72,9 @@ RULE_WORDING = (
     r"\bZiel(?:e|wert|werte)?\b[^.;:]{0,120}?\b(?:ist|sind|liegt\s+bei|liegen\s+bei|beträgt|betragen)\s+\d",
     r"\b(?:legt|legen|legte|legten)\b[^.;:]{0,80}?\b(?:Ziele?|Grenzwerte?|Regeln?|Obergrenzen?)\b[^.;:]{0,80}?\bfest\b",
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"(?:gilt|gelten)\s+als|(?:wird|werden)\s+als\s+\S+\s+(?:angesehen|eingestuft|bezeichnet)"
+
 CALCULATION_WORDING = (
     r"\b(?:wird|werden|wurde|wurden)\b(?:\s+\S+){0,6}?\s+(?:berechnet|ermittelt|gerundet|angegeben|bestimmt|gemessen"
     r"|abgeschätzt|vernachlässigt)\b",

@@ -55,6 +55,9 @@ RULE_WORDING = (
     r"\btidak\s+(?:boleh|diperbolehkan|diizinkan)\b",
     r"\bkami\s+(?:merekomendasikan|menyarankan|menganjurkan)\b",
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"dianggap|digolongkan\s+sebagai"
+
 CALCULATION_WORDING = (
     r"\b(?:dihitung|dinyatakan\s+dalam|dibulatkan|ditentukan|diukur|dijumlahkan|diperoleh\s+dari"
     r"|diambil\s+dari)\b",

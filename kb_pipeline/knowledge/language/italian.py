@@ -72,6 +72,9 @@ RULE_WORDING = (
     # "ha la facoltà di riscattare": a right the text grants.
     r"\bha(?:nno)?\s+(?:\w+\s+)?(?:la\s+)?facoltà\s+di\b",
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"(?:è|sono)\s+considerat[oaie]|si\s+considera(?:no)?"
+
 CALCULATION_WORDING = (
     r"\bsi\s+(?:calcola|calcolano|esprime|esprimono|arrotonda|arrotondano|determina|determinano|ottiene|ottengono"
     r"|stima|stimano)\b",

@@ -102,6 +102,8 @@ OPEN_MODALS = _either("OPEN_MODALS")
 # The wording that settles a sentence as a rule; how a value is computed (regex alternatives).
 RULE_WORDING = _every("RULE_WORDING")
 CALCULATION_WORDING = _every("CALCULATION_WORDING")
+# What a value past a threshold is classed as (a criterion).
+CLASSIFYING_VERBS = _either("CLASSIFYING_VERBS")
 CALCULATION_WORDS = _either("CALCULATION_WORDS")
 SUBORDINATORS = _either("SUBORDINATORS")
 RULE_NOUNS = _either("RULE_NOUNS")

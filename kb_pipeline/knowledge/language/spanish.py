@@ -59,6 +59,9 @@ RULE_WORDING = (
     r"|recomendable|aconsejable|imprescindible|permitid[oa]s?)\b",
     r"\brecomendamos\b",
 )
+# What a value compared with a threshold is classed as ("A TA > 16 mmol/L is considered high").
+CLASSIFYING_VERBS = r"se\s+considera(?:n)?|(?:es|son)\s+considerad[oa]s?"
+
 CALCULATION_WORDING = (
     r"\bse\s+(?:calcula|calculan|expresa|expresan|redondea|redondean|determina|determinan|obtiene|obtienen"
     r"|mide|miden|estima|estiman)\b",

@@ -26,7 +26,14 @@ from typing import Literal
 from ....contracts import ParsedDocument
 from ...document.text import Span, ends_a_sentence, squash
 from ...language.analysis import DocumentAnalysis, document_analysis
-from ...language.lexicon import CONDITIONALS, COPYRIGHT, EACH_SCOPES, LICENSING, THE_WORK
+from ...language.lexicon import (
+    CLASSIFYING_VERBS,
+    CONDITIONALS,
+    COPYRIGHT,
+    EACH_SCOPES,
+    LICENSING,
+    THE_WORK,
+)
 from ...model.injection import addresses_a_model
 from ...payloads.contracts import RuleEntry, RuleType
 from ...payloads.ids import rule_id
@@ -56,8 +63,8 @@ from .normative import (
 from .statements import Statement, statements
 
 # What made a statement a rule: a modal or normative phrase, an instruction, an item under a
-# lead-in that announces rules, or an explicit "If …, then …".
-RuleReader = Literal["normative", "imperative", "rule_list", "conditional"]
+# lead-in that announces rules, an explicit "If …, then …", or a threshold criterion.
+RuleReader = Literal["normative", "imperative", "rule_list", "conditional", "criterion"]
 
 # Wording only a publication's own terms use.
 _COPYRIGHT = re.compile(COPYRIGHT, re.IGNORECASE)
@@ -77,6 +84,14 @@ _END = " \n,;:.!?"
 _CONDITIONAL_WORD = re.compile(rf"(?:{CONDITIONALS})\b")
 # "For each sample, …": a step of a method applied to each member, a rule without a modal.
 _EACH = re.compile(rf"(?:{EACH_SCOPES})\b")
+# A threshold criterion: a label set to a value compared with a number ("Acidose = pH sanguin
+# artériel < 7,38", "Hypertension: systolic pressure ≥ 140 mmHg", a line of its own), or a
+# value past a threshold classed as something ("A TA > 16 mmol/L is considered high").
+_CRITERION = re.compile(
+    r"(?m)^[^\S\n]*[^\W\d_][^\W\d_'’-]*(?:[ \t]+[^\W\d_][^\W\d_'’-]*){0,3}(?:[ \t]*\([^()\n]{1,60}\))?"
+    r"[ \t]*[:=][ \t]*[^\W\d_][^\n:=<>≤≥]{0,30}?[ \t]*[<>≤≥][ \t]*\d"
+)
+_CLASSED = re.compile(rf"[<>≤≥]\s*\d[^.;:]{{0,80}}?\b(?:{CLASSIFYING_VERBS})\b", re.IGNORECASE)
 # An aside in brackets that opens in lower case: an instruction there is one to the reader ("(include …)").
 _BRACKETED_INSTRUCTION = re.compile(r"\((?=[a-z]+ [a-z])")
 
@@ -148,6 +163,10 @@ def _stated_outcome(s: _Read) -> _Reading | None:
     return (True, main) if explicit_conditional(text) or outcome or states_an_absolute_outcome(text, main) else None
 
 
+def _criterion(s: _Read) -> _Reading | None:
+    return (True, s.main) if _CRITERION.search(s.text) or _CLASSED.search(s.text) else None
+
+
 def _each_scope(s: _Read) -> _Reading | None:
     return (True, s.main) if s.lead and _EACH.match(s.text, s.lead.start) else None
 
@@ -176,6 +195,7 @@ RULE_READERS: tuple[tuple[RuleReader, Callable[[_Read], _Reading | None]], ...] 
     ("imperative", _instruction),
     ("normative", _settled_wording),
     ("rule_list", _item_of_a_rule_list),
+    ("criterion", _criterion),
     ("conditional", _stated_outcome),
     ("conditional", _each_scope),
     ("conditional", _proviso),
