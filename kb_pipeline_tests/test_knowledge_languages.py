@@ -34,6 +34,8 @@ RULES = {
             ("Check the oil level before every start.", None),
             # A threshold criterion: a label set to a value compared with a number.
             ("Hypertension: systolic blood pressure ≥ 140 mmHg.", None),
+            # A proviso set off by commas inside the sentence.
+            ("The nut, provided the thread is intact, may be reused.", "provided the thread is intact"),
         ],
         [
             "The pump was installed in the station in 2019 by the manufacturer.",
@@ -84,6 +86,11 @@ RULES = {
             (
                 "Qualora il capitale fosse inferiore al premio, sarà liquidato un importo ulteriore.",
                 "Qualora il capitale fosse inferiore al premio",
+            ),
+            (
+                "Alla data di scadenza, sempre che l'Assicurato sia in vita, l'Impresa corrisponderà un ammontare "
+                "calcolato come prodotto tra il valore e il numero delle quote.",
+                "sempre che l'Assicurato sia in vita",
             ),
             ("Il Contraente è tenuto a comunicare ogni variazione dell'indirizzo.", None),
             ("Tale importo non potrà essere superiore al 5% del premio.", None),

@@ -127,6 +127,21 @@ def _unbalanced(clause: str) -> bool:
     return clause.count("(") + clause.count("[") < clause.count(")") + clause.count("]")
 
 
+_COMMA = re.compile(r",\s*")
+
+
+def inner_proviso(text: str, before: int) -> Span | None:
+    """A proviso set off by commas inside the sentence, before position `before` (the rule's
+    wording): "Alla data di scadenza, sempre che l'Assicurato sia in vita, l'Impresa …", "The
+    nut, provided the thread is intact, may be reused"."""
+    for comma in _COMMA.finditer(text, 0, before):
+        if proviso(text[comma.end() :]):
+            end = text.find(",", comma.end())
+            if comma.end() < end <= before:
+                return Span(comma.end(), end)
+    return None
+
+
 def proviso(condition: str) -> bool:
     """ "Provided the nut is clamped", "à condition que …": the consequence holds only under it."""
     return bool(_PROVISO.match(condition))

@@ -44,6 +44,7 @@ from .conditions import (
     clause_start,
     discourse_end,
     explicit_conditional,
+    inner_proviso,
     leading_condition,
     normative_condition,
     proviso,
@@ -220,7 +221,12 @@ def _candidate(statement: Statement, analysis: DocumentAnalysis) -> RuleCandidat
     if lead and lead.end > after:
         lead = None  # the modal is inside the opening clause: it is no condition of it
     trail = None if lead else trailing_condition(text, after)
-    condition = lead or trail or verb_second_scope(text, statement.chunk, statement.span.start, analysis)
+    condition = (
+        lead
+        or trail
+        or verb_second_scope(text, statement.chunk, statement.span.start, analysis)
+        or inner_proviso(text, after)
+    )
     if not decided and condition and normative_condition(condition.of(text)):
         decided = True  # "If necessary, a spare pump can be installed": an option given to the reader
     if _PREFORMATTED.search(text):
