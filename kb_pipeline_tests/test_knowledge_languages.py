@@ -141,6 +141,30 @@ def test_a_label_line_a_lettered_item_and_a_semicolon_end_a_statement():
     assert rules["In caso di decesso, il Beneficiario deve inviare la richiesta."] == "In caso di decesso"
 
 
+def test_a_label_line_without_a_verb_and_a_permission_under_a_proviso():
+    """Two label lines as long as the line below them, but with no verb, then a permission the
+    proviso before it grants: one rule, its condition the proviso."""
+    text = (
+        "Il contratto prevede le seguenti prestazioni:\n"
+        "a)Prestazioni in caso di vita dell'assicurato\n"
+        "Prestazione in caso di Riscatto Totale e parziale\n"
+        "A condizione che siano trascorsi almeno 30 giorni, il Contraente può riscuotere il Valore di Riscatto."
+    )
+    (rule,) = extract_document(_document(text)).interpretation_pack
+    assert rule.statement.startswith("A condizione che") and rule.condition == (
+        "A condizione che siano trascorsi almeno 30 giorni"
+    )
+    # A line a narrow column wrapped holds a verb: no label, one sentence.
+    wrapped = Chunk(
+        chunk_id="d::0000",
+        doc_id="d",
+        kind="text",
+        text="The records were acquired by NASA\nLandsat satellites over the whole basin since 1985.",
+        page_idx=0,
+    )
+    assert len(list(chunk_statements(wrapped, lambda _: False))) == 1
+
+
 # A formula and the sentences around it: each symbol's meaning, as the document states it.
 LEGENDS = {
     "en": (

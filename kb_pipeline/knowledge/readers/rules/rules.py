@@ -227,8 +227,10 @@ def _candidate(statement: Statement, analysis: DocumentAnalysis) -> RuleCandidat
         or verb_second_scope(text, statement.chunk, statement.span.start, analysis)
         or inner_proviso(text, after)
     )
-    if not decided and condition and normative_condition(condition.of(text)):
-        decided = True  # "If necessary, a spare pump can be installed": an option given to the reader
+    if not decided and condition and (normative_condition(condition.of(text)) or proviso(condition.of(text))):
+        # "If necessary, a spare pump can be installed", "Provided the thread is intact, the nut
+        # can be reused": an option given to the reader, or one granted under a proviso.
+        decided = True
     if _PREFORMATTED.search(text):
         decided = False
     if lead:

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
 from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
+from ...language.analysis import VERBAL_TAGS, language_of, tokenize
 from ...language.lexicon import BIBLIOGRAPHY_HEADINGS, PLAIN_CONJUNCTIONS, PLAIN_DISJUNCTIONS, is_function_word
+from ...language.tagger import tag
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
 _DASHES = "–—-"
@@ -86,16 +88,24 @@ def _blocks(text: str, segment: Span) -> list[Span]:
     return [Span(a, b) for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
 
 
-# A label set in the running text: a short line at a sentence's start, with no stop, before a
-# longer line opening in upper case ("Prestazione a Scadenza\nAlla data di scadenza, …"). A line a
-# narrow column wrapped is as long as the next, or ends on a function word ("… by the\nNational").
+# A label set in the running text: a short line at a sentence's start, with no stop and no verb,
+# before a line opening in upper case ("Prestazione a Scadenza\nAlla data di scadenza, …"). A
+# line a narrow column wrapped ends on a function word ("… by the\nNational") or holds a verb
+# ("Data were acquired by NASA\nLandsat …").
 _LABEL_WORDS = 10
-_LABEL_SHARE = 0.75
+
+
+def _verbless(line: str, language: str) -> bool:
+    """No word of the line tagged a verb or an auxiliary (by the sentence analysis' tagger)."""
+    words = [line[a:b] for a, b in tokenize(line, Span(0, len(line)), language)]
+    return not any(t in VERBAL_TAGS for t in tag(words, language))
 
 
 def _after_labels(text: str, segment: Span) -> list[int]:
     """Where the line after each label line of `segment` starts."""
     cuts, at, starts = [], segment.start, True
+    # A label line is too short to tell its language: its chunk's tells it (read once, if asked).
+    language: str | None = None
     lines = segment.of(text).split("\n")
     for line, following in zip(lines, lines[1:], strict=False):
         said, next_said = line.strip(), following.strip()
@@ -106,7 +116,7 @@ def _after_labels(text: str, segment: Span) -> list[int]:
             and not said.endswith((*SENTENCE_STOPS, ",", ";", ":"))
             and not is_function_word(words[-1])
             and next_said[:1].isupper()
-            and len(said) <= _LABEL_SHARE * len(next_said)
+            and _verbless(said, language := language or language_of(text))
         )
         at += len(line) + 1
         if label:
