@@ -90,7 +90,9 @@ def _table(title: str, found: Counter[str], right: Counter[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--run", type=Path, required=True, help="a `kb-pipeline run` output folder of the gold documents")
+    parser.add_argument(
+        "--run", type=Path, required=True, help="a `kb-pipeline run` output folder of the gold documents"
+    )
     args = parser.parse_args()
     rules_found, rules_right, legends_found, legends_right = measure(args.run)
     _table("rule reader", rules_found, rules_right)

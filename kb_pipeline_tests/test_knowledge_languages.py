@@ -30,7 +30,10 @@ RULES = {
     "en": (
         [
             ("If the seal leaks, the operator must replace it before the next start.", "If the seal leaks"),
-            ("The discharge pressure should not exceed 4 bar unless a relief valve is fitted.", "unless a relief valve is fitted"),
+            (
+                "The discharge pressure should not exceed 4 bar unless a relief valve is fitted.",
+                "unless a relief valve is fitted",
+            ),
             ("Check the oil level before every start.", None),
             # A threshold criterion: a label set to a value compared with a number.
             ("Hypertension: systolic blood pressure ≥ 140 mmHg.", None),
@@ -48,7 +51,10 @@ RULES = {
         [
             # Verb-second: the scope stands before the finite verb, with no comma.
             ("Bei kaltem Motor muss das Ventil langsam geöffnet werden.", "Bei kaltem Motor"),
-            ("Wenn der Druck über 4 bar steigt, ist das Ventil sofort zu schließen.", "Wenn der Druck über 4 bar steigt"),
+            (
+                "Wenn der Druck über 4 bar steigt, ist das Ventil sofort zu schließen.",
+                "Wenn der Druck über 4 bar steigt",
+            ),
             ("Der Betreiber darf die Dichtung nicht selbst ersetzen.", None),
             ("Prüfen Sie den Ölstand vor jedem Start.", None),
         ],
@@ -60,7 +66,10 @@ RULES = {
     "fr": (
         [
             ("Si le réservoir est plein, l'opérateur doit fermer la vanne.", "Si le réservoir est plein"),
-            ("L'écrou est réutilisable, à condition que le filetage soit intact.", "à condition que le filetage soit intact"),
+            (
+                "L'écrou est réutilisable, à condition que le filetage soit intact.",
+                "à condition que le filetage soit intact",
+            ),
             ("Vérifier le niveau d'huile avant chaque démarrage.", None),
             # A value past a threshold classed as something.
             ("Un TA > 16 mmol/L est considéré comme élevé.", None),
@@ -81,7 +90,10 @@ RULES = {
                 "In caso di decesso dell'Assicurato, il Beneficiario deve inviare la richiesta alla Compagnia.",
                 "In caso di decesso dell'Assicurato",
             ),
-            ("Il contratto rimane in vigore, a condizione che il premio sia pagato.", "a condizione che il premio sia pagato"),
+            (
+                "Il contratto rimane in vigore, a condizione che il premio sia pagato.",
+                "a condizione che il premio sia pagato",
+            ),
             # The future a contract binds a party with, under a condition.
             (
                 "Qualora il capitale fosse inferiore al premio, sarà liquidato un importo ulteriore.",
@@ -176,7 +188,11 @@ LEGENDS = {
     "de": (
         "Die Verweilzeit im System ist\n\nzn = wn + xn\n\n"
         "Es sei xn die Bedienzeit des n-ten Kunden. wn ist die Wartezeit des n-ten Kunden.",
-        {"zn": "Die Verweilzeit im System", "wn": "die Wartezeit des n-ten Kunden", "xn": "die Bedienzeit des n-ten Kunden"},
+        {
+            "zn": "Die Verweilzeit im System",
+            "wn": "die Wartezeit des n-ten Kunden",
+            "xn": "die Bedienzeit des n-ten Kunden",
+        },
     ),
     "fr": (
         "La charge se calcule par\n\nh = p / ρg\n\noù p est la pression du fluide et ρ la masse volumique de l'eau.",
@@ -294,8 +310,16 @@ EXPECTED_RULES = {
     },
 }
 EXPECTED_VARIABLES = {
-    "en": {"Q": "The flow through the pipe", "v": "the mean velocity of the water", "A": "the cross-section of the pipe"},
-    "de": {"zn": "Die Verweilzeit im System", "wn": "die Wartezeit des n-ten Kunden", "xn": "die Bedienzeit des n-ten Kunden"},
+    "en": {
+        "Q": "The flow through the pipe",
+        "v": "the mean velocity of the water",
+        "A": "the cross-section of the pipe",
+    },
+    "de": {
+        "zn": "Die Verweilzeit im System",
+        "wn": "die Wartezeit des n-ten Kunden",
+        "xn": "die Bedienzeit des n-ten Kunden",
+    },
     "it": {"Q": "La portata", "v": "la velocità del fluido", "A": "la sezione del tubo"},
 }
 

@@ -354,6 +354,22 @@ def _defining_statements(chunk: Chunk, math: MathText) -> list[Explanation]:
     return out
 
 
+def _dot_leader(chunk: Chunk, leader: re.Match[str], at: int, math: MathText) -> list[Explanation]:
+    """A dot-leader line's symbol and its meaning, to the end of its sentence (`at`: where the
+    line starts in the chunk's text)."""
+    if not _is_legend_symbol(leader.group("sym"), math, in_clause=True):
+        return []
+    text = chunk.text
+    end = _CLAUSE_END.search(text, at + leader.end())
+    stop = end.start() if end else len(text)
+    # "A . . . Verteilung der Zwischenankunftszeiten, wobei a die Dichte …": another legend.
+    if nested := _NESTED_LEGEND.search(text, at + leader.end(), stop):
+        stop = nested.start()
+    meaning = _trimmed(text, at + leader.end(), stop)
+    symbol = Span(at + leader.start("sym"), at + leader.end("sym"))
+    return [Explanation(chunk, symbol, meaning, "dot_leader")] if meaning else []
+
+
 def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
     """Lines "Pd : Design pressure", the words going on over lines that start in lower case; in a
     table, a row's first cell a symbol, the next its meaning."""
@@ -361,17 +377,8 @@ def _symbol_lists(chunk: Chunk, math: MathText) -> list[Explanation]:
     formulas = math.spans_in(chunk)
     lines = text.split("\n")
     for k, line in enumerate(lines):
-        if (leader := _LEADER_LINE.match(line)) and _is_legend_symbol(leader.group("sym"), math, in_clause=True):
-            end = _CLAUSE_END.search(text, at + leader.end())
-            stop = end.start() if end else at + len(line)
-            # "A . . . Verteilung der Zwischenankunftszeiten, wobei a die Dichte …": another legend.
-            if nested := _NESTED_LEGEND.search(text, at + leader.end(), stop):
-                stop = nested.start()
-            meaning = _trimmed(text, at + leader.end(), stop)
-            if meaning:
-                out.append(
-                    Explanation(chunk, Span(at + leader.start("sym"), at + leader.end("sym")), meaning, "dot_leader")
-                )
+        if leader := _LEADER_LINE.match(line):
+            out += _dot_leader(chunk, leader, at, math)
             at += len(line) + 1
             continue
         m = _LIST_LINE.match(line)
