@@ -1,7 +1,9 @@
 """The condition clause of a rule, verbatim, and what is left of it: leading ("If the seal
-leaks, …", "For a cold engine, …", "Pour convertir …, …") or trailing ("… unless a spare is
-fitted", "… when possible", "… in cases where the tank is full"), in English, French, German,
-Spanish and Indonesian: closed classes of subordinators and prepositions, the lexicon's
+leaks, …", "For a cold engine, …", "Pour convertir …, …"), trailing ("… unless a spare is
+fitted", "… when possible", "… in cases where the tank is full"), a German scope before the
+finite verb ("Bei kaltem Motor muss …", where the sentence analysis finds the verb) or a proviso
+between commas ("…, sempre che l'Assicurato sia in vita, …"), in English, French, German,
+Spanish, Italian and Indonesian: closed classes of subordinators and prepositions, the lexicon's
 (language/). Offsets into the statement's own text, nothing rewritten.
 """
 

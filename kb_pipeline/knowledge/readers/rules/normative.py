@@ -1,5 +1,5 @@
 """The wording of a rule, in the languages the readers know (English, French, German, Spanish,
-Indonesian): what makes a sentence say what a reader must, should or may do (a modal, a passive
+Italian, Indonesian): what makes a sentence say what a reader must, should or may do (a modal, a passive
 requirement, recommendation vocabulary, a verb of obligation, a permission: "may be" + the
 participle of something done to a thing), how a value is computed or modelled (an assumption, a
 term neglected), and what makes a modal sentence a description instead (reported speech, the

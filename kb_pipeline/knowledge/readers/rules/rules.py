@@ -5,8 +5,8 @@ and how a value is computed, sourced or expressed (rule_type "calculation").
 `propose_rules` reads statements (statements.py) and proposes a candidate for each one that a
 reader of `RULE_READERS` reads as a rule, the first in their order: its instruction form
 (imperatives.py; not a step of the document's own worked example), its wording (normative.py),
-its list context or its condition; the condition clause and the rest are sliced from it
-(conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
+its list context, a threshold it states (a criterion) or its condition; the condition clause and
+the rest are sliced from it (conditions.py). Where the wording is only possibly a rule (a "can", a "may" not followed
 by a participle of handling, a modal in a description, a bare "If …, …"), the candidate is open:
 not emitted without a model. `rule_entries` disposes: the span check, then a rule about
 the document's own licence or copyright is dropped (copyright wording anywhere; licence,

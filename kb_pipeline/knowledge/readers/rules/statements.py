@@ -6,7 +6,8 @@ break (no stop, the next paragraph going on in lower case) is one statement; a l
 with a colon (or on a word no clause ends with: "make sure that") that states the rule itself and the fragments completing it ("the operator shall
 check: • the oil level; • the seal") are one statement; an item that is a sentence of its own, or
 an item under any other lead-in, is one statement and remembers its lead-in ("the steps to follow
-are these: – …").
+are these: – …"). A lettered item ("b) …"), a label line set in the running text (short, no stop,
+no verb) and a semicolon before a capital start a new statement.
 """
 
 from __future__ import annotations
