@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -34,14 +33,13 @@ from pydantic import ValidationError
 from ..paths import DataLayout
 from ..processes import leave_heap_to_the_system
 from ..settings import Settings
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from .instance import PROJECT_ROOT
 
 
 def set_dagster_environment(settings: Settings) -> None:
     """Dagster's own variables, which dagster.yaml reads: the instance lives in this repository
     (DAGSTER_HOME, where dagster.yaml is) and its storage under the data root."""
-    root = REPO_ROOT if (REPO_ROOT / "dagster.yaml").is_file() else Path.cwd()
+    root = PROJECT_ROOT if (PROJECT_ROOT / "dagster.yaml").is_file() else Path.cwd()
     os.environ.setdefault("DAGSTER_HOME", str(root))
     os.environ.setdefault("KB_DAGSTER_DIR", str(DataLayout(settings.data_dir).dagster))
 
@@ -59,18 +57,9 @@ def _knowledge_base(args: argparse.Namespace, settings: Settings):
 
 
 def _status(args: argparse.Namespace, settings: Settings) -> int:
-    kb = _knowledge_base(args, settings)
-    import dagster as dg
+    from .status import main as status_main
 
-    from .status import folder_status, format_status, version_lines
-
-    with dg.DagsterInstance.get() as instance:
-        statuses = folder_status(kb, instance)
-    width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
-    print(format_status(statuses, kb.folder, width=width))
-    for line in version_lines(kb.layout, settings.review_database_url):
-        print(line)
-    return 1 if any(s.failed for s in statuses) else 0
+    return status_main(args, settings)
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
@@ -101,7 +90,7 @@ def _ui(args: argparse.Namespace, settings: Settings) -> int:
     import signal
     import subprocess
 
-    command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(REPO_ROOT / "workspace.yaml")]
+    command = [str(Path(sys.executable).parent / "dagster"), "dev", "-w", str(PROJECT_ROOT / "workspace.yaml")]
     command += ["-h", args.host, "-p", str(args.port)]
     # Started as a background job or under nohup, this process inherits SIGINT ignored, and so would
     # dagster dev, which maps SIGTERM to its SIGINT handling: neither signal would stop it. A handler
@@ -209,7 +198,13 @@ def _command(argv: list[str] | None) -> int:
         "monitor can alert), 2 on a usage error. Full file names and reasons are printed; "
         "on a terminal, long reasons wrap (--wide: one line per file).",
     )
-    status.add_argument("--input", type=Path, default=None, help="folder of PDFs (default: data/knowledge_docs)")
+    status.add_argument(
+        "--input",
+        type=Path,
+        default=None,
+        help="folder of PDFs (default: the drop folder, data/knowledge_docs; if it does not exist, the folder "
+        "the latest ingested document came from)",
+    )
     status.add_argument("--wide", action="store_true", help="one line per file, however long, no wrapping")
     add_parser_options(status)
     ui = sub.add_parser("ui", help="dagster dev (webserver, daemon, sensor); runs execute in warm run workers")

@@ -17,8 +17,14 @@ reviewed version whose decision, made on an earlier version, is pending again, p
 it not decided yet (review/version_diff.py). It reads the decisions with the
 re-attachments a re-parse calls for applied, as the desk would record them, and never writes to
 the database (a read-only one, or one an older desk made, is read all the same).
+
+Without --input the folder is the drop folder or, when there is none, the one the latest
+ingested document came from (`kb-pipeline ingest --input DIR`), as the instance recorded it.
 """
 
+import argparse
+import shutil
+import sys
 import textwrap
 import time
 from dataclasses import dataclass
@@ -29,7 +35,7 @@ import sqlalchemy as sa
 
 from ..defs import history
 from ..defs.dead_runs import check_worker
-from ..defs.names import CONTENT_TAG
+from ..defs.names import CONTENT_TAG, MINERU_RAW_OUTPUT
 from ..defs.resources import KnowledgeBase
 from ..paths import DataLayout
 from ..pipeline import content_hash_of
@@ -38,7 +44,10 @@ from ..review.expert_entries import ExpertEntries
 from ..review.reattach import read_decisions
 from ..review.store import DecisionStore
 from ..review.version_diff import VersionDiff, version_diffs
+from ..settings import Settings
 from ..sources import list_pdfs
+from .instance import open_instance
+from .options import config_from_args
 
 _RETRY_NUMBER, _MAX_RETRIES, _WILL_RETRY = "dagster/retry_number", "dagster/max_retries", "dagster/will_retry"
 
@@ -233,3 +242,53 @@ def format_versions(diffs: dict[str, VersionDiff]) -> list[str]:
             f"in version {diff.latest.short} against {diff.base.short}, {against}"
         )
     return lines
+
+
+def recorded_folder(instance: dg.DagsterInstance) -> Path | None:
+    """The folder the latest ingested document was read from: its raw output's materialisation
+    records the source's path, whoever ran it (`ingest --input`, the sensor, the UI)."""
+    records = instance.fetch_materializations(dg.AssetKey(MINERU_RAW_OUTPUT), limit=1).records
+    source = history.metadata_values(records[0] if records else None).get("source_path")
+    return Path(source).parent if source else None
+
+
+def status_folder(drop_folder: Path, instance: dg.DagsterInstance) -> Path:
+    """The folder to list when none is given: the drop folder; when it does not exist, the
+    recorded one (`recorded_folder`); when neither does, an error saying what to pass. A note on
+    stderr whenever the recorded folder is another, so that neither listing passes for the other."""
+    recorded = recorded_folder(instance)
+    found = recorded if recorded is not None and recorded.is_dir() else None
+    if drop_folder.is_dir():
+        if found is not None and found != drop_folder:
+            print(f"note: the latest ingested document came from {found}: --input {found} lists it", file=sys.stderr)
+        return drop_folder
+    if found is not None:
+        print(f"note: {drop_folder} does not exist: listing {found}, the latest ingested document's", file=sys.stderr)
+        return found
+    why = (
+        f"nor does {recorded}, where the latest ingested document came from"
+        if recorded
+        else "and the Dagster instance records no ingested document"
+    )
+    raise SystemExit(
+        f"error: the drop folder {drop_folder} does not exist, {why}: "
+        "pass --input DIR (the folder `kb-pipeline ingest --input DIR` read) or set KB_DROP_FOLDER"
+    )
+
+
+def main(args: argparse.Namespace, settings: Settings) -> int:
+    """`kb-pipeline status`, its arguments parsed by cli/main.py: 1 when a document failed."""
+    if args.input is not None and not args.input.is_dir():
+        raise SystemExit(f"error: input folder {args.input} does not exist")
+    with open_instance() as instance:
+        folder = args.input or status_folder(settings.drop_folder, instance)
+        config = config_from_args(args, settings.parser)
+        kb = KnowledgeBase.from_settings(
+            settings.model_copy(update={"parser": config, "drop_folder": folder.resolve()})
+        )
+        statuses = folder_status(kb, instance)
+    width = None if args.wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+    print(format_status(statuses, kb.folder, width=width))
+    for line in version_lines(kb.layout, settings.review_database_url):
+        print(line)
+    return 1 if any(s.failed for s in statuses) else 0

@@ -3,8 +3,8 @@
 Signing in starts a new session (a fresh id, the one the browser held ended: no fixation) and
 sets it as the `kb_session` cookie: HttpOnly, SameSite=Lax, Secure when the desk is reached over
 HTTPS (uvicorn takes the scheme from a proxy's X-Forwarded-Proto), expiring with the session.
-Failed sign-ins are throttled per name and per address (throttle.py); the message never says
-which of name or password was wrong."""
+Failed sign-ins are throttled per name and per address, an address by the names that failed from
+it (throttle.py); the message never says which of name or password was wrong."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ def sign_in(
         message = "Enter your name and your password."
         return render(request, "signin.html", status_code=422, next=local_path(next), message=message)
     # The address is the connection's, or what a trusted proxy says (app.py `_forwarded`).
-    keys = [f"name:{name.strip().casefold()}", f"address:{request.client.host if request.client else ''}"]
-    wait = desk.throttle.wait(keys)
+    named, address = name.strip().casefold(), request.client.host if request.client else ""
+    wait = desk.throttle.wait(named, address)
     if wait:
         message = f"Too many failed sign-ins: try again in {math.ceil(wait)} s."
         refused = render(request, "signin.html", status_code=429, next=local_path(next), message=message)
@@ -57,7 +57,7 @@ def sign_in(
         return refused
     account = desk.accounts.sign_in(name, password)
     if account is None:
-        desk.throttle.failed(keys)
+        desk.throttle.failed(named, address)
         return render(request, "signin.html", status_code=401, next=local_path(next), message=_WRONG)
     if principal.session_id:
         desk.sessions.end(principal.session_id)
