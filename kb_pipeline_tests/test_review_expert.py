@@ -265,11 +265,16 @@ def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, 
                 f"document.querySelector('#progress tr[data-doc=\"{DOC}\"] form input[name=kind][value=rule]')"
                 ".form.requestSubmit()"
             )
+            # One of the readers' rules still pending: the desk asks first.
+            browser.wait_for("document.readyState === 'complete' && document.getElementById('pending-warning') !== null")
+            assert "1 rule is still pending" in browser.evaluate("document.getElementById('pending-warning').textContent")
+            browser.evaluate("document.getElementById('confirm-complete-button').click()")
             browser.wait_for("document.readyState === 'complete' && document.getElementById('scores') !== null")
             figures = browser.evaluate(
                 f"[...document.querySelectorAll('#scores tr[data-doc=\"{DOC}\"] td')].map(td => td.textContent)"
             )
-            assert figures[1:] == ["rule", "2", "0", "0", "1", "1", "2/2 (1.00)", "2/3 (0.67)"], figures
+            # approved, edited, rejected, added, pending, pending when marked; precision, recall
+            assert figures[1:] == ["rule", "2", "0", "0", "1", "1", "1", "2/2 (1.00)", "2/3 (0.67)"], figures
             if shots:
                 browser.evaluate("document.getElementById('progress').scrollIntoView()")
                 browser.screenshot(shots / "review-scores.png")

@@ -61,6 +61,13 @@ class QueueRow(BaseModel):
     # one still says; "changed" — pending because the text changed since it was decided.
     since: Literal["carried", "changed"] | None = None
 
+    @property
+    def text(self) -> str | None:
+        """The entry's text as it stands: the edit's, once edited, else the extracted one."""
+        if self.state == "edited" and self.decision is not None and self.decision.edited_definition:
+            return self.decision.edited_definition
+        return self.item.text if self.item else None
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -357,10 +364,12 @@ def facet_counts(rows: list[QueueRow]) -> dict[str, Counter[str]]:
 
 
 def matches(row: QueueRow, query: str) -> bool:
-    """Whether the row's term, full name, text or span holds `query` (case aside)."""
+    """Whether the row's term, full name, text (extracted or edited) or span holds `query` (case
+    aside)."""
     needle = query.casefold().strip()
     item = row.item
-    haystack = [row.term, row.term_id] + ([item.full_name or "", item.text or "", item.span] if item else [])
+    haystack = [row.term, row.term_id, row.text or ""]
+    haystack += [item.full_name or "", item.text or "", item.span] if item else []
     return any(needle in h.casefold() for h in haystack)
 
 

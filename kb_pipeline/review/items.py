@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from ..knowledge.document.text import canonical, squash
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
 from ..knowledge.payloads.diff import ApprovedTexts, Kind, text_diff_status
+from .store import Decision
 
 KINDS: tuple[Kind, ...] = ("term", "rule", "formula", "brief")
 CONFLICT = "conflicting definitions — expert decision required"
@@ -168,6 +169,17 @@ def field_values(entity: Entity, kind: Kind) -> dict[str, str]:
         for variable in entity.variables:
             values.setdefault(VARIABLE_FIELD + variable.symbol, variable.meaning or "")
     return values
+
+
+def current_values(extracted: dict[str, str], kind: Kind, edit: Decision | None) -> dict[str, str]:
+    """The editable fields as they stand: `edit` (the entry's edit, when it stands on the text
+    shown) over the extracted values. A term's edit is its definition; another kind's, the
+    fields it changed."""
+    if edit is None or edit.decision != "edit":
+        return dict(extracted)
+    if kind == "term":
+        return {**extracted, "definition": edit.edited_definition or extracted.get("definition", "")}
+    return {**extracted, **{k: v for k, v in (edit.edited_fields or {}).items() if k in extracted}}
 
 
 KindFilter = Literal["term", "rule", "formula", "brief", "all"]

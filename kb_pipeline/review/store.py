@@ -64,19 +64,21 @@ def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
             raise
 
 
-def add_missing_columns(engine: sa.Engine) -> None:
-    """The columns added to `review_decisions` since it first shipped, on a database made before
+def add_missing_columns(
+    engine: sa.Engine, table: sa.Table = decisions_table, added: frozenset[str] = ADDED_COLUMNS
+) -> None:
+    """The columns `added` to `table` since it first shipped, on a database made before
     (additive: nullable, no default to backfill). Another process adding one at the same time is
     no error."""
-    present = {c["name"] for c in sa.inspect(engine).get_columns(decisions_table.name)}
-    for name in sorted(ADDED_COLUMNS - present):
-        column = decisions_table.c[name]
-        ddl = f"ALTER TABLE {decisions_table.name} ADD COLUMN {name} {column.type.compile(engine.dialect)}"
+    present = {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
+    for name in sorted(added - present):
+        column = table.c[name]
+        ddl = f"ALTER TABLE {table.name} ADD COLUMN {name} {column.type.compile(engine.dialect)}"
         try:
             with engine.begin() as connection:
                 connection.execute(sa.text(ddl))
         except sa.exc.DBAPIError:
-            if name not in {c["name"] for c in sa.inspect(engine).get_columns(decisions_table.name)}:
+            if name not in {c["name"] for c in sa.inspect(engine).get_columns(table.name)}:
                 raise
 
 

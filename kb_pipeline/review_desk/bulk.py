@@ -1,25 +1,78 @@
-"""Bulk work (issue 27, item 4): "approve every routine confirmation of this document", after a
-confirmation page that lists them. Stored as one decision per entry, so the audit trail stays
-per entry; only what the confirmation page showed is approved (an entry that changed or was
-decided since is left alone). An admin's (the single expert's, without accounts): one click
-decides many entries."""
+"""Bulk work, stored as one decision per entry, so the audit trail stays per entry and each is
+decided again on its own page:
+- the entries a reviewer selected in the queue, approved or rejected at once (one reason for all
+  the rejections); each is decided on the text the queue showed, an entry changed since is left
+  alone and listed;
+- "approve every routine confirmation of this document", after a confirmation page that lists
+  them: only what it showed is approved. An admin's (the single expert's, without accounts)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
 
 from ..review.corpus import QueueRow
 from ..review.items import ROUTINE
 from ..review.reattach import current_decisions
 from .auth import Principal, PrincipalDep, require
-from .decisions import DecisionIn, record_decision
+from .decisions import DecisionIn, as_sentences, record_decision
 from .dependencies import CorpusDep, StoreDep
-from .pages import form_reviewer, render
+from .pages import form_reviewer, local_path, render
 
 router = APIRouter(dependencies=[require("reviewer")])
+
+
+# The text each queue row showed, sent beside the selection: "seen.<id>".
+SEEN = "seen."
+
+
+async def seen_texts(request: Request) -> dict[str, str]:
+    form = await request.form()
+    return {k.removeprefix(SEEN): v for k, v in form.multi_items() if k.startswith(SEEN) and isinstance(v, str)}
+
+
+@router.post("/decisions/bulk")
+def decide_selected(
+    request: Request,
+    principal: PrincipalDep,
+    corpus: CorpusDep,
+    store: StoreDep,
+    seen: Annotated[dict[str, str], Depends(seen_texts)],
+    decision: Annotated[Literal["approve", "reject"], Form()],
+    ids: Annotated[list[str] | None, Form()] = None,
+    reason: Annotated[str | None, Form()] = None,
+    back: Annotated[str, Form()] = "/",
+) -> Response:
+    """The queue's selected entries approved or rejected at once, each its own decision."""
+    reviewer = form_reviewer(request, principal, "decision records who made it")
+    if not ids:
+        raise HTTPException(422, "Select the entries first (the boxes, or x on a row).")
+    bodies = []
+    try:
+        for term_id in dict.fromkeys(ids or []):
+            bodies.append(
+                DecisionIn(
+                    term_id=term_id,
+                    decision=decision,
+                    reason=reason,
+                    reviewer=reviewer or None,
+                    seen_definition=seen.get(term_id),
+                )
+            )
+    except ValidationError as e:
+        raise HTTPException(422, as_sentences(e)) from e
+    left: list[tuple[str, str]] = []
+    for body in bodies:
+        try:
+            record_decision(corpus, store, body, principal.account)
+        except HTTPException as e:  # changed since shown (409), or gone (404): that one alone
+            left.append((body.term_id, str(e.detail)))
+    if left:
+        return render(request, "bulk_left.html", decided=len(bodies) - len(left), left=left, back=local_path(back))
+    return RedirectResponse(local_path(back), status_code=303)
 
 
 def _admin(principal: Principal) -> None:

@@ -5,7 +5,7 @@ name the single expert typed."""
 from __future__ import annotations
 
 from fastapi import HTTPException
-from pydantic import AliasChoices, BaseModel, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from ..knowledge.payloads.diff import same_definition
 from ..review.accounts import Account
@@ -67,6 +67,18 @@ class DecisionIn(BaseModel):
         if self.decision == "reject" and not (self.reason or "").strip():
             raise ValueError("a rejection needs a reason")
         return self
+
+
+def as_sentences(error: ValidationError) -> str:
+    """A form's validation error as a person reads it: one sentence per problem, naming its field
+    ("A rejection needs a reason.", "reviewer: String should have at most 200 characters."), not
+    pydantic's report of the model."""
+    said = []
+    for problem in error.errors():
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        field = ".".join(str(part) for part in problem["loc"])
+        said.append(f"{field}: {message}" if field else message[:1].upper() + message[1:])
+    return " ".join(s if s.endswith(".") else s + "." for s in said)
 
 
 def unknown_term(corpus: Corpus, term_id: str) -> HTTPException:

@@ -11,22 +11,23 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import pypdfium2 as pdfium
-from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
 
 from ..contracts import Chunk
-from ..review.completion import MARKABLE, complete, mark
+from ..review.completion import MARKABLE, mark, pending_when_marked
 from ..review.corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
 from ..review.expert_entries import FIELDS, document_chunks
-from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, field_values
+from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, current_values, field_values
 from ..review.page_image import PageImage, render_page
-from ..review.progress import progress
+from ..review.progress import by_kind, by_reviewer, progress
 from ..review.reattach import current_decisions
 from ..review.score import ratio, score
 from ..review.version_diff import version_diffs
 from ..review.word_diff import word_diff
 from .auth import Principal, PrincipalDep, principal_of, require
-from .decisions import DecisionIn, record_decision, unknown_term
+from .decisions import DecisionIn, as_sentences, record_decision, unknown_term
 from .dependencies import CorpusDep, StoreDep, current_desk
 
 REVIEWER_COOKIE = "kb_reviewer"
@@ -93,26 +94,46 @@ def page_image(corpus: Corpus, found: Entry) -> PageImage | None:
     return cached_page_image(pdf, page, found.entity.provenance.span)
 
 
+# Rows a queue page shows: enough for a morning's decisions, few enough to load at once.
+QUEUE_PAGE_SIZE = 100
+
+
 @router.get("/", response_class=HTMLResponse)
 def queue_page(
-    request: Request, corpus: CorpusDep, store: StoreDep, filters: Annotated[QueueFilter, Depends()]
+    request: Request,
+    corpus: CorpusDep,
+    store: StoreDep,
+    filters: Annotated[QueueFilter, Depends()],
+    page: Annotated[int, Query(ge=1)] = 1,
 ) -> HTMLResponse:
     decisions = current_decisions(corpus, store)
     every = corpus.queue(decisions, "all")
     rows = QueueFilter(kind=filters.kind).apply(every)  # the kind's: what the filters' counts count
+    shown = filters.apply(rows)
+    pages = max(1, -(-len(shown) // QUEUE_PAGE_SIZE))
+    page = min(page, pages)
+    first = (page - 1) * QUEUE_PAGE_SIZE
+    # Decided / total per kind under the filters, whatever decision state they ask for.
+    summary_filter = QueueFilter(kind=filters.kind, doc=filters.doc, reason=filters.reason, q=filters.q)
     return render(
         request,
         "queue.html",
-        rows=filters.apply(rows),
+        rows=shown[first : first + QUEUE_PAGE_SIZE],
+        first=first,
+        shown=len(shown),
+        page=page,
+        pages=pages,
+        summary=by_kind(summary_filter.apply(every)),
+        reviewers=by_reviewer(every),
         total=len(rows),
         counts=facet_counts(rows),
         kinds=KINDS,
         kind_counts={k: sum(r.kind == k for r in every) for k in KINDS},
         progress=progress(every),
         # The readers measured on the documents and kinds marked review complete (score.py).
-        marked=(marked := complete(store)),
+        marked=(marked := pending_when_marked(store)),
         markable=MARKABLE,
-        scores=score(corpus, decisions, marked),
+        scores=score(corpus, decisions, set(marked)),
         ratio=ratio,
         # Per document: entries pending because their text changed since they were decided.
         changed=Counter(r.doc_id for r in every if r.since == "changed"),
@@ -141,6 +162,7 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
     )
     version = corpus.content_hash(found.doc_id) if found else None
     carried = decision is not None and decision.doc_version not in (None, version) and not changed
+    extracted = field_values(found.entity, found.kind) if found else {}
     return render(
         request,
         "entry.html",
@@ -149,7 +171,10 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         found=found,
         history=history,
         image=page_image(corpus, found) if found else None,
-        editable=field_values(found.entity, found.kind) if found else {},
+        # The form and the facts show the values as they stand (an edit on the text shown);
+        # the extracted ones beside those it changed.
+        editable=current_values(extracted, kind, None if changed else decision),
+        extracted=extracted,
         multiline=("definition", "statement", "condition", "consequence", "purpose", "formula_latex"),
         rule_types=RULE_TYPES,
         variable_field=VARIABLE_FIELD,
@@ -196,15 +221,23 @@ def review_complete_form(
     doc_id: Annotated[str, Form()],
     kind: Annotated[Literal["term", "rule", "formula"], Form()],
     complete: Annotated[bool, Form()] = True,
+    confirmed: Annotated[bool, Form()] = False,
+    back: Annotated[str, Form()] = "/",
 ) -> Response:
-    """The progress page's "review complete" mark of a document and kind (or its withdrawal)."""
+    """The progress table's "review complete" mark of a document and kind (or its withdrawal);
+    with entries still pending, a page asks first. Back to the queue as it was filtered."""
     reviewer = principal.account.name if principal.account else request.cookies.get(REVIEWER_COOKIE, "")
     if not reviewer:
         raise HTTPException(400, "type your name first (top of the page): every mark records who made it")
     if doc_id not in corpus.documents():
         raise HTTPException(404, f"unknown document {doc_id!r}")
-    mark(store, doc_id, kind, complete, reviewer, principal.account.id if principal.account else None)
-    return RedirectResponse("/#progress", status_code=303)
+    rows = corpus.queue(current_decisions(corpus, store), kind)
+    pending = sum(r.doc_id == doc_id and r.state == "pending" for r in rows)
+    if complete and pending and not confirmed:
+        return render(request, "review_complete.html", doc_id=doc_id, kind=kind, pending=pending, back=local_path(back))
+    account_id = principal.account.id if principal.account else None
+    mark(store, doc_id, kind, complete, reviewer, account_id, pending if complete else None)
+    return RedirectResponse(local_path(back).partition("#")[0] + "#progress", status_code=303)
 
 
 async def variable_meanings(request: Request) -> dict[str, str]:
@@ -262,6 +295,8 @@ def decide_form(
             seen_definition=seen_definition,
         )
         made = record_decision(corpus, store, body, principal.account)
+    except ValidationError as e:
+        raise HTTPException(422, as_sentences(e)) from e
     except ValueError as e:
         raise HTTPException(422, str(e)) from e
     following = next_pending(corpus.queue(store.latest(), made.kind), term_id)

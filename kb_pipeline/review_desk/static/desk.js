@@ -1,5 +1,8 @@
 // Keyboard use of the review desk (no inline script: the Content-Security-Policy forbids it).
-// Queue: j/k or arrows move, Enter or o opens, a approves the selected row (through the JSON API).
+// Every page: ? shows the page's keys. Queue: j/k or arrows move, Enter or o opens, x selects the
+// row for a bulk decision, a approves the selected rows (the bulk form) or else the current row
+// (through the JSON API), r focuses the bulk rejection's reason (Enter rejects the selected),
+// / focuses the search.
 // Entry (any kind): a approves, r focuses the rejection reason (Enter submits), e the edit's first
 // field (Ctrl+Enter saves),
 // n next pending entry, q queue, Escape leaves a field.
@@ -10,6 +13,32 @@
   const typing = (el) => el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const reviewer = document.getElementById("reviewer-name");
+
+  const help = document.getElementById("keys-help");
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "?" || typing(document.activeElement) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (help.open) help.close(); else help.showModal();
+    event.preventDefault();
+  });
+
+  const bulk = document.getElementById("bulk-form");
+  const picks = () => Array.from(document.querySelectorAll("#queue input.pick"));
+  const picked = () => picks().filter((box) => box.checked);
+  if (bulk) {
+    const count = document.getElementById("bulk-count");
+    const show = () => { count.textContent = `${picked().length} selected`; };
+    document.getElementById("queue").addEventListener("change", show);
+    bulk.addEventListener("submit", (event) => {
+      const reason = document.getElementById("bulk-reason");
+      if (event.submitter && event.submitter.value === "reject" && !reason.value.trim()) {
+        event.preventDefault(); reason.focus();  // one reason for all the rejections, asked first
+      }
+    });
+    document.getElementById("bulk-reason").addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { event.preventDefault(); bulk.requestSubmit(document.getElementById("bulk-reject")); }
+    });
+    show();
+  }
 
   const queue = document.getElementById("queue");
   if (queue) {
@@ -28,6 +57,16 @@
       if (event.key === "j" || event.key === "ArrowDown") { select(at + 1); event.preventDefault(); }
       else if (event.key === "k" || event.key === "ArrowUp") { select(at - 1); event.preventDefault(); }
       else if ((event.key === "Enter" || event.key === "o") && at >= 0) { location.href = "/entries/" + rows[at].dataset.termId; }
+      else if (event.key === "/") { document.getElementById("search").focus(); event.preventDefault(); }
+      else if (event.key === "x" && at >= 0) {
+        const box = rows[at].querySelector("input.pick");
+        if (box) { box.checked = !box.checked; box.dispatchEvent(new Event("change", { bubbles: true })); select(at + 1); }
+      }
+      else if (event.key === "r" && bulk && picked().length) { document.getElementById("bulk-reason").focus(); event.preventDefault(); }
+      else if (event.key === "a" && bulk && picked().length) {
+        if (reviewer && !reviewer.value.trim()) { reviewer.focus(); return; }
+        bulk.requestSubmit(document.getElementById("bulk-approve"));
+      }
       else if (event.key === "a" && at >= 0) {
         // The single-expert mode's typed name; with accounts the server records the signed-in one.
         if (reviewer && !reviewer.value.trim()) { reviewer.focus(); return; }
