@@ -9,12 +9,17 @@ reader's). Added entries live in the review database beside the decisions (the p
 readers'), with `origin: expert` and the account that added them; each is recorded with an
 approval, so it is in the queue and the exports at once. After a re-parse an entry is found
 again by its text: the chunk that says its span now (`anchored`), its id unchanged.
+
+A field the chunk does not say is refused, as a reader's is, never stored loosened: every field
+refused is named at once (`EntryRefused.fields`), with the chunk's words nearest to what was typed
+(nearest_words.py), so the add form marks each and offers the chunk's own words in its place.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -30,6 +35,7 @@ from ..knowledge.payloads.spans import locate
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME
 from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, Entity, ReviewItem
+from .nearest_words import nearest_words
 from .store import DecisionStore, create_tables, decided_now, metadata
 
 AddedKind = Literal["term", "rule", "formula"]
@@ -146,28 +152,65 @@ class ExpertEntry(BaseModel):
         )
 
 
+@dataclass(frozen=True)
+class FieldRefused:
+    """One field of an added entry refused: which (`variables.<symbol>` for a variable's meaning),
+    why, what was typed, and, when the chunk does not say it, the chunk's words nearest to it
+    (`nearest_words`), which the add form offers in its place."""
+
+    field: str
+    message: str
+    typed: str
+    nearest: tuple[str, ...] = ()
+
+
 class EntryRefused(ValueError):
-    """An added entry that cannot be: said in words the desk shows as they are (422)."""
+    """An added entry that cannot be: said in words the desk shows as they are (422), with each
+    field refused (`fields`; none when the entry as a whole is: its chunk, its id taken)."""
+
+    def __init__(self, message: str, fields: tuple[FieldRefused, ...] = ()) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+def _not_verbatim(name: str, value: str, chunk: Chunk) -> FieldRefused:
+    nearest = tuple(nearest_words(value, chunk.text))
+    offer = (
+        "; the chunk's nearest words: " + " / ".join(f"“{n}”" for n in nearest)
+        if nearest
+        else "; no words of the chunk come close"
+    )
+    message = f"{name} is not verbatim in {chunk.chunk_id}: select it in the chunk's text{offer}"
+    return FieldRefused(name, message, value, nearest)
 
 
 def checked_fields(kind: AddedKind, fields: Mapping[str, str], chunk: Chunk) -> dict[str, str]:
-    """The fields as the chunk writes them (`locate`), blanks dropped; EntryRefused for a field
-    the kind has not, a value the chunk does not say, or an entry without its text."""
+    """The fields as the chunk writes them (`locate`), blanks dropped; EntryRefused, naming every
+    field refused at once, for a field the kind has not, a value the chunk does not say (with the
+    chunk's nearest words), or an entry without its text."""
     kept: dict[str, str] = {}
+    refused: list[FieldRefused] = []
     for name, value in fields.items():
         if name not in FIELDS[kind] and not (kind == "formula" and name.startswith(VARIABLE_FIELD)):
-            raise EntryRefused(f"a {kind} has no field {name!r} (it has {', '.join(FIELDS[kind])})")
-        if not value.strip():
+            refused.append(
+                FieldRefused(name, f"a {kind} has no field {name!r} (it has {', '.join(FIELDS[kind])})", value)
+            )
+        elif not value.strip():
             continue
-        if name == "rule_type" and value not in RULE_TYPES:
-            raise EntryRefused(f"rule_type must be one of {', '.join(RULE_TYPES)}")
-        found = value if name in _NOT_VERBATIM else locate(value, chunk)
-        if found is None:
-            raise EntryRefused(f"{name} is not verbatim in {chunk.chunk_id}: select it in the chunk's text")
-        kept[name] = found
+        elif name == "rule_type" and value not in RULE_TYPES:
+            refused.append(FieldRefused(name, f"rule_type must be one of {', '.join(RULE_TYPES)}", value))
+        elif (found := value if name in _NOT_VERBATIM else locate(value, chunk)) is None:
+            refused.append(_not_verbatim(name, value, chunk))
+        else:
+            kept[name] = found
     needed = ("term",) if kind == "term" else (TEXT_FIELD[kind],)
-    if any(name not in kept for name in needed):
-        raise EntryRefused(f"a {kind} needs its {' and '.join(needed)}")
+    # A needed field refused above is said once, as refused.
+    said = {r.field for r in refused}
+    refused += [
+        FieldRefused(name, f"a {kind} needs its {name}", "") for name in needed if name not in kept.keys() | said
+    ]
+    if refused:
+        raise EntryRefused("; ".join(r.message for r in refused), tuple(refused))
     if kind == "term" and not (kept.keys() & {"full_name", "definition"}):
         raise EntryRefused("a term needs its full name or its definition")
     return kept

@@ -4,7 +4,14 @@ TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry
 its current decision approves it (an edit approves the edited definition), once: a decision a
 re-attachment moved is listed under its new id only (`approved_decisions`). `orphaned` says its
 id is in no payload any more, `source_changed` that its document now says something else (the
-approval stands, with what it approved, until an expert decides on the new wording)."""
+approval stands, with what it approved, until an expert decides on the new wording).
+
+An approved rule, formula or brief carries every field of its kind (issue 49): each field a
+person may set (items.py `EDITABLE`; a formula's variables with their meanings) as approved — the
+edit's value over the extraction's — with the extracted value beside it (`extracted_<field>`),
+and the links the link stage set. The text decided on (a rule's statement, a formula's LaTeX, a
+brief's purpose) is the decision's, as `text` is; the other extracted fields are the payload's
+entry as it reads now (an expert's added entry: what the expert added), none for an orphaned one."""
 
 from __future__ import annotations
 
@@ -15,9 +22,10 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from ..knowledge.payloads.contracts import GlossaryEntry
+from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, RuleEntry
 from ..knowledge.payloads.diff import Kind
 from .corpus import Corpus, decided_on
+from .items import EDITABLE, TEXT_FIELD, VARIABLE_FIELD, Entity
 from .store import Decision, approved_decisions
 
 
@@ -78,9 +86,17 @@ def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[Ac
     ]
 
 
+class ActiveVariable(BaseModel):
+    """A formula's variable: its symbol, its meaning, the term the link stage found it to be."""
+
+    symbol: str
+    meaning: str | None
+    term_id: str | None = None
+
+
 class ActiveKnowledge(BaseModel):
-    """An approved rule, formula or brief: its approved text (the edit's, if edited) and the
-    fields an edit set."""
+    """An approved rule, formula or brief: its approved text (the edit's, if edited), the fields
+    an edit set, and every field of its kind, approved and extracted (null: not its kind's)."""
 
     kind: Kind
     id: str
@@ -94,11 +110,70 @@ class ActiveKnowledge(BaseModel):
     orphaned: bool
     source_changed: bool
     origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
+    # A rule's.
+    statement: str | None = None
+    extracted_statement: str | None = None
+    condition: str | None = None
+    extracted_condition: str | None = None
+    consequence: str | None = None
+    extracted_consequence: str | None = None
+    rule_type: str | None = None
+    extracted_rule_type: str | None = None
+    term_ids: list[str] | None = None  # the terms and formulas it names (link stage)
+    formula_ids: list[str] | None = None
+    # A formula's.
+    name: str | None = None
+    extracted_name: str | None = None
+    formula_latex: str | None = None
+    extracted_formula_latex: str | None = None
+    variables: list[ActiveVariable] | None = None
+    extracted_variables: list[ActiveVariable] | None = None
+    unit: str | None = None
+    extracted_unit: str | None = None
+    # A brief's.
+    title: str | None = None
+    extracted_title: str | None = None
+    purpose: str | None = None
+    extracted_purpose: str | None = None
+    key_parameters: list[str] | None = None  # the abbreviations its purpose names (link stage)
+
+
+def _own_fields(decision: Decision, entity: Entity | None) -> dict[str, object]:
+    """The kind's fields of an approved entry: each as approved (the edit's value over the
+    extraction's; one an edit emptied, null) and as extracted; its links; a formula's variables,
+    each meaning edited under `variables.<symbol>`. The text decided on is the decision's."""
+    kind = decision.kind
+    edits = (decision.edited_fields or {}) if decision.decision == "edit" else {}
+    values: dict[str, object] = {}
+    for name in EDITABLE[kind]:
+        extracted = decision.extracted_definition if name == TEXT_FIELD[kind] else getattr(entity, name, None)
+        values[name] = (edits[name] or None) if name in edits else extracted
+        values["extracted_" + name] = extracted
+    values[TEXT_FIELD[kind]] = decision.definition  # what `text` says: the edit's, else the extracted
+    if isinstance(entity, RuleEntry):
+        values |= {"term_ids": entity.term_ids, "formula_ids": entity.formula_ids}
+    elif isinstance(entity, BriefContext):
+        values["key_parameters"] = entity.key_parameters
+    if kind == "formula":
+        extracted_variables = (
+            [ActiveVariable(symbol=v.symbol, meaning=v.meaning, term_id=v.term_id) for v in entity.variables]
+            if isinstance(entity, FormulaEntry)
+            else None
+        )
+        edited = {k.removeprefix(VARIABLE_FIELD): v or None for k, v in edits.items() if k.startswith(VARIABLE_FIELD)}
+        values["extracted_variables"] = extracted_variables
+        values["variables"] = (
+            [v.model_copy(update={"meaning": edited.get(v.symbol, v.meaning)}) for v in extracted_variables]
+            if extracted_variables is not None
+            else [ActiveVariable(symbol=s, meaning=m) for s, m in edited.items()] or None  # orphaned: the edit's
+        )
+    return values
 
 
 def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
     """Every approved entry of the kinds other than term (those are the active glossary)."""
     current, added = _current_texts(corpus), _added_ids(corpus)
+    entities = {f.item.id: f.entity for f in corpus.items({})}
     return [
         ActiveKnowledge(
             kind=d.kind,
@@ -112,6 +187,7 @@ def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[
             decided_at=d.decided_at,
             **_standing(d, current),
             origin="expert" if d.term_id in added else "reader",
+            **_own_fields(d, entities.get(d.term_id)),
         )
         for d in approved_decisions(decisions.values())
         if d.kind != "term"
@@ -119,12 +195,13 @@ def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[
 
 
 def to_csv(entries: Sequence[BaseModel], model: type[BaseModel]) -> str:
-    """One row per entry, `model`'s fields the columns; a dict-valued one (an edit's fields) as JSON."""
+    """One row per entry, `model`'s fields the columns; a dict- or list-valued one (an edit's
+    fields, a rule's links, a formula's variables) as JSON."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(model.model_fields), lineterminator="\n")
     writer.writeheader()
     writer.writerows(
-        {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else v for k, v in e.model_dump().items()}
+        {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for k, v in e.model_dump().items()}
         for e in entries
     )
     return out.getvalue()

@@ -1,6 +1,10 @@
 """An entry an expert adds from a selection in one chunk (review/expert_entries.py), as the JSON
 API (`POST /api/entries`) and the document and entry pages' add form (documents.py) take it:
-under the signed-in account when the desk has accounts, else under the name the expert typed."""
+under the signed-in account when the desk has accounts, else under the name the expert typed.
+
+A refusal of fields answers in FastAPI's own shape of a field's error, one per field refused
+(`loc` names it, `msg` says why, `ctx.nearest` offers the chunk's nearest words): the add form
+(static/add_entry.js) sends through the API and marks each field on the page it is on."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from ..review.accounts import Account
 from ..review.corpus import Corpus
-from ..review.expert_entries import AddedKind, EntryRefused, ExpertEntry
+from ..review.expert_entries import AddedKind, EntryRefused, ExpertEntry, FieldRefused
 from ..review.store import DecisionStore
 from .decisions import checked_text
 
@@ -38,6 +42,26 @@ class EntryIn(BaseModel):
         return {k: checked_text(f"fields.{k}", v) for k, v in value.items()}
 
 
+class FieldErrors(list[dict]):
+    """The fields refused, as the API's 422 says them; read as its sentences where a page shows
+    the refusal (the error page of the form's own route, `/entries/add`, prints `str(detail)`)."""
+
+    def __init__(self, refused: tuple[FieldRefused, ...]) -> None:
+        super().__init__(
+            {
+                "type": "entry_refused",
+                "loc": ["body", "fields", r.field],
+                "msg": r.message,
+                "input": r.typed,
+                "ctx": {"nearest": list(r.nearest)},
+            }
+            for r in refused
+        )
+
+    def __str__(self) -> str:
+        return "; ".join(error["msg"] for error in self)
+
+
 def add_entry(corpus: Corpus, store: DecisionStore, body: EntryIn, account: Account | None) -> ExpertEntry:
     """The entry added and approved under the account (or the single expert's name); 422 when it
     is not verbatim in its chunk or the desk has it already."""
@@ -60,4 +84,4 @@ def add_entry(corpus: Corpus, store: DecisionStore, body: EntryIn, account: Acco
             taken=taken,
         )
     except EntryRefused as e:
-        raise HTTPException(422, str(e)) from e
+        raise HTTPException(422, FieldErrors(e.fields) if e.fields else str(e)) from e
