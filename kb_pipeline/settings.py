@@ -8,7 +8,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 |---|---|---|
 | `KB_DATA_DIR` | `data_dir`: the data root (cache, artifacts, tables, packages) | `./data` |
 | `KB_DROP_FOLDER` | `drop_folder`: where PDFs are dropped | `<data_dir>/knowledge_docs` |
-| `KB_<FIELD>` for each field of `ParserConfig` (`KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_IMAGE_ANALYSIS`, `KB_KEEP_IMAGES`, `KB_PARSE_WINDOW`, `KB_MAX_PAGES`, `KB_OCR_LANGS`) | `parser` | flash, auto, all pages, false, true, 50, 3000, eng |
+| `KB_<FIELD>` for each field of `ParserConfig` (`KB_TIER`, `KB_PARSE_MODE`, `KB_PAGE_RANGE`, `KB_IMAGE_ANALYSIS`, `KB_KEEP_IMAGES`, `KB_PARSE_WINDOW`, `KB_MAX_PAGES`, `KB_OCR_LANGS`) | `parser`; `KB_PAGE_RANGE` in MinerU's syntax ("1-5,8", "r3-r1", "all"), else refused at start | flash, auto, all pages, false, true, 50, 3000, eng |
 | `KB_SENSOR_INTERVAL` | `sensor_interval_seconds`: the drop-folder sensor's minimum interval. Dagster's sensor daemon loops every 5 s and skips a sensor whose last tick began less than this ago, so 5 would skip every other loop now and then (a 10 s wait); 1 means every loop | 1 |
 | `KB_DROP_SETTLE_SECONDS` | `drop_settle_seconds`: a file unchanged this long is finished at the sensor's first look; a younger one waits for a second look | 2 |
 | `KB_DEAD_RUN_INTERVAL` | `dead_run_interval_seconds`: the dead-run sensor's tick | 5 |
@@ -17,7 +17,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 | `KB_PARSE_WORKERS` | `parse_workers`: warm MinerU processes of `run`, and documents `ingest` runs at once | one per core |
 | `KB_RUN_WORKERS` | `run_workers`: warm run workers of the process that launches runs (the daemon); 0: a fresh process per run, Dagster's default | `KB_PARSE_WORKERS` |
 | `KB_PARSE_WINDOWS_PER_WORKER` | `windows_per_worker`: page windows one process parses before it is replaced | 4 |
-| `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root | SQLite, `<data_dir>/review/decisions.sqlite3` |
+| `KB_REVIEW_DATABASE_URL` | `review_database_url`: the review desk's decisions (SQLAlchemy URL). Unset: the Postgres database of `KB_PG_HOST`, `KB_PG_PORT`, `KB_PG_USER`, `KB_PG_PASSWORD`, `KB_PG_DB` when `KB_PG_HOST` is set (the variables dagster.postgres.yaml reads: Dagster runs on Postgres), else SQLite under the data root. A plain `postgresql://` gets psycopg2 (installed with kb-pipeline); a URL SQLAlchemy cannot read, or whose driver is not installed, is refused at start | SQLite, `<data_dir>/review/decisions.sqlite3` |
 | `KB_REVIEW_PORT` | `review_port`: `kb-pipeline review`'s port | 8040 |
 | `KB_MINERU_API_URL`, `KB_MINERU_API_KEY`, `KB_MINERU_API_TIMEOUT` | `mineru_api`: MinerU's API service parses instead of this machine (parsing/mineru_api.py) | none, none, 1800 |
 | `KB_LLM_BASE_URL`, `KB_LLM_MODEL`, `KB_LLM_API_KEY` (else `OPENAI_API_KEY`) | `llm`: the OpenAI-compatible endpoint extraction asks (llm/endpoint.py); both URL and model, or neither | none: the embedded server |
@@ -25,7 +25,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
 | `KB_LLM_STEPS` | `llm.steps`: the extraction steps the model is asked in, comma-separated, among `definitions`, `rules`, `formulas` (docs/knowledge.md) | `definitions` for the shipped 135M model; all three for an endpoint or another GGUF |
 | `KB_CELERY_BROKER_URL`, `KB_CELERY_BACKEND_URL`, `KB_CELERY_QUEUE`, `KB_CELERY_CONCURRENCY`, `KB_CELERY_MAX_TASKS_PER_CHILD` | `celery`: dagster.celery.yaml's run launcher and `kb-pipeline worker` (cluster.py, docs/SCALING.md); the backend defaults to the broker | none, the broker, `dagster`, 1, 20 |
-| `KB_LLM` | `off`: no model at all (`llm` None), the deterministic readers only | on |
+| `KB_LLM` | `on`, or `off`: no model at all (`llm` None), the deterministic readers only; anything else is refused at start | on |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
 """
@@ -46,6 +46,7 @@ from .parsing.mineru_api import MineruApi
 from .paths import DataLayout
 
 DATA_DIR_ENV = "KB_DATA_DIR"
+REVIEW_DATABASE_URL_ENV = "KB_REVIEW_DATABASE_URL"
 MINERU_API_KEY_ENV = "KB_MINERU_API_KEY"
 DEFAULT_NEVER_STARTED_SECONDS = 30.0
 
@@ -61,16 +62,59 @@ def one_per_core() -> int:
 
 def review_database_url(env: Mapping[str, str]) -> str | None:
     """The review desk's database: explicit, else the Dagster instance's Postgres database."""
-    if env.get("KB_REVIEW_DATABASE_URL", "").strip():
-        return env["KB_REVIEW_DATABASE_URL"].strip()
+    if env.get(REVIEW_DATABASE_URL_ENV, "").strip():
+        return checked_database_url(env[REVIEW_DATABASE_URL_ENV].strip(), REVIEW_DATABASE_URL_ENV)
     if not env.get("KB_PG_HOST", "").strip():
         return None
     user = quote(env.get("KB_PG_USER", ""), safe="")
     password = quote(env.get("KB_PG_PASSWORD", ""), safe="")
     credentials = f"{user}:{password}@" if password else f"{user}@" if user else ""
     port = f":{env['KB_PG_PORT']}" if env.get("KB_PG_PORT", "").strip() else ""
-    # psycopg2, as dagster.postgres.yaml names it: the driver dagster-postgres brings.
-    return f"postgresql+psycopg2://{credentials}{env['KB_PG_HOST'].strip()}{port}/{quote(env.get('KB_PG_DB', ''), safe='')}"
+    # psycopg2, as dagster.postgres.yaml names it: the driver kb-pipeline installs.
+    url = f"postgresql+psycopg2://{credentials}{env['KB_PG_HOST'].strip()}{port}/{quote(env.get('KB_PG_DB', ''), safe='')}"
+    return checked_database_url(url, "KB_PG_HOST, KB_PG_PORT, KB_PG_USER, KB_PG_PASSWORD, KB_PG_DB")
+
+
+def checked_database_url(url: str, variables: str) -> str:
+    """`url` as the review store opens it, or a ValueError of one line naming the `variables`
+    it came from (never the URL: it may hold a password): a URL SQLAlchemy reads, of a database
+    whose driver is installed. A plain `postgresql://` gets psycopg2, the driver kb-pipeline
+    installs (SQLAlchemy 2.1's own default for it, psycopg 3, is not)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    write = "write sqlite:////PATH/decisions.sqlite3 or postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is no number
+        raise ValueError(f"{variables}: not a database URL: {write}") from None
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg2")
+        url = parsed.render_as_string(hide_password=False)
+    try:
+        parsed.get_dialect().import_dbapi()
+    except NoSuchModuleError:
+        raise ValueError(f"{variables}: no database of SQLAlchemy's is called {parsed.drivername!r}: {write}") from None
+    except ImportError as e:
+        raise ValueError(
+            f"{variables}: {parsed.drivername}'s driver ({e.name}) is not installed: write postgresql://… for "
+            "psycopg2, the driver kb-pipeline installs"
+        ) from None
+    return url
+
+
+def check_page_range(page_range: str) -> None:
+    """A ValueError naming KB_PAGE_RANGE unless MinerU reads `page_range` ("1-5,8", "r3-r1": the
+    last three pages, "all"; "": every page): refused at start, not at the first parse."""
+    if not page_range.strip():
+        return
+    from mineru.errors import InvalidRequestError
+    from mineru.parser.page_range import normalize_page_range_input
+
+    try:
+        normalize_page_range_input(page_range)
+    except InvalidRequestError as e:
+        raise ValueError(f"{parser_env_name('page_range')}: {e.message}") from None
 
 
 class Settings(BaseModel):
@@ -105,6 +149,7 @@ class Settings(BaseModel):
         parser = ParserConfig.model_validate(
             {name: env[parser_env_name(name)] for name in ParserConfig.model_fields if env.get(parser_env_name(name))}
         )
+        check_page_range(parser.page_range)
         numbers = {
             field: env[name]
             for field, name in (
@@ -162,7 +207,10 @@ def celery_cluster(env: Mapping[str, str]) -> CeleryCluster | None:
 
 
 def model_endpoint(env: Mapping[str, str]) -> ModelEndpoint | None:
-    if env.get("KB_LLM", "").strip().lower() == "off":
+    switch = env.get("KB_LLM", "").strip().lower()
+    if switch not in ("", "on", "off"):
+        raise ValueError(f"KB_LLM={env['KB_LLM']!r}: on or off (off: no model, the deterministic readers only)")
+    if switch == "off":
         return None
     base_url = env.get("KB_LLM_BASE_URL", "").strip().rstrip("/") or None
     model = env.get("KB_LLM_MODEL", "").strip() or None

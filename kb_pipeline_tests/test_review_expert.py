@@ -266,8 +266,12 @@ def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, 
                 ".form.requestSubmit()"
             )
             # One of the readers' rules still pending: the desk asks first.
-            browser.wait_for("document.readyState === 'complete' && document.getElementById('pending-warning') !== null")
-            assert "1 rule is still pending" in browser.evaluate("document.getElementById('pending-warning').textContent")
+            browser.wait_for(
+                "document.readyState === 'complete' && document.getElementById('pending-warning') !== null"
+            )
+            assert "1 rule is still pending" in browser.evaluate(
+                "document.getElementById('pending-warning').textContent"
+            )
             browser.evaluate("document.getElementById('confirm-complete-button').click()")
             browser.wait_for("document.readyState === 'complete' && document.getElementById('scores') !== null")
             figures = browser.evaluate(

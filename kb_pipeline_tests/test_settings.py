@@ -7,12 +7,16 @@ from __future__ import annotations
 import argparse
 
 import pytest
+import sqlalchemy as sa
 
+from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.cli.options import add_parser_options, config_from_args
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.parsing.backends import InProcess, MineruService, WarmWorkers, backend_for
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.settings import Settings, model_endpoint, parser_env_name
+
+from .deployment import free_port
 
 # A value other than the default for every parser field, so each one is seen to travel.
 CHANGED = {
@@ -120,3 +124,57 @@ def test_the_model_steps_are_read_and_an_unknown_one_is_refused():
     assert model_endpoint({"KB_LLM_STEPS": ""}).steps == []  # asked in no step
     with pytest.raises(ValueError, match="unknown model step glossary"):
         model_endpoint({"KB_LLM_STEPS": "glossary"})
+
+
+def test_a_review_database_url_that_cannot_be_opened_is_refused_at_start_in_one_line(monkeypatch, capsys):
+    for url, message in (
+        ("garbage", "KB_REVIEW_DATABASE_URL: not a database URL: write sqlite:////"),
+        ("postgresql://u:pw-secret@db:port/kb", "KB_REVIEW_DATABASE_URL: not a database URL"),
+        ("postgres://u:pw-secret@db/kb", "KB_REVIEW_DATABASE_URL: no database of SQLAlchemy's is called 'postgres'"),
+        (
+            "postgresql+psycopg://u:pw-secret@db/kb",
+            r"psycopg's driver \(psycopg\) is not installed: write postgresql://",
+        ),
+    ):
+        with pytest.raises(ValueError, match=message) as refused:
+            Settings.from_env({"KB_REVIEW_DATABASE_URL": url})
+        assert "pw-secret" not in str(refused.value)
+    monkeypatch.setenv("KB_REVIEW_DATABASE_URL", "garbage")
+    assert cli_main(["review"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kb-pipeline: KB_REVIEW_DATABASE_URL: not a database URL")
+
+
+def test_a_plain_postgresql_url_gets_psycopg2_the_driver_installed_with_kb_pipeline():
+    url = Settings.from_env({"KB_REVIEW_DATABASE_URL": "postgresql://kb:p%40ss@db:5433/kb?sslmode=require"})
+    assert url.review_database_url == "postgresql+psycopg2://kb:p%40ss@db:5433/kb?sslmode=require"
+    assert sa.create_engine(url.review_database_url).dialect.driver == "psycopg2"
+    assert (
+        Settings.from_env({"KB_REVIEW_DATABASE_URL": "sqlite:///d.sqlite3"}).review_database_url
+        == "sqlite:///d.sqlite3"
+    )
+
+
+def test_a_review_database_that_cannot_be_reached_is_said_in_one_line(layout, monkeypatch):
+    monkeypatch.setenv("KB_REVIEW_DATABASE_URL", f"postgresql://kb:pw-secret@127.0.0.1:{free_port()}/kb")
+    for dagster_variable in ("DAGSTER_HOME", "KB_DAGSTER_DIR"):  # which the command line sets if unset
+        monkeypatch.setenv(dagster_variable, str(layout.dagster))
+    for argv in (["review"], ["review", "user", "list"]):
+        with pytest.raises(SystemExit) as refused:
+            cli_main(argv)
+        message = str(refused.value.code)
+        assert message.startswith("kb-pipeline review: cannot open the review database (KB_REVIEW_DATABASE_URL")
+        assert "\n" not in message and "Connection refused" in message and "pw-secret" not in message
+
+
+def test_a_page_range_or_a_model_switch_that_does_not_read_is_refused_at_start():
+    for page_range in ("1-3", "1-5,8", "r3-r1", "all"):
+        assert Settings.from_env({"KB_PAGE_RANGE": page_range}).parser.page_range == page_range
+    with pytest.raises(ValueError, match="KB_PAGE_RANGE: Invalid page range 'zzz'"):
+        Settings.from_env({"KB_PAGE_RANGE": "zzz"})
+    with pytest.raises(ValueError, match="KB_PAGE_RANGE: Invalid page range '5-2': reversed"):
+        Settings.from_env({"KB_PAGE_RANGE": "5-2"})
+    assert Settings.from_env({"KB_LLM": " OFF "}).llm is None
+    assert Settings.from_env({"KB_LLM": "on"}).llm == Settings.from_env({}).llm is not None
+    with pytest.raises(ValueError, match="KB_LLM='maybe': on or off"):
+        Settings.from_env({"KB_LLM": "maybe"})

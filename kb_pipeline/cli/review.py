@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+import sqlalchemy as sa
+
 from ..files import write_text_atomically
 from ..paths import DataLayout
 from ..review.accounts import ROLES, Account, Accounts
@@ -40,6 +42,21 @@ T = TypeVar("T")
 
 def _accounts(store: DecisionStore) -> Accounts:
     return Accounts(store.engine, Sessions(store.engine))
+
+
+def _open_store(settings: Settings, layout: DataLayout) -> DecisionStore:
+    """The desk's database, its tables made if new; one that cannot be opened (no server there,
+    a wrong password, a file that cannot be made) is said in one line, not a traceback."""
+    try:
+        return DecisionStore.open(settings.review_database_url, layout)
+    except sa.exc.DBAPIError as e:
+        reason = (str(e.orig).strip().splitlines() or [type(e.orig).__name__])[0]
+    except OSError as e:  # SQLite's folder cannot be made
+        reason = f"{e.filename}: {e.strerror or e}"
+    raise SystemExit(
+        "kb-pipeline review: cannot open the review database (KB_REVIEW_DATABASE_URL, else the KB_PG_* "
+        f"database, else SQLite under the data root): {reason}"
+    )
 
 
 def review_main(argv: list[str], settings: Settings) -> int:
@@ -83,7 +100,7 @@ def review_main(argv: list[str], settings: Settings) -> int:
         )
         return 2
     layout = DataLayout(settings.data_dir)
-    store = DecisionStore.open(settings.review_database_url, layout)
+    store = _open_store(settings, layout)
     team = _accounts(store).exist()
     if args.allow_remote and not team:
         store.close()
@@ -181,7 +198,7 @@ def user_main(argv: list[str], settings: Settings) -> int:
     token.add_argument("name")
     token.add_argument("--revoke", action="store_true", help="revoke every token of the account")
     args = parser.parse_args(argv)
-    store = DecisionStore.open(settings.review_database_url, DataLayout(settings.data_dir))
+    store = _open_store(settings, DataLayout(settings.data_dir))
     accounts = _accounts(store)
     try:
         if args.command == "add":

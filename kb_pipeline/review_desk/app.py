@@ -9,21 +9,29 @@ DNS-rebinding page cannot reach it under its own name); every write carries the 
 token, checked by one app-wide dependency (`auth.require_csrf_token`) that no route can leave
 out; Jinja2 autoescapes every value and the Content Security Policy runs no inline script, so a
 definition containing `<script>` is text.
+
+Bodies (`_BodyGuard`, before any route reads one): the asker is signed in first, then the body
+is at most MAX_BODY_BYTES (413) and, as JSON or a form, text (UTF-8, no lone surrogate: 422
+naming the field and the character); an error shows at most a short excerpt of what was sent.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Awaitable, Callable
+import json
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, unquote_to_bytes
 
-from fastapi import Depends, FastAPI, Request
-from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..paths import DataLayout
 from ..review.accounts import Accounts
@@ -32,10 +40,19 @@ from ..review.expert_entries import ExpertEntries
 from ..review.sessions import Sessions
 from ..review.store import DecisionStore
 from . import api, bulk, documents, pages, signin, users, version_pages
-from .auth import require_csrf_token
-from .dependencies import Desk
+from .auth import principal_of, refusal, require_csrf_token
+from .dependencies import SAFE_METHODS, Desk
 
 _HERE = Path(__file__).parent
+# The largest request body the desk reads: a decision or an added entry (each field at most
+# decisions.FIELD_LENGTH characters, a few bytes each, percent-encoded in a form) is far below
+# it; a client cannot make the desk hold more than this of what it sends.
+MAX_BODY_BYTES = 1024 * 1024
+# The most of a client's input an error shows back: enough to recognise it, never the body again.
+EXCERPT_CHARACTERS = 100
+# An error's whole message (a 4xx's detail may quote what was sent: an unknown id, a span).
+ERROR_CHARACTERS = 500
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
 
 
@@ -86,24 +103,161 @@ def _forwarded(
     return middleware
 
 
+def _excerpt(text: str, limit: int = EXCERPT_CHARACTERS) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 async def _errors(request: Request, exc: StarletteHTTPException) -> Response:
     """The API's errors as JSON; the pages' as a page, and a page's "sign in first" as the way
     to the sign-in page. Registered for Starlette's exception, which FastAPI's extends, so an
-    unknown route's 404 gets a page too."""
+    unknown route's 404 gets a page too. A detail quoting what was sent is cut short."""
+    detail = _excerpt(exc.detail, ERROR_CHARACTERS) if isinstance(exc.detail, str) else exc.detail
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
     if exc.status_code == 401:
         back = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/signin?next={quote(back)}", status_code=303)
-    return pages.render(request, "error.html", status_code=exc.status_code, message=exc.detail)
+    return pages.render(request, "error.html", status_code=exc.status_code, message=detail)
+
+
+def _shown(error: dict[str, Any]) -> dict[str, Any]:
+    """A validation error as a 422 tells it: where, what, why (`ctx`: a JSON decode error's
+    reason, a field's limit), and of the input a short excerpt of one value at most (a missing
+    field's input is the whole body: not shown)."""
+    shown: dict[str, Any] = {"type": error["type"], "loc": list(error["loc"]), "msg": error["msg"]}
+    if "input" in error and not isinstance(error["input"], dict | list):
+        shown["input"] = _excerpt(str(error["input"]))
+    if "ctx" in error:
+        shown["ctx"] = {key: _excerpt(str(value)) for key, value in error["ctx"].items()}
+    return shown
 
 
 async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-    """A request whose fields do not read: the API's as FastAPI's JSON, a page's as a page."""
+    """A request whose fields do not read: the API's as FastAPI's JSON (a `detail` list of
+    `type`, `loc`, `msg`, `input`), a page's as a page."""
     if request.url.path.startswith("/api/"):
-        return await request_validation_exception_handler(request, exc)
+        return JSONResponse({"detail": [_shown(e) for e in exc.errors()]}, status_code=422)
     message = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'request'}: {e['msg']}" for e in exc.errors())
     return pages.render(request, "error.html", status_code=422, message=message)
+
+
+def _printable(text: str) -> str:
+    """`text` with each lone surrogate as its escape ("\\udcff"): a field's name, shown back."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _not_text(field: Sequence[str], at: int, what: str, why: str) -> dict[str, Any]:
+    """The validation error of `field` (of the body) whose character `at` (0-based) is `what`."""
+    return {"type": "string_unicode", "loc": ("body", *field), "msg": f"{what} at character {at + 1} {why}"}
+
+
+def _not_utf8(field: Sequence[str], at: int, byte: int) -> dict[str, Any]:
+    return _not_text(field, at, f"byte 0x{byte:02X}", "is not UTF-8: send text as UTF-8")
+
+
+def _surrogate_in(value: object, field: tuple[str, ...] = ()) -> tuple[tuple[str, ...], int, str] | None:
+    """The first lone surrogate in a parsed JSON body, in a key or a value: its field, where in
+    that string, and the surrogate."""
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        return (field, found.start(), found.group()) if found else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        inner = (*field, _printable(str(key)))
+        if found_in := (_surrogate_in(key, inner) if isinstance(key, str) else None) or _surrogate_in(item, inner):
+            return found_in
+    return None
+
+
+def _json_not_text(body: bytes) -> dict[str, Any] | None:
+    """Where a JSON body holds what is not text: a byte that is not UTF-8, or the escape of a
+    lone surrogate ("\\ud800"), which pydantic would refuse only in some fields and no database
+    or export can hold. The bytes are read with each bad one as a lone surrogate (U+DC80 to
+    U+DCFF, Python's surrogateescape), so both are found in their field."""
+    try:
+        body.decode("utf-8")
+        first_bad = None
+    except UnicodeDecodeError as e:
+        first_bad = e.start
+    try:
+        found = _surrogate_in(json.loads(body.decode("utf-8", "surrogateescape")))
+    except ValueError:  # no JSON: FastAPI says where (json_invalid), unless it is no UTF-8 either
+        return None if first_bad is None else _not_utf8((), len(body[:first_bad].decode()), body[first_bad])
+    if found is None:
+        return None
+    field, at, surrogate = found
+    if first_bad is not None and "\udc80" <= surrogate <= "\udcff":
+        return _not_utf8(field, at, ord(surrogate) - 0xDC00)
+    return _not_text(field, at, f"U+{ord(surrogate):04X}", "is a lone surrogate, not a character")
+
+
+def _form_not_text(body: bytes) -> dict[str, Any] | None:
+    """Where a form (application/x-www-form-urlencoded) holds what is not text: a field whose
+    percent-decoded bytes are not UTF-8 (the form parser would store U+FFFD), or a byte not
+    percent-encoded (it would read it as Latin-1). A browser sends neither."""
+    for pair in body.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        field = _printable(unquote_to_bytes(name.replace(b"+", b" ")).decode("utf-8", "surrogateescape"))
+        for part in (name, value):
+            text = unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8", "surrogateescape")
+            if found := _SURROGATE.search(text):
+                return _not_utf8([field], found.start(), ord(found.group()) - 0xDC00)
+            if not part.isascii():
+                at = next(i for i, c in enumerate(text) if not c.isascii())
+                return _not_text([field], at, f"U+{ord(text[at]):04X}", "is not percent-encoded (as %XX of UTF-8)")
+    return None
+
+
+def _open_to_anyone(scope: Scope) -> bool:
+    return any(route.matches(scope)[0] is Match.FULL for route in signin.router.routes)
+
+
+async def _checked_body(request: Request) -> bytes | Response:
+    """The body of `request` (a method that may carry one), or the answer refusing it."""
+    if not _open_to_anyone(request.scope) and (refused := refusal(principal_of(request), "viewer")):
+        return await _errors(request, refused)  # before a byte of the body is read
+    too_large = HTTPException(413, f"the request body is larger than {MAX_BODY_BYTES} bytes, the most the desk reads")
+    if int(request.headers.get("content-length") or 0) > MAX_BODY_BYTES:
+        return await _errors(request, too_large)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:  # a chunked body says no length: counted as it comes
+            return await _errors(request, too_large)
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type == "application/json" or media_type.startswith("application/") and media_type.endswith("+json"):
+        error = _json_not_text(bytes(body))
+    elif media_type == "application/x-www-form-urlencoded":
+        error = _form_not_text(bytes(body))
+    else:
+        error = None
+    return await _invalid(request, RequestValidationError([error])) if error else bytes(body)
+
+
+class _BodyGuard:
+    """A request that may carry a body, before any route reads it: from a signed-in asker
+    unless its route is open to anyone (an anonymous body is never read: it gets the 401 of any
+    anonymous request), at most MAX_BODY_BYTES (413, read no further), and, as JSON or a form,
+    text (422 naming the field and the character) — so no route fails encoding what it echoes,
+    nor stores a character other than the one sent. The body read is handed on to the app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
+            await self.app(scope, receive, send)
+            return
+        checked = await _checked_body(Request(scope, receive))
+        if isinstance(checked, Response):
+            await checked(scope, receive, send)
+            return
+        unread: list[Message] = [{"type": "http.request", "body": checked, "more_body": False}]
+
+        async def replay() -> Message:
+            return unread.pop() if unread else await receive()
+
+        await self.app(scope, replay, send)
 
 
 def create_app(
@@ -135,6 +289,8 @@ def create_app(
         sessions,
         proxy_header=proxy_header,
     )
+    # Innermost: a request reaches it past the Host check, with the scheme a proxy says.
+    app.add_middleware(_BodyGuard)
     app.middleware("http")(_security_headers)
     app.middleware("http")(_forwarded(trust_address=trust_forwarded_for or proxy_header is not None))
 

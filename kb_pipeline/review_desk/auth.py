@@ -5,7 +5,9 @@
 - Any account exists: every route but sign-in and health needs a signed-in account, found by
   (in this order) an `Authorization: Bearer` API token, the authenticating proxy's header when
   the desk trusts one (`--trust-proxy-header`), or the session cookie. Roles are checked here,
-  by a dependency of each router or route (`require`), never only in the pages.
+  by a dependency of each router or route (`require`), never only in the pages. A request that
+  may carry a body is asked for its account before the body is read (app.py's `_BodyGuard`): an
+  anonymous one gets the 401 of any anonymous request, whatever it sent.
 
 The CSRF guard (`require_csrf_token`) is a dependency of the whole app (`create_app`), not of
 each route, so a POST added later cannot forget it: a request with any method but GET, HEAD or
@@ -28,6 +30,7 @@ from ..review.accounts import Account, Role
 from .dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS, Desk, current_desk
 
 SESSION_COOKIE = "kb_session"
+_UNKNOWN_TOKEN = "unknown or revoked API token"
 _FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
@@ -39,6 +42,7 @@ class Principal:
     by_token: bool = False  # an API token's request: no CSRF token needed
     session_id: str | None = None  # the cookie's value, to end it at sign-out
     proxy_user: str | None = None  # the user the trusted proxy header named
+    unknown_token: bool = False  # an API token no account holds (revoked, forged): who asks is unknown
 
     def may(self, role: Role) -> bool:
         if not self.team:
@@ -68,7 +72,9 @@ def _resolve(request: Request, desk: Desk) -> Principal:
     if _bearer(request):
         token = request.headers["authorization"].partition(" ")[2].strip()
         account = desk.accounts.for_token(token) if token else None
-        return Principal(team=True, account=account, csrf_token=desk.csrf_token, by_token=True) if account else nobody
+        if account is None:
+            return Principal(team=True, account=None, csrf_token=desk.csrf_token, unknown_token=True)
+        return Principal(team=True, account=account, csrf_token=desk.csrf_token, by_token=True)
     user = request.headers.get(desk.proxy_header, "").strip() if desk.proxy_header else ""
     if user:
         account = desk.accounts.get(user)
@@ -97,28 +103,33 @@ def principal_of(request: Request) -> Principal:
 PrincipalDep = Annotated[Principal, Depends(principal_of)]
 
 
+def refusal(principal: Principal, role: Role) -> HTTPException | None:
+    """Why `principal` may not do what needs `role`, None if they may: 401 for nobody signed in
+    (the pages send them to the sign-in page), else 403."""
+    if principal.may(role):
+        return None
+    if not principal.team:
+        return HTTPException(
+            403, "no accounts yet: create the first admin with `kb-pipeline review user add NAME --role admin`"
+        )
+    if principal.proxy_user is not None:
+        return HTTPException(
+            403,
+            f"the sign-in proxy names you {principal.proxy_user!r}, and the desk has no enabled account of that "
+            "name: an admin adds it (kb-pipeline review user add NAME --role viewer)",
+        )
+    if principal.account is None:
+        message = _UNKNOWN_TOKEN if principal.unknown_token else "sign in first (API: send Authorization: Bearer TOKEN)"
+        return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+    return HTTPException(403, f"{principal.account.name} is a {principal.account.role}: this needs the {role} role")
+
+
 def require(role: Role) -> Any:
-    """A dependency refusing a request whose asker's role does not include `role`: 401 for
-    nobody signed in (the pages send them to the sign-in page), else 403."""
+    """A dependency refusing a request whose asker's role does not include `role` (`refusal`)."""
 
     def check(principal: PrincipalDep) -> None:
-        if principal.may(role):
-            return
-        if not principal.team:
-            raise HTTPException(
-                403, "no accounts yet: create the first admin with `kb-pipeline review user add NAME --role admin`"
-            )
-        if principal.proxy_user is not None:
-            raise HTTPException(
-                403,
-                f"the sign-in proxy names you {principal.proxy_user!r}, and the desk has no enabled account of that "
-                "name: an admin adds it (kb-pipeline review user add NAME --role viewer)",
-            )
-        if principal.account is None:
-            raise HTTPException(
-                401, "sign in first (API: send Authorization: Bearer TOKEN)", headers={"WWW-Authenticate": "Bearer"}
-            )
-        raise HTTPException(403, f"{principal.account.name} is a {principal.account.role}: this needs the {role} role")
+        if (refused := refusal(principal, role)) is not None:
+            raise refused
 
     return Depends(check)
 
@@ -126,8 +137,8 @@ def require(role: Role) -> Any:
 async def require_csrf_token(request: Request, principal: PrincipalDep) -> None:
     if request.method in SAFE_METHODS or principal.by_token:
         return
-    if principal.team and _bearer(request):  # a token no account holds (revoked, forged): who asks is unknown
-        raise HTTPException(401, "unknown or revoked API token", headers={"WWW-Authenticate": "Bearer"})
+    if principal.unknown_token:
+        raise HTTPException(401, _UNKNOWN_TOKEN, headers={"WWW-Authenticate": "Bearer"})
     tokens: list[object] = [request.headers[CSRF_HEADER]] if CSRF_HEADER in request.headers else []
     if request.headers.get("content-type", "").startswith(_FORM_TYPES):
         form = await request.form()  # the form FastAPI parsed already: cached on the request

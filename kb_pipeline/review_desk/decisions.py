@@ -34,8 +34,9 @@ def checked_text(name: str, text: str) -> str:
 class DecisionIn(BaseModel):
     """A decision as the API and the pages' forms take it, on an entry of any kind."""
 
-    # The entry's id (a term_id, rule_id, formula_id or brief_id): "term_id" or "id".
-    term_id: str = Field(min_length=1, validation_alias=AliasChoices("term_id", "id"))
+    # The entry's id (a term_id, rule_id, formula_id or brief_id): "term_id" or "id"; at most
+    # what the decisions table's column holds.
+    term_id: str = Field(min_length=1, max_length=64, validation_alias=AliasChoices("term_id", "id"))
     decision: DecisionKind
     # A term's edit: the definition. Another kind's: `fields`, the editable fields it sets
     # (items.EDITABLE; a formula's variable's meaning: "variables.<symbol>"), each one it

@@ -58,6 +58,7 @@ def render(request: Request, name: str, status_code: int = 200, **context) -> HT
             "reviewer": "" if principal.team and not principal.account else reviewer,
             "can_decide": principal.may("reviewer"),
             "can_bulk": principal.may_approve_in_bulk(),
+            "status_code": status_code,
             **context,
         },
         status_code=status_code,
