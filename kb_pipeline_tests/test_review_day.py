@@ -54,7 +54,17 @@ def test_the_selected_entries_are_decided_at_once_each_its_own_decision(desk):  
     assert {latest[r["term_id"]].decision for r in rows[:2]} == {"reject"}
     assert all(len(store.history(r["term_id"])) == 1 for r in rows[:2])  # one decision per entry
 
-    # Decided again one by one: the second entry's rejection undone by its own approval.
+    # Undone one by one: the first entry's rejection withdrawn (pending again, the history kept),
+    # the second's replaced by an approval.
+    _decide(client, rows[0]["term_id"], "withdraw")
+    assert rows[0]["term_id"] not in store.latest()
+    assert [d.decision for d in store.history(rows[0]["term_id"])] == ["reject", "withdraw"]
+    (first,) = [r for r in _rows(client) if r["term_id"] == rows[0]["term_id"]]
+    assert first["state"] == "pending" and first["since"] is None
+    again = client.post(
+        "/api/decisions", json={"term_id": rows[0]["term_id"], "decision": "withdraw", "reviewer": "Rina"}
+    )
+    assert again.status_code == 422 and "no decision to withdraw" in again.text
     _decide(client, rows[1]["term_id"], "approve")
     assert [d.decision for d in store.history(rows[1]["term_id"])] == ["reject", "approve"]
 
@@ -189,5 +199,8 @@ def test_browser_bulk_approves_three_entries_by_keyboard_after_the_review_comple
         assert browser.evaluate("document.querySelector('#definition .extracted') !== null")
         if shots:
             browser.screenshot(shots / "review-edited.png")
+        browser.press("u")  # the edit undone: the entry pending again
+        browser.wait_for(f"location.pathname !== '/entries/{first}' && document.readyState === 'complete'")
+        assert first not in store.latest() and store.history(first)[-1].decision == "withdraw"
     finally:
         browser.close()

@@ -24,7 +24,8 @@ from pydantic import BaseModel, field_validator
 from ..knowledge.payloads.diff import ApprovedDefinition, Kind
 from ..paths import DataLayout
 
-DecisionKind = Literal["approve", "reject", "edit"]
+# "withdraw" undoes the entry's decision: it is pending again, the withdrawal kept in its history.
+DecisionKind = Literal["approve", "reject", "edit", "withdraw"]
 
 # The review database's tables: the decisions here, the accounts and sessions beside them
 # (accounts.py, sessions.py), created together.
@@ -295,7 +296,8 @@ class DecisionStore:
     def latest(self) -> dict[str, Decision]:
         """Every term_id's current decision (its latest); none before the desk made the table.
         A decision re-attached to another id since (a later row is its move) is no current one of
-        its old id: it stands on the new id, also once an expert has decided there again."""
+        its old id: it stands on the new id, also once an expert has decided there again. An entry
+        whose latest decision is a withdrawal has none: it is pending."""
         if not self.has_table():
             return {}
         newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
@@ -303,7 +305,7 @@ class DecisionStore:
         with self.engine.begin() as connection:
             latest = {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
             if "reattached_from" not in {c.name for c in self._selected()}:
-                return latest
+                return {term_id: d for term_id, d in latest.items() if d.decision != "withdraw"}
             moved = sa.select(*self._selected()).where(decisions_table.c.reattached_from.is_not(None))
             moves: dict[str, list[Decision]] = defaultdict(list)
             for row in connection.execute(moved):
@@ -312,7 +314,7 @@ class DecisionStore:
         return {
             term_id: d
             for term_id, d in latest.items()
-            if not any(move.is_move_of(d) for move in moves.get(term_id, ()))
+            if d.decision != "withdraw" and not any(move.is_move_of(d) for move in moves.get(term_id, ()))
         }
 
     def history(self, term_id: str) -> list[Decision]:

@@ -130,6 +130,8 @@ def record_decision(corpus: Corpus, store: DecisionStore, body: DecisionIn, acco
     found = corpus.entry(body.term_id)
     if found is None:
         raise unknown_term(corpus, body.term_id)
+    if body.decision == "withdraw" and body.term_id not in store.latest():
+        raise HTTPException(422, f"{body.term_id} is pending: there is no decision to withdraw")
     if body.seen_definition is not None and not same_definition(body.seen_definition, found.item.text):
         raise HTTPException(
             409,

@@ -255,7 +255,7 @@ def decide_form(
     corpus: CorpusDep,
     store: StoreDep,
     term_id: Annotated[str, Form()],
-    decision: Annotated[Literal["approve", "reject", "edit"], Form()],
+    decision: Annotated[Literal["approve", "reject", "edit", "withdraw"], Form()],
     variables: Annotated[dict[str, str], Depends(variable_meanings)],
     definition: Annotated[str | None, Form()] = None,
     reason: Annotated[str | None, Form()] = None,

@@ -4,7 +4,7 @@
 // (through the JSON API), r focuses the bulk rejection's reason (Enter rejects the selected),
 // / focuses the search.
 // Entry (any kind): a approves, r focuses the rejection reason (Enter submits), e the edit's first
-// field (Ctrl+Enter saves),
+// field (Ctrl+Enter saves), u undoes the entry's decision (back to pending),
 // n next pending entry, q queue, Escape leaves a field.
 // Document page and an entry's chunk: select text in a chunk, Shift+T, Shift+R or Shift+F adds it
 // as a term, rule or formula (the add form opens on its first empty field; Ctrl+Enter adds).
@@ -174,6 +174,7 @@
       const approve = document.getElementById("approve");
       if (event.key === "a" && approve && !approve.disabled) { approve.click(); }
       else if (event.key === "r" && document.getElementById("reject-reason")) { document.getElementById("reject-reason").focus(); event.preventDefault(); }
+      else if (event.key === "u" && document.getElementById("withdraw") && !document.getElementById("withdraw").disabled) { document.getElementById("withdraw").click(); }
       else if (event.key === "e" && document.getElementById("edit-definition")) { document.getElementById("edit-definition").focus(); event.preventDefault(); }
       else if (event.key === "n") { location.href = entry.dataset.next; }
       else if (event.key === "q") { location.href = "/"; }
