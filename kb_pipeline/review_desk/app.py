@@ -18,12 +18,10 @@ naming the field and the character); an error shows at most a short excerpt of w
 from __future__ import annotations
 
 import ipaddress
-import json
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote_to_bytes
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -42,6 +40,7 @@ from ..review.store import DecisionStore
 from . import api, bulk, documents, pages, signin, users, version_pages
 from .auth import principal_of, refusal, require_csrf_token
 from .dependencies import SAFE_METHODS, Desk
+from .request_bodies import form_not_text, json_not_text
 
 _HERE = Path(__file__).parent
 # The largest request body the desk reads: a decision or an added entry (each field at most
@@ -52,7 +51,6 @@ MAX_BODY_BYTES = 1024 * 1024
 EXCERPT_CHARACTERS = 100
 # An error's whole message (a 4xx's detail may quote what was sent: an unknown id, a span).
 ERROR_CHARACTERS = 500
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'"
 
 
@@ -141,73 +139,6 @@ async def _invalid(request: Request, exc: RequestValidationError) -> Response:
     return pages.render(request, "error.html", status_code=422, message=message)
 
 
-def _printable(text: str) -> str:
-    """`text` with each lone surrogate as its escape ("\\udcff"): a field's name, shown back."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _not_text(field: Sequence[str], at: int, what: str, why: str) -> dict[str, Any]:
-    """The validation error of `field` (of the body) whose character `at` (0-based) is `what`."""
-    return {"type": "string_unicode", "loc": ("body", *field), "msg": f"{what} at character {at + 1} {why}"}
-
-
-def _not_utf8(field: Sequence[str], at: int, byte: int) -> dict[str, Any]:
-    return _not_text(field, at, f"byte 0x{byte:02X}", "is not UTF-8: send text as UTF-8")
-
-
-def _surrogate_in(value: object, field: tuple[str, ...] = ()) -> tuple[tuple[str, ...], int, str] | None:
-    """The first lone surrogate in a parsed JSON body, in a key or a value: its field, where in
-    that string, and the surrogate."""
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        return (field, found.start(), found.group()) if found else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        inner = (*field, _printable(str(key)))
-        if found_in := (_surrogate_in(key, inner) if isinstance(key, str) else None) or _surrogate_in(item, inner):
-            return found_in
-    return None
-
-
-def _json_not_text(body: bytes) -> dict[str, Any] | None:
-    """Where a JSON body holds what is not text: a byte that is not UTF-8, or the escape of a
-    lone surrogate ("\\ud800"), which pydantic would refuse only in some fields and no database
-    or export can hold. The bytes are read with each bad one as a lone surrogate (U+DC80 to
-    U+DCFF, Python's surrogateescape), so both are found in their field."""
-    try:
-        body.decode("utf-8")
-        first_bad = None
-    except UnicodeDecodeError as e:
-        first_bad = e.start
-    try:
-        found = _surrogate_in(json.loads(body.decode("utf-8", "surrogateescape")))
-    except ValueError:  # no JSON: FastAPI says where (json_invalid), unless it is no UTF-8 either
-        return None if first_bad is None else _not_utf8((), len(body[:first_bad].decode()), body[first_bad])
-    if found is None:
-        return None
-    field, at, surrogate = found
-    if first_bad is not None and "\udc80" <= surrogate <= "\udcff":
-        return _not_utf8(field, at, ord(surrogate) - 0xDC00)
-    return _not_text(field, at, f"U+{ord(surrogate):04X}", "is a lone surrogate, not a character")
-
-
-def _form_not_text(body: bytes) -> dict[str, Any] | None:
-    """Where a form (application/x-www-form-urlencoded) holds what is not text: a field whose
-    percent-decoded bytes are not UTF-8 (the form parser would store U+FFFD), or a byte not
-    percent-encoded (it would read it as Latin-1). A browser sends neither."""
-    for pair in body.split(b"&"):
-        name, _, value = pair.partition(b"=")
-        field = _printable(unquote_to_bytes(name.replace(b"+", b" ")).decode("utf-8", "surrogateescape"))
-        for part in (name, value):
-            text = unquote_to_bytes(part.replace(b"+", b" ")).decode("utf-8", "surrogateescape")
-            if found := _SURROGATE.search(text):
-                return _not_utf8([field], found.start(), ord(found.group()) - 0xDC00)
-            if not part.isascii():
-                at = next(i for i, c in enumerate(text) if not c.isascii())
-                return _not_text([field], at, f"U+{ord(text[at]):04X}", "is not percent-encoded (as %XX of UTF-8)")
-    return None
-
-
 def _open_to_anyone(scope: Scope) -> bool:
     return any(route.matches(scope)[0] is Match.FULL for route in signin.router.routes)
 
@@ -226,9 +157,9 @@ async def _checked_body(request: Request) -> bytes | Response:
             return await _errors(request, too_large)
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type == "application/json" or media_type.startswith("application/") and media_type.endswith("+json"):
-        error = _json_not_text(bytes(body))
+        error = json_not_text(bytes(body))
     elif media_type == "application/x-www-form-urlencoded":
-        error = _form_not_text(bytes(body))
+        error = form_not_text(bytes(body))
     else:
         error = None
     return await _invalid(request, RequestValidationError([error])) if error else bytes(body)
