@@ -83,11 +83,12 @@ def test_a_dagster_home_without_dagster_yaml_is_refused_and_left_untouched(proje
     folder = tmp_path / "pdfs"
     folder.mkdir()
     shutil.copy(SAMPLE_DOCS / PDF, folder)
-    message = _refusal(["status", "--input", str(folder)])
-    assert message.startswith(f"error: DAGSTER_HOME {home} holds no dagster.yaml")
-    assert f"point DAGSTER_HOME at {PROJECT_ROOT} or copy {PROJECT_ROOT / 'dagster.yaml'} into {home}" in message
-    assert "\n" not in message
-    assert list(home.iterdir()) == []  # no default instance made there, no dagster.yaml written
+    for command in (["status", "--input", str(folder)], ["ingest", "--input", str(folder)]):
+        message = _refusal(command)
+        assert message.startswith(f"error: DAGSTER_HOME {home} holds no dagster.yaml"), command
+        assert f"point DAGSTER_HOME at {PROJECT_ROOT} or copy {PROJECT_ROOT / 'dagster.yaml'} into {home}" in message
+        assert "\n" not in message
+        assert list(home.iterdir()) == []  # no default instance made there, no dagster.yaml written
 
 
 def test_wrong_passwords_for_one_name_lock_out_no_other_but_many_names_are_slowed(accounts, tmp_path):  # noqa: F811

@@ -33,7 +33,7 @@ from pydantic import ValidationError
 from ..paths import DataLayout
 from ..processes import leave_heap_to_the_system
 from ..settings import Settings
-from .instance import PROJECT_ROOT
+from .instance import PROJECT_ROOT, open_instance
 
 
 def set_dagster_environment(settings: Settings) -> None:
@@ -64,13 +64,11 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
-    import dagster as dg
-
     from ..defs.resources import ReviewDatabase
     from .ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
-    with dg.DagsterInstance.get() as instance:
+    with open_instance() as instance:
         outcomes = ingest_folder(
             kb,
             instance,
@@ -124,12 +122,10 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _shared_root(args: argparse.Namespace, settings: Settings) -> int:
-    import dagster as dg
-
     from ..cluster import NotSharedRoot, is_celery_launcher
     from ..runs.celery import claim_shared_root
 
-    with dg.DagsterInstance.get() as instance:
+    with open_instance() as instance:
         if not is_celery_launcher(instance.run_launcher):
             raise SystemExit("error: the instance is not on Celery (dagster.celery.yaml): nothing shares its data root")
         try:
