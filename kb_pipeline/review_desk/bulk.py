@@ -52,7 +52,7 @@ def decide_selected(
         raise HTTPException(422, "Select the entries first (the boxes, or x on a row).")
     bodies = []
     try:
-        for term_id in dict.fromkeys(ids or []):
+        for term_id in dict.fromkeys(ids):
             bodies.append(
                 DecisionIn(
                     term_id=term_id,
