@@ -1,4 +1,4 @@
-"""The "review complete" marks (issue 36, item 2): a reviewer says a document's entries of one
+"""The "review complete" marks: a reviewer says a document's entries of one
 kind are all decided and nothing is missing that was not added — the document and kind are then
 a labelled set the readers are scored on (score.py). Appended, never updated: the latest mark of
 a document and kind says whether it is complete."""

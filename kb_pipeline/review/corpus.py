@@ -46,7 +46,7 @@ _STATE_OF: dict[str, State] = {"approve": "approved", "edit": "edited", "reject"
 
 class QueueRow(BaseModel):
     """A queue row of any kind with the document it came from and its decision state. `term_id`
-    is the entry's id whatever its kind (the name kept from when the desk had terms only);
+    is the entry's id whatever its kind (the name the API and the store give every kind's id);
     `row` is a term's `ReviewQueueRow`, `item` every kind's view (None when orphaned)."""
 
     doc_id: str

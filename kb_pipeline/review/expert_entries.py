@@ -1,4 +1,4 @@
-"""Entries an expert adds where the readers found none (issue 36, item 1): a term, a rule or a
+"""Entries an expert adds where the readers found none: a term, a rule or a
 formula read from a selection in one chunk of the parsed document.
 
 Each field is span-checked against that chunk as every reader's value is (`spans.locate`: the

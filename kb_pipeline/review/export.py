@@ -6,7 +6,7 @@ re-attachment moved is listed under its new id only (`approved_decisions`). `orp
 id is in no payload any more, `source_changed` that its document now says something else (the
 approval stands, with what it approved, until an expert decides on the new wording).
 
-An approved rule, formula or brief carries every field of its kind (issue 49): each field a
+An approved rule, formula or brief carries every field of its kind: each field a
 person may set (items.py `EDITABLE`; a formula's variables with their meanings) as approved — the
 edit's value over the extraction's — with the extracted value beside it (`extracted_<field>`),
 and the links the link stage set. The text decided on (a rule's statement, a formula's LaTeX, a

@@ -1,4 +1,4 @@
-"""What the desk reviews, of every kind (issue 27): a glossary term, a rule, a formula, a
+"""What the desk reviews, of every kind: a glossary term, a rule, a formula, a
 document's brief, each flattened into one `ReviewItem` so one queue, one entry page and one
 decision path serve them all.
 

@@ -1,4 +1,4 @@
-"""The words of a chunk nearest to a value it does not say (issue 49, item 7): what the add form
+"""The words of a chunk nearest to a value it does not say: what the add form
 offers in place of a field the span check refused, so a typo is fixed by picking the chunk's own
 words rather than by selecting them again."""
 

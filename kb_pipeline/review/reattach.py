@@ -1,4 +1,4 @@
-"""Decisions that survive a re-parse (issue 27, item 2). A rule's id hashes its chunk and offset
+"""Decisions that survive a re-parse. A rule's id hashes its chunk and offset
 (contract §1), so a parser change that renumbers chunks moves every rule's id — and may give an
 old id to another rule; a clustering change can move a term's. A decision whose id no payload
 has any more, or whose id's entry no longer says what was decided on, is re-attached to the

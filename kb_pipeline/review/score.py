@@ -1,4 +1,4 @@
-"""The readers measured on the team's own documents (issue 36, item 2). Every decision is a
+"""The readers measured on the team's own documents. Every decision is a
 label: an approval says the reader was right, an edit that it found the entry but said it
 imperfectly, a rejection that it was wrong, and an entry an expert added what it missed. Over
 the documents and kinds a reviewer marked "review complete" (completion.py):

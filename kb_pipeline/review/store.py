@@ -46,7 +46,7 @@ decisions_table = sa.Table(
     # Added after the table first shipped (`add_missing_columns`): null on older rows.
     sa.Column("account_id", sa.Integer, nullable=True),  # review_accounts.id; null: the single-expert mode
     sa.Column("doc_version", sa.String(64), nullable=True),  # the document's content_hash when decided
-    # Issue 27: what kind of entry `term_id` names (null: a term, as on every older row), the
+    # What kind of entry `term_id` names (null: a term, as on every older row), the
     # fields an edit of a rule, formula or brief set (JSON), and the id a decision was made on
     # when it was re-attached to another after a re-parse moved the entry's id.
     sa.Column("kind", sa.String(16), nullable=True),

@@ -1,4 +1,4 @@
-"""What changed between versions of a document (issue 27, item 3): its latest kept version against
+"""What changed between versions of a document: its latest kept version against
 the last one reviewed — the newest other version any decision of the document was made on
 (`Decision.doc_version`), or, with none reviewed, the previous one. The latest is the version
 the document's payloads were extracted from: the kept version of its artifact's content (what a

@@ -1,4 +1,4 @@
-"""What changed in an entry's text since it was decided on (issue 27, item 3, in part): a
+"""What changed in an entry's text since it was decided on: a
 word-level diff of the text decided on against the text now, as runs the page marks up."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A document as MinerU read it (issue 36, item 1): its chunks in reading order beside the page
+"""A document as MinerU read it: its chunks in reading order beside the page
 image, each chunk's entries linked, and the add form, through which an expert adds a term, a
 rule or a formula the readers missed from a selection in a chunk (also on the entry page, under
 the entry's own chunk). The keys are desk.js's: select text in a chunk, Shift+T, Shift+R or

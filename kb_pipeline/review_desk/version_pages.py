@@ -1,4 +1,4 @@
-"""A document's versions in the desk (issue 27, item 3): the page `/documents/{doc_id}/versions`
+"""A document's versions in the desk: the page `/documents/{doc_id}/versions`
 and its JSON, `/api/documents/{doc_id}/versions` — the kept versions (hash, dates, pages) and
 the latest against the last reviewed one (version_diff.py). Reading needs the viewer role."""
 

@@ -156,7 +156,7 @@ SELF_REFERENCES = _recognised("SELF_REFERENCES")
 # How a sentence defining a listed term goes on after it ("PA means …", "X si intende …"); the
 # preposition before a legend's unit ("… in m3/h", "… em kW"); what opens an "if … then" and the
 # "then" after the condition's comma, or with or without one ("Apabila … maka …"). Read in every
-# language recognised, as the readers read them before the lexicon held them.
+# language recognised: these few wordings are read even in a language no other reader reads.
 # The label of a numbered definition ("Definition 2 (X).", "Definizione 3 – X:").
 DEFINITION_LABELS = _recognised("DEFINITION_LABELS")
 TERM_DEFINING_VERBS = _recognised("TERM_DEFINING_VERBS")

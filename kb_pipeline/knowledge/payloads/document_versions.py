@@ -1,4 +1,4 @@
-"""A document's kept versions (issue 27, item 3): when its payloads are written, a copy of the
+"""A document's kept versions: when its payloads are written, a copy of the
 reviewable ones (glossary, rules, formulas, brief, review queue) and a small record of the
 source they were extracted from, under `<versions>/<content_hash>/` — by default
 `<data root>/knowledge_versions/<doc_id>/` (`DataLayout.document_versions`).
