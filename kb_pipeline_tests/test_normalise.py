@@ -10,10 +10,11 @@ import pytest
 
 from kb_pipeline.contracts import CHUNK_ID_PATTERN, Chunk
 from kb_pipeline.normalise import build_chunks
-from kb_pipeline.normalise.chunker import ITEM_SEPARATOR, MAX_CHUNK_CHARS, formula_text
+from kb_pipeline.normalise.drafts import ITEM_SEPARATOR, MAX_CHUNK_CHARS
 from kb_pipeline.normalise.furniture import running_furniture
 from kb_pipeline.normalise.headings import HeadingTracker, heading_rejection, looks_like_page_number, numbered
 from kb_pipeline.normalise.item_text import ItemText, item_text
+from kb_pipeline.normalise.layer_text import formula_text
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
 from kb_pipeline.parsing.raw_output import RawOutput, load_raw_output

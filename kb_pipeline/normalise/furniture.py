@@ -24,6 +24,9 @@ from .headings import numbered, numbers_set_apart
 from .item_text import ItemText
 from .outline import squash
 
+# MinerU's item types for what is printed on every page, not read: running heads, feet, page numbers.
+FURNITURE_TYPES = ("header", "footer", "page_number", "aside_text")
+
 _BAND = 120  # the top and bottom 12 % of a page (MinerU boxes are 0–1000)
 # A page's first or last line stands in its band this far in (a report set with wide margins
 # has its running head at 10–20 % of the page, clear of the body but below the 12 % band).

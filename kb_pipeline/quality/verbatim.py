@@ -12,8 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..contracts import Chunk
-from ..normalise.chunker import contents_pages, contents_text, formula_text, table_text, turned_table
+from ..normalise.contents import contents_pages, contents_text
 from ..normalise.item_text import PIECE_SEPARATORS, has_cells, item_text, item_texts
+from ..normalise.layer_text import formula_text, table_text, turned_table
 from ..normalise.recovery import recovered_chunk_lines
 from ..parsing.raw_output import RawOutput
 from ..pdf_text import PdfTextLayer

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..contracts import Chunk, ParsedDocument
-from ..normalise.chunker import contents_pages
+from ..normalise.contents import contents_pages
 from ..normalise.item_text import item_text, item_texts, span_lines
 from ..parsing.raw_output import V1_TO_V2_TYPE, RawOutput
 from .chunk import RagChunk, location_line
