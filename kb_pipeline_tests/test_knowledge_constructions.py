@@ -202,7 +202,7 @@ def test_an_open_construction_leaves_its_sentence_to_the_model_or_the_desk():
 
 def test_an_open_construction_is_not_put_to_the_model():
     """The desk decides an open construction: asked, the embedded model accepted its sentence
-    too readily (docs/QUALITY.md, "Issue 45"). A model that fails when touched stays untouched."""
+    too readily (docs/QUALITY.md, "Definitions by construction"). A model that fails when touched stays untouched."""
 
     class Untouchable:
         def __getattr__(self, name: str) -> object:

@@ -20,7 +20,7 @@ called X"), `copula_bare` ("X is a Y."), `or_gloss` ("X, or Y, …").
 
 The term is a whole noun phrase (its article aside); a definition is what the construction says
 the term is, as printed. Which constructions are trusted follows their measured precision
-(bench/definition_constructions.py; docs/QUALITY.md, "Issue 45").
+(bench/definition_constructions.py; docs/QUALITY.md, "Definitions by construction").
 """
 
 from __future__ import annotations
@@ -647,7 +647,7 @@ def read_stated_definitions(document: ParsedDocument) -> list[Finding]:
             findings.append(Finding(term, anchor, "stated_definition", definition=said))
         else:
             # Left to the desk: asked about these, the embedded model lowered claim precision from
-            # 0.95 to 0.89 over the gold documents for one claim more (docs/QUALITY.md, "Issue 45").
+            # 0.95 to 0.89 over the gold documents for one claim more (docs/QUALITY.md, "Definitions by construction").
             open_sentence = (Quote(s.text, chunk),)
             findings.append(Finding(term, anchor, "stated_definition", open_sentences=open_sentence, ask_model=False))
     return findings
