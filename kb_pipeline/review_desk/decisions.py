@@ -1,16 +1,17 @@
-"""Recording a reviewer's decision, as the pages' forms and the JSON API both take it: under the
-signed-in account when the desk has accounts (a `reviewer` sent is ignored), else under the
-name the single expert typed."""
+"""A reviewer's decision as the pages' forms and the JSON API both take it (`DecisionIn`: each text
+field checked), recorded by review/decisions.py under the signed-in account when the desk has
+accounts (a `reviewer` sent is ignored), else under the name the single expert typed; a refused
+one answered with its status."""
 
 from __future__ import annotations
 
 from fastapi import HTTPException
 from pydantic import AliasChoices, BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from ..knowledge.payloads.diff import same_definition
+from ..review import decisions
 from ..review.accounts import Account
-from ..review.corpus import Corpus, Entry
-from ..review.items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
+from ..review.corpus import Corpus
+from ..review.decisions import DecisionAsked, DecisionRefused, Refusal, unknown_entry
 from ..review.store import Decision, DecisionKind, DecisionStore
 from ..review.xml_text import xml_illegal
 
@@ -82,78 +83,31 @@ def as_sentences(error: ValidationError) -> str:
     return " ".join(s if s.endswith(".") else s + "." for s in said)
 
 
+# The status the web answers each kind of refused decision with.
+_STATUS: dict[Refusal, int] = {"unknown": 404, "changed": 409, "invalid": 422}
+
+
 def unknown_term(corpus: Corpus, term_id: str) -> HTTPException:
-    return HTTPException(
-        404,
-        f"unknown term_id {term_id!r}: no entry (term, rule, formula, brief) under {corpus.layout.knowledge} has it",
-    )
+    return http_error(unknown_entry(corpus, term_id))
 
 
-def edited_fields(found: Entry, body: DecisionIn) -> dict[str, str] | None:
-    """An edit of a rule, formula or brief: the fields it changes, checked against what a person
-    may set (422 otherwise); None for a term (its edit is the definition) or no edit."""
-    if body.decision != "edit" or found.kind == "term":
-        if body.fields:
-            raise HTTPException(422, f"fields: a {found.kind}'s edit is its definition, not fields")
-        return None
-    current = field_values(found.entity, found.kind)
-    fields = dict(body.fields or {})
-    if body.definition and body.definition.strip():  # the main text, as a term's definition is
-        fields.setdefault(TEXT_FIELD[found.kind], body.definition)
-    unknown = sorted(set(fields) - set(current))
-    symbols = [k.removeprefix(VARIABLE_FIELD) for k in current if k.startswith(VARIABLE_FIELD)]
-    for key in unknown:
-        if key.startswith(VARIABLE_FIELD):
-            raise HTTPException(
-                422,
-                f"{key}: {found.item.id} has no variable {key.removeprefix(VARIABLE_FIELD)!r}"
-                f" (its variables: {', '.join(symbols) or 'none'})",
-            )
-    if unknown:
-        allowed = [*EDITABLE[found.kind], *([f"{VARIABLE_FIELD}<symbol>"] if found.kind == "formula" else [])]
-        raise HTTPException(422, f"fields: a {found.kind}'s editable fields are {', '.join(allowed)}, not {unknown}")
-    if fields.get("rule_type", RULE_TYPES[0]) not in RULE_TYPES:
-        raise HTTPException(422, f"rule_type: one of {', '.join(RULE_TYPES)}")
-    changed = {k: v.strip() for k, v in fields.items() if v.strip() != current[k].strip()}
-    if not changed:
-        raise HTTPException(422, "an edit needs a field changed")
-    return changed
+def http_error(refused: DecisionRefused) -> HTTPException:
+    return HTTPException(_STATUS[refused.refusal], str(refused))
 
 
 def record_decision(corpus: Corpus, store: DecisionStore, body: DecisionIn, account: Account | None) -> Decision:
-    """The decision, stored against the entry and the document version as they read now (404 for
-    an unknown term, 409 when the definition the reviewer saw is no longer the document's, 422
-    without an account or a reviewer's name)."""
-    reviewer = account.name if account else (body.reviewer or "").strip()
-    if not reviewer:
-        raise HTTPException(422, "reviewer: who decided is required (the name you go by)")
-    found = corpus.entry(body.term_id)
-    if found is None:
-        raise unknown_term(corpus, body.term_id)
-    if body.decision == "withdraw" and body.term_id not in store.latest():
-        raise HTTPException(422, f"{body.term_id} is pending: there is no decision to withdraw")
-    if body.seen_definition is not None and not same_definition(body.seen_definition, found.item.text):
-        raise HTTPException(
-            409,
-            "the definition changed since this page was loaded (the document was extracted again): "
-            "reload and decide on what it says now",
-        )
-    fields = edited_fields(found, body)
-    if found.kind == "term":
-        edited = body.definition.strip() if body.decision == "edit" and body.definition else None
-    else:  # the text an edit approves: the edited main field, else the extracted one
-        edited = (fields or {}).get(TEXT_FIELD[found.kind], found.item.text) if body.decision == "edit" else None
-    return store.record(
-        term_id=body.term_id,
-        doc_id=found.doc_id,
-        term=found.item.label,
+    """The decision, stored (review/decisions.py: 404 for an unknown entry, 409 when the text the
+    reviewer saw is no longer the document's, 422 for a decision no one may make)."""
+    asked = DecisionAsked(
+        entry_id=body.term_id,
         decision=body.decision,
-        extracted_definition=found.item.text,
-        edited_definition=edited,
-        edited_fields=fields,
-        kind=found.kind,
-        reason=(body.reason or "").strip() or None,
-        reviewer=reviewer,
-        account_id=account.id if account else None,
-        doc_version=corpus.content_hash(found.doc_id),
+        definition=body.definition,
+        fields=body.fields,
+        reason=body.reason,
+        reviewer=body.reviewer,
+        seen_text=body.seen_definition,
     )
+    try:
+        return decisions.record_decision(corpus, store, asked, account)
+    except DecisionRefused as e:
+        raise http_error(e) from e
