@@ -8,6 +8,7 @@ import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
 from kb_pipeline.knowledge.extract import extract_document
+from kb_pipeline.knowledge.language.analysis import DocumentAnalysis
 from kb_pipeline.knowledge.payloads import contracts as kc
 from kb_pipeline.knowledge.readers.glossary.mining import cluster
 from kb_pipeline.knowledge.readers.rules.statements import chunk_statements
@@ -139,8 +140,8 @@ def test_a_label_line_a_lettered_item_and_a_semicolon_end_a_statement():
         "Le somme sono liquidate al ricevimento dei documenti; In caso di decesso, il Beneficiario deve inviare la "
         "richiesta."
     )
-    chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", text=text, page_idx=0)
-    said = [s.text for s in chunk_statements(chunk, lambda _: False)]
+    document = _document(text)
+    said = [s.text for s in chunk_statements(document.chunks[0], lambda _: False, DocumentAnalysis(document))]
     assert said == [
         "Il Contratto rimane in vigore per lammontare residuo, a condizione che il premio sia pagato.",
         "Prestazione a Scadenza",
@@ -174,7 +175,8 @@ def test_a_label_line_without_a_verb_and_a_permission_under_a_proviso():
         text="The records were acquired by NASA\nLandsat satellites over the whole basin since 1985.",
         page_idx=0,
     )
-    assert len(list(chunk_statements(wrapped, lambda _: False))) == 1
+    document = ParsedDocument(doc_id="d", source_path="d.pdf", content_hash="0" * 64, n_pages=1, chunks=[wrapped])
+    assert len(list(chunk_statements(wrapped, lambda _: False, DocumentAnalysis(document)))) == 1
 
 
 # A formula and the sentences around it: each symbol's meaning, as the document states it.

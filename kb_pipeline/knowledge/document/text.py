@@ -132,6 +132,13 @@ def ends_a_sentence(piece: str) -> bool:
     return piece.rstrip().endswith(SENTENCE_STOPS + (":", ";"))
 
 
+def open_ended(text: str) -> bool:
+    """A clause that stops on a word no clause ends with ("make sure that", "prüfen, ob", "si
+    calcola con"), no stop after it: what follows completes it, as it would after a colon."""
+    words = text.split()
+    return bool(words) and not ends_a_sentence(text) and words[-1].casefold() in FUNCTION_WORDS
+
+
 SENTENCE_STOPS = (".", "!", "?", "。", "！", "？", "؟", "।", "۔")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 

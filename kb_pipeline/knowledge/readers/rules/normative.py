@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from ...document.text import ends_a_sentence
+from ...document.text import open_ended
 from ...language.lexicon import (
     ABSOLUTE_OUTCOMES,
     AUTHORS,
@@ -37,7 +37,6 @@ from ...language.lexicon import (
     RULE_WORDING,
     SUBORDINATORS,
     alternation,
-    is_function_word,
 )
 
 Strength = Literal["decided", "open"]
@@ -135,9 +134,7 @@ def normative_cue(text: str) -> Cue | None:
 
 def _introduces_a_formula(text: str) -> bool:
     """A lead-in that stops on a colon or on a function word, its formula set below it."""
-    said = text.rstrip()
-    words = said.split()
-    return said.endswith(":") or (not ends_a_sentence(said) and bool(words) and is_function_word(words[-1]))
+    return text.rstrip().endswith(":") or open_ended(text)
 
 
 def decides_a_rule(text: str) -> bool:

@@ -17,10 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ....contracts import Chunk, ParsedDocument
-from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, paragraphs, sentences
-from ...language.analysis import VERBAL_TAGS, language_of, tokenize
+from ...document.text import SENTENCE_STOPS, Span, ends_a_sentence, open_ended, paragraphs, sentences
+from ...language.analysis import VERBAL_TAGS, DocumentAnalysis, document_analysis
 from ...language.lexicon import BIBLIOGRAPHY_HEADINGS, PLAIN_CONJUNCTIONS, PLAIN_DISJUNCTIONS, is_function_word
-from ...language.tagger import tag
 
 _BULLETS = "•▪●◦‣⁃∙·■□►▸✓✔➢*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0e8"
 _DASHES = "–—-"
@@ -81,10 +80,11 @@ def _segments(chunk: Chunk) -> list[Span]:
     return cells
 
 
-def _blocks(text: str, segment: Span) -> list[Span]:
+def _blocks(chunk: Chunk, segment: Span, analysis: DocumentAnalysis) -> list[Span]:
     """A paragraph split where a list item starts on a new line, and after a label line."""
+    text = chunk.text
     items = [segment.start + m.end() for m in _LINE_ITEM.finditer(segment.of(text))]
-    cuts = [segment.start, *sorted(set(items) | set(_after_labels(text, segment)))]
+    cuts = [segment.start, *sorted(set(items) | set(_after_labels(chunk, segment, analysis)))]
     ends = [c - 1 for c in cuts[1:]] + [segment.end]
     return [Span(a, b) for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
 
@@ -96,18 +96,17 @@ def _blocks(text: str, segment: Span) -> list[Span]:
 _LABEL_WORDS = 10
 
 
-def _verbless(line: str, language: str) -> bool:
-    """No word of the line tagged a verb or an auxiliary (by the sentence analysis' tagger)."""
-    words = [line[a:b] for a, b in tokenize(line, Span(0, len(line)), language)]
-    return not any(t in VERBAL_TAGS for t in tag(words, language))
+def _verbless(chunk: Chunk, start: int, end: int, analysis: DocumentAnalysis) -> bool:
+    """No word of `chunk.text[start:end]` tagged a verb or an auxiliary in the document's sentence
+    analysis (its words tagged in their sentence, in the chunk's language)."""
+    tokens = [t for s in analysis.sentences(chunk) for t in s.tokens if start <= t.start < end]
+    return bool(tokens) and not any(t.pos in VERBAL_TAGS for t in tokens)
 
 
-def _after_labels(text: str, segment: Span) -> list[int]:
+def _after_labels(chunk: Chunk, segment: Span, analysis: DocumentAnalysis) -> list[int]:
     """Where the line after each label line of `segment` starts."""
     cuts, at, starts = [], segment.start, True
-    # A label line is too short to tell its language: its chunk's tells it (read once, if asked).
-    language: str | None = None
-    lines = segment.of(text).split("\n")
+    lines = segment.of(chunk.text).split("\n")
     for line, following in zip(lines, lines[1:], strict=False):
         said, next_said = line.strip(), following.strip()
         words = said.split()
@@ -117,7 +116,7 @@ def _after_labels(text: str, segment: Span) -> list[int]:
             and not said.endswith((*SENTENCE_STOPS, ",", ";", ":"))
             and not is_function_word(words[-1])
             and next_said[:1].isupper()
-            and _verbless(said, language := language or language_of(text))
+            and _verbless(chunk, at, at + len(line), analysis)
         )
         at += len(line) + 1
         if label:
@@ -137,11 +136,11 @@ def _semicolon_sentences(text: str, sentence: Span) -> list[Span]:
     return [Span(a, a + len(text[a:b].rstrip())) for a, b in zip(starts, ends, strict=True) if text[a:b].strip()]
 
 
-def _pieces(chunk: Chunk) -> list[_Piece]:
+def _pieces(chunk: Chunk, analysis: DocumentAnalysis) -> list[_Piece]:
     text, out = chunk.text, []
     paragraph_segments = chunk.kind != "table"
     for number, segment in enumerate(_segments(chunk)):
-        for block in _blocks(text, segment):
+        for block in _blocks(chunk, segment, analysis):
             item = bool(_MARKER.match(text, block.start)) and bool(text[block.start : block.end].strip())
             clauses = (clause for whole in sentences(text, block) for clause in _semicolon_sentences(text, whole))
             for k, sentence in enumerate(clauses):
@@ -173,32 +172,26 @@ class _Unit:
     joined: bool = False
 
 
-def _open_ended(text: str) -> bool:
-    """A clause that stops on a word no clause ends with ("make sure that", "prüfen, ob"), no
-    stop after it: the items below complete it, as they would after a colon."""
-    words = text.split()
-    return bool(words) and not ends_a_sentence(text) and is_function_word(words[-1])
-
-
 def _fragment(item: str) -> bool:
     """An item that completes its lead-in ("the oil level;"), not a sentence of its own ("The
     level is read cold."): one that opens in lower case or ends without a sentence stop."""
     return item[:1].islower() or not item.rstrip().endswith(SENTENCE_STOPS)
 
 
-def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Statement]:
+def chunk_statements(chunk: Chunk, joins: Callable[[str], bool], analysis: DocumentAnalysis) -> Iterator[Statement]:
     """`joins(lead_in)`: whether a lead-in and its items are one statement (a rule stated once
-    for its list); otherwise each item is its own."""
+    for its list); otherwise each item is its own. `analysis`: the document's sentence analysis,
+    read only where a short line may be a label."""
     text = chunk.text
     units: list[_Unit] = []
     lead_in: str | None = None
-    for piece in _pieces(chunk):
+    for piece in _pieces(chunk, analysis):
         body = _body(text, piece.span)
         said = body.of(text)
         last = units[-1] if units and units[-1].segment == piece.segment else None
         if last:
             previous = last.span.of(text)
-            introduces = not last.item and (previous.endswith(":") or _open_ended(previous))
+            introduces = not last.item and (previous.endswith(":") or open_ended(previous))
             if piece.item and _fragment(said) and (last.joined or introduces and joins(previous)):
                 last.span, last.item, last.joined = Span(last.span.start, piece.span.end), True, True
                 continue
@@ -210,7 +203,7 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
             if not piece.item and not ends and (previous[-1:].islower() or previous[-1:] in "%,") and goes_on:
                 last.span = Span(last.span.start, piece.span.end)
                 continue
-            if piece.item and (previous.endswith(":") or _open_ended(previous)):
+            if piece.item and (previous.endswith(":") or open_ended(previous)):
                 lead_in = previous
         if not piece.item:
             lead_in = None
@@ -221,9 +214,11 @@ def chunk_statements(chunk: Chunk, joins: Callable[[str], bool]) -> Iterator[Sta
 
 def statements(document: ParsedDocument, joins: Callable[[str], bool]) -> Iterator[Statement]:
     """Every statement of the document's text, table and figure chunks, in reading order; not
-    its bibliography (titles of other works, which state nothing to the reader)."""
-    for chunk in document.chunks:
-        if chunk.kind in ("text", "table", "image") and not any(
-            _BIBLIOGRAPHY.match(h) for h in (chunk.heading or "", *chunk.heading_path)
-        ):
-            yield from chunk_statements(chunk, joins)
+    its bibliography (titles of other works, which state nothing to the reader). A label line is
+    told by the document's sentence analysis (the one the readers share, made once)."""
+    with document_analysis(document) as analysis:
+        for chunk in document.chunks:
+            if chunk.kind in ("text", "table", "image") and not any(
+                _BIBLIOGRAPHY.match(h) for h in (chunk.heading or "", *chunk.heading_path)
+            ):
+                yield from chunk_statements(chunk, joins, analysis)
