@@ -102,6 +102,17 @@ class Sentence:
         """The noun phrase that starts at token `index`, or None."""
         return next((p for p in self.noun_phrases if p[0] == index), None)
 
+    def complements_end(self, end: int, of: frozenset[str]) -> int:
+        """Where a noun phrase ending at token `end` ends with its complements, each a word of
+        `of` and the noun phrase after it ("the speed of sound"), or opening one ("die Ankunftszeit
+        des n-ten Kunden", where the article is the link)."""
+        while end < len(self.tokens) and self.tokens[end].lower in of:
+            following = self.phrase_at(end) or self.phrase_at(end + 1)
+            if following is None:
+                break
+            end = following[1]
+        return end
+
     def phrase_ending(self, end: int) -> tuple[int, int] | None:
         """The noun phrase that ends just before token `end`, or None."""
         return next((p for p in self.noun_phrases if p[1] == end), None)

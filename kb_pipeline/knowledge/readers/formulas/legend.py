@@ -539,21 +539,6 @@ def _bracketed(chunk: Chunk, math: MathText, defined: set[int]) -> list[Explanat
 _CLAUSE_OPENING = frozenset(",;:.")
 
 
-def _phrase_chain(s: Sentence, start: int, of: frozenset[str]) -> int | None:
-    """The end (token index) of the noun phrase opening at `start` with its complements ("the
-    speed of sound", "die Ankunftszeit des n-ten Kunden"), or None when no phrase opens there."""
-    phrase = s.phrase_at(start)
-    if phrase is None:
-        return None
-    end = phrase[1]
-    while end < len(s.tokens) and s.tokens[end].lower in of:
-        nxt = s.phrase_at(end) or s.phrase_at(end + 1)
-        if nxt is None:
-            break
-        end = nxt[1]
-    return end
-
-
 def _sentence_legends(chunk: Chunk, math: MathText, said: list[Sentence]) -> list[Explanation]:
     """A symbol the formulas use, stated in a clause of its own to be a noun phrase: after a let
     opener or a legend opener ("Es sei xn die Bedienzeit …", "wobei Tn die Ankunftszeit …
@@ -577,9 +562,10 @@ def _sentence_legends(chunk: Chunk, math: MathText, said: list[Sentence]) -> lis
             copula = words_at(tokens, k + 1, wording.copulas)
             if copula is None or copula >= len(tokens) or tokens[copula].pos != "DET":
                 continue
-            end = _phrase_chain(s, copula, wording.of)
-            if end is None or not _is_legend_symbol(symbol.text, math):
+            phrase = s.phrase_at(copula)
+            if phrase is None or not _is_legend_symbol(symbol.text, math):
                 continue
+            end = s.complements_end(phrase[1], wording.of)
             out.append(Explanation(chunk, Span(symbol.start, symbol.end), s.slice(copula, end), "copula"))
     return out
 

@@ -174,8 +174,7 @@ def _term(s: Sentence, i: int, wording: DefinitionWording, named: bool = False) 
         tokens, i, end, wording, article=(named and end - i > 1) or (i > 0 and tokens[i - 1].pos == "DET")
     ):
         return None
-    while end + 1 < len(tokens) and tokens[end].lower in wording.of and (more := s.phrase_at(end + 1)):
-        end = more[1]
+    end = s.complements_end(end, wording.of)
     return (i, end) if end - i <= _MAX_TERM_TOKENS else None
 
 
