@@ -110,6 +110,18 @@ class Browser:
     def type(self, text: str) -> None:
         self.send("Input.insertText", text=text)
 
+    def name_the_reviewer(self, name: str, then: str = "true") -> None:
+        """The single expert's name typed at the top of a desk page and sent: wait for the page
+        the server renders with it (its button says "Change", not "Set"), and `then`, a further
+        condition of that page (the queue's first row selected: its script has run)."""
+        self.evaluate("document.getElementById('reviewer-name').focus()")
+        self.type(name)
+        self.press("Enter")
+        self.wait_for(
+            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
+            f" && ({then})"
+        )
+
     def screenshot(self, path: Path) -> None:
         shot = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=False)
         path.write_bytes(base64.b64decode(shot["data"]))

@@ -276,6 +276,8 @@ STORIES = {
         ("Heading1", "1 Rules"),
         ("BodyText", "If the seal leaks, the operator must replace it before the next start."),
         ("BodyText", "The pump was installed in the station in 2019 by the manufacturer."),
+        ("BodyText", "Hypertension: systolic blood pressure > 140 mmHg."),
+        ("BodyText", "The nut, provided the thread is intact, may be reused."),
         ("Heading1", "2 Flow"),
         ("BodyText", "The flow through the pipe is"),
         ("display", "Q = v A"),
@@ -286,16 +288,29 @@ STORIES = {
         ("Heading1", "1 Regeln"),
         ("BodyText", "Bei kaltem Motor muss das Ventil langsam geöffnet werden."),
         ("BodyText", "Die Anlage wurde im Jahr 2019 von einem regionalen Betrieb gebaut."),
+        ("BodyText", "Der Betreiber darf die Dichtung nicht selbst ersetzen."),
         ("Heading1", "2 Wartezeit"),
         ("BodyText", "Die Verweilzeit im System ist"),
         ("display", "zn = wn + xn"),
         ("BodyText", "Es sei xn die Bedienzeit des n-ten Kunden. wn ist die Wartezeit des n-ten Kunden."),
+        (
+            "BodyText",
+            "Die Kunden kommen zu zufälligen Zeiten an, wobei Tn die Ankunftszeit des n-ten Kunden bezeichnet.",
+        ),
+        ("display", "tn = Tn - Tn-1"),
+        ("BodyText", "tn ist die n-te Zwischenankunftszeit."),
     ],
     "it": [
         ("Title", "Condizioni di assicurazione"),
         ("Heading1", "1 Obblighi"),
         ("BodyText", "In caso di decesso dell'Assicurato, il Beneficiario deve inviare la richiesta alla Compagnia."),
         ("BodyText", "Il contratto ha una durata di dieci anni."),
+        # A proviso between commas.
+        (
+            "BodyText",
+            "Alla data di scadenza, sempre che l'Assicurato sia in vita, l'Impresa corrisponderà un ammontare"
+            " calcolato come prodotto tra il valore e il numero delle quote.",
+        ),
         ("Heading1", "2 Portata"),
         ("BodyText", "La portata si calcola con"),
         ("display", "Q = v A"),
@@ -303,12 +318,21 @@ STORIES = {
     ],
 }
 EXPECTED_RULES = {
-    "en": {"If the seal leaks, the operator must replace it before the next start.": "If the seal leaks"},
-    "de": {"Bei kaltem Motor muss das Ventil langsam geöffnet werden.": "Bei kaltem Motor"},
+    "en": {
+        "If the seal leaks, the operator must replace it before the next start.": "If the seal leaks",
+        "Hypertension: systolic blood pressure > 140 mmHg.": None,
+        "The nut, provided the thread is intact, may be reused.": "provided the thread is intact",
+    },
+    "de": {
+        "Bei kaltem Motor muss das Ventil langsam geöffnet werden.": "Bei kaltem Motor",
+        "Der Betreiber darf die Dichtung nicht selbst ersetzen.": None,
+    },
     "it": {
         "In caso di decesso dell'Assicurato, il Beneficiario deve inviare la richiesta alla Compagnia.": (
             "In caso di decesso dell'Assicurato"
-        )
+        ),
+        "Alla data di scadenza, sempre che l'Assicurato sia in vita, l'Impresa corrisponderà un ammontare calcolato"
+        " come prodotto tra il valore e il numero delle quote.": "sempre che l'Assicurato sia in vita",
     },
 }
 EXPECTED_VARIABLES = {
@@ -334,7 +358,31 @@ def test_rules_and_symbols_on_a_real_parse(language, parses, tmp_path_factory):
     extracted = extract_document(document)
     rules = {" ".join(r.statement.split()): r.condition for r in extracted.interpretation_pack if r.statement}
     assert rules == EXPECTED_RULES[language]
-    (formula,) = extracted.formulas
+    (formula, *_) = extracted.formulas
     assert {v.symbol: v.meaning for v in formula.variables} == EXPECTED_VARIABLES[language]
     texts = "\n".join(c.text for c in document.chunks)
     assert all(v.meaning in texts for v in formula.variables if v.meaning)
+    if language == "de":  # symbols that differ only in case are two terms, each its own meaning
+        glossary = {e.term: e.definition for e in extracted.glossary}
+        assert glossary["Tn"] == "die Ankunftszeit des n-ten Kunden"
+        assert glossary["tn"] == "die n-te Zwischenankunftszeit"
+    else:
+        assert len(extracted.formulas) == 1
+
+
+def test_statements_cut_at_a_label_line_a_lettered_item_and_a_semicolon_on_a_real_parse(corpus_run):
+    """The corpus' Italian disclosure as MinerU reads it (its boxed layout keeps a label line, a
+    lettered item and a semicolon's next sentence inside one item's text): each rule after them
+    opens with its own condition."""
+    document = corpus_run("contract_it_unit_linked_insurance", "1-3").document
+    rules = {" ".join(r.statement.split()): r.condition for r in extract_document(document).interpretation_pack}
+    conditions = {s[:40]: c for s, c in rules.items()}
+    # "b) Prestazione a Scadenza" (a lettered item, then a label line) no part of the rule under it.
+    assert conditions["Alla data di scadenza, sempre che lAssic"] == "sempre che lAssicurato sia in vita"
+    # "c) Prestazione in corso di Contratto" above it: the proviso opens the rule.
+    assert conditions["Purché lassicurato sia in vita, nel cors"].startswith("Purché lassicurato sia in vita")
+    # "…; In caso di decesso …" in a table's cell: a sentence of its own, with its condition.
+    (after_semicolon,) = [s for s in rules if s.startswith("In caso di decesso dellAssicurato, il Beneficiario")]
+    assert rules[after_semicolon] == "In caso di decesso dellAssicurato"
+    texts = "\n".join(c.text for c in document.chunks)
+    assert all(" ".join(s.split()) in " ".join(texts.split()) for s in rules)  # verbatim

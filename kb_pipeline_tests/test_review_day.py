@@ -156,13 +156,7 @@ def test_browser_bulk_approves_three_entries_by_keyboard_after_the_review_comple
     browser = Browser(tmp_path / "chromium-profile")
     try:
         browser.goto(f"{review_server}/")
-        browser.evaluate("document.getElementById('reviewer-name').focus()")
-        browser.type("Rina")
-        browser.press("Enter")
-        browser.wait_for(
-            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
-            " && document.querySelector('#queue tbody tr.selected') !== null"
-        )
+        browser.name_the_reviewer("Rina", then="document.querySelector('#queue tbody tr.selected') !== null")
         # "?" lists the page's keys; Escape closes it.
         browser.press("?")
         assert browser.wait_for("document.getElementById('keys-help').open")

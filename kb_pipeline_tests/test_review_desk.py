@@ -408,14 +408,7 @@ def test_browser_opens_an_entry_sees_the_highlighted_page_and_decides_with_the_k
         browser.goto(f"{review_server}/")
         assert browser.evaluate("document.querySelectorAll('#queue tbody tr').length") == 3
         # The name, typed once: the browser session keeps it.
-        browser.evaluate("document.getElementById('reviewer-name').focus()")
-        browser.type("Rina")
-        browser.press("Enter")
-        # The page the server rendered with the name (the typed page says "Set"), its script run.
-        browser.wait_for(
-            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
-            " && document.querySelector('#queue tbody tr.selected') !== null"
-        )
+        browser.name_the_reviewer("Rina", then="document.querySelector('#queue tbody tr.selected') !== null")
         first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
         assert first == browser.evaluate("document.querySelector('#queue tbody tr').dataset.termId")
 

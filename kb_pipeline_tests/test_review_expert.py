@@ -213,12 +213,7 @@ def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, 
         browser = Browser(tmp_path / "chromium-profile")
         try:
             browser.goto(f"{base}/documents/{DOC}")
-            browser.evaluate("document.getElementById('reviewer-name').focus()")
-            browser.type("Rina")
-            browser.press("Enter")
-            browser.wait_for(
-                "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
-            )
+            browser.name_the_reviewer("Rina")
             browser.wait_for(
                 "(() => { const i = document.getElementById('page-image'); return i && i.complete && i.naturalWidth > 0; })()"
             )

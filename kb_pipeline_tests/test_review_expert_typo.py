@@ -113,12 +113,7 @@ def test_browser_fixes_a_typo_on_the_add_form_without_leaving_the_page(layout, v
         try:
             page = f"{base}/documents/{DOC}"
             browser.goto(page)
-            browser.evaluate("document.getElementById('reviewer-name').focus()")
-            browser.type("Rina")
-            browser.press("Enter")
-            browser.wait_for(
-                "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
-            )
+            browser.name_the_reviewer("Rina")
             # The sentence selected in its chunk, then Shift+R: the form opens on the condition.
             browser.evaluate(
                 f"(() => {{ const c = document.querySelector('[data-chunk-id=\"{chunk_id}\"]'); c.focus();"

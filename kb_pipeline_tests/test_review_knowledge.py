@@ -651,13 +651,7 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
     browser = Browser(tmp_path / "chromium-profile")
     try:
         browser.goto(f"{review_server}/?kind=rule")
-        browser.evaluate("document.getElementById('reviewer-name').focus()")
-        browser.type("Rina")
-        browser.press("Enter")
-        browser.wait_for(
-            "document.readyState === 'complete' && document.querySelector('.reviewer button').textContent === 'Change'"
-            " && document.querySelector('#queue tbody tr.selected') !== null"
-        )
+        browser.name_the_reviewer("Rina", then="document.querySelector('#queue tbody tr.selected') !== null")
         rows = browser.evaluate("[...document.querySelectorAll('#queue tbody tr')].map(r => r.dataset.termId)")
         assert rows and all(r.startswith("r_") for r in rows)  # back on the rules' queue
         browser.press("Enter")

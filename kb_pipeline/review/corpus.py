@@ -64,8 +64,8 @@ class QueueRow(BaseModel):
     @property
     def text(self) -> str | None:
         """The entry's text as it stands: the edit's, once edited, else the extracted one."""
-        if self.state == "edited" and self.decision is not None and self.decision.edited_definition:
-            return self.decision.edited_definition
+        if self.state == "edited" and self.decision is not None:
+            return self.decision.definition
         return self.item.text if self.item else None
 
 

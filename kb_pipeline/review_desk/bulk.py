@@ -20,7 +20,7 @@ from ..review.reattach import current_decisions
 from .auth import Principal, PrincipalDep, require
 from .decisions import DecisionIn, as_sentences, record_decision
 from .dependencies import CorpusDep, StoreDep
-from .pages import form_reviewer, local_path, render
+from .pages import form_fields, form_reviewer, local_path, render
 
 router = APIRouter(dependencies=[require("reviewer")])
 
@@ -29,18 +29,13 @@ router = APIRouter(dependencies=[require("reviewer")])
 SEEN = "seen."
 
 
-async def seen_texts(request: Request) -> dict[str, str]:
-    form = await request.form()
-    return {k.removeprefix(SEEN): v for k, v in form.multi_items() if k.startswith(SEEN) and isinstance(v, str)}
-
-
 @router.post("/decisions/bulk")
 def decide_selected(
     request: Request,
     principal: PrincipalDep,
     corpus: CorpusDep,
     store: StoreDep,
-    seen: Annotated[dict[str, str], Depends(seen_texts)],
+    seen: Annotated[dict[str, str], Depends(form_fields(SEEN))],
     decision: Annotated[Literal["approve", "reject"], Form()],
     ids: Annotated[list[str] | None, Form()] = None,
     reason: Annotated[str | None, Form()] = None,
@@ -59,7 +54,7 @@ def decide_selected(
                     decision=decision,
                     reason=reason,
                     reviewer=reviewer or None,
-                    seen_definition=seen.get(term_id),
+                    seen_definition=seen.get(SEEN + term_id),
                 )
             )
     except ValidationError as e:

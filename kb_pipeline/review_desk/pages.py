@@ -6,6 +6,8 @@ pages only hide what the role cannot do)."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -115,7 +117,7 @@ def queue_page(
     page = min(page, pages)
     first = (page - 1) * QUEUE_PAGE_SIZE
     # Decided / total per kind under the filters, whatever decision state they ask for.
-    summary_filter = QueueFilter(kind=filters.kind, doc=filters.doc, reason=filters.reason, q=filters.q)
+    summary_filter = replace(filters, state="")
     return render(
         request,
         "queue.html",
@@ -241,11 +243,16 @@ def review_complete_form(
     return RedirectResponse(local_path(back).partition("#")[0] + "#progress", status_code=303)
 
 
-async def variable_meanings(request: Request) -> dict[str, str]:
-    """A formula's edit form's variables' meanings: `variables.<symbol>` fields, whose names no
-    Form() parameter can declare (the form FastAPI parsed already: cached on the request)."""
-    form = await request.form()
-    return {k: v for k, v in form.multi_items() if k.startswith(VARIABLE_FIELD) and isinstance(v, str)}
+def form_fields(prefix: str) -> Callable[[Request], Awaitable[dict[str, str]]]:
+    """A dependency: the form's fields named `prefix<something>`, by their whole names — fields
+    no Form() parameter can declare (a formula's `variables.<symbol>`, a queue row's
+    `seen.<id>`). The form FastAPI parsed already is cached on the request."""
+
+    async def fields(request: Request) -> dict[str, str]:
+        form = await request.form()
+        return {k: v for k, v in form.multi_items() if k.startswith(prefix) and isinstance(v, str)}
+
+    return fields
 
 
 @router.post("/decisions", dependencies=[require("reviewer")])
@@ -256,7 +263,7 @@ def decide_form(
     store: StoreDep,
     term_id: Annotated[str, Form()],
     decision: Annotated[Literal["approve", "reject", "edit", "withdraw"], Form()],
-    variables: Annotated[dict[str, str], Depends(variable_meanings)],
+    variables: Annotated[dict[str, str], Depends(form_fields(VARIABLE_FIELD))],
     definition: Annotated[str | None, Form()] = None,
     reason: Annotated[str | None, Form()] = None,
     seen_definition: Annotated[str | None, Form()] = None,
