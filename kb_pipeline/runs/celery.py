@@ -2,8 +2,9 @@
 (dagster-celery) sending each run to a Celery worker over Redis, with the instance in Postgres so
 that pools and run limits hold across hosts (docs/SCALING.md).
 
-- The launcher takes the broker, backend and queue from the settings (`KB_CELERY_*`), and answers
-  run monitoring honestly: a run's task STARTED that its worker does not list among its active
+- The launcher takes dagster-celery's own config (`broker`, `backend`, `include`, `default_queue`,
+  `config_source`), what it leaves out from the settings (`KB_CELERY_*`), and answers run
+  monitoring honestly: a run's task STARTED that its worker does not list among its active
   tasks — the worker is gone, or was restarted under the same name and runs other tasks — is a
   dead run (dagster-celery reports it running for ever), so the daemon fails the run, frees its
   slots and run retries re-launch it.
@@ -17,7 +18,8 @@ from __future__ import annotations
 import json
 import socket
 import warnings
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 import dagster as dg
 from celery.exceptions import DuplicateTaskNameWarning
@@ -32,36 +34,52 @@ from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
 from ..cluster import CeleryCluster, ClusterNotConfigured, NotSharedRoot, check_root, claim_root, is_celery_launcher
 from ..defs.dead_runs import WORKER_DIED
 from ..settings import Settings
+from .worker_checks import check_services
 
 WORKER_TAG = "kb/celery_worker"
 SHARED_ROOT_KEY = "kb/shared_data_root"
 _PING_SECONDS = 3.0
 
 
-def cluster_settings(settings: Settings) -> CeleryCluster:
-    if settings.celery is None:
-        raise ClusterNotConfigured(
-            "the instance runs on Celery (dagster.celery.yaml) but KB_CELERY_BROKER_URL is not set "
-            "in this process's environment"
-        )
-    return settings.celery
-
-
 class CeleryRunLauncher(DagsterCeleryRunLauncher):
-    def __init__(self, inst_data=None) -> None:
+    """dagster-celery's launcher with its config; what the config leaves out comes from the
+    settings (`KB_CELERY_*`), the backend then defaulting to the broker."""
+
+    def __init__(
+        self,
+        broker: str | None = None,
+        backend: str | None = None,
+        include: list[str] | None = None,
+        default_queue: str | None = None,
+        config_source: dict | None = None,
+        inst_data=None,
+    ) -> None:
         # Read once, when the instance builds its launcher (daemon, webserver, ingest, worker).
-        cluster = cluster_settings(Settings.from_env())
+        cluster = Settings.from_env().celery
+        broker = broker or cluster.broker_url
+        if broker is None:
+            raise ClusterNotConfigured(
+                "the instance runs on Celery (dagster.celery.yaml) but its run launcher's config names no "
+                "`broker` and KB_CELERY_BROKER_URL is not set in this process's environment"
+            )
         super().__init__(
-            default_queue=cluster.queue, broker=cluster.broker_url, backend=cluster.backend_url, inst_data=inst_data
+            default_queue=default_queue or cluster.queue,
+            broker=broker,
+            backend=backend or cluster.backend_url or broker,
+            include=include,
+            config_source=config_source,
+            inst_data=inst_data,
         )
 
     @classmethod
     def config_type(cls):
-        return {}
-
-    @classmethod
-    def from_config_value(cls, inst_data, config_value):
-        return cls(inst_data=inst_data)
+        # dagster-celery's schema without its defaults (an `rpc://` backend, the `dagster` queue),
+        # which would hide the settings'.
+        schema = cast("dict[str, dg.Field]", super().config_type())
+        return {
+            key: dg.Field(field.config_type, is_required=False, description=field.description)
+            for key, field in schema.items()
+        }
 
     def launch_run(self, context: LaunchRunContext) -> None:
         # dagster-celery registers its task anew at every launch, which Celery 5.5+ warns about.
@@ -120,7 +138,32 @@ def _recorded_root(instance: dg.DagsterInstance) -> dict | None:
     return json.loads(value) if value else None
 
 
-def start_worker(settings: Settings, name: str | None = None) -> int:
+@dataclass(frozen=True)
+class WorkerOptions:
+    """`kb-pipeline worker`'s options, those of `dagster-celery worker start` and Celery's worker;
+    None: the settings' (`KB_CELERY_*`), the queue the launcher's."""
+
+    name: str | None = None
+    queues: str | None = None  # comma-separated, as Celery's --queues
+    concurrency: int | None = None
+    max_tasks_per_child: int | None = None
+    events: bool = False  # task events, for Flower or `celery events`
+    loglevel: str = "INFO"
+
+
+def worker_argv(options: WorkerOptions, cluster: CeleryCluster, default_queue: str, host: str) -> list[str]:
+    """Celery's `worker` command line for these options."""
+    argv = ["worker", "--queues", options.queues or default_queue]
+    argv += ["--concurrency", str(options.concurrency or cluster.concurrency)]
+    argv += ["--max-tasks-per-child", str(options.max_tasks_per_child or cluster.max_tasks_per_child)]
+    argv += ["--hostname", f"{options.name or 'kb'}@{host}", "--loglevel", options.loglevel]
+    # A run is taken only when a pool process is free to start it: a run reserved by a worker that
+    # then dies would stay STARTING until the instance's start timeout.
+    argv += ["--disable-prefetch"]
+    return argv + (["--task-events"] if options.events else [])
+
+
+def start_worker(settings: Settings, options: WorkerOptions) -> int:
     """A Celery worker for the instance's runs (blocks until it is stopped)."""
     import multiprocessing.process
 
@@ -130,7 +173,7 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
     from ..paths import DataLayout
     from ..processes import settle_heap
 
-    cluster = cluster_settings(settings)
+    check_services()  # first: building the instance connects to its database, retrying
     instance = dg.DagsterInstance.get()
     if not is_celery_launcher(instance.run_launcher):
         raise SystemExit(
@@ -143,7 +186,6 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
     app = instance.run_launcher.celery  # type: ignore[attr-defined]
     create_execute_job_task(app)
     create_resume_job_task(app)
-    node = f"{name or 'kb'}@{socket.gethostname()}"
 
     @signals.task_prerun.connect(weak=False)
     def tag_run(task=None, kwargs=None, **_):
@@ -174,10 +216,6 @@ def start_worker(settings: Settings, name: str | None = None) -> int:
 
     warm_mineru(str(DataLayout(settings.data_dir).mineru_home))
     settle_heap()  # each pool process starts with it frozen: its collections skip it
-    argv = ["worker", "--queues", cluster.queue, "--concurrency", str(cluster.concurrency)]
-    argv += ["--max-tasks-per-child", str(cluster.max_tasks_per_child), "--hostname", node, "--loglevel", "INFO"]
-    # A run is taken only when a pool process is free to start it: a run reserved by a worker that
-    # then dies would stay STARTING until the instance's start timeout.
-    argv += ["--disable-prefetch"]
-    app.worker_main(argv)
+    default_queue = instance.run_launcher.default_queue  # type: ignore[attr-defined]
+    app.worker_main(worker_argv(options, settings.celery, default_queue, socket.gethostname()))
     return 0
