@@ -2,8 +2,9 @@
 
 Writes `<out>/<run_id>/` as the contract's "Transport reality" describes: `manifest.json`
 (config, timings per document, warnings), `failures.jsonl` (one line per failed document),
-`<doc_id>/chunks.json` and `<doc_id>/mineru-source.txt`. It also updates the latest artifact per
-document under `data/parsed/<doc_id>/chunks.json`, which is where artifact versions are counted.
+`<doc_id>/chunks.json` with its layout `<doc_id>/page_layout.json`, and `<doc_id>/mineru-source.txt`.
+It also updates the latest artifacts per document under `data/parsed/<doc_id>/`, which is where
+artifact versions are counted.
 A failed document never stops the others.
 """
 
@@ -26,7 +27,7 @@ from .parsing.config import ParserConfig
 from .parsing.errors import DocumentError
 from .parsing.mineru_adapter import mineru_version
 from .paths import DataLayout
-from .pipeline import ARTIFACT_NAME, DocumentRun, Parsing, chunk_kinds, process_document, read_artifact, write_artifact
+from .pipeline import ARTIFACT_NAME, DocumentRun, Parsing, chunk_kinds, process_document, read_artifact, write_artifacts
 from .run_manifest import FailedEntry, ParsedEntry, RunManifest, RunTotals, SkippedFile
 from .settings import Settings
 from .sources import SourceFile, list_pdfs
@@ -94,13 +95,13 @@ class _Batch:
         result, label, seconds = outcome.result, outcome.label, outcome.seconds
         doc = result.document
         doc_dir = self.run_dir / doc.doc_id
-        write_artifact(doc_dir / ARTIFACT_NAME, doc)
+        write_artifacts(doc_dir, doc, result.layout)
         write_text_atomically(
             doc_dir / "mineru-source.txt",
             f"{doc.raw_output_dir}\n# untouched MinerU {doc.parser_version} output "
             f"({doc.parser_backend}); cache {'hit' if result.raw.cache_hit else 'miss'}\n",
         )
-        write_artifact(self.layout.parsed_dir(outcome.source.doc_id) / ARTIFACT_NAME, doc)
+        write_artifacts(self.layout.parsed_dir(outcome.source.doc_id), doc, result.layout)
         self.say(
             f"{label} ok: {doc.n_pages} pages, {len(doc.chunks)} chunks, {len(result.warnings)} warnings, "
             f"{seconds:.1f} s ({'cached' if result.raw.cache_hit else 'parsed'})"

@@ -5,7 +5,7 @@ docs cannot say what the models do not.
 - `docs/schema/<name>.schema.json`: the JSON Schema (serialisation mode: the files as written) of
   each artifact in `SCHEMAS`;
 - every table between `<!-- fields: Model -->` and `<!-- /fields -->` in `DOCS`: one row per
-  field of `Model` (any model of the two contract modules), in the order the JSON has them, with
+  field of `Model` (any model of the contract modules), in the order the JSON has them, with
   its type, default and description (`Field(description=…)`, a computed field's docstring).
 
 `--check` writes nothing and exits 1 when a file is not what the models give
@@ -24,19 +24,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import contracts
+from . import contracts, layout_contract
 from .knowledge.payloads import contracts as knowledge_contracts
 from .llm import usage
 
 REPO = Path(__file__).resolve().parent.parent
 # usage.json's record is defined beside the model client that builds it (llm/usage.py).
-CONTRACT_MODULES: tuple[ModuleType, ...] = (contracts, knowledge_contracts, usage)
+CONTRACT_MODULES: tuple[ModuleType, ...] = (contracts, layout_contract, knowledge_contracts, usage)
 DOCS = ("docs/contract.md", "docs/knowledge.md")
 SCHEMA_DIR = "docs/schema"
 SCHEMAS: dict[str, type[BaseModel]] = {
     "parsed_document": contracts.ParsedDocument,
     "quality_warning": contracts.QualityWarning,
     "parse_failure": contracts.ParseFailure,
+    "page_layout": layout_contract.ParsedLayout,
     "knowledge_payloads": knowledge_contracts.Payloads,
 }
 _TABLE = re.compile(r"(?P<open><!-- fields: (?P<model>\w+) -->\n)(?P<table>.*?)(?P<close><!-- /fields -->)", re.DOTALL)

@@ -50,12 +50,14 @@ class TextLine:
 @dataclass(frozen=True)
 class TextSegment:
     """A run of one line of the text layer, split off at a wide gap (a column gutter): its text,
-    its type size (the height of its characters' font boxes, in points) and its box in MinerU's
-    0–1000 page coordinates, as displayed."""
+    its type size (the height of its characters' font boxes, in points), its box in MinerU's
+    0–1000 page coordinates, as displayed, and the font weight most of its characters have
+    (declared, else `_named_weight`; None when none of them has a font)."""
 
     text: str
     size: float
     box: tuple[float, float, float, float]
+    weight: int | None
 
 
 class PdfTextLayer:
@@ -160,42 +162,54 @@ class PdfTextLayer:
 
     def segments(self, page_idx: int) -> list[TextSegment]:
         """The page's text as segments, in the text layer's order."""
+        import pypdfium2
         import pypdfium2.raw as pdfium_c
 
         page, textpage = self._page(page_idx)
         width, height = page.get_size()
         rotation = page.get_rotation()
         segments: list[TextSegment] = []
-        run: list[tuple[str, tuple[float, float, float, float]]] = []
+        run: list[tuple[str, tuple[float, float, float, float], int]] = []
         last_inked: tuple[float, float, float, float] | None = None  # the run's last inked box
 
         def flush() -> None:
             nonlocal last_inked
-            inked = [box for char, box in run if not char.isspace()]
-            text = "".join(char for char, _ in run).strip()
+            inked = [box for char, box, _ in run if not char.isspace()]
+            text = _utf16_pairs_joined("".join(char for char, _, _ in run)).strip()
             if text and inked:
                 size = Counter(round(y1 - y0, 1) for _, y0, _, y1 in inked).most_common(1)[0][0]
                 x0, y0 = min(b[0] for b in inked), min(b[1] for b in inked)
                 x1, y1 = max(b[2] for b in inked), max(b[3] for b in inked)
                 box = (x0 / width * 1000, y0 / height * 1000, x1 / width * 1000, y1 / height * 1000)
-                segments.append(TextSegment(text, size, box))
+                weights = Counter(w for char, _, w in run if not char.isspace() and w > 0)
+                weight = weights.most_common(1)[0][0] if weights else None
+                segments.append(TextSegment(text, size, box, weight))
             run.clear()
             last_inked = None
 
+        # pdfium's own calls, one rectangle reused: every page of a document is read here, and
+        # pypdfium2's wrapper allocating one per character was a third of the time.
+        raw, rect, font = textpage.raw, pdfium_c.FS_RECTF(), ctypes.create_string_buffer(128)
         for i in range(textpage.count_chars()):
-            char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, i))
+            char = chr(pdfium_c.FPDFText_GetUnicode(raw, i))
             if char in "\r\n":
                 flush()
                 continue
-            box = _displayed(textpage.get_charbox(i, loose=True), rotation, width, height)
+            if not pdfium_c.FPDFText_GetLooseCharBox(raw, i, rect):
+                raise pypdfium2.PdfiumError(f"no box for character {i} of page {page_idx}")
+            box = _displayed((rect.left, rect.bottom, rect.right, rect.top), rotation, width, height)
+            inked = not char.isspace()
             # A gap wider than the type size is a gutter between columns, not a word space; so is
             # a jump back left past the line (the text layer going on in the column beside it).
-            if last_inked is not None and not char.isspace():
+            if last_inked is not None and inked:
                 size = last_inked[3] - last_inked[1]
                 if box[0] - last_inked[2] > size or last_inked[0] - box[2] > size:
                     flush()
-            run.append((char, box))
-            if not char.isspace():
+            weight = pdfium_c.FPDFText_GetFontWeight(raw, i) if inked else 0
+            if inked and weight <= 0:
+                weight = _named_weight(raw, i, font)
+            run.append((char, box, weight))
+            if inked:
                 last_inked = box
         flush()
         return segments
@@ -251,6 +265,25 @@ def _cells(chars: list[tuple[str, str, bool, tuple[float, float, float, float]]]
     if cell.strip():
         cells.append(cell.strip())
     return tuple(cells)
+
+
+def _named_weight(textpage, index: int, font: ctypes.Array[ctypes.c_char]) -> int:
+    """The weight of a character whose font declares none (pdfium reads a weight from a font's
+    stem width; a standard font such as Helvetica-Bold has none), as its name says: 700 for a
+    bold one, 400 for another; -1 without a font."""
+    import pypdfium2.raw as pdfium_c
+
+    length = pdfium_c.FPDFText_GetFontInfo(textpage, index, font, len(font), None)
+    if not length:
+        return -1
+    # pdfium writes a name only when the buffer holds it whole.
+    return 700 if length <= len(font) and b"bold" in font.value.lower() else 400
+
+
+def _utf16_pairs_joined(text: str) -> str:
+    """pdfium gives a character beyond the Basic Multilingual Plane as its two UTF-16 halves, one
+    character each: joined back into one (a half alone, invalid in any encoding, as U+FFFD)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _displayed(

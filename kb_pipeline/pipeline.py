@@ -13,8 +13,10 @@ from pathlib import Path
 
 from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
+from .layout_contract import LAYOUT_NAME, ParsedLayout
 from .normalise import build_chunks
 from .normalise.item_text import item_texts
+from .normalise.page_layout import page_layout
 from .normalise.recovery import recover_lost_lines
 from .parsing.backends import InProcess, ParseBackend
 from .parsing.cache import cache_key
@@ -75,6 +77,7 @@ def parse_raw(pdf: Path, content_hash: str, parsing: Parsing, progress: WindowPr
 @dataclass
 class NormalisedDocument:
     document: ParsedDocument
+    layout: ParsedLayout
     warnings: list[QualityWarning]
     checks: dict[str, CheckOutcome]
     seconds: float
@@ -89,8 +92,8 @@ def artifact_key(
     return f"{cache_key(content_hash, parser_config, parser_version)}-{normaliser_version}"
 
 
-def identity(doc: ParsedDocument) -> str:
-    """What makes two artifacts of one document the same version."""
+def identity(doc: ParsedDocument | ParsedLayout) -> str:
+    """What makes two artifacts of one document the same version (a layout is its artifact's)."""
     return artifact_key(
         doc.content_hash, doc.parser_config or "", doc.parser_version or "", doc.normaliser_version or ""
     )
@@ -130,7 +133,7 @@ def normalise_output(
     previous: ParsedDocument | None = None,
 ) -> NormalisedDocument:
     """MinerU output, wherever it was produced, and the PDF it parsed (`parsed_pdf`, whose text
-    layer the normaliser reads) → the artifact, its warnings and checks."""
+    layer the normaliser reads) → the artifact, its layout, its warnings and checks."""
     started = time.perf_counter()
     with PDFIUM_LOCK, PdfTextLayer(parsed_pdf) as text_layer:
         texts = item_texts(raw)
@@ -156,18 +159,19 @@ def normalise_output(
             chunks=chunks,
         )
         checks = run_artifact_checks(document, raw, text_layer, warnings, coverage)
+        layout = page_layout(document, raw, text_layer, texts)
     if previous is not None:
         document.version = previous.version + (identity(previous) != identity(document))
-    return NormalisedDocument(document, warnings, checks, time.perf_counter() - started)
+    return NormalisedDocument(document, layout, warnings, checks, time.perf_counter() - started)
 
 
 def normalise_mineru_output(
     mineru_dir: Path, *, doc_id: str, pdf: Path | None = None
-) -> tuple[NormalisedDocument, RawOutput, Path]:
+) -> tuple[NormalisedDocument, Path]:
     """MinerU 4 output produced elsewhere (file names plain or prefixed, `parsing.discovery`) and
     the PDF it parsed (`pdf`, else the one in the directory) → the artifact, as our own parses
-    get it, with the output read and the PDF used. Raises `NoContentListError`,
-    `IncompleteOutputError`, `RawOutputMismatchError`."""
+    get it, with the PDF used. Raises `NoContentListError`, `IncompleteOutputError`,
+    `RawOutputMismatchError`."""
     inputs = discover_inputs(mineru_dir)
     raw = load_raw_output(
         mineru_dir,
@@ -177,7 +181,7 @@ def normalise_mineru_output(
     )
     pdf = pdf or inputs.required("origin_pdf", "PDF", "the normaliser reads its text layer: give it with --pdf")
     normalised = normalise_output(raw, pdf, doc_id=doc_id, source_path=pdf, content_hash=content_hash_of(pdf))
-    return normalised, raw, pdf
+    return normalised, pdf
 
 
 @dataclass
@@ -185,6 +189,7 @@ class DocumentRun:
     """Everything one document's pass through the core produced, with its timings."""
 
     document: ParsedDocument
+    layout: ParsedLayout
     warnings: list[QualityWarning]
     checks: dict[str, CheckOutcome]
     raw: RawOutputRef
@@ -210,6 +215,7 @@ def process_document(
     normalised = normalise_raw(pdf, raw_ref, doc_id=doc_id, previous=previous)
     return DocumentRun(
         normalised.document,
+        normalised.layout,
         normalised.warnings,
         normalised.checks,
         raw_ref,
@@ -230,6 +236,26 @@ def read_artifact(path: Path) -> ParsedDocument | None:
 
 def write_artifact(path: Path, document: ParsedDocument) -> None:
     write_text_atomically(path, document.model_dump_json(indent=2))
+
+
+def write_artifacts(folder: Path, document: ParsedDocument, layout: ParsedLayout) -> Path:
+    """`chunks.json` and its layout beside it, in `folder`; the artifact's path. The layout goes
+    first: a crash between the two leaves beside the artifact its own version's layout (the same
+    inputs and code make the same file) or the next version's, which `read_layout` does not read."""
+    write_text_atomically(folder / LAYOUT_NAME, layout.model_dump_json())
+    write_artifact(folder / ARTIFACT_NAME, document)
+    return folder / ARTIFACT_NAME
+
+
+def read_layout(artifact_path: Path, document: ParsedDocument) -> ParsedLayout | None:
+    """The layout beside the artifact at `artifact_path` when it is `document`'s (the same
+    identity); None when there is none (an artifact written before layouts were, or copied
+    without it) or it is another version's."""
+    path = artifact_path.with_name(LAYOUT_NAME)
+    if not path.is_file():
+        return None
+    layout = ParsedLayout.model_validate_json(path.read_text(encoding="utf-8"))
+    return layout if layout.doc_id == document.doc_id and identity(layout) == identity(document) else None
 
 
 def chunk_kinds(document: ParsedDocument) -> dict[str, int]:

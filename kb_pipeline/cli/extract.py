@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from ..contracts import ParsedDocument
+from ..knowledge.payloads.contracts import MissingArtifact
 from ..knowledge.payloads.payload_folder import (
     KnowledgeOutcome,
     knowledge_summary,
@@ -25,7 +26,7 @@ from ..knowledge.payloads.payload_folder import (
     write_knowledge,
 )
 from ..paths import DataLayout
-from ..pipeline import ARTIFACT_NAME
+from ..pipeline import ARTIFACT_NAME, read_layout
 from ..review.store import read_active_knowledge
 from ..settings import Settings
 
@@ -41,13 +42,16 @@ def summary_line(outcome: KnowledgeOutcome, document: ParsedDocument) -> str:
     """A document's line: what it got, its tokens and time."""
     payloads = outcome.payloads
     assert payloads is not None
-    tokens = sum(u.prompt_tokens + u.completion_tokens for u in payloads.usage if not u.simulated)
+    tokens = sum(u.prompt_tokens + u.completion_tokens for u in payloads.calls if not u.simulated)
     line = (
         f"{outcome.doc_id}: {knowledge_summary(payloads)}, {len(payloads.rejected)} rejected, "
         f"{tokens} tokens, {outcome.seconds:.2f} s"
     )
     if not any(chunk.text.strip() for chunk in document.chunks):
         line += " — no text in the document: empty payloads"
+    missing = [u.missing_artifact for u in payloads.usage if isinstance(u, MissingArtifact)]
+    if missing:
+        line += f" — read without {', '.join(missing)}: usage.json says what was lost"
     return line
 
 
@@ -73,13 +77,14 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
         for artifact in found:
             try:
                 document = ParsedDocument.model_validate_json(artifact.read_bytes())
+                page_layout = read_layout(artifact, document)
             except Exception as exc:  # unreadable: recorded under the artifact's folder's name
                 failed += 1
                 print(record_failure(out_dir / artifact.parent.name, str(artifact), exc), file=sys.stderr, flush=True)
                 continue
             versions = layout.document_versions(document.doc_id) if keep_versions else None
             outcome = write_knowledge(
-                document, out_dir / document.doc_id, model, active, label=str(artifact), versions=versions
+                document, out_dir / document.doc_id, model, active, label=str(artifact), versions=versions, layout=page_layout
             )
             if outcome.payloads is None:
                 failed += 1

@@ -28,7 +28,7 @@ from ..parsing.cache import COMPLETE_MARKER, read_marker
 from ..parsing.cached_parse import RawOutputRef
 from ..parsing.discovery import IncompleteOutputError, NoContentListError
 from ..parsing.mineru_adapter import SOURCE_COPY
-from ..parsing.raw_output import RawOutputMismatchError, load_raw_output
+from ..parsing.raw_output import RawOutputMismatchError
 from ..pipeline import normalise_mineru_output, normalise_raw
 from ..rag.metrics import format_metrics
 from ..rag.packager import PackageResult, PackageWriteError, default_doc_name, package_document
@@ -94,15 +94,14 @@ def package_directory(
         source = Path(marker["source_path"])
         doc_id = doc_id_for_name(doc_name) if doc_name else doc_id_for(source)
         ref = RawOutputRef(mineru_output_dir, True, 0.0, marker)
-        document = normalise_raw(source, ref, doc_id=doc_id).document
-        raw, pdf = load_raw_output(mineru_output_dir), mineru_output_dir / SOURCE_COPY
+        normalised, pdf = normalise_raw(source, ref, doc_id=doc_id), mineru_output_dir / SOURCE_COPY
     else:
         doc_id = doc_id_for_name(doc_name or default_doc_name(mineru_output_dir))
-        normalised, raw, pdf = normalise_mineru_output(mineru_output_dir, doc_id=doc_id, pdf=pdf)
-        document = normalised.document
+        normalised, pdf = normalise_mineru_output(mineru_output_dir, doc_id=doc_id, pdf=pdf)
+    document = normalised.document
     return package_document(
         document,
-        raw,
+        normalised.layout,
         output_dir or Path.cwd() / "kb_output" / document.doc_id,
         project_root=project_root,
         source_pdf=pdf,

@@ -1,9 +1,12 @@
 """The asset graph, partitioned per document:
 
     source_pdf → mineru_raw_output → parsed_document → quality_warnings → quality_warnings_table
-                          └────────────────┴──────────→ kb_package
+                          │                 + page_layout
+                          └── its images ──→ kb_package ← parsed_document, page_layout
 
-and, from parsed_document, the knowledge payloads and their tables (`defs/knowledge.py`).
+and, from parsed_document and page_layout, the knowledge payloads and their tables
+(`defs/knowledge.py`). parsed_document and page_layout are one step's two outputs: the
+normaliser writes both from one reading of MinerU's output and the PDF.
 
 Each asset calls the core and attaches what the UI shows. Assets keep their own files (content
 addressed under the data root) and report them with `MaterializeResult`, so nothing is pickled
@@ -16,17 +19,18 @@ the UI show the partition unsynced.
 import hashlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
 
 from ..contracts import QualityWarning
 from ..files import write_text_atomically
+from ..layout_contract import LAYOUT_NAME
 from ..parsing.cache import complete_dir, read_marker
 from ..parsing.cached_parse import RawOutputRef
 from ..parsing.errors import DocumentError, ParseServiceError
 from ..parsing.mineru_adapter import SOURCE_COPY
-from ..parsing.raw_output import load_raw_output
 from ..pipeline import (
     ARTIFACT_NAME,
     chunk_kinds,
@@ -35,14 +39,15 @@ from ..pipeline import (
     normalise_raw,
     parse_raw,
     read_artifact,
-    write_artifact,
+    read_layout,
+    write_artifacts,
 )
 from ..quality.artifact_checks import ARTIFACT_CHECKS
 from ..rag import package_document
 from ..versions import NORMALISER_VERSION, PACKAGER_VERSION
 from . import tables
 from .history import latest_materialization, metadata_values
-from .names import MINERU_RAW_OUTPUT, PARSED_DOCUMENT
+from .names import MINERU_RAW_OUTPUT, PAGE_LAYOUT, PARSED_DOCUMENT
 from .partitions import documents
 from .resources import KnowledgeBase
 
@@ -217,37 +222,70 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
     return kb.layout.within(tables.part_path(kb.layout, "quality_warnings", doc_id))
 
 
-@dg.asset(
+@dg.multi_asset(
+    name=PARSED_DOCUMENT,
     partitions_def=documents,
-    deps=[MINERU_RAW_OUTPUT],
-    description="The artifact: one ParsedDocument (schema 0.3.3) at data/parsed/<doc_id>/chunks.json — verbatim "
-    "chunks, headings, formulas and tables, with full provenance.",
-    kinds={"json", "pydantic"},
-    owners=OWNERS,
-    group_name=GROUP,
-    code_version=NORMALISER_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    specs=[
+        dg.AssetSpec(
+            PARSED_DOCUMENT,
+            deps=[MINERU_RAW_OUTPUT],
+            description="The artifact: one ParsedDocument (schema 0.3.3) at data/parsed/<doc_id>/chunks.json — "
+            "verbatim chunks, headings, formulas and tables, with full provenance.",
+            kinds={"json", "pydantic"},
+            owners=OWNERS,
+            group_name=GROUP,
+            code_version=NORMALISER_VERSION,
+            automation_condition=dg.AutomationCondition.eager(),
+        ),
+        dg.AssetSpec(
+            PAGE_LAYOUT,
+            deps=[MINERU_RAW_OUTPUT],
+            description='The artifact\'s pages (docs/contract.md, "The layout artifact") at '
+            "data/parsed/<doc_id>/page_layout.json: the text layer's lines with their box, type size and weight, "
+            "MinerU's items with their captions, formulas' markup and images, the furniture removed. What the "
+            "knowledge readers and the RAG package read instead of the PDF and MinerU's output.",
+            kinds={"json", "pydantic"},
+            owners=OWNERS,
+            group_name=GROUP,
+            code_version=NORMALISER_VERSION,
+            automation_condition=dg.AutomationCondition.eager(),
+        ),
+    ],
     check_specs=[
         dg.AssetCheckSpec(check.name, asset=PARSED_DOCUMENT, description=check.description, blocking=check.blocking)
         for check in ARTIFACT_CHECKS
     ],
 )
-def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
+def parsed_document(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> Iterator[dg.MaterializeResult]:
     doc_id = context.partition_key
     raw_ref = _raw_ref_for(context, kb)
     source_path = Path(raw_ref.marker["source_path"])
-    artifact_path = kb.layout.parsed_dir(doc_id) / ARTIFACT_NAME
-    result = normalise_raw(source_path, raw_ref, doc_id=doc_id, previous=read_artifact(artifact_path))
-    document = result.document
-    write_artifact(artifact_path, document)
+    folder = kb.layout.parsed_dir(doc_id)
+    result = normalise_raw(source_path, raw_ref, doc_id=doc_id, previous=read_artifact(folder / ARTIFACT_NAME))
+    document, layout = result.document, result.layout
+    artifact_path = write_artifacts(folder, document, layout)
     # Written here, beside the artifact, so quality_warnings reads exactly this run's warnings.
     warnings_file = artifact_path.with_name("warnings.json")
     write_text_atomically(
         warnings_file, json.dumps([w.model_dump() for w in result.warnings], ensure_ascii=False, indent=2)
     )
     kinds = chunk_kinds(document)
-    return dg.MaterializeResult(
-        data_version=dg.DataVersion(identity(document)),
+    # Both are made from the same inputs by the same code: they share the artifact's identity.
+    version = dg.DataVersion(identity(document))
+    yield dg.MaterializeResult(
+        asset_key=PAGE_LAYOUT,
+        data_version=version,
+        metadata={
+            "pages": len(layout.pages),
+            "lines": sum(len(page.lines) for page in layout.pages),
+            "items": sum(len(page.items) for page in layout.pages),
+            "removed": sum(item.removed for page in layout.pages for item in page.items),
+            "layout": dg.MetadataValue.path(str(artifact_path.with_name(LAYOUT_NAME))),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key=PARSED_DOCUMENT,
+        data_version=version,
         metadata={
             "version": document.version,
             "pages": document.n_pages,
@@ -293,7 +331,7 @@ def _check_metadata(values: dict) -> dict:
 
 @dg.asset(
     partitions_def=documents,
-    deps=[parsed_document],
+    deps=[PARSED_DOCUMENT],
     description="This document's quality warnings, one row per warning (parquet). Warnings never fail a document.",
     kinds={"pandas", "parquet"},
     owners=OWNERS,
@@ -357,10 +395,11 @@ quality_warnings_table = corpus_table_asset(
 
 @dg.asset(
     partitions_def=documents,
-    deps=[MINERU_RAW_OUTPUT, parsed_document],
+    # The images are the raw output's files.
+    deps=[MINERU_RAW_OUTPUT, PARSED_DOCUMENT, PAGE_LAYOUT],
     description="RAG-ready package of this document (kb_chunks.jsonl, kb_manifest.json, error_report.json, "
     "README_kb.md) under data/kb/<doc_id>/, plus the corpus-level data/kb/_all/<doc_id>.jsonl. "
-    "Built from parsed_document's chunks (MinerU's output read only for captions, images and formulas' LaTeX).",
+    "Built from parsed_document's chunks and page_layout (captions, images and formulas' LaTeX).",
     kinds={"jsonl"},
     owners=OWNERS,
     group_name="packages",
@@ -369,17 +408,21 @@ quality_warnings_table = corpus_table_asset(
 )
 def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
-    raw_ref = _raw_ref_for(context, kb)
     layout = kb.layout
-    document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
-    if document is None:
-        raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
+    artifact_path = layout.parsed_dir(doc_id) / ARTIFACT_NAME
+    document = read_artifact(artifact_path)
+    page_layout = read_layout(artifact_path, document) if document is not None else None
+    if document is None or page_layout is None:
+        raise dg.Failure(
+            f"{doc_id}: parsed_document has no artifact or page layout on disk; re-materialise it",
+            allow_retries=False,
+        )
     result = package_document(
         document,
-        load_raw_output(raw_ref.path),
+        page_layout,
         layout.within(layout.kb / doc_id),
         project_root=layout.root.parent,
-        source_pdf=raw_ref.path / SOURCE_COPY,
+        source_pdf=_raw_ref_for(context, kb).path / SOURCE_COPY,
         shared_output_dir=layout.kb / "_all",
     )
     metrics = result.metrics

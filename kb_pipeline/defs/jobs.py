@@ -10,6 +10,7 @@ from .names import (
     KNOWLEDGE_JOB,
     KNOWLEDGE_PAYLOADS,
     MINERU_RAW_OUTPUT,
+    PAGE_LAYOUT,
     PARSED_DOCUMENT,
     QUALITY_WARNINGS,
     QUALITY_WARNINGS_TABLE,
@@ -20,7 +21,7 @@ from .names import (
 ingest_job = dg.define_asset_job(
     INGEST_JOB,
     selection=dg.AssetSelection.assets(
-        MINERU_RAW_OUTPUT, PARSED_DOCUMENT, QUALITY_WARNINGS, KB_PACKAGE, KNOWLEDGE_PAYLOADS
+        MINERU_RAW_OUTPUT, PARSED_DOCUMENT, PAGE_LAYOUT, QUALITY_WARNINGS, KB_PACKAGE, KNOWLEDGE_PAYLOADS
     ),
     description="Parse, normalise, check, package and extract the knowledge of one document (one partition).",
     # The five steps form a chain; running them in the run's own process saves four process

@@ -4,6 +4,7 @@ definitions (instance helpers, status, tests). `test_definitions.py` keeps them 
 SOURCE_PDF = "source_pdf"
 MINERU_RAW_OUTPUT = "mineru_raw_output"
 PARSED_DOCUMENT = "parsed_document"
+PAGE_LAYOUT = "page_layout"
 QUALITY_WARNINGS = "quality_warnings"
 QUALITY_WARNINGS_TABLE = "quality_warnings_table"
 KB_PACKAGE = "kb_package"

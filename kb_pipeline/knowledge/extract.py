@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..contracts import ParsedDocument
+from ..layout_contract import LAYOUT_NAME, ParsedLayout
 from ..llm.model import LanguageModel
-from .document.layout import document_layout
+from .document.layout import WITHOUT_LAYOUT, DocumentLayout, document_layout
 from .language.analysis import document_analysis
 from .link import link
 from .model.choice import Choices
 from .model.definition_picker import pick_definitions
 from .model.model_steps import FORMULAS, RULES, asked_steps, decide_open
-from .payloads.contracts import Payloads
+from .payloads.contracts import MissingArtifact, Payloads
 from .payloads.review import review_queue
 from .payloads.spans import SpanCheck
 from .readers.brief.brief import build_brief, propose_brief
@@ -61,15 +62,20 @@ DETERMINISTIC_READERS: tuple[Reader, ...] = (
 
 
 def extract_document(
-    document: ParsedDocument, readers: Sequence[Reader] = DETERMINISTIC_READERS, model: LanguageModel | None = None
+    document: ParsedDocument,
+    readers: Sequence[Reader] = DETERMINISTIC_READERS,
+    model: LanguageModel | None = None,
+    layout: ParsedLayout | None = None,
 ) -> Payloads:
-    """`ModelFailed` when the model's endpoint does not answer: nothing is half-written."""
+    """`layout`: the document's layout artifact; without it, `usage` says what its readers lost.
+    `ModelFailed` when the model's endpoint does not answer: nothing is half-written."""
     check = SpanCheck()
     steps = asked_steps(model.endpoint) if model is not None else frozenset()
     asked: list[Choices] = []
-    # Every proposal first: the PDF's layout, the formulas' index and the sentence analysis are made
-    # once for them all.
-    with document_layout(document), document_math(document), document_analysis(document):
+    # Every proposal first: the pages' layout, the formulas' index and the sentence analysis are
+    # made once for them all.
+    pages = DocumentLayout(layout) if layout is not None else None
+    with document_layout.given(document, pages), document_math(document), document_analysis(document):
         findings = [finding for read in readers for finding in read(document)]
         brief = propose_brief(document)
         formula_candidates = propose_formulas(document)
@@ -92,6 +98,7 @@ def extract_document(
     formulas = formula_entries(document, formula_candidates, check)
     rules = rule_entries(document, rule_candidates, check)
     link(glossary, formulas, rules)
+    missing = [] if layout is not None else [MissingArtifact(missing_artifact=LAYOUT_NAME, lost=list(WITHOUT_LAYOUT))]
     return Payloads(
         glossary=glossary,
         interpretation_pack=rules,
@@ -99,5 +106,5 @@ def extract_document(
         brief_context=build_brief(document, brief, glossary, check),
         review_queue=review_queue(glossary, check.rejected),
         rejected=check.rejected,
-        usage=[call for choices in asked for call in choices.usage],
+        usage=[*(call for choices in asked for call in choices.usage), *missing],
     )

@@ -1,10 +1,12 @@
 """The artifact's chunks, in reading order, turned into the package's chunks (seed 001's rules).
 
 The package is built from the `ParsedDocument`, so it holds what the normaliser recovered
-(running heads removed, lost lines from the text layer, headings from the PDF's own signals);
-MinerU's output is read only for what the artifact does not carry: a table's or figure's
-caption apart from its body, an image reference whose file is missing, a formula's LaTeX, and
-the page furniture the normaliser left out (counted as noise).
+(running heads removed, lost lines from the text layer, headings from the PDF's own signals),
+and from its layout (`layout_contract.ParsedLayout`) what the chunks do not carry apart: a
+table's or figure's caption apart from its body, an image reference whose file is missing, a
+formula's LaTeX, the page furniture the normaliser left out (counted as noise) and the pages of
+a printed table of contents. Neither MinerU's output nor the PDF is read again; image files are
+found in the raw output directory the artifact names.
 
 - a chunk's section is its innermost heading; a low-value one (Contents, List of Figures/Tables,
   revision history, ``Rev. X``) and a printed table of contents are skipped, every chunk logged;
@@ -30,9 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..contracts import Chunk, ParsedDocument
-from ..normalise.contents import contents_pages
-from ..normalise.item_text import item_text, item_texts, span_lines
-from ..parsing.raw_output import V1_TO_V2_TYPE, RawOutput
+from ..layout_contract import LayoutItem, ParsedLayout
 from .chunk import RagChunk, location_line
 from .error_report import ErrorReport
 from .figure_classification import FigureTier, classify_figure, figure_chunk_text, figure_number
@@ -80,9 +80,17 @@ class _FigureCandidate:
 
 
 class DocumentPackager:
-    def __init__(self, document: ParsedDocument, raw: RawOutput, project_root: Path, report: ErrorReport) -> None:
+    def __init__(
+        self, document: ParsedDocument, layout: ParsedLayout, raw_dir: Path, project_root: Path, report: ErrorReport
+    ) -> None:
         self.chunks_in = document.chunks
-        self.raw = raw
+        # Every MinerU item: its page, its position on the page, its layout.
+        self.items = {
+            item.item: (page.page_idx, position, item)
+            for page in layout.pages
+            for position, item in enumerate(page.items)
+        }
+        self.raw_dir = raw_dir  # where the image references point
         self.project_root = project_root
         self.report = report
         self.stats = PackagingStats()
@@ -94,7 +102,7 @@ class DocumentPackager:
         self._last_table: _LastTable | None = None  # the table a table on the next page may continue
         self._page_figures: list[_FigureCandidate] = []  # emitted when the page ends
         self._page_idx: int | None = None
-        self._contents = contents_pages(raw.items, item_texts(raw))
+        self._contents = {page.page_idx for page in layout.pages if page.contents}
 
     def package(self) -> list[RagChunk]:
         self._count_noise()
@@ -112,37 +120,37 @@ class DocumentPackager:
     # ------------------------------------------------------------ MinerU items
 
     def _block_id(self, item: int) -> str:
-        page_idx, position = self.raw.positions[item]
+        page_idx, position, _ = self.items[item]
         return f"p{page_idx + 1}_b{position}"
 
+    def _page_no(self, item: int) -> int:
+        return self.items[item][0] + 1
+
+    def _item(self, item: int) -> LayoutItem:
+        return self.items[item][2]
+
     def _kind(self, item: int) -> str:
-        kind = self.raw.items_v2[item].get("type", "")
-        return kind if isinstance(kind, str) else ""
+        return self._item(item).kind
 
-    def _content(self, item: int) -> dict:
-        content = self.raw.items_v2[item].get("content")
-        return content if isinstance(content, dict) else {}
+    def _caption(self, item: int) -> str:
+        return _joined(self._item(item).caption)
 
-    def _affix(self, item: int, which: str) -> str:
-        """An item's caption or footnote lines ("caption" / "footnote"), joined by spaces."""
-        return " ".join(line.strip() for line in span_lines(self._content(item), f"{self._kind(item)}_{which}") if line)
+    def _footnote(self, item: int) -> str:
+        return _joined(self._item(item).footnote)
 
     def _image(self, item: int) -> ResolvedImage:
-        source = self._content(item).get("image_source")
-        reference = source.get("path") if isinstance(source, dict) else None
-        image = resolve_image(reference if isinstance(reference, str) else "", self.raw.path, self.project_root)
+        reference = self._item(item).image or ""
+        image = resolve_image(reference, self.raw_dir, self.project_root)
         if image.problem:
-            self.report.missing_image(self._block_id(item), self._kind(item), reference or "", image.problem)
+            self.report.missing_image(self._block_id(item), self._kind(item), reference, image.problem)
         return image
 
     def _count_noise(self) -> None:
         """Page furniture the normaliser left out of every chunk (a one-off "header" it kept is body text)."""
-        kept = {item for chunk in self.chunks_in for item in chunk.source_items}
-        for item, v1 in enumerate(self.raw.items):
-            kind = V1_TO_V2_TYPE.get(v1["type"], v1["type"])
-            if kind in NOISE_KINDS and item not in kept:
-                self.stats.noise[kind] += 1
-                self.report.skipped(self._block_id(item), kind, "noise block skipped")
+        for index, (_page_idx, _position, item) in self.items.items():
+            if item.removed and item.kind in NOISE_KINDS:
+                self.stats.noise[item.kind] += 1
+                self.report.skipped(self._block_id(index), item.kind, "noise block skipped")
 
     # ------------------------------------------------------------ sections
 
@@ -225,7 +233,7 @@ class DocumentPackager:
     def _add_table(self, position: int, chunk: Chunk) -> None:
         self._flush_section_text()
         item = chunk.source_items[0]
-        caption, footnote = self._affix(item, "caption"), self._affix(item, "footnote")
+        caption, footnote = self._caption(item), self._footnote(item)
         image = self._image(item)
         table = parse_html_table(chunk.table_html) if chunk.table_html else ParsedTable([], [])
         previous = self._continued_table(chunk.page_no, caption, table)
@@ -281,13 +289,12 @@ class DocumentPackager:
     def _hold_figure(self, position: int, chunk: Chunk, offset: int, *, nearby: str) -> None:
         self.stats.figure_blocks += 1
         item = chunk.source_items[offset]
-        caption = self._affix(item, "caption")
+        caption = self._caption(item)
         number = figure_number(caption)
         if not nearby and number:
             nearby = citing_text(self.chunks_in, chunk.page_idx, number)
-        content = self._content(item).get("content")
-        inner = content if isinstance(content, str) and not self.raw.figure_content_is_generated else ""
-        page_no = self.raw.positions[item][0] + 1
+        inner = self._item(item).figure_text or ""
+        page_no = self._page_no(item)
         tier = classify_figure(caption, nearby)
         if tier is not FigureTier.WEAK:
             self._flush_section_text()
@@ -298,7 +305,7 @@ class DocumentPackager:
                 page_no,
                 self.section_title,
                 caption,
-                self._affix(item, "footnote"),
+                self._footnote(item),
                 inner.strip(),
                 nearby,
                 self._image(item),
@@ -362,8 +369,8 @@ class DocumentPackager:
         printed, before, after = self._formula_in_chunk(chunk, offset)
         before = before or adjacent_text(self.chunks_in, position, "before")
         after = after or adjacent_text(self.chunks_in, position, "after")
-        latex = self._content(item).get("math_content")
-        if isinstance(latex, str) and latex.strip():
+        latex = self._item(item).latex
+        if latex and latex.strip():
             heading = f"Formula: $$ {latex.strip()} $$"
         elif printed:
             heading = f"Formula (as printed in the PDF's text layer; no LaTeX was extracted): {printed}"
@@ -375,13 +382,10 @@ class DocumentPackager:
             self.report.skipped(self._block_id(item), "equation_interline", f"formula without LaTeX and with {reason}")
             return
         labelled = [f"Text {side}: {words}" for side, words in (("before", before), ("after", after)) if words]
-        page_no = self.raw.positions[item][0] + 1
+        page_no = self._page_no(item)
         self._flush_section_text()
         text = "\n".join([heading, *labelled, location_line(page_no, image.path)])
         self._emit(page_no, "formula", text, (position, offset, 0), image.path)
-
-    def _item_text(self, item: int) -> str:
-        return item_text(self.raw.items_v2[item], figure_content_is_generated=self.raw.figure_content_is_generated).text
 
     def _formula_in_chunk(self, chunk: Chunk, offset: int) -> tuple[str, str, str]:
         """(the formula's characters, the text before it, the text after it) within its chunk.
@@ -392,7 +396,7 @@ class DocumentPackager:
         text, cursor = chunk.text, 0
         spans: list[tuple[int, int] | None] = []
         for item in chunk.source_items:
-            piece = "" if self._kind(item) == "equation_interline" else self._item_text(item)
+            piece = "" if self._kind(item) == "equation_interline" else self._item(item).text
             found = text.find(piece, cursor) if piece else -1
             spans.append((found, found + len(piece)) if found >= 0 else None)
             if found >= 0:
@@ -412,15 +416,18 @@ class DocumentPackager:
 
     def _table_body(self, text: str, item: int) -> str:
         """A cell-less table chunk's text without its caption and footnote lines."""
-        content = self._content(item)
-        kind = self._kind(item)
-        for line in span_lines(content, f"{kind}_caption"):
+        for line in self._item(item).caption:
             if line and text.startswith(line):
                 text = text[len(line) :].lstrip("\n")
-        for line in reversed(span_lines(content, f"{kind}_footnote")):
+        for line in reversed(self._item(item).footnote):
             if line and text.endswith(line):
                 text = text[: -len(line)].rstrip("\n")
         return text
+
+
+def _joined(lines: list[str]) -> str:
+    """A caption's or footnote's lines, joined by spaces."""
+    return " ".join(line.strip() for line in lines if line)
 
 
 def _distance(a: Order, b: Order) -> tuple[int, int]:

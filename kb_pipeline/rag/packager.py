@@ -1,8 +1,10 @@
 """Public entry point: package one parsed document into a knowledge-base package.
 
-The package is built from the `ParsedDocument` (the artifact) and the MinerU output it was
-normalised from (`RawOutput`: captions, image files, formulas' markup, page furniture). MinerU
-output produced elsewhere is normalised first (`pipeline.normalise_mineru_output`): one path.
+The package is built from the artifacts of the parse: the `ParsedDocument` and its layout
+(`ParsedLayout`: captions, image references, formulas' markup, page furniture), with the image
+files of the raw output directory it names. The manifest lists that directory's files, which
+the artifacts were normalised from. MinerU output produced elsewhere is normalised first
+(`pipeline.normalise_mineru_output`): one path.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any
 
 from ..contracts import ParsedDocument
 from ..files import copy_atomically, write_text_atomically
-from ..parsing.discovery import DiscoveredInputs, discover_inputs
-from ..parsing.raw_output import RawOutput
+from ..layout_contract import ParsedLayout
+from ..parsing.discovery import DiscoveredInputs, NoContentListError, discover_inputs
 from .chunk import RagChunk, order_and_number
 from .document_packager import DocumentPackager
 from .error_report import ErrorReport
@@ -137,21 +139,24 @@ def _write_package(
 
 def package_document(
     document: ParsedDocument,
-    raw: RawOutput,
+    layout: ParsedLayout,
     output_dir: Path,
     *,
     project_root: Path,
     source_pdf: Path,
     shared_output_dir: Path | None = None,
 ) -> PackageResult:
-    """Package `document`, normalised from `raw` and the PDF `source_pdf`; image paths in the
-    output are relative to ``project_root``."""
-    inputs = discover_inputs(raw.path)
+    """Package `document` and its `layout`, normalised from the raw output `document` names and
+    the PDF `source_pdf`; image paths in the output are relative to ``project_root``."""
+    if document.raw_output_dir is None:
+        raise NoContentListError(f"{document.doc_id}: the artifact names no raw output directory (its images)")
+    raw_dir = Path(document.raw_output_dir)
+    inputs = discover_inputs(raw_dir)
     used = _files_used(inputs, source_pdf)
     doc_id = document.doc_id
     report = ErrorReport()
 
-    packager = DocumentPackager(document, raw, project_root, report)
+    packager = DocumentPackager(document, layout, raw_dir, project_root, report)
     chunks = order_and_number(packager.package(), doc_id)
     oversized = [
         {

@@ -1,6 +1,7 @@
-"""A view of one document that several readers need (the PDF's layout, the index of its
-formulas) made once per extraction: `extract_document` opens it around the readers, and a reader
-asking again for the same document inside gets the open one; outside, a reader opens its own."""
+"""A view of one document that several readers need (its pages' layout, the index of its
+formulas) made once per extraction: `extract_document` opens it around the readers, or is given
+it, and a reader asking again for the same document inside gets that one; outside, a reader
+opens its own."""
 
 from __future__ import annotations
 
@@ -25,9 +26,14 @@ class DocumentScoped(Generic[View]):
         if opened is not None and opened[0] is document:
             yield opened[1]
             return
-        with self._opener(document) as view:
-            token = self._open.set((document, view))
-            try:
-                yield view
-            finally:
-                self._open.reset(token)
+        with self._opener(document) as view, self.given(document, view):
+            yield view
+
+    @contextmanager
+    def given(self, document: ParsedDocument, view: View) -> Iterator[View]:
+        """`view` as the document's inside: one made elsewhere (read from an artifact)."""
+        token = self._open.set((document, view))
+        try:
+            yield view
+        finally:
+            self._open.reset(token)

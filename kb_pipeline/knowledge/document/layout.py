@@ -1,46 +1,41 @@
-"""Where a document's text stands on its pages: the PDF's text layer as segments with their type
-size and box, and the boxes of the MinerU items each chunk was made from. Readers that need the
-layout (a two-column list's rows, the first page's title lines) read it here; the values they
-propose are still quoted from the chunks and span-checked.
+"""Where a document's text stands on its pages: the text layer's lines with their type size and
+box, and the boxes of the MinerU items each chunk was made from. Readers that need the layout
+(a two-column list's rows, the first page's title) read it here; the values they propose are
+still quoted from the chunks and span-checked.
 
-Read from the parse's raw output (`ParsedDocument.raw_output_dir`: the PDF MinerU parsed and its
-content list), else the source PDF; a document whose files are gone has no layout (None).
+Read from the layout artifact the parse wrote beside the document (`layout_contract`), which
+`extract_document` is given; a document without one has no layout (None), and its readers read
+the chunks' text alone.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from ...contracts import Chunk, ParsedDocument
-from ...pdf_text import PDFIUM_LOCK, PdfTextLayer, TextSegment
+from ...layout_contract import LayoutLine, ParsedLayout
 from .document_scope import DocumentScoped
-
-Box = tuple[float, float, float, float]
 
 
 class DocumentLayout:
-    def __init__(self, layer: PdfTextLayer, item_boxes: dict[int, tuple[int, Box]]):
-        self._layer = layer
-        self._item_boxes = item_boxes
-        self._segments: dict[int, list[TextSegment]] = {}
+    def __init__(self, layout: ParsedLayout):
+        self._lines = {page.page_idx: page.lines for page in layout.pages}
+        self._item_boxes = {
+            item.item: (page.page_idx, item.box) for page in layout.pages for item in page.items if item.box
+        }
 
     @property
     def n_pages(self) -> int:
-        return len(self._layer)
+        return len(self._lines)
 
-    def segments(self, page_idx: int) -> list[TextSegment]:
-        if page_idx not in self._segments:
-            with PDFIUM_LOCK:
-                self._segments[page_idx] = self._layer.segments(page_idx)
-        return self._segments[page_idx]
+    def segments(self, page_idx: int) -> list[LayoutLine]:
+        return self._lines.get(page_idx, [])
 
-    def chunk_segments(self, chunk: Chunk) -> list[TextSegment]:
-        """The text layer's segments inside the boxes of the chunk's source items (its heading's
+    def chunk_segments(self, chunk: Chunk) -> list[LayoutLine]:
+        """The text layer's lines inside the boxes of the chunk's source items (its heading's
         item too, if that is one of them), top to bottom."""
-        found: list[TextSegment] = []
+        found: list[LayoutLine] = []
         for index in chunk.source_items:
             if index not in self._item_boxes:
                 continue
@@ -52,41 +47,19 @@ class DocumentLayout:
         return found
 
 
-def _item_boxes(raw: Path) -> dict[int, tuple[int, Box]]:
-    try:
-        items = json.loads((raw / "content_list.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {
-        k: (item["page_idx"], tuple(item["bbox"]))
-        for k, item in enumerate(items)
-        if isinstance(item, dict) and isinstance(item.get("bbox"), list) and len(item["bbox"]) == 4
-    }
-
-
 @contextmanager
-def _open_layout(document: ParsedDocument) -> Iterator[DocumentLayout | None]:
-    raw = Path(document.raw_output_dir) if document.raw_output_dir else None
-    candidates = [raw / "origin.pdf"] if raw else []
-    candidates.append(Path(document.source_path))
-    pdf = next((p for p in candidates if p.is_file()), None)
-    if pdf is None:
-        yield None
-        return
-    with PDFIUM_LOCK:
-        try:
-            layer = PdfTextLayer(pdf)
-        except Exception:  # an unreadable PDF: no layout, the readers fall back to the text
-            layer = None
-    if layer is None:
-        yield None
-        return
-    try:
-        yield DocumentLayout(layer, _item_boxes(raw) if raw else {})
-    finally:
-        with PDFIUM_LOCK:
-            layer.close()
+def _no_layout(_document: ParsedDocument) -> Iterator[DocumentLayout | None]:
+    yield None
 
 
-# Opened once however deeply nested: the extraction opens the PDF once for all its readers.
-document_layout = DocumentScoped("document_layout", _open_layout)
+# What the readers of the layout do without it, for `usage.json` to say.
+WITHOUT_LAYOUT = (
+    "glossary: an abbreviation list laid out in two columns was read from its chunks' text alone, so rows "
+    "the parser merged into one item were not told apart",
+    "brief: the title is the parse's source_title where the first page's chunks hold it, not the lines the "
+    "first page sets in its largest type",
+)
+
+# Given once by the extraction for all its readers (`DocumentScoped.given`); a reader run on its
+# own, outside an extraction, reads without one.
+document_layout = DocumentScoped("document_layout", _no_layout)

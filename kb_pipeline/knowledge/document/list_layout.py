@@ -3,7 +3,7 @@ row's expansion to its right, wrapping onto further lines of the right column.
 
 MinerU may give such a list as separate items per cell, or merge several rows' expansions into
 one item (their line breaks gone), so the chunk's text alone cannot tell the rows apart; the
-text layer's segments can: a right-column line belongs to the row whose abbreviation stands
+text layer's lines can: a right-column line belongs to the row whose abbreviation stands
 level with it or, for a wrapped line, nearest above it.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...contracts import Chunk
-from ...pdf_text import TextSegment
+from ...layout_contract import LayoutLine
 from .layout import DocumentLayout
 from .text import squash
 
@@ -35,7 +35,7 @@ def list_rows(chunk: Chunk, layout: DocumentLayout, is_term: Callable[[str], boo
     rest = [s for s in segments if s.box[0] - left > _COLUMN_SLACK]
     if sum(is_term(a.text) for a in anchors) < 2 or not rest:
         return []
-    rows: dict[int, list[TextSegment]] = {k: [] for k in range(len(anchors))}
+    rows: dict[int, list[LayoutLine]] = {k: [] for k in range(len(anchors))}
     for line in sorted(rest, key=lambda s: s.box[1]):
         level = [k for k, a in enumerate(anchors) if a.box[1] <= line.box[1] + (a.box[3] - a.box[1]) / 2]
         if level:

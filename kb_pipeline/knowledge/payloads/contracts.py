@@ -181,6 +181,14 @@ class RejectedField(BaseModel):
     branch: RejectedBranch
 
 
+class MissingArtifact(BaseModel):
+    """An artifact of the parse extraction ran without, and what its readers did instead:
+    listed in `usage.json` after the model's calls, so payloads read from less say so."""
+
+    missing_artifact: str = Field(description="its file name beside `chunks.json`, e.g. `page_layout.json`")
+    lost: list[str] = Field(description="per reader that reads it: what the reader did without it")
+
+
 class Payloads(BaseModel):
     """Everything extraction produces for one document; `write` lays it out as seven files."""
 
@@ -190,7 +198,14 @@ class Payloads(BaseModel):
     brief_context: BriefContext = Field(description="`brief_context.json`, one object")
     review_queue: list[ReviewQueueRow] = Field(description="`review_queue.json`")
     rejected: list[RejectedField] = Field(description="`rejected.json`: what the span check refused")
-    usage: list[CallUsage] = Field(description="`usage.json`: one entry per model question")
+    usage: list[CallUsage | MissingArtifact] = Field(
+        description="`usage.json`: one entry per model question, then one per artifact extraction ran without"
+    )
+
+    @property
+    def calls(self) -> list[CallUsage]:
+        """The model's calls in `usage`."""
+        return [entry for entry in self.usage if isinstance(entry, CallUsage)]
 
     def write(self, folder: Path) -> list[Path]:
         """Bare JSON, no envelope: `brief_context.json` one object, the six others arrays."""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ...contracts import ParsedDocument
 from ...files import write_text_atomically
+from ...layout_contract import ParsedLayout
 from ...llm.endpoint import ModelEndpoint
 from ...llm.model import LanguageModel, ModelFailed, ResponseCache
 from ..extract import extract_document
@@ -73,6 +74,7 @@ def write_knowledge(
     active: Sequence[ApprovedDefinition] = (),
     label: str | None = None,
     versions: Path | None = None,
+    layout: ParsedLayout | None = None,
 ) -> KnowledgeOutcome:
     """The document's payloads, diffed against the active glossary `active`, written to `folder`
     and, with `versions` (the document's kept versions), kept as its source's version; or its
@@ -80,7 +82,7 @@ def write_knowledge(
     version is never removed."""
     started = time.perf_counter()
     try:
-        payloads = apply_diff(extract_document(document, model=model), active)
+        payloads = apply_diff(extract_document(document, model=model, layout=layout), active)
         payloads.write(folder)
         (folder / FAILURE_NAME).unlink(missing_ok=True)
     except Exception as exc:  # one document's failure, whatever it is, is its outcome
@@ -141,8 +143,8 @@ def read_payloads(folder: Path) -> Payloads:
 
 def knowledge_summary(payloads: Payloads) -> str:
     """What a document got, in a few words: entries per kind and the model's calls."""
-    calls = [u for u in payloads.usage if not u.simulated]
+    calls = [u for u in payloads.calls if not u.simulated]
     return (
         f"{len(payloads.glossary)} terms, {len(payloads.interpretation_pack)} rules, "
-        f"{len(payloads.formulas)} formulas, {len(calls)} model calls ({len(payloads.usage) - len(calls)} cached)"
+        f"{len(payloads.formulas)} formulas, {len(calls)} model calls ({len(payloads.calls) - len(calls)} cached)"
     )

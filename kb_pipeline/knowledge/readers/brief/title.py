@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from ....contracts import ParsedDocument
-from ....pdf_text import TextSegment
+from ....layout_contract import LayoutLine
 from ...document.layout import DocumentLayout
 from ...document.text import find_squashed
 from ...language.lexicon import VERSION_LABELS
@@ -58,18 +58,18 @@ def _body_size(layout: DocumentLayout) -> float:
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
-def _horizontal(segment: TextSegment) -> bool:
+def _horizontal(segment: LayoutLine) -> bool:
     """Set along the line, not up a margin (an arXiv stamp)."""
     x0, y0, x1, y1 = segment.box
     return x1 - x0 >= y1 - y0
 
 
-def title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
+def title_lines(first_page: list[LayoutLine], body: float) -> list[LayoutLine]:
     unlabelled = [s for s in first_page if not _LABEL_LINE.match(s.text)]
     return _title_lines(unlabelled, body) or _title_lines(first_page, body)
 
 
-def _title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment]:
+def _title_lines(first_page: list[LayoutLine], body: float) -> list[LayoutLine]:
     # A line with a word in it (not a figure's axis label "wn"), set along the page, not numbered,
     # not a revision line.
     lines = [
@@ -98,7 +98,7 @@ def _title_lines(first_page: list[TextSegment], body: float) -> list[TextSegment
     return []
 
 
-def _grown(chosen: list[TextSegment], lines: list[TextSegment], body: float) -> list[TextSegment]:
+def _grown(chosen: list[LayoutLine], lines: list[LayoutLine], body: float) -> list[LayoutLine]:
     """The chosen lines with the larger-than-body lines set tight against them, transitively."""
     grown = True
     while grown:
