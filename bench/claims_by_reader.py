@@ -23,11 +23,12 @@ from pathlib import Path
 from _common import SHARED
 
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.document.layout import document_layout
+from kb_pipeline.knowledge.document.layout import DocumentLayout, document_layout
 from kb_pipeline.knowledge.document.text import canonical
 from kb_pipeline.knowledge.extract import DETERMINISTIC_READERS
 from kb_pipeline.knowledge.readers.findings import Finding
 from kb_pipeline.knowledge.readers.formulas.legend import document_math
+from kb_pipeline.pipeline import read_layout
 
 
 def _scorer():
@@ -64,7 +65,9 @@ def main() -> int:
         for gold_file in sorted(gold_dir.glob("*.json")):
             doc_id, gold = gold_file.stem, json.loads(gold_file.read_text())
             document = ParsedDocument.model_validate_json(chunks[doc_id].read_bytes())
-            with document_layout(document), document_math(document):
+            layout = read_layout(chunks[doc_id], document)
+            pages = DocumentLayout(layout) if layout is not None else None
+            with document_layout.given(document, pages), document_math(document):
                 findings = [f for read in DETERMINISTIC_READERS for f in read(document)]
             glossary = json.loads((args.kb / doc_id / "glossary.json").read_text())
             by_reader: dict[str, list[dict]] = {}

@@ -140,7 +140,7 @@ def make_data_root(root: Path, rows: int, documents: int) -> None:
         )
         for kind, entry_id, label, text in decided:
             store.record(
-                term_id=entry_id,
+                entry_id=entry_id,
                 doc_id=doc_id,
                 term=label,
                 decision="approve",

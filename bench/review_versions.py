@@ -89,11 +89,11 @@ def _payloads(entries: int, revised: bool):
 
 def make_data_root(root: Path, entries: int, others: int) -> None:
     from kb_pipeline.contracts import ParsedDocument
-    from kb_pipeline.knowledge.payloads.diff import ApprovedTexts
     from kb_pipeline.knowledge.payloads.document_versions import keep_version
     from kb_pipeline.paths import DataLayout
     from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
     from kb_pipeline.review.corpus import Corpus
+    from kb_pipeline.review.status import Decided
     from kb_pipeline.review.store import DecisionStore
 
     if others:
@@ -109,10 +109,10 @@ def make_data_root(root: Path, entries: int, others: int) -> None:
         keep_version(document, folder, layout.document_versions(DOC))
         # The artifact the payloads come from: what names the latest version (and a decision's).
         write_artifact(layout.parsed_dir(DOC) / ARTIFACT_NAME, document)
-        for found in [] if revised else Corpus(layout).document(DOC).items(ApprovedTexts(())):  # all approved
+        for found in [] if revised else Corpus(layout).document(DOC).items(Decided({})):  # all approved
             item = found.item
             store.record(
-                term_id=item.id,
+                entry_id=item.id,
                 doc_id=DOC,
                 term=item.label,
                 decision="approve",

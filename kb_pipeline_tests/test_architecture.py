@@ -1,8 +1,8 @@
 """The package's shape: no import cycles between its modules or its sub-packages, the core never
 imports Dagster, and the run machinery is referenced by the instance files only (dagster.yaml),
 not by the definitions or the core. Imports inside functions count: they are cycles too, only
-deferred. Every language fills the lexicon's classes, and a reader takes another language's words
-from the lexicon."""
+deferred. Only the parse, quality and the desk's page images open the PDF. Every language fills
+the lexicon's classes, and a reader takes another language's words from the lexicon."""
 
 from __future__ import annotations
 
@@ -205,6 +205,49 @@ def test_the_packager_version_fingerprints_what_packages_not_what_measures_them(
     assert reached <= sources
     assert "kb_pipeline.rag.coverage" not in sources
     assert not {m for m, targets in graph.items() if "kb_pipeline.rag.coverage" in targets}
+
+
+def _opens_a_pdf(path: Path) -> bool:
+    """The module imports pypdfium2 or makes a `PdfTextLayer`: it opens a PDF itself."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "pypdfium2" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "pypdfium2":
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)) == "PdfTextLayer":
+                return True
+    return False
+
+
+def test_only_the_parse_quality_and_the_desk_s_page_images_open_the_pdf():
+    """The PDF is opened by the parse (its preflight, OCR, MinerU, the source title, the drop
+    folder's page count that orders the parses), the normaliser with quality (coverage is
+    measured against the source) and the desk's page images, nowhere else; the knowledge
+    readers and the RAG package read the artifacts (chunks.json, page_layout.json) and import
+    neither the text layer nor MinerU's raw output."""
+    parse = ("kb_pipeline.parsing.", "kb_pipeline.normalise.", "kb_pipeline.quality.")
+    allowed = {
+        "kb_pipeline.pdf_text",
+        "kb_pipeline.pipeline",
+        "kb_pipeline.source_title",
+        "kb_pipeline.drop_folder",
+        "kb_pipeline.review.page_image",
+        "kb_pipeline.review_desk.pages",
+    }
+    openers = {_module_name(p) for p in PACKAGE.rglob("*.py") if _opens_a_pdf(p)}
+    assert {m for m in openers if not m.startswith(parse)} == allowed
+    graph = _imports()
+    packager, frontier = set(), {"kb_pipeline.rag.packager"}
+    while frontier:
+        packager |= frontier
+        frontier = {t for m in frontier for t in graph[m] if t.startswith("kb_pipeline.rag")} - packager
+    readers = {m for m in graph if m.startswith("kb_pipeline.knowledge")} | packager
+    sources = {"kb_pipeline.pdf_text", "kb_pipeline.parsing.raw_output"}
+    assert {m: graph[m] & sources for m in readers if graph[m] & sources} == {}
+    assert "kb_pipeline.layout_contract" in graph["kb_pipeline.rag.document_packager"]
+    assert "kb_pipeline.layout_contract" in graph["kb_pipeline.knowledge.document.layout"]
 
 
 def _lexicon_classes() -> dict[str, set[str]]:

@@ -32,7 +32,7 @@ from .helpers import latest
 # file counts as settled at first sight (test_a_settled_file_is_taken_at_the_first_look).
 drop_folder_sensor = build_sensors(Settings.from_env().model_copy(update={"drop_settle_seconds": 3600.0}))[0]
 
-ASSETS = ["mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"]
+ASSETS = ["mineru_raw_output", "parsed_document", "page_layout", "quality_warnings", "kb_package", "knowledge_payloads"]
 
 
 @pytest.fixture
@@ -63,6 +63,7 @@ def test_every_asset_materialises_for_each_partition(drop, layout, instance, min
         raw = latest(instance, "mineru_raw_output", doc_id).metadata
         assert raw["cache_hit"].value is False and raw["parse_seconds"].value > 0
         assert (kb.layout.root / "parsed" / doc_id / "chunks.json").is_file()
+        assert (kb.layout.root / "parsed" / doc_id / "page_layout.json").is_file()
         assert (kb.layout.kb / doc_id / "kb_chunks.jsonl").is_file()
     table = pd.read_parquet(kb.layout.tables / "quality_warnings.parquet")
     per_doc = sum(latest(instance, "quality_warnings", d).metadata["dagster/row_count"].value for d in partitions)
@@ -87,6 +88,7 @@ def test_rematerialising_unchanged_partition_calls_mineru_zero_times(kb, instanc
         assert job.execute_in_process(partition_key=doc_id, instance=instance).success
         assert latest(instance, "mineru_raw_output", doc_id).metadata["cache_hit"].value is True
         assert _data_version(instance, "parsed_document", doc_id) == before[doc_id]
+        assert _data_version(instance, "page_layout", doc_id) == before[doc_id]  # the same step's, the same inputs
         assert latest(instance, "parsed_document", doc_id).metadata["version"].value == 1
     assert len(mineru_calls) == calls_after_first
     # And the ingest command does not even start a run for them.

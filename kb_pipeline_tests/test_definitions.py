@@ -16,6 +16,7 @@ def test_names_and_checks_match_the_loaded_definitions():
         names.SOURCE_PDF,
         names.MINERU_RAW_OUTPUT,
         names.PARSED_DOCUMENT,
+        names.PAGE_LAYOUT,
         names.QUALITY_WARNINGS,
         names.QUALITY_WARNINGS_TABLE,
         names.KB_PACKAGE,

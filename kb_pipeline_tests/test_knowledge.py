@@ -14,7 +14,9 @@ from kb_pipeline.knowledge.document.text import canonical, key, squash
 from kb_pipeline.knowledge.extract import DETERMINISTIC_READERS, extract_document
 from kb_pipeline.knowledge.payloads import contracts as kc
 from kb_pipeline.knowledge.readers.findings import Finding, Quote
+from kb_pipeline.pipeline import DocumentRun
 from kb_pipeline_tests.conftest import SAMPLE_DOCS, SHARED
+from kb_pipeline_tests.helpers import extract_run
 
 PAYLOAD_MODELS = {
     "glossary": kc.GlossaryEntry,
@@ -27,7 +29,7 @@ PAYLOAD_MODELS = {
 # The contract's key order, spelled out (not read from the models they check).
 GLOSSARY_KEYS = [
     "term_id", "term", "full_name", "source_wording", "definition", "defining_formula_id", "subdomain_tags",
-    "mention_count", "provenance", "extraction_status", "diff_status", "definition_conflict", "conflict_variants",
+    "mention_count", "provenance", "extraction_status", "definition_conflict", "conflict_variants",
 ]  # fmt: skip
 QUEUE_KEYS = [
     "rank", "term_id", "term", "definition", "source_wording", "mention_count", "page", "section_no", "span",
@@ -44,17 +46,22 @@ REASONS = [
 
 
 @pytest.fixture(scope="module")
-def standard(parses) -> ParsedDocument:
+def standard_run(parses) -> DocumentRun:
     """The shipped Indonesian standard, parsed by the real MinerU (flash)."""
-    return parses.run(SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf").document
+    return parses.run(SAMPLE_DOCS / "STD_2026_006_parameter_produksi.pdf")
+
+
+@pytest.fixture(scope="module")
+def standard(standard_run) -> ParsedDocument:
+    return standard_run.document
 
 
 def _entry(payloads: kc.Payloads, term: str) -> kc.GlossaryEntry:
     return next(e for e in payloads.glossary if e.term == term)
 
 
-def test_written_payloads_follow_the_contract(standard, tmp_path):
-    extract_document(standard).write(tmp_path)
+def test_written_payloads_follow_the_contract(standard_run, tmp_path):
+    extract_run(standard_run).write(tmp_path)
     files = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in tmp_path.glob("*.json")}
     assert sorted(files) == sorted([*PAYLOAD_MODELS, "brief_context"])
     assert isinstance(files["brief_context"], dict)
@@ -82,7 +89,7 @@ def test_a_numbered_heading_names_a_term(standard):
         qty.definition == "Adalah jumlah equipment/unit yang digunakan untuk menghasilkan produksi dalam suatu periode."
     )
     assert qty.provenance.span == qty.definition and qty.provenance.section_no == "2.1.2"
-    assert qty.extraction_status == "ok" and qty.diff_status == "new" and qty.mention_count >= 2
+    assert qty.extraction_status == "ok" and qty.mention_count >= 2
 
 
 def test_ids_are_content_derived_and_stable(standard):
@@ -202,8 +209,7 @@ def test_who_abbreviation_list_and_glossary(corpus_run):
     """The dev gold's pages only (printed x–xvi): each abbreviation with its expansion, as the
     yardstick scores them, and most glossary definitions."""
     gold = json.loads((SHARED / "knowledge" / "gold" / "guideline_who_hcv_treatment.json").read_text())["entries"]
-    document = corpus_run("guideline_who_hcv_treatment", page_range="11-17").document
-    payloads = extract_document(document)
+    payloads = extract_run(corpus_run("guideline_who_hcv_treatment", page_range="11-17"))
     by_term = {key(e.term): e for e in payloads.glossary}
     abbreviations = [g for g in gold if g["kind"] == "abbreviation"]
     expanded = [
@@ -418,6 +424,7 @@ USAGE_KEYS = [
     "branch", "deployment", "tier", "prompt_tokens", "cached_tokens", "completion_tokens", "latency_s", "retries",
     "structured_output_mode", "simulated",
 ]  # fmt: skip
+MISSING_KEYS = ["missing_artifact", "lost"]
 
 
 def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
@@ -428,8 +435,9 @@ def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
     def model(_: ParsedDocument) -> list[Finding]:
         return [Finding("PA", Quote("PA", chunk), "model", definition=Quote("invented words", chunk))]
 
-    payloads = extract_document(document, [*DETERMINISTIC_READERS, model])
-    payloads.usage.append(
+    payloads = extract_document(document, [*DETERMINISTIC_READERS, model])  # no layout: the record says so
+    payloads.usage.insert(
+        0,
         kc.CallUsage(branch="glossary", deployment="m", tier="local", prompt_tokens=1, cached_tokens=0,
                      completion_tokens=1, latency_s=0.1, retries=0, structured_output_mode="json_schema", simulated=True)
     )  # fmt: skip
@@ -441,7 +449,7 @@ def test_rules_formulas_rejected_usage_rows_in_contract_order(tmp_path):
     assert [list(r) for r in rows["interpretation_pack"]] == [RULE_KEYS]
     assert [list(r) for r in rows["formulas"]] == [FORMULA_KEYS]
     assert [list(r) for r in rows["rejected"]] == [REJECTED_KEYS]
-    assert [list(r) for r in rows["usage"]] == [USAGE_KEYS]
+    assert [list(r) for r in rows["usage"]] == [USAGE_KEYS, MISSING_KEYS]
     rule = payloads.interpretation_pack[0]
     assert rule.condition == "If the PA is below 80%" and rule.consequence == "then the unit is sent to maintenance"
     assert rule.rule_id == "r_" + sha256(b"d|d::0000|0").hexdigest()[:10] and rule.rule_type == "interpretation"
@@ -513,6 +521,6 @@ def test_purpose_and_rules_on_a_real_parse(tmp_path, parses):
     rule = "If the belt slips on the drum, then it is tightened before the next shift."
     pdf = tmp_path / "conveyors.pdf"
     text_pdf(pdf, [opening, injection, about, licence, rule, "Belt tensions are listed in the annex.", rule])
-    payloads = extract_document(parses.run(pdf).document)
+    payloads = extract_run(parses.run(pdf))
     assert payloads.brief_context.purpose == about
     assert [r.statement for r in payloads.interpretation_pack] == [opening, rule]

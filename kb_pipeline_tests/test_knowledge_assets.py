@@ -128,7 +128,9 @@ def test_knowledge_follows_a_new_artifact_on_its_own(kb, instance):
     cursor = dg.evaluate_automation_conditions(defs=defs, instance=instance).cursor
     job = defs.resolve_implicit_global_asset_job_def()
     assert job.execute_in_process(
-        partition_key=STANDARD, instance=instance, asset_selection=[dg.AssetKey("parsed_document")]
+        partition_key=STANDARD,
+        instance=instance,
+        asset_selection=[dg.AssetKey("parsed_document"), dg.AssetKey("page_layout")],
     ).success
     result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
     assert result.get_requested_partitions(dg.AssetKey(KNOWLEDGE_PAYLOADS)) == {STANDARD}
@@ -166,8 +168,10 @@ def test_the_model_is_asked_once_and_an_unchanged_partition_makes_no_call(kb, in
         assert (meta["model_calls"].value, meta["cached_answers"].value) == (calls, cached)
         assert meta["model"].value == "SmolLM2-135M-Instruct.Q4_1"
     assert meta["prompt_tokens"].value == 0  # tokens are counted for calls made, not answers replayed
-    usage = json.loads((kb.layout.knowledge / partition / "usage.json").read_text())
-    assert [u["simulated"] for u in usage] == [True] and usage[0]["prompt_tokens"] > 0
+    # The model's calls; a record after them says the artifact, written alone, had no page layout.
+    *calls, missing = json.loads((kb.layout.knowledge / partition / "usage.json").read_text())
+    assert [u["simulated"] for u in calls] == [True] and calls[0]["prompt_tokens"] > 0
+    assert missing["missing_artifact"] == "page_layout.json"
     # Another model is another code version: the partition shows unsynced before anything runs.
     other = KnowledgeBase(drop_folder=kb.drop_folder, data_dir=kb.data_dir, llm=ModelOptions(gguf="/models/other.gguf"))
     assert knowledge_code_version(other.settings.llm) != knowledge_code_version(kb.settings.llm)

@@ -17,6 +17,7 @@ from kb_pipeline.knowledge.readers.glossary.constructions import (
     stated_definitions,
 )
 from kb_pipeline.knowledge.readers.glossary.mining import cluster
+from kb_pipeline_tests.helpers import extract_run
 from kb_pipeline_tests.samples import story_pdf
 
 
@@ -262,8 +263,8 @@ EXPECTED = {
 def test_constructions_on_a_real_parse(language, parses, tmp_path_factory):
     pdf = tmp_path_factory.mktemp(f"constructions_{language}") / f"constructions_{language}.pdf"
     story_pdf(pdf, STORY[language], title=f"constructions_{language}")
-    document = parses.run(pdf).document
-    entries = extract_document(document).glossary
+    run = parses.run(pdf)
+    document, entries = run.document, extract_run(run).glossary
     glossary = {e.term: e.definition for e in entries if e.definition}
     # The sentence's full stop may come with it (another reader of the same sentence keeps it).
     assert {term: d.rstrip(".") for term, d in glossary.items()} == EXPECTED[language]

@@ -18,6 +18,7 @@ from kb_pipeline.knowledge.payloads.contracts import FormulaEntry, Payloads
 from kb_pipeline.knowledge.payloads.spans import SpanCheck
 from kb_pipeline.knowledge.readers.formulas.formulas import formula_entries, propose_formulas
 from kb_pipeline.knowledge.readers.formulas.legend import Explanation, names_something, without_functions
+from kb_pipeline_tests.helpers import extract_run
 from kb_pipeline_tests.samples import story_pdf
 
 SAMPLE_DOCS = Path(__file__).resolve().parents[1] / "data" / "knowledge_docs"
@@ -75,14 +76,14 @@ PAPER = [
 def manual(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_manual")
     story_pdf(tmp / "manual.pdf", MANUAL, title="Formulas")
-    return extract_document(parses.run(tmp / "manual.pdf").document)
+    return extract_run(parses.run(tmp / "manual.pdf"))
 
 
 @pytest.fixture(scope="module")
 def paper(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_paper")
     story_pdf(tmp / "paper.pdf", PAPER, title="Formulas")
-    return extract_document(parses.run(tmp / "paper.pdf").document)
+    return extract_run(parses.run(tmp / "paper.pdf"))
 
 
 def _formula(payloads: Payloads, lhs: str) -> FormulaEntry:
@@ -165,7 +166,7 @@ def test_the_operands_of_an_inline_expression_are_named_in_apposition(paper):
 
 
 def test_the_shipped_manual_end_to_end(parses):
-    payloads = extract_document(parses.run(SAMPLE_DOCS / "pump_maintenance_manual.pdf").document)
+    payloads = extract_run(parses.run(SAMPLE_DOCS / "pump_maintenance_manual.pdf"))
     (formula,) = payloads.formulas
     assert formula.formula_latex == "eta = Q x H / (367 x P)" and formula.name == "Efficiency"
     assert [v.symbol for v in formula.variables] == ["eta", "Q", "H", "P"]
@@ -408,8 +409,8 @@ LEGEND_ELSEWHERE = [
 def legend_elsewhere(parses, tmp_path_factory) -> tuple[ParsedDocument, Payloads]:
     tmp = tmp_path_factory.mktemp("formula_legend_elsewhere")
     story_pdf(tmp / "legend.pdf", LEGEND_ELSEWHERE, title="Formulas")
-    document = parses.run(tmp / "legend.pdf").document
-    return document, extract_document(document)
+    run = parses.run(tmp / "legend.pdf")
+    return run.document, extract_run(run)
 
 
 def test_a_legend_in_the_next_chunk_and_a_symbol_introduced_earlier(legend_elsewhere):
@@ -619,7 +620,7 @@ MATH_FONT = [
 def math_font(parses, tmp_path_factory) -> Payloads:
     tmp = tmp_path_factory.mktemp("formula_math_font")
     story_pdf(tmp / "math_font.pdf", MATH_FONT, title="Formulas")
-    return extract_document(parses.run(tmp / "math_font.pdf").document)
+    return extract_run(parses.run(tmp / "math_font.pdf"))
 
 
 def test_a_numbered_display_in_a_math_font_is_one_formula_named_by_its_lead_in(math_font):

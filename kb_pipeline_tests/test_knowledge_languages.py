@@ -12,6 +12,7 @@ from kb_pipeline.knowledge.language.analysis import DocumentAnalysis
 from kb_pipeline.knowledge.payloads import contracts as kc
 from kb_pipeline.knowledge.readers.glossary.mining import cluster
 from kb_pipeline.knowledge.readers.rules.statements import chunk_statements
+from kb_pipeline_tests.helpers import extract_run
 from kb_pipeline_tests.samples import story_pdf
 
 
@@ -354,8 +355,8 @@ EXPECTED_VARIABLES = {
 def test_rules_and_symbols_on_a_real_parse(language, parses, tmp_path_factory):
     pdf = tmp_path_factory.mktemp(f"languages_{language}") / f"languages_{language}.pdf"
     story_pdf(pdf, STORIES[language], title=f"languages_{language}")
-    document = parses.run(pdf).document
-    extracted = extract_document(document)
+    run = parses.run(pdf)
+    document, extracted = run.document, extract_run(run)
     rules = {" ".join(r.statement.split()): r.condition for r in extracted.interpretation_pack if r.statement}
     assert rules == EXPECTED_RULES[language]
     (formula, *_) = extracted.formulas
@@ -374,8 +375,9 @@ def test_statements_cut_at_a_label_line_a_lettered_item_and_a_semicolon_on_a_rea
     """The corpus' Italian disclosure as MinerU reads it (its boxed layout keeps a label line, a
     lettered item and a semicolon's next sentence inside one item's text): each rule after them
     opens with its own condition."""
-    document = corpus_run("contract_it_unit_linked_insurance", "1-3").document
-    rules = {" ".join(r.statement.split()): r.condition for r in extract_document(document).interpretation_pack}
+    run = corpus_run("contract_it_unit_linked_insurance", "1-3")
+    document, extracted = run.document, extract_run(run)
+    rules = {" ".join(r.statement.split()): r.condition for r in extracted.interpretation_pack}
     conditions = {s[:40]: c for s, c in rules.items()}
     # "b) Prestazione a Scadenza" (a lettered item, then a label line) no part of the rule under it.
     assert conditions["Alla data di scadenza, sempre che lAssic"] == "sempre che lAssicurato sia in vita"

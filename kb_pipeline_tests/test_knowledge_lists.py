@@ -6,16 +6,21 @@ from __future__ import annotations
 import pytest
 
 from kb_pipeline.contracts import Chunk, ParsedDocument
-from kb_pipeline.knowledge.extract import extract_document
 from kb_pipeline.knowledge.payloads.contracts import Payloads
 from kb_pipeline.knowledge.readers.glossary.abbreviations import read_inline_abbreviations, spells
+from kb_pipeline.layout_contract import LayoutLine
 from kb_pipeline_tests import lists_pdfs as pdfs
+from kb_pipeline_tests.helpers import extract_run
 
 
 def _parse(parses, tmp_path_factory, make) -> Payloads:
     pdf = tmp_path_factory.mktemp("lists") / f"{make.__name__}.pdf"
     make(pdf)
-    return extract_document(parses.run(pdf).document)
+    return extract_run(parses.run(pdf))
+
+
+def _line(text: str, size: float, box: tuple[float, float, float, float]) -> LayoutLine:
+    return LayoutLine(text=text, box=list(box), size=size, weight=400)
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +90,9 @@ def test_a_title_set_in_the_largest_type_beside_a_masthead_and_a_column_heading(
 def test_a_band_of_same_sized_lines_longer_than_a_title_has_no_title():
     """The fallback to the largest type is no guess: seven lines all in it still give none."""
     from kb_pipeline.knowledge.readers.brief.title import title_lines
-    from kb_pipeline.pdf_text import TextSegment
 
-    page = [TextSegment(f"Station {k} overview", 16.0, (100, 60 + 40 * k, 500, 80 + 40 * k)) for k in range(7)]
-    page.append(TextSegment("The stations are listed by their district.", 10.0, (100, 400, 800, 412)))
+    page = [_line(f"Station {k} overview", 16.0, (100, 60 + 40 * k, 500, 80 + 40 * k)) for k in range(7)]
+    page.append(_line("The stations are listed by their district.", 10.0, (100, 400, 800, 412)))
     assert title_lines(page, 10.0) == []
 
 
@@ -113,32 +117,14 @@ def test_letter_alignment(abbreviation, phrase, spelled):
 def test_a_numbered_section_heading_in_the_title_s_type_is_no_title_line():
     """A manual whose section headings share the title's type: the title is its one unnumbered line."""
     from kb_pipeline.knowledge.readers.brief.title import title_lines
-    from kb_pipeline.pdf_text import TextSegment
 
     page = [
-        TextSegment("Pump Maintenance Manual", 21.4, (306, 93, 694, 119)),
-        TextSegment("I. SCOPE", 21.4, (131, 127, 262, 152)),
-        TextSegment("This manual covers routine maintenance of the pumps.", 11.7, (131, 160, 858, 174)),
-        TextSegment("2. PROCEDURES", 21.4, (131, 300, 330, 325)),
+        _line("Pump Maintenance Manual", 21.4, (306, 93, 694, 119)),
+        _line("I. SCOPE", 21.4, (131, 127, 262, 152)),
+        _line("This manual covers routine maintenance of the pumps.", 11.7, (131, 160, 858, 174)),
+        _line("2. PROCEDURES", 21.4, (131, 300, 330, 325)),
     ]
     assert [line.text for line in title_lines(page, 11.7)] == ["Pump Maintenance Manual"]
-
-
-def test_the_pdf_is_opened_once_for_the_lists_and_the_title(parses, tmp_path_factory, monkeypatch):
-    from kb_pipeline.knowledge.document import layout
-
-    opened = []
-
-    class Counted(layout.PdfTextLayer):
-        def __init__(self, pdf):
-            opened.append(pdf)
-            super().__init__(pdf)
-
-    monkeypatch.setattr(layout, "PdfTextLayer", Counted)
-    payloads = _parse(parses, tmp_path_factory, pdfs.lists_pdf)
-    assert payloads.brief_context.title and any(e.full_name for e in payloads.glossary)
-    # MinerU's parse opens it through pdf_text itself; the extraction only once.
-    assert len(opened) == 1
 
 
 def test_a_laid_out_term_never_spans_a_line_break():
@@ -148,15 +134,14 @@ def test_a_laid_out_term_never_spans_a_line_break():
     from kb_pipeline.contracts import Chunk
     from kb_pipeline.knowledge.document.layout import DocumentLayout
     from kb_pipeline.knowledge.readers.glossary.abbreviations import _laid_out
-    from kb_pipeline.pdf_text import TextSegment
 
     class Page:
         def chunk_segments(self, chunk):
             return [
-                TextSegment("LMN OPQ", 10, (100, 100, 160, 110)),
-                TextSegment("long mixed name", 10, (300, 100, 500, 110)),
-                TextSegment("XYZ", 10, (100, 120, 140, 130)),
-                TextSegment("extra yellow zone", 10, (300, 120, 500, 130)),
+                _line("LMN OPQ", 10, (100, 100, 160, 110)),
+                _line("long mixed name", 10, (300, 100, 500, 110)),
+                _line("XYZ", 10, (100, 120, 140, 130)),
+                _line("extra yellow zone", 10, (300, 120, 500, 130)),
             ]
 
     chunk = Chunk(chunk_id="d::0000", doc_id="d", kind="text", page_idx=0, heading="Abbreviations",
@@ -177,7 +162,7 @@ def test_a_label_line_over_the_title_and_a_revision_line_under_it_are_no_part_of
         [("Title", "Chapter 4"), ("Title", "Hydraulic Pumps"), ("Title", "Revision C")] + [("BodyText", body)] * 4,
         title="x",
     )
-    brief = extract_document(parses.run(pdf).document).brief_context
+    brief = extract_run(parses.run(pdf)).brief_context
     assert brief.title == "Hydraulic Pumps"
 
 
@@ -193,12 +178,9 @@ def test_a_label_line_over_the_title_and_a_revision_line_under_it_are_no_part_of
 )
 def test_a_label_over_the_title_is_no_title_line(lines, title):
     from kb_pipeline.knowledge.readers.brief.title import title_lines
-    from kb_pipeline.pdf_text import TextSegment
 
-    page = [
-        TextSegment(text, size, (100, 80 + 30 * k, 500, 80 + 30 * k + size)) for k, (text, size) in enumerate(lines)
-    ]
-    page.append(TextSegment("The body of the page is set in this type.", 11.0, (100, 300, 500, 311)))
+    page = [_line(text, size, (100, 80 + 30 * k, 500, 80 + 30 * k + size)) for k, (text, size) in enumerate(lines)]
+    page.append(_line("The body of the page is set in this type.", 11.0, (100, 300, 500, 311)))
     assert [line.text for line in title_lines(page, 11.0)] == title
 
 
@@ -221,10 +203,9 @@ def test_a_label_over_the_title_is_no_title_line(lines, title):
 )
 def test_a_revision_or_version_line_under_the_title_is_no_part_of_it(lines, title):
     from kb_pipeline.knowledge.readers.brief.title import title_lines
-    from kb_pipeline.pdf_text import TextSegment
 
-    page = [TextSegment(line, 20.0, (100, 60 + 24 * k, 500, 80 + 24 * k)) for k, line in enumerate(lines)]
-    page.append(TextSegment("The handbook describes the pumps of the station.", 10.0, (100, 400, 800, 412)))
+    page = [_line(line, 20.0, (100, 60 + 24 * k, 500, 80 + 24 * k)) for k, line in enumerate(lines)]
+    page.append(_line("The handbook describes the pumps of the station.", 10.0, (100, 400, 800, 412)))
     assert [s.text for s in title_lines(page, 10.0)] == title
 
 

@@ -20,6 +20,7 @@ from kb_pipeline.llm.endpoint import ModelEndpoint
 from kb_pipeline.llm.local_server import default_gguf
 from kb_pipeline.llm.model import LanguageModel, ModelFailed, ResponseCache
 from kb_pipeline.settings import Settings
+from kb_pipeline_tests.helpers import extract_run
 
 from .test_knowledge import _doc
 
@@ -56,7 +57,7 @@ def test_the_embedded_model_picks_an_open_definition_verbatim_and_never_sees_an_
         ("Turbidity", INJECTION, "definition")
     ]
     assert "prompt injection" in payloads.rejected[0].reason
-    (call,) = payloads.usage
+    (call,) = payloads.calls
     assert call.deployment == default_gguf().stem and call.tier == "embedded" and not call.simulated
     assert call.prompt_tokens > 50 and call.completion_tokens > 0 and call.structured_output_mode == "json_schema"
     assert payloads.glossary[0].term_id == extract_document(document).glossary[0].term_id  # ids never move
@@ -69,8 +70,8 @@ def test_an_unchanged_question_is_answered_from_the_cache(embedded, tmp_path):
         second = extract_document(_open_document(), model=again)
         assert again.calls == 0
     assert second.glossary == first.glossary
-    assert [u.simulated for u in second.usage] == [True]
-    assert second.usage[0].prompt_tokens == first.usage[0].prompt_tokens  # the original call's accounting
+    assert [u.simulated for u in second.calls] == [True]
+    assert second.calls[0].prompt_tokens == first.calls[0].prompt_tokens  # the original call's accounting
 
 
 class _Scripted(BaseHTTPRequestHandler):
@@ -136,7 +137,7 @@ def test_rate_limits_and_server_errors_are_retried_honouring_retry_after(endpoin
     started = time.perf_counter()
     payloads = _ask(endpoint((429, {"Retry-After": "1"}, {"error": "slow down"}), (503, {}, {}), (200, {}, answer)))
     assert time.perf_counter() - started >= 1.0
-    (call,) = payloads.usage
+    (call,) = payloads.calls
     assert (call.retries, call.prompt_tokens, call.cached_tokens, call.completion_tokens) == (2, 120, 64, 9)
     picked = next(e for e in payloads.glossary if e.term == "Turbidity")
     assert (picked.definition, picked.extraction_status) == (RIGHT, "escalated")  # a model's pick, shown as such
@@ -171,7 +172,7 @@ def test_a_bad_or_invented_answer_is_recorded_and_never_written(endpoint, conten
     assert entry.definition is None and entry.extraction_status == "escalated"
     refused = [r for r in payloads.rejected if reason in r.reason]
     assert len(refused) == 1 and refused[0].entry_term == "Turbidity" and refused[0].field == "definition"
-    assert len(payloads.usage) == 1  # the call is accounted for even when its answer is not used
+    assert len(payloads.calls) == 1  # the call is accounted for even when its answer is not used
 
 
 def test_extract_command_fails_only_the_document_whose_model_is_down(tmp_path, monkeypatch, capsys):
@@ -255,7 +256,7 @@ def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(parse
     block's other sentences, a quote of the page either way."""
     from .conftest import SAMPLE_DOCS
 
-    payloads = extract_document(parses.run(SAMPLE_DOCS / "haulage_glossary.pdf").document, model=embedded)
+    payloads = extract_run(parses.run(SAMPLE_DOCS / "haulage_glossary.pdf"), model=embedded)
     entries = {e.term: e for e in payloads.glossary}
     assert (
         entries["Haul road"].definition == "A road built for trucks that carry ore or waste from the pit to the dump."
@@ -268,7 +269,7 @@ def test_the_shipped_glossary_sample_through_mineru_and_the_embedded_model(parse
     }
     for term in ("Cycle time", "CT"):
         assert entries[term].extraction_status == "escalated" and entries[term].definition in open_sentences
-    assert len(payloads.usage) == 2 and payloads.rejected == []
+    assert len(payloads.calls) == 2 and payloads.rejected == []
 
 
 def test_the_embedded_server_ends_when_the_process_that_started_it_is_killed():
@@ -311,7 +312,7 @@ def test_an_answer_of_the_moment_is_not_cached_but_one_the_model_would_repeat_is
         third = extract_document(_open_document(), model=model)  # now from the cache
         assert model.calls == 2
     assert next(e for e in second.glossary if e.term == "Turbidity").definition == RIGHT
-    assert [u.simulated for u in third.usage] == [True]
+    assert [u.simulated for u in third.calls] == [True]
 
 
 # A statement that may or may not be a rule ("can"), and a relation layout cannot call a formula.
@@ -329,20 +330,20 @@ def test_the_model_decides_open_rules_and_formulas_only_in_the_steps_it_is_asked
     `definitions` only (measured: docs/knowledge.md)."""
     document = _open_candidates_document()
     plain = extract_document(document)
-    assert plain.interpretation_pack == [] and plain.formulas == [] and plain.usage == []
+    assert plain.interpretation_pack == [] and plain.formulas == [] and plain.calls == []
     yes_rule = _completion(json.dumps({"answer": OPEN_RULE}))
     no_formula = _completion(json.dumps({"answer": None}))
     with LanguageModel(endpoint((200, {}, no_formula), (200, {}, yes_rule))) as model:
         payloads = extract_document(document, model=model)
     (rule,) = payloads.interpretation_pack
     assert rule.statement == OPEN_RULE and rule.provenance.span == OPEN_RULE
-    assert payloads.formulas == [] and [u.branch for u in payloads.usage] == ["formula", "rule"]
+    assert payloads.formulas == [] and [u.branch for u in payloads.calls] == ["formula", "rule"]
     offered = [r["response_format"]["json_schema"]["schema"] for r in _Scripted.requests]
     assert [s["properties"]["answer"]["enum"] for s in offered] == [[OPEN_FORMULA, None], [OPEN_RULE, None]]
     # Asked in no step, the model is never called.
     quiet = endpoint()
     with LanguageModel(quiet.model_copy(update={"steps": []})) as model:
-        assert extract_document(document, model=model).usage == []
+        assert extract_document(document, model=model).calls == []
     assert asked_steps(ModelEndpoint()) == {"definitions"}
     assert asked_steps(quiet) == {"definitions", "rules", "formulas"}
 

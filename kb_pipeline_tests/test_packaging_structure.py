@@ -7,7 +7,6 @@ import json
 
 from kb_pipeline.parsing.config import ParserConfig
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
-from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.pipeline import Parsing, process_document
 from kb_pipeline.rag import package_document
 
@@ -19,7 +18,7 @@ def _package(pdf, layout, tmp_path) -> list[dict]:
     raw_dir = run.raw.path
     result = package_document(
         run.document,
-        load_raw_output(raw_dir),
+        run.layout,
         tmp_path / pdf.stem,
         project_root=layout.root.parent,
         source_pdf=raw_dir / SOURCE_COPY,

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.paths import DataLayout
-from kb_pipeline.review.store import DecisionStore, default_path
+from kb_pipeline.review.store import DecisionStore, approved_decisions, default_path
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
 
@@ -103,7 +103,7 @@ def test_no_route_but_sign_in_and_health_answers_without_a_session(team, server)
             url = re.sub(r"\{[^}]+\}", term_id, path)
             for client in (stranger, forger):
                 for headers in ({}, {CSRF_HEADER: anonymous_token}, {"Authorization": "Bearer kbr_forged"}):
-                    answer = client.request(method, url, headers=headers, data={"term_id": term_id})
+                    answer = client.request(method, url, headers=headers, data={"entry_id": term_id})
                     if path.startswith("/api/"):
                         assert answer.status_code in (401, 403), (method, path, headers, answer.status_code)
                     else:
@@ -130,7 +130,7 @@ def test_roles_sessions_csrf_and_the_audit_trail(team, server, parsed):  # noqa:
         page = viewer.get(f"/entries/{pa.term_id}").text
         assert 'id="approve"' not in page and 'id="read-only"' in page and 'id="users-link"' not in page
         assert viewer.post("/api/decisions", json=decision, headers={CSRF_HEADER: viewer_token}).status_code == 403
-        form = {"term_id": pa.term_id, "decision": "approve", "csrf_token": viewer_token}
+        form = {"entry_id": pa.term_id, "decision": "approve", "csrf_token": viewer_token}
         assert viewer.post("/decisions", data=form).status_code == 403
         assert store.latest() == {}
 
@@ -324,8 +324,8 @@ def test_allow_remote_is_refused_without_accounts(layout, capsys):
 
 
 def test_a_decisions_table_from_before_accounts_is_read_and_extended(tmp_path):
-    """A database the desk made before accounts: the diff stage reads it as it is, the desk adds
-    its columns (nullable) and keeps every row."""
+    """A database the desk made before accounts: a reader (the exports, `kb-pipeline status`)
+    reads it as it is, the desk adds its columns (nullable), renames its key, and keeps every row."""
     layout = DataLayout(tmp_path)
     path = default_path(layout)
     path.parent.mkdir(parents=True)
@@ -340,13 +340,13 @@ def test_a_decisions_table_from_before_accounts_is_read_and_extended(tmp_path):
             " VALUES ('t_1', 'doc', 'PA', 'approve', 'PA is availability.', 'Rina', '2026-01-01T00:00:00+00:00')"
         )
     reader = DecisionStore.open(None, layout, create=False)
-    assert [a.definition for a in reader.active_knowledge()] == ["PA is availability."]
+    assert [d.definition for d in approved_decisions(reader.latest().values())] == ["PA is availability."]
     reader.close()
     desk = DecisionStore.open(None, layout)
     (old_row,) = desk.history("t_1")
     assert old_row.reviewer == "Rina" and old_row.account_id is None and old_row.doc_version is None
     desk.record(
-        term_id="t_1",
+        entry_id="t_1",
         doc_id="doc",
         term="PA",
         decision="reject",
@@ -377,7 +377,7 @@ def test_browser_signs_in_through_the_page_and_decides_as_the_account(team, serv
         )
         assert "Signed in as Rina (reviewer)" in browser.evaluate("document.getElementById('account').textContent")
         assert browser.evaluate("document.getElementById('reviewer-name')") is None  # no typed name with accounts
-        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
+        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.entryId")
         browser.press("a")  # approve in the queue, through the API with the session's CSRF token
         browser.wait_for("document.querySelector('#queue tbody tr .state').textContent === 'approved'")
         assert store.latest()[first].reviewer == "Rina" and store.latest()[first].account_id is not None

@@ -33,8 +33,8 @@ def _named(client: TestClient) -> None:
 
 def _bulk(client: TestClient, rows: list[dict], decision: str, **more: str):
     form: dict[str, str | list[str]] = {"decision": decision, "back": "/?kind=term", **more}
-    form |= {"csrf_token": client.headers[CSRF_HEADER], "ids": [r["term_id"] for r in rows]}
-    form |= {f"seen.{r['term_id']}": r["item"]["text"] or "" for r in rows}
+    form |= {"csrf_token": client.headers[CSRF_HEADER], "ids": [r["entry_id"] for r in rows]}
+    form |= {f"seen.{r['entry_id']}": r["item"]["text"] or "" for r in rows}
     return client.post("/decisions/bulk", data=form, follow_redirects=False)
 
 
@@ -51,28 +51,28 @@ def test_the_selected_entries_are_decided_at_once_each_its_own_decision(desk):  
     response = _bulk(client, rows[:2], "reject", reason="not a definition")
     assert response.status_code == 303 and response.headers["location"] == "/?kind=term"
     latest = store.latest()
-    assert {latest[r["term_id"]].decision for r in rows[:2]} == {"reject"}
-    assert all(len(store.history(r["term_id"])) == 1 for r in rows[:2])  # one decision per entry
+    assert {latest[r["entry_id"]].decision for r in rows[:2]} == {"reject"}
+    assert all(len(store.history(r["entry_id"])) == 1 for r in rows[:2])  # one decision per entry
 
     # Undone one by one: the first entry's rejection withdrawn (pending again, the history kept),
     # the second's replaced by an approval.
-    _decide(client, rows[0]["term_id"], "withdraw")
-    assert rows[0]["term_id"] not in store.latest()
-    assert [d.decision for d in store.history(rows[0]["term_id"])] == ["reject", "withdraw"]
-    (first,) = [r for r in _rows(client) if r["term_id"] == rows[0]["term_id"]]
+    _decide(client, rows[0]["entry_id"], "withdraw")
+    assert rows[0]["entry_id"] not in store.latest()
+    assert [d.decision for d in store.history(rows[0]["entry_id"])] == ["reject", "withdraw"]
+    (first,) = [r for r in _rows(client) if r["entry_id"] == rows[0]["entry_id"]]
     assert first["state"] == "pending" and first["since"] is None
     again = client.post(
-        "/api/decisions", json={"term_id": rows[0]["term_id"], "decision": "withdraw", "reviewer": "Rina"}
+        "/api/decisions", json={"term_id": rows[0]["entry_id"], "decision": "withdraw", "reviewer": "Rina"}
     )
     assert again.status_code == 422 and "no decision to withdraw" in again.text
-    _decide(client, rows[1]["term_id"], "approve")
-    assert [d.decision for d in store.history(rows[1]["term_id"])] == ["reject", "approve"]
+    _decide(client, rows[1]["entry_id"], "approve")
+    assert [d.decision for d in store.history(rows[1]["entry_id"])] == ["reject", "approve"]
 
     # An entry whose text changed since the queue showed it is left alone, and listed.
     stale = dict(rows[2], item=dict(rows[2]["item"], text="what the queue showed before a re-extraction"))
     left = _bulk(client, [stale], "approve")
-    assert left.status_code == 200 and 'id="left"' in left.text and rows[2]["term_id"] in left.text
-    assert rows[2]["term_id"] not in store.latest()
+    assert left.status_code == 200 and 'id="left"' in left.text and rows[2]["entry_id"] in left.text
+    assert rows[2]["entry_id"] not in store.latest()
 
 
 def test_an_edit_is_shown_in_the_queue_the_search_and_the_entry_page(desk):  # noqa: F811
@@ -80,13 +80,13 @@ def test_an_edit_is_shown_in_the_queue_the_search_and_the_entry_page(desk):  # n
     row = _rows(client)[0]
     extracted = row["item"]["text"]
     edited = "Edited wording: the share of time the unit is ready to operate."
-    _decide(client, row["term_id"], "edit", definition=edited)
+    _decide(client, row["entry_id"], "edit", definition=edited)
 
     queue = client.get("/").text
     assert edited in queue and 'class="edited-mark"' in queue
-    assert row["term_id"] in client.get("/", params={"q": "share of time the unit"}).text  # search finds the edit
+    assert row["entry_id"] in client.get("/", params={"q": "share of time the unit"}).text  # search finds the edit
 
-    page = client.get(f"/entries/{row['term_id']}").text
+    page = client.get(f"/entries/{row['entry_id']}").text
     shown = page.split('id="definition">', 1)[1].split("</dd>", 1)[0]
     assert shown.startswith(edited) and f"extracted: {extracted}" in shown  # the extracted value beside
     textarea = page.split('name="definition"', 1)[1].split("</textarea>", 1)[0]
@@ -111,7 +111,7 @@ def test_review_complete_with_entries_pending_asks_first_and_keeps_the_count(des
     # Withdrawn and marked again with nothing pending: no question asked.
     client.post("/review-complete", data={**form, "complete": "false"})
     for row in _rows(client):
-        _decide(client, row["term_id"], "approve")
+        _decide(client, row["entry_id"], "approve")
     assert client.post("/review-complete", data=form, follow_redirects=False).status_code == 303
     assert pending_when_marked(store) == {(STANDARD, "term"): 0}
 
@@ -119,7 +119,7 @@ def test_review_complete_with_entries_pending_asks_first_and_keeps_the_count(des
 def test_where_you_are_summary_pages_reviewers_and_errors_as_sentences(desk, monkeypatch):  # noqa: F811
     _layout, _store, client, _terms = desk
     rows = _rows(client)
-    _decide(client, rows[0]["term_id"], "approve")
+    _decide(client, rows[0]["entry_id"], "approve")
     page = client.get("/").text
     assert '<span data-kind="term">terms <b>1</b> / 3 decided</span>' in page
     assert '<tr data-reviewer="Rina"><td>Rina</td><td>1</td><td>0</td><td>0</td><td class="total">1</td></tr>' in page
@@ -130,7 +130,7 @@ def test_where_you_are_summary_pages_reviewers_and_errors_as_sentences(desk, mon
     assert numbers == ["3"] and "page 2 of 2" in second  # the rows go on counting from the first page
 
     _named(client)
-    form = {"term_id": rows[1]["term_id"], "decision": "reject", "csrf_token": client.headers[CSRF_HEADER]}
+    form = {"entry_id": rows[1]["entry_id"], "decision": "reject", "csrf_token": client.headers[CSRF_HEADER]}
     refused = client.post("/decisions", data=form)
     assert refused.status_code == 422 and "A rejection needs a reason." in refused.text
     assert "validation error for" not in refused.text

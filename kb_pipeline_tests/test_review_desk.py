@@ -21,16 +21,17 @@ from fastapi.testclient import TestClient
 from kb_pipeline.cli.extract import main as extract_main
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
+from kb_pipeline.defs.knowledge import knowledge_payloads_asset
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.defs.review import knowledge_exports, review_decisions_sensor
 from kb_pipeline.knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance
-from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, apply_diff
+from kb_pipeline.knowledge.payloads.review import review_queue
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.pipeline import ARTIFACT_NAME, write_artifact
 from kb_pipeline.review.corpus import Corpus
 from kb_pipeline.review.export import active_entries
 from kb_pipeline.review.page_image import render_page
-from kb_pipeline.review.store import DecisionStore, default_url
+from kb_pipeline.review.store import Decision, DecisionStore, approved_decisions, default_url
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_FIELD, CSRF_HEADER, SAFE_METHODS
 from kb_pipeline.settings import Settings
@@ -95,64 +96,91 @@ def _entry(term: str, definition: str | None, doc_id: str = "doc", term_id: str 
     )
 
 
-def test_diff_stage_marks_duplicates_conflicts_and_new_entries_without_picking_a_winner():
-    payloads = Payloads(
-        glossary=[
-            _entry("PA", "Physical availability."),
-            _entry("UA", "Use of availability, revised."),
-            _entry("MTTR", "Mean time to repair."),  # approved in another document: same canonical term
-            _entry("Qty", "Quantity of units."),
-            _entry("Production", "Output of a period."),
-        ],
+def _approval(
+    n: int, entry_id: str, term: str, extracted: str, edited: str | None = None, doc_id: str = "doc"
+) -> Decision:
+    return Decision(
+        id=n,
+        entry_id=entry_id,
+        doc_id=doc_id,
+        term=term,
+        decision="edit" if edited else "approve",
+        extracted_definition=extracted,
+        edited_definition=edited,
+        reason=None,
+        reviewer="Rina",
+        decided_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def _write_glossary(folder: Path, *glossary: GlossaryEntry) -> dict[str, bytes]:
+    """The payloads of a document with this glossary, as extraction writes them; their bytes."""
+    entries = list(glossary)
+    Payloads(
+        glossary=entries,
         interpretation_pack=[],
         formulas=[],
         brief_context={"brief_id": "b", "provenance": {"doc_id": "doc", "span": ""}},
-        review_queue=[],
+        review_queue=review_queue(entries, []),
         rejected=[],
         usage=[],
-    )
-    active = [
-        ApprovedDefinition(term_id="t_pa", doc_id="doc", term="PA", definition="Physical  availability.\n"),
-        ApprovedDefinition(term_id="t_ua", doc_id="doc", term="UA", definition="Use of availability."),
+    ).write(folder)
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_the_status_marks_duplicates_conflicts_and_new_entries_without_picking_a_winner(layout):
+    """Each term against the approved ones, computed as the desk reads the payloads (status.py)."""
+    approvals = [
+        _approval(1, "t_pa", "PA", "Physical  availability.\n"),
+        _approval(2, "t_ua", "UA", "Use of availability."),
         # Edited by the expert; the source has not changed since.
-        ApprovedDefinition(
-            term_id="t_qty",
-            doc_id="doc",
-            term="Qty",
-            definition="Units in use.",
-            extracted_definition="Quantity of units.",
-        ),
-        ApprovedDefinition(
-            term_id="t_other", doc_id="other", term="mttr", definition="Breakdown duration ÷ breakdowns."
-        ),
+        _approval(3, "t_qty", "Qty", "Quantity of units.", edited="Units in use."),
+        _approval(4, "t_other", "mttr", "Breakdown duration ÷ breakdowns.", doc_id="other"),
     ]
-    diffed = apply_diff(payloads, active)
-    by_term = {e.term: e for e in diffed.glossary}
+    decisions = {d.entry_id: d for d in approvals}
+    folder = layout.knowledge / "doc"
+    written = _write_glossary(
+        folder,
+        _entry("PA", "Physical availability."),
+        _entry("UA", "Use of availability, revised."),
+        _entry("MTTR", "Mean time to repair."),  # approved in another document: same canonical term
+        _entry("Qty", "Quantity of units."),
+        _entry("Production", "Output of a period."),
+    )
+    rows = [r for r in Corpus(layout).queue(decisions) if r.item is not None]
+    by_term = {r.term: r.item for r in rows}
     assert by_term["PA"].diff_status == "duplicate"  # layout aside, the same definition
-    assert by_term["Qty"].diff_status == "duplicate" and not by_term["Qty"].definition_conflict
+    assert by_term["Qty"].diff_status == "duplicate" and not by_term["Qty"].conflict_variants
     assert by_term["Production"].diff_status == "new"
-    assert by_term["UA"].diff_status == "conflicting" and by_term["UA"].definition_conflict
+    assert by_term["UA"].diff_status == "conflicting"
     assert by_term["UA"].conflict_variants == ["Use of availability, revised.", "Use of availability."]
-    assert by_term["UA"].definition == "Use of availability, revised."  # no winner: the extraction's stays
+    assert by_term["UA"].text == "Use of availability, revised."  # no winner: the extraction's stays
     assert by_term["MTTR"].diff_status == "conflicting"
     assert by_term["MTTR"].conflict_variants == ["Mean time to repair.", "Breakdown duration ÷ breakdowns."]
+    # The queue puts the conflicts first, with the conflict reason (the row's too).
+    assert [r.term for r in rows][:2] == ["MTTR", "UA"]
+    assert {r.item.review_reason for r in rows[:2] if r.item} == {CONFLICT}
+    assert {r.row.review_reason for r in rows[:2] if r.row} == {CONFLICT}
+    # Computed, never written: the payloads are as the extraction wrote them.
+    assert {p.name: p.read_bytes() for p in sorted(folder.iterdir())} == written
+    assert all(row["review_reason"] != CONFLICT for row in json.loads(written["review_queue.json"]))
+
     # A document that only mentions a term approved elsewhere contradicts nothing; an entry that
     # lost its own approved definition is a conflict with it.
-    undefined = Payloads.model_validate(
-        {**payloads.model_dump(), "glossary": [_entry("MTTR", None).model_dump(), _entry("PA", None).model_dump()]}
-    )
-    lost = {e.term: e for e in apply_diff(undefined, active).glossary}
-    assert lost["MTTR"].diff_status == "new" and not lost["MTTR"].definition_conflict
+    _write_glossary(folder, _entry("MTTR", None), _entry("PA", None))
+    lost = {r.term: r.item for r in Corpus(layout).queue(decisions) if r.item is not None}
+    assert lost["MTTR"].diff_status == "new" and not lost["MTTR"].conflict_variants
     assert lost["PA"].diff_status == "conflicting" and lost["PA"].conflict_variants == ["Physical  availability.\n"]
-    # The queue is projected again: conflicts first, with the conflict reason.
-    assert [r.term for r in diffed.review_queue][:2] == ["MTTR", "UA"]
-    assert {r.review_reason for r in diffed.review_queue[:2]} == {CONFLICT}
-    assert payloads.glossary[1].diff_status is None  # pure: the input is untouched
+
+
+def _items(client: TestClient) -> dict[str, dict]:
+    """The terms' views on the desk's queue, by term: each with its status against the decisions."""
+    return {r["term"]: r["item"] for r in client.get("/api/queue").json() if r["item"]}
 
 
 def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(desk, parsed):
     layout, store, client, terms = desk
-    assert {e.diff_status for e in terms.values()} == {"new"}
+    assert {i["diff_status"] for i in _items(client).values()} == {"new"}
     pa, qty, production = terms["PA"], terms["Qty"], terms["Production"]
     _decide(client, pa.term_id, "approve")
     edited = _decide(client, qty.term_id, "edit", definition="Jumlah unit yang beroperasi dalam satu periode.")
@@ -163,10 +191,10 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     # The same document again: the same ids, every decision kept, approved entries duplicates.
     again = _extract(layout, parsed)
     assert {t: e.term_id for t, e in again.items()} == {t: e.term_id for t, e in terms.items()}
-    assert again["PA"].diff_status == "duplicate"
+    assert _items(client)["PA"]["diff_status"] == "duplicate"
     # The edit is the approved definition; the source still says what it said when the expert
     # edited it, so that is no new question.
-    assert again["Qty"].diff_status == "duplicate"
+    assert _items(client)["Qty"]["diff_status"] == "duplicate"
     assert set(store.latest()) == {pa.term_id, qty.term_id, production.term_id}
 
     # The document changes: PA's definition differs, "Production" is now headed "Produksi".
@@ -175,13 +203,14 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     changed.chunks[2].heading = "Produksi"
     third = _extract(layout, changed)
     assert third["PA"].term_id == pa.term_id
-    assert third["PA"].diff_status == "conflicting" and third["PA"].definition_conflict
-    assert third["PA"].conflict_variants == ["PA menyatakan persentase waktu unit siap bekerja.", PA_DEFINITION]
-    assert "Production" not in third and third["Produksi"].diff_status == "new"
-    queue = json.loads((layout.knowledge / STANDARD / "review_queue.json").read_text(encoding="utf-8"))
-    assert queue[0]["review_reason"] == CONFLICT  # conflicts first
+    assert not third["PA"].definition_conflict  # the payload is the document's alone
+    items = _items(client)
+    assert items["PA"]["diff_status"] == "conflicting" and items["PA"]["review_reason"] == CONFLICT
+    assert items["PA"]["conflict_variants"] == ["PA menyatakan persentase waktu unit siap bekerja.", PA_DEFINITION]
+    assert "Production" not in third and items["Produksi"]["diff_status"] == "new"
+    assert client.get("/api/queue").json()[0]["entry_id"] == pa.term_id  # conflicts first
 
-    rows = {r["term_id"]: r for r in client.get("/api/queue").json()}
+    rows = {r["entry_id"]: r for r in client.get("/api/queue").json()}
     # PA was approved as the document said it before: a question again, its decision kept and
     # shown; the active glossary keeps what was approved, marked as no longer the source's.
     assert rows[pa.term_id]["state"] == "pending" and rows[pa.term_id]["decision"]["decision"] == "approve"
@@ -193,7 +222,37 @@ def test_decisions_survive_reextraction_and_a_changed_definition_is_a_conflict(d
     assert rows[third["Produksi"].term_id]["state"] == "pending"
     page = client.get(f"/entries/{production.term_id}")
     assert page.status_code == 200 and "orphaned" in page.text
-    assert [r["term_id"] for r in client.get("/api/queue", params={"state": "orphaned"}).json()] == [production.term_id]
+    orphaned = client.get("/api/queue", params={"state": "orphaned"}).json()
+    assert [r["entry_id"] for r in orphaned] == [production.term_id]
+
+
+def test_the_payloads_are_the_documents_and_the_codes_alone(desk, parsed):
+    """Extraction reads no decision: with terms approved, edited, rejected and one approved
+    elsewhere with another definition, the payloads are byte for byte what they were before any
+    decision; the desk shows the statuses, computed as it reads them."""
+    layout, store, client, terms = desk
+    folder = layout.knowledge / STANDARD
+    _extract(layout, parsed)  # the model's answers cached: usage.json says so the same each time
+    before = {p.name: p.read_bytes() for p in sorted(folder.glob("*.json"))}
+    assert len(before) == 7
+    _decide(client, terms["PA"].term_id, "approve")
+    _decide(client, terms["Qty"].term_id, "edit", definition="Jumlah unit.")
+    _decide(client, terms["Production"].term_id, "reject", reason="not a term")
+    store.record(
+        entry_id="t_elsewhere",
+        doc_id="other",
+        term="Production",
+        decision="approve",
+        extracted_definition="Another definition of production.",
+        reviewer="Rina",
+    )
+    _extract(layout, parsed)
+    assert {p.name: p.read_bytes() for p in sorted(folder.glob("*.json"))} == before
+    items = _items(client)
+    assert (items["PA"]["diff_status"], items["Qty"]["diff_status"]) == ("duplicate", "duplicate")
+    assert items["Production"]["diff_status"] == "conflicting"
+    # The asset needs no review database: it has none to read.
+    assert "review_db" not in knowledge_payloads_asset("test").required_resource_keys
 
 
 def test_api_entries_decisions_and_refusals(desk):
@@ -207,7 +266,7 @@ def test_api_entries_decisions_and_refusals(desk):
     assert any(f["formula_latex"].startswith("PA = ") for f in entry["formulas"])  # linked formula
 
     unknown = client.post("/api/decisions", json={"term_id": "t_0000000000", "decision": "approve", "reviewer": "Rina"})
-    assert unknown.status_code == 404 and "unknown term_id 't_0000000000'" in unknown.json()["detail"]
+    assert unknown.status_code == 404 and "unknown entry_id 't_0000000000'" in unknown.json()["detail"]
     assert client.get("/api/entries/t_0000000000").status_code == 404
     for bad in (
         {"term_id": pa.term_id, "decision": "maybe", "reviewer": "Rina"},
@@ -224,11 +283,11 @@ def test_api_entries_decisions_and_refusals(desk):
     assert no_token.status_code == 403
     # The pages' forms: a POST without the token, or before a name was typed, is refused.
     assert (
-        client.post("/decisions", data={"term_id": pa.term_id, "decision": "approve", "csrf_token": "x"}).status_code
+        client.post("/decisions", data={"entry_id": pa.term_id, "decision": "approve", "csrf_token": "x"}).status_code
         == 403
     )
     token = client.headers[CSRF_HEADER]
-    form = {"term_id": pa.term_id, "decision": "reject", "reason": "wrong unit", "csrf_token": token}
+    form = {"entry_id": pa.term_id, "decision": "reject", "reason": "wrong unit", "csrf_token": token}
     assert client.post("/decisions", data=form, follow_redirects=False).status_code == 400
     for elsewhere in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):
         named = client.post(
@@ -240,7 +299,7 @@ def test_api_entries_decisions_and_refusals(desk):
     latest = store.latest()[pa.term_id]
     assert (latest.decision, latest.reason, latest.reviewer) == ("reject", "wrong unit", "Budi")
     assert store.history(pa.term_id)[-1].decided_at
-    assert store.active_knowledge() == []
+    assert approved_decisions(store.latest().values()) == []
     # Another site's name for this machine (DNS rebinding) is refused.
     assert client.get("/api/queue", headers={"host": "evil.example"}).status_code == 400
 
@@ -260,7 +319,7 @@ def test_every_state_changing_route_refuses_a_request_without_the_token(desk):
     )
     assert {("POST", "/reviewer"), ("POST", "/decisions"), ("POST", "/api/decisions")} <= set(writes)
     term_id = terms["PA"].term_id
-    form = {"term_id": term_id, "decision": "approve", "name": "Rina"}
+    form = {"entry_id": term_id, "decision": "approve", "name": "Rina"}
     with TestClient(app, base_url="http://127.0.0.1", cookies={"kb_reviewer": "Rina"}) as stranger:
         for method, path in writes:
             url = re.sub(r"\{[^}]+\}", term_id, path)
@@ -409,8 +468,8 @@ def test_browser_opens_an_entry_sees_the_highlighted_page_and_decides_with_the_k
         assert browser.evaluate("document.querySelectorAll('#queue tbody tr').length") == 3
         # The name, typed once: the browser session keeps it.
         browser.name_the_reviewer("Rina", then="document.querySelector('#queue tbody tr.selected') !== null")
-        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
-        assert first == browser.evaluate("document.querySelector('#queue tbody tr').dataset.termId")
+        first = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.entryId")
+        assert first == browser.evaluate("document.querySelector('#queue tbody tr').dataset.entryId")
 
         browser.press("Enter")  # open the selected row
         browser.wait_for(f"location.pathname === '/entries/{first}' && document.readyState === 'complete'")
@@ -431,7 +490,7 @@ def test_browser_opens_an_entry_sees_the_highlighted_page_and_decides_with_the_k
 
         browser.press("r")  # reject: the reason field takes the keys, Enter submits
         browser.wait_for("document.activeElement && document.activeElement.id === 'reject-reason'")
-        second = browser.evaluate("document.querySelector('.entry').dataset.termId")
+        second = browser.evaluate("document.querySelector('.entry').dataset.entryId")
         browser.type("wrong unit")
         browser.press("Enter")
         browser.wait_for(f"location.pathname !== '/entries/{second}' && document.readyState === 'complete'")
@@ -460,7 +519,7 @@ def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
         monkeypatch.setenv(key, value)
     url = Settings.from_env().review_database_url
     assert url and url.startswith("postgresql+psycopg2://")
-    terms = _extract(layout, parsed)  # the extraction's diff reads the (empty) Postgres glossary
+    terms = _extract(layout, parsed)
     store = DecisionStore.open(url, layout)
     try:
         client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
@@ -470,10 +529,11 @@ def test_the_same_desk_on_postgres(layout, parsed, postgres, monkeypatch):
         _decide(client, terms["Qty"].term_id, "approve")  # the latest decision counts; the history keeps both
         assert [d.decision for d in store.history(terms["Qty"].term_id)] == ["edit", "approve"]
         assert not (layout.root / "review" / "decisions.sqlite3").exists()
-        again = _extract(layout, parsed)
-        assert again["PA"].diff_status == again["Qty"].diff_status == "duplicate"
-        assert again["Production"].diff_status == "new"
-        assert [a.term for a in store.active_knowledge()] == ["PA", "Qty"]
+        _extract(layout, parsed)
+        items = _items(client)
+        assert items["PA"]["diff_status"] == items["Qty"]["diff_status"] == "duplicate"
+        assert items["Production"]["diff_status"] == "new"
+        assert [d.term for d in approved_decisions(store.latest().values())] == ["PA", "Qty"]
         client.close()
     finally:
         store.close()

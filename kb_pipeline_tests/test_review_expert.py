@@ -92,7 +92,7 @@ def test_score_two_approvals_one_rejection_one_added(layout, valves, capsys):
         rules = {r["item"]["text"]: r for r in _queue(client, "rule")}
         assert set(RULES) <= set(rules) and MISSED not in rules  # what the readers found, and missed
         for text, decision in zip(RULES, ("approve", "approve", "reject"), strict=True):
-            body = {"id": rules[text]["term_id"], "decision": decision, "reviewer": "Rina", "reason": "not a rule"}
+            body = {"id": rules[text]["entry_id"], "decision": decision, "reviewer": "Rina", "reason": "not a rule"}
             assert client.post("/api/decisions", json=body).status_code == 200
         added = _add_rule(client, valves, MISSED)
         assert added["entry_id"].startswith("r_") and added["reviewer"] == "Rina", added
@@ -145,7 +145,7 @@ def test_an_added_rule_is_span_checked_approved_exported_and_survives_a_re_parse
         rule_id = added["entry_id"]
         again = client.post("/api/entries", json=added["_body"])
         assert again.status_code == 422 and "already" in again.text  # no duplicate
-        row = next(r for r in _queue(client, "rule") if r["term_id"] == rule_id)
+        row = next(r for r in _queue(client, "rule") if r["entry_id"] == rule_id)
         assert row["state"] == "approved" and row["item"]["origin"] == "expert" and row["item"]["added_by"] == "Rina"
         exported = json.loads(client.get("/api/entries/" + rule_id).content)
         assert exported["entry"]["provenance"]["chunk_id"] == _chunk_saying(first, MTBF)
@@ -153,7 +153,7 @@ def test_an_added_rule_is_span_checked_approved_exported_and_survives_a_re_parse
         # The second edition renumbers every chunk: the rule is found again by its text.
         _extract(layout, second)
         assert _chunk_saying(second, MTBF) != _chunk_saying(first, MTBF)
-        row = next(r for r in _queue(client, "rule") if r["term_id"] == rule_id)
+        row = next(r for r in _queue(client, "rule") if r["entry_id"] == rule_id)
         assert row["state"] == "approved"
         entry = client.get("/api/entries/" + rule_id).json()
         assert entry["entry"]["provenance"]["chunk_id"] == _chunk_saying(second, MTBF)
@@ -238,14 +238,14 @@ def test_browser_adds_a_rule_from_a_selection_with_the_keyboard(layout, valves, 
             browser.send("Input.dispatchKeyEvent", type="keyDown", **ctrl_enter)
             browser.send("Input.dispatchKeyEvent", type="keyUp", **ctrl_enter)
             browser.wait_for("location.pathname.startsWith('/entries/r_') && document.readyState === 'complete'")
-            rule_id = browser.evaluate("document.querySelector('.entry').dataset.termId")
+            rule_id = browser.evaluate("document.querySelector('.entry').dataset.entryId")
             if shots:
                 browser.screenshot(shots / "review-added.png")
 
             # In the queue, approved; in the exports.
             browser.goto(f"{base}/?kind=rule")
             state = browser.evaluate(
-                f"document.querySelector('#queue tr[data-term-id=\"{rule_id}\"] .state').textContent"
+                f"document.querySelector('#queue tr[data-entry-id=\"{rule_id}\"] .state').textContent"
             )
             assert state == "approved"
             # Two of the readers' rules approved from the queue (j moves past the added one, a
@@ -306,7 +306,7 @@ def test_a_later_extraction_of_the_same_entry_joins_the_experts(layout, valves):
         }
         pack_path.write_text(json.dumps([*pack, found]), encoding="utf-8")
         rows = [r for r in _queue(client, "rule") if r["item"] and r["item"]["text"] == MISSED]
-        assert [(r["term_id"], r["state"], r["item"]["origin"]) for r in rows] == [
+        assert [(r["entry_id"], r["state"], r["item"]["origin"]) for r in rows] == [
             ("r_reader00001", "approved", "reader")
         ]
         assert store.latest()["r_reader00001"].reattached_from == added["entry_id"]

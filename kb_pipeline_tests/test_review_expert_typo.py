@@ -178,7 +178,7 @@ def test_browser_fixes_a_typo_on_the_add_form_without_leaving_the_page(layout, v
             browser.send("Input.dispatchKeyEvent", type="keyDown", **ctrl_enter)
             browser.send("Input.dispatchKeyEvent", type="keyUp", **ctrl_enter)
             browser.wait_for("location.pathname.startsWith('/entries/r_') && document.readyState === 'complete'")
-            rule_id = browser.evaluate("document.querySelector('.entry').dataset.termId")
+            rule_id = browser.evaluate("document.querySelector('.entry').dataset.entryId")
         finally:
             browser.close()
     store = DecisionStore.open(None, layout)

@@ -61,7 +61,7 @@ def decided(layout, handbook):
     store = DecisionStore.open(None, layout)
     client = TestClient(create_app(layout, store), base_url="http://127.0.0.1")
     client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
-    terms = {r["term"]: r["term_id"] for r in client.get("/api/queue").json()}
+    terms = {r["term"]: r["entry_id"] for r in client.get("/api/queue").json()}
 
     def decide(term: str, decision: str, **fields: str) -> None:
         body = {"id": terms[term], "decision": decision, "reviewer": "Rina", **fields}
@@ -368,7 +368,7 @@ def renumbered(layout, editions):
     first = {f.item.id: f.item for f in Corpus(layout).items({})}
     for item in first.values():
         store.record(
-            term_id=item.id,
+            entry_id=item.id,
             doc_id=item.doc_id,
             term=item.label,
             decision="approve",

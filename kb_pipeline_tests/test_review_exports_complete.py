@@ -74,7 +74,7 @@ def test_active_knowledge_carries_every_field_edited_and_extracted_in_json_and_c
 
     try:
         rows = client.get("/api/queue", params={"kind": "all"}).json()
-        ids = {r["item"]["text"]: r["term_id"] for r in rows if r["kind"] != "term"}
+        ids = {r["item"]["text"]: r["entry_id"] for r in rows if r["kind"] != "term"}
         rules = {r["rule_id"]: r for r in _payload(layout, "interpretation_pack.json")}
         (formula,) = _payload(layout, "formulas.json")
         brief = json.loads((layout.knowledge / DOC / "brief_context.json").read_text(encoding="utf-8"))
@@ -172,7 +172,7 @@ def test_an_orphaned_approval_keeps_what_its_decision_holds(layout, handbook, tm
     store = DecisionStore.open(None, layout)
     try:
         store.record(
-            term_id="r_gone",
+            entry_id="r_gone",
             doc_id=DOC,
             term="If A, then B.",
             decision="edit",

@@ -24,11 +24,11 @@ from fastapi.testclient import TestClient
 
 from kb_pipeline.cli.main import main as cli_main
 from kb_pipeline.contracts import ParsedDocument
-from kb_pipeline.knowledge.payloads.diff import ApprovedDefinition, ApprovedTexts, text_diff_status
 from kb_pipeline.paths import DataLayout
 from kb_pipeline.review.corpus import Corpus
 from kb_pipeline.review.reattach import reattach
-from kb_pipeline.review.store import DecisionStore, advisory_lock_key
+from kb_pipeline.review.status import Decided, entry_status
+from kb_pipeline.review.store import Decision, DecisionStore, Kind, advisory_lock_key, approved_decisions
 from kb_pipeline.review.word_diff import word_diff
 from kb_pipeline.review_desk.app import create_app
 from kb_pipeline.review_desk.dependencies import CSRF_HEADER
@@ -140,17 +140,20 @@ def test_every_kind_is_queued_and_decided_through_the_api(desk):
     assert len(_queue(client, "all")) == 2 + len(rules) + 2
 
     seal = rules[SEAL_RULE]
-    entry = client.get(f"/api/entries/{seal['term_id']}").json()
+    entry = client.get(f"/api/entries/{seal['entry_id']}").json()
     assert entry["kind"] == "rule" and entry["entry"]["condition"] == "If the seal leaks during a test run"
-    approved = _decide(client, seal["term_id"], "approve")
+    approved = _decide(client, seal["entry_id"], "approve")
     assert (approved["kind"], approved["extracted_definition"]) == ("rule", SEAL_RULE)
     edited = _decide(
-        client, formula["term_id"], "edit", fields={"formula_latex": "Availability = Operating Hours / Scheduled Hours"}
+        client,
+        formula["entry_id"],
+        "edit",
+        fields={"formula_latex": "Availability = Operating Hours / Scheduled Hours"},
     )
     assert edited["edited_fields"] == {"formula_latex": "Availability = Operating Hours / Scheduled Hours"}
     assert edited["edited_definition"] == "Availability = Operating Hours / Scheduled Hours"
     assert edited["extracted_definition"] == FORMULA  # kept beside the edit
-    rejected = _decide(client, brief["term_id"], "reject", reason="the purpose is the foreword's")
+    rejected = _decide(client, brief["entry_id"], "reject", reason="the purpose is the foreword's")
     assert rejected["kind"] == "brief"
     for bad in (
         {"fields": {"latex_verification": "verified"}},  # the markup check's, never a person's
@@ -159,22 +162,22 @@ def test_every_kind_is_queued_and_decided_through_the_api(desk):
         {"definition": "  "},
     ):
         answer = client.post(
-            "/api/decisions", json={"id": rules[LOW_RULE]["term_id"], "decision": "edit", "reviewer": "Rina", **bad}
+            "/api/decisions", json={"id": rules[LOW_RULE]["entry_id"], "decision": "edit", "reviewer": "Rina", **bad}
         )
         assert answer.status_code == 422, (bad, answer.text)
-    states = {r["term_id"]: r["state"] for r in _queue(client, "all")}
-    assert states[seal["term_id"]] == "approved" and states[formula["term_id"]] == "edited"
-    assert states[brief["term_id"]] == "rejected" and states[rules[LOW_RULE]["term_id"]] == "pending"
+    states = {r["entry_id"]: r["state"] for r in _queue(client, "all")}
+    assert states[seal["entry_id"]] == "approved" and states[formula["entry_id"]] == "edited"
+    assert states[brief["entry_id"]] == "rejected" and states[rules[LOW_RULE]["entry_id"]] == "pending"
     assert {d.kind for d in store.latest().values()} == {"rule", "formula", "brief"}
 
     # The pages: the entry beside its page, the span highlighted; the form's edit of a rule.
-    page = client.get(f"/entries/{rules[LOW_RULE]['term_id']}")
+    page = client.get(f"/entries/{rules[LOW_RULE]['entry_id']}")
     assert page.status_code == 200 and "Span highlighted" in page.text and 'name="rule_type"' in page.text
-    image = client.get(f"/entries/{rules[LOW_RULE]['term_id']}/page.png")
+    image = client.get(f"/entries/{rules[LOW_RULE]['entry_id']}/page.png")
     assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
     client.post("/reviewer", data={"name": "Budi", "csrf_token": client.headers[CSRF_HEADER]})
     form = {
-        "term_id": rules[LOW_RULE]["term_id"],
+        "entry_id": rules[LOW_RULE]["entry_id"],
         "decision": "edit",
         "statement": LOW_RULE,
         "condition": "If the availability is below 80%",
@@ -184,7 +187,7 @@ def test_every_kind_is_queued_and_decided_through_the_api(desk):
         "csrf_token": client.headers[CSRF_HEADER],
     }
     assert client.post("/decisions", data=form, follow_redirects=False).status_code == 303
-    latest = store.latest()[rules[LOW_RULE]["term_id"]]
+    latest = store.latest()[rules[LOW_RULE]["entry_id"]]
     assert latest.edited_fields == {"consequence": "then the pump is sent to maintenance at once"}
     assert latest.reviewer == "Budi" and latest.definition == LOW_RULE  # the statement itself unchanged
 
@@ -194,13 +197,13 @@ def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
     page's form, refused for a symbol the formula has not, kept in the history and the export."""
     layout, store, client = desk
     (formula,) = _queue(client, "formula")
-    formula_id = formula["term_id"]
+    formula_id = formula["entry_id"]
     variables = client.get(f"/api/entries/{formula_id}").json()["entry"]["variables"]
     assert [v["symbol"] for v in variables] == ["Operating Hours", "Scheduled Hours"]
     edited = _decide(client, formula_id, "edit", fields={"variables.Operating Hours": "hours the pump ran"})
     assert edited["edited_fields"] == {"variables.Operating Hours": "hours the pump ran"}
     assert edited["edited_definition"] == FORMULA  # the formula itself as extracted
-    rule_id = _queue(client, "rule")[0]["term_id"]
+    rule_id = _queue(client, "rule")[0]["entry_id"]
     for entry_id, key, message in (
         (
             formula_id,
@@ -225,7 +228,7 @@ def test_a_formulas_variables_meanings_are_editable(desk, tmp_path):
     token = client.headers[CSRF_HEADER]
     client.post("/reviewer", data={"name": "Budi", "csrf_token": token})
     form = {
-        "term_id": formula_id,
+        "entry_id": formula_id,
         "decision": "edit",
         "name": "Availability",
         "formula_latex": FORMULA,
@@ -253,8 +256,8 @@ def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extractio
     layout, store, client = desk
     rules, (formula,) = _by_text(client, "rule"), _queue(client, "formula")
     assert {r["item"]["diff_status"] for r in rules.values()} == {"new"}
-    _decide(client, rules[SEAL_RULE]["term_id"], "approve")
-    _decide(client, formula["term_id"], "approve")
+    _decide(client, rules[SEAL_RULE]["entry_id"], "approve")
+    _decide(client, formula["entry_id"], "approve")
     _extract(layout, editions[0])  # the same document again
     assert _by_text(client, "rule")[SEAL_RULE]["item"]["diff_status"] == "duplicate"
     # The formula's line changes in the payload: a conflict with the approved one, first, pending.
@@ -265,8 +268,8 @@ def test_approved_rules_and_formulas_are_the_active_knowledge_the_next_extractio
     (changed,) = _queue(client, "formula")
     assert changed["item"]["diff_status"] == "conflicting" and changed["item"]["review_reason"] == CONFLICT
     assert changed["state"] == "pending" and changed["decision"]["decision"] == "approve"
-    assert client.get(f"/api/entries/{changed['term_id']}").json()["item"]["diff_status"] == "conflicting"
-    page = client.get(f"/entries/{changed['term_id']}").text
+    assert client.get(f"/api/entries/{changed['entry_id']}").json()["item"]["diff_status"] == "conflicting"
+    page = client.get(f"/entries/{changed['entry_id']}").text
     assert "diff: <b>conflicting</b>" in page
     # What changed since the decision, word by word.
     assert changed["since"] == "changed" and "<del>Scheduled</del> <ins>Calendar</ins>" in page
@@ -283,22 +286,22 @@ def test_the_queue_shows_the_full_name_and_asks_an_expansion_as_a_confirmation(d
     assert rows["Availability"]["item"]["question"] is None
     page = client.get("/").text
     assert "<th>Full name</th>" in page and "confirm the expansion: MTBF = Mean Time Between Failures?" in page
-    entry = client.get(f"/entries/{rows['MTBF']['term_id']}").text
+    entry = client.get(f"/entries/{rows['MTBF']['entry_id']}").text
     assert 'id="full-name">Mean Time Between Failures<' in entry and 'id="question"' in entry
-    _decide(client, rows["MTBF"]["term_id"], "approve")
+    _decide(client, rows["MTBF"]["entry_id"], "approve")
     assert {r["term"]: r["state"] for r in _queue(client, "term")}["MTBF"] == "approved"
 
 
 def test_progress_per_document_and_kind_and_search(desk):
     layout, store, client = desk
     rules = _by_text(client, "rule")
-    _decide(client, rules[SEAL_RULE]["term_id"], "approve")
+    _decide(client, rules[SEAL_RULE]["entry_id"], "approve")
     progress = client.get("/api/progress").json()[DOC]
     assert progress["rule"] == [1, len(rules)] and progress["term"] == [0, 2] and progress["brief"] == [0, 1]
     assert [r["item"]["text"] for r in _queue(client, "all", q="SEAL LEAKS")] == [SEAL_RULE]
     assert [r["term"] for r in _queue(client, "all", q="between failures")] == ["MTBF"]  # the full name
     page = client.get("/", params={"kind": "rule", "q": "seal"}).text
-    assert page.count('<tr data-term-id="r_') == 1 and f"1 / {len(rules)}" in page
+    assert page.count('<tr data-entry-id="r_') == 1 and f"1 / {len(rules)}" in page
 
 
 def _hostile(name: str) -> str:
@@ -369,12 +372,12 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
     token = client.get("/api/csrf-token").json()["token"]
     client.headers[CSRF_HEADER] = token
     client.post("/reviewer", data={"name": _hostile("typed name"), "csrf_token": token})  # the header's
-    ids = {r["term"] if r["kind"] == "term" else r["kind"]: r["term_id"] for r in _queue(client, "all")}
-    rule_ids = [r["term_id"] for r in _queue(client, "rule")]
+    ids = {r["term"] if r["kind"] == "term" else r["kind"]: r["entry_id"] for r in _queue(client, "all")}
+    rule_ids = [r["entry_id"] for r in _queue(client, "rule")]
     decided, edited = [r for r in rule_ids if r not in hostile_rule]
     reviewer = _hostile("reviewer")
     store.record(  # decided on a text the rule no longer says: the page shows the word diff
-        term_id=decided,
+        entry_id=decided,
         doc_id=HOSTILE_DOC,
         term="r",
         decision="approve",
@@ -392,7 +395,7 @@ def hostile_pages(editions, tmp_path_factory) -> dict[str, str]:
     refused = client.post(
         "/decisions",
         data={
-            "term_id": ids["formula"],
+            "entry_id": ids["formula"],
             "decision": "edit",
             "variables.x" + _hostile("error"): "y",
             "csrf_token": token,
@@ -481,7 +484,7 @@ def test_a_document_id_with_markup_is_shown_as_text(hostile_pages):
 
 def test_roles_apply_to_every_kind(desk):
     layout, store, client = desk
-    rule_id = _queue(client, "rule")[0]["term_id"]
+    rule_id = _queue(client, "rule")[0]["entry_id"]
     accounts = client.app.state.desk.accounts
     accounts.add("vera", "viewer", None)
     accounts.add("rina", "reviewer", None)
@@ -503,15 +506,15 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     re-attached with both ids; the audit trail keeps the original rows."""
     layout, store, client = desk
     before = _by_text(client, "rule")
-    seal, low = before[SEAL_RULE]["term_id"], before[LOW_RULE]["term_id"]
+    seal, low = before[SEAL_RULE]["entry_id"], before[LOW_RULE]["entry_id"]
     _decide(client, low, "approve")
     _decide(client, seal, "reject", reason="the seal is checked by the vendor")
-    terms = {r["term"]: r["term_id"] for r in _queue(client, "term")}
+    terms = {r["term"]: r["entry_id"] for r in _queue(client, "term")}
     _decide(client, terms["Availability"], "approve")
 
     _extract(layout, editions[1])
     after = _by_text(client, "rule")
-    moved_seal, moved_low = after[SEAL_RULE]["term_id"], after[LOW_RULE]["term_id"]
+    moved_seal, moved_low = after[SEAL_RULE]["entry_id"], after[LOW_RULE]["entry_id"]
     assert moved_seal != seal and moved_low != low  # the ids moved with the chunks
     assert (after[LOW_RULE]["state"], after[SEAL_RULE]["state"]) == ("approved", "rejected")
     assert after[LOW_RULE]["decision"]["reattached_from"] == low
@@ -537,10 +540,10 @@ def test_decisions_are_reattached_when_a_reparse_renumbers_the_chunks(desk, edit
     _decide(client, moved_low, "reject", reason="superseded by the new edition")
     _decide(client, moved_seal, "approve")
     assert not [r for r in _queue(client, "all") if r["state"] == "orphaned"]
-    assert {d.term_id: d.decision for d in store.latest().values() if d.extracted_definition == LOW_RULE} == {
+    assert {d.entry_id: d.decision for d in store.latest().values() if d.extracted_definition == LOW_RULE} == {
         moved_low: "reject"
     }
-    assert LOW_RULE not in [a.extracted_definition for a in store.active_knowledge()]
+    assert LOW_RULE not in [d.extracted_definition for d in approved_decisions(store.latest().values())]
 
 
 @pytest.mark.parametrize("database", ["sqlite", pytest.param("postgres", marks=[pytest.mark.services])])
@@ -566,7 +569,7 @@ def test_two_reads_at_once_record_a_reattachment_once(desk, editions, database, 
 def _race(layout: DataLayout, store: DecisionStore, client: TestClient, editions, database: str) -> None:
     client.headers[CSRF_HEADER] = client.get("/api/csrf-token").json()["token"]
     rules = _by_text(client, "rule")
-    low, seal = rules[LOW_RULE]["term_id"], rules[SEAL_RULE]["term_id"]
+    low, seal = rules[LOW_RULE]["entry_id"], rules[SEAL_RULE]["entry_id"]
     _decide(client, low, "approve")
     _decide(client, seal, "approve")
     _extract(layout, editions[1])  # renumbers the chunks: both rules' ids move
@@ -598,7 +601,7 @@ def _race(layout: DataLayout, store: DecisionStore, client: TestClient, editions
             own.close()
     latest = store.latest()
     (moved_low,) = [d for d in latest.values() if d.reattached_from == low]
-    assert len(store.history(moved_low.term_id)) == 1 and moved_low.decision == "approve"
+    assert len(store.history(moved_low.entry_id)) == 1 and moved_low.decision == "approve"
     assert latest[moved_seal].decision == "reject"  # not overwritten by the move read before it
     assert not [d for d in store.history(moved_seal) if d.reattached_from]
     assert store.revision().startswith("4.")  # two approvals, the rejection, one move
@@ -619,7 +622,7 @@ def test_the_advisory_lock_key_is_the_ids_sha256_as_a_signed_bigint():
 def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(desk):
     layout, store, client = desk
     rules = _by_text(client, "rule")
-    low, seal = rules[LOW_RULE]["term_id"], rules[SEAL_RULE]["term_id"]
+    low, seal = rules[LOW_RULE]["entry_id"], rules[SEAL_RULE]["entry_id"]
     _decide(client, low, "approve")
     _decide(client, seal, "approve")
     path = layout.knowledge / DOC / "interpretation_pack.json"
@@ -628,7 +631,7 @@ def test_a_decision_with_no_entry_or_two_entries_saying_its_text_stays_orphaned(
     # The low rule gone; the seal rule under two new ids: which one was decided on is unknown.
     twins = [{**r, "rule_id": f"r_twin{i}"} for r in pack if r["statement"] == SEAL_RULE for i in (1, 2)]
     path.write_text(json.dumps(kept + twins), encoding="utf-8")
-    orphaned = [r["term_id"] for r in _queue(client, "rule") if r["state"] == "orphaned"]
+    orphaned = [r["entry_id"] for r in _queue(client, "rule") if r["state"] == "orphaned"]
     assert sorted(orphaned) == sorted([low, seal])
     assert not [d for d in store.latest().values() if d.reattached_from]
     page = client.get(f"/entries/{low}")
@@ -652,7 +655,7 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
     try:
         browser.goto(f"{review_server}/?kind=rule")
         browser.name_the_reviewer("Rina", then="document.querySelector('#queue tbody tr.selected') !== null")
-        rows = browser.evaluate("[...document.querySelectorAll('#queue tbody tr')].map(r => r.dataset.termId)")
+        rows = browser.evaluate("[...document.querySelectorAll('#queue tbody tr')].map(r => r.dataset.entryId)")
         assert rows and all(r.startswith("r_") for r in rows)  # back on the rules' queue
         browser.press("Enter")
         browser.wait_for(f"location.pathname === '/entries/{rows[0]}' && document.readyState === 'complete'")
@@ -667,7 +670,7 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
             " && document.readyState === 'complete'"
         )
         assert store.latest()[rows[0]].decision == "approve" and store.latest()[rows[0]].kind == "rule"
-        second = browser.evaluate("document.querySelector('.entry').dataset.termId")
+        second = browser.evaluate("document.querySelector('.entry').dataset.entryId")
         browser.press("e")  # the edit's first field, the statement; Ctrl+Enter saves
         browser.wait_for("document.activeElement && document.activeElement.name === 'statement'")
         browser.evaluate(
@@ -686,7 +689,7 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         # A formula: its entry, the edit's first field with e, Tab on to a variable's meaning,
         # Ctrl+Enter saves; then its queue, a in place.
         browser.goto(f"{review_server}/?kind=formula")
-        formula = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.termId")
+        formula = browser.evaluate("document.querySelector('#queue tbody tr.selected').dataset.entryId")
         assert formula.startswith("f_")
         browser.goto(f"{review_server}/entries/{formula}")
         browser.press("e")
@@ -710,7 +713,7 @@ def test_browser_reviews_rules_and_a_formula_with_the_keyboard_and_approves_in_b
         browser.goto(f"{review_server}/?kind=all&doc={DOC}")
         browser.evaluate("document.getElementById('bulk-link').click()")
         browser.wait_for("location.pathname.endsWith('/approve-routine') && document.readyState === 'complete'")
-        listed = browser.evaluate("[...document.querySelectorAll('#bulk tbody tr')].map(r => r.dataset.termId)")
+        listed = browser.evaluate("[...document.querySelectorAll('#bulk tbody tr')].map(r => r.dataset.entryId)")
         if shots:
             browser.screenshot(shots / "review-bulk.png")
         assert listed and rows[0] not in listed  # decided already: not listed again
@@ -728,7 +731,7 @@ def test_approve_every_routine_confirmation_of_a_document_after_a_confirmation_s
     assert "Approve every routine confirmation of this document" in client.get("/", params={"doc": DOC}).text
     page = client.get(f"/documents/{DOC}/approve-routine")
     assert page.status_code == 200
-    routine = {r["term_id"] for r in _queue(client, "all") if r["item"]["review_reason"] == "routine confirmation"}
+    routine = {r["entry_id"] for r in _queue(client, "all") if r["item"]["review_reason"] == "routine confirmation"}
     shown = set(re.findall(r'name="ids" value="([^"]+)"', page.text))
     assert shown == routine and len(shown) >= 4  # the defined term, the rules, the brief; not MTBF, not the formula
     answer = client.post(
@@ -750,10 +753,10 @@ def test_approve_every_routine_confirmation_of_a_document_after_a_confirmation_s
 
 def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path):
     layout, store, client = desk
-    terms = {r["term"]: r["term_id"] for r in _queue(client, "term")}
+    terms = {r["term"]: r["entry_id"] for r in _queue(client, "term")}
     _decide(client, terms["MTBF"], "approve")  # the expansion confirmed
     _decide(client, terms["Availability"], "edit", definition="The share of scheduled hours a pump can run.")
-    rule = _by_text(client, "rule")[SEAL_RULE]["term_id"]
+    rule = _by_text(client, "rule")[SEAL_RULE]["entry_id"]
     _decide(client, rule, "approve")
     out = tmp_path / "export"
     assert cli_main(["glossary", "export", "--format", "json", "csv", "tbx", "--lang", "en", "--out", str(out)]) == 0
@@ -784,22 +787,43 @@ def test_exports_tbx_basic_and_the_approved_rules_and_formulas(desk, tmp_path):
     assert (out / "active_knowledge.csv").read_text(encoding="utf-8").startswith("kind,id,doc_id,label,text,")
 
 
-def test_text_diff_status_and_word_diff_by_hand():
-    approved = ApprovedTexts(
-        [
-            ApprovedDefinition(
-                term_id="r_1", doc_id="d", term="If A, then B.", definition="If A, then B.", kind="rule"
-            ),
-            ApprovedDefinition(term_id="f_1", doc_id="d", term="Yield", definition="Yield = a / b", kind="formula"),
-            ApprovedDefinition(term_id="t_1", doc_id="d", term="Yield", definition="Yield = a / b"),  # a term: ignored
-        ]
+def _approved(entry_id: str, kind: Kind, term: str, text: str) -> Decision:
+    return Decision(
+        id=len(entry_id),
+        entry_id=entry_id,
+        doc_id="d",
+        term=term,
+        decision="approve",
+        extracted_definition=text,
+        edited_definition=None,
+        reason=None,
+        reviewer="Rina",
+        decided_at="2026-01-01T00:00:00+00:00",
+        kind=kind,
     )
-    assert text_diff_status("rule", "r_1", None, "If A,\nthen  B.", approved) == "duplicate"  # layout aside
-    assert text_diff_status("rule", "r_1", None, "If A, then C.", approved) == "conflicting"
-    assert text_diff_status("rule", "r_2", None, "If A, then B.", approved) == "new"  # a rule has no name to match
-    assert text_diff_status("formula", "f_2", "yield", "Yield = a / c", approved) == "conflicting"  # same name
-    assert text_diff_status("formula", "f_2", "Yield", "Yield = a / b", approved) == "new"
-    assert text_diff_status("formula", "f_3", "Output", "Output = a", approved) == "new"
+
+
+def test_a_rules_and_a_formulas_status_and_word_diff_by_hand():
+    approved = Decided(
+        {
+            d.entry_id: d
+            for d in (
+                _approved("r_1", "rule", "If A, then B.", "If A, then B."),
+                _approved("f_1", "formula", "Yield", "Yield = a / b"),
+                _approved("t_1", "term", "Yield", "Yield = a / b"),  # a term: no formula's rival
+            )
+        }
+    )
+
+    def status(kind: Kind, entry_id: str, name: str | None, text: str) -> str:
+        return entry_status(kind, entry_id, name, text, approved).diff_status
+
+    assert status("rule", "r_1", None, "If A,\nthen  B.") == "duplicate"  # layout aside
+    assert status("rule", "r_1", None, "If A, then C.") == "conflicting"
+    assert status("rule", "r_2", None, "If A, then B.") == "new"  # a rule has no name to match
+    assert status("formula", "f_2", "yield", "Yield = a / c") == "conflicting"  # same name
+    assert status("formula", "f_2", "Yield", "Yield = a / b") == "new"
+    assert status("formula", "f_3", "Output", "Output = a") == "new"
     assert word_diff("the pump is sent to maintenance", "the pump is sent  to repair at once") == [
         ("same", "the pump is sent to"),
         ("del", "maintenance"),
@@ -817,5 +841,5 @@ def test_a_variables_meaning_from_another_chunk_names_that_chunk(desk):
     formulas = json.loads(path.read_text(encoding="utf-8"))
     formulas[0]["variables"][0] |= {"meaning": "hours the pump ran", "meaning_chunk_id": "x::0007<b>"}
     path.write_text(json.dumps(formulas), encoding="utf-8")
-    page = client.get(f"/entries/{formula['term_id']}").text
+    page = client.get(f"/entries/{formula['entry_id']}").text
     assert "hours the pump ran <small>from x::0007&lt;b&gt;</small>" in page

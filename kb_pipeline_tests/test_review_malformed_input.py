@@ -75,7 +75,7 @@ def test_a_json_body_that_is_not_text_gets_a_short_422_naming_the_field_and_wher
 def test_a_form_that_is_not_utf8_is_refused_not_stored_with_other_characters(single):  # noqa: F811
     layout, store, client, token, terms = single
     pa = terms["PA"]
-    form = b"term_id=%s&decision=reject&csrf_token=%s&reason=" % (pa.term_id.encode(), token.encode())
+    form = b"entry_id=%s&decision=reject&csrf_token=%s&reason=" % (pa.term_id.encode(), token.encode())
     before = _rows(store)
     for reason, message in (
         (b"bad%FF", "reason: byte 0xFF at character 4 is not UTF-8"),  # the form parser would store U+FFFD
@@ -104,11 +104,13 @@ def test_an_error_shows_only_a_short_excerpt_of_what_was_sent(single):  # noqa: 
     # An id longer than the decisions table holds: refused for its length, answered short.
     unknown = client.post("/api/decisions", content=_decision("t_" + "y" * 500_000), headers=headers)
     assert unknown.status_code == 422 and len(unknown.content) < SHORT and "at most 64 characters" in unknown.text
-    page = client.post("/decisions", data={"term_id": "t_" + "z" * 500_000, "decision": "approve", "csrf_token": token})
+    page = client.post(
+        "/decisions", data={"entry_id": "t_" + "z" * 500_000, "decision": "approve", "csrf_token": token}
+    )
     assert page.status_code == 422 and "at most 64 characters" in page.text and "z" * 1000 not in page.text
     # An unknown id of an id's length: 404, quoting it.
     missing_id = client.post("/api/decisions", content=_decision("t_" + "y" * 60), headers=headers)
-    assert missing_id.status_code == 404 and "unknown term_id 't_yyy" in missing_id.text
+    assert missing_id.status_code == 404 and "unknown entry_id 't_yyy" in missing_id.text
     assert _rows(store) == before
 
 
@@ -140,7 +142,7 @@ def test_an_anonymous_body_gets_the_401_of_any_anonymous_request_before_it_is_re
             assert answer.status_code == 401 and answer.headers["www-authenticate"] == "Bearer", answer.text
             forged = c.post("/api/decisions", content=body, headers={**JSON, "Authorization": "Bearer forged"})
             assert forged.status_code == 401 and "unknown or revoked API token" in forged.text
-        page = c.post("/decisions", content=b"term_id=%FF&decision=approve", headers=FORM)
+        page = c.post("/decisions", content=b"entry_id=%FF&decision=approve", headers=FORM)
         assert page.status_code == 303 and page.headers["location"] == "/signin?next=/decisions"
         # The sign-in form, open to anyone, has its body read and checked.
         signin = c.post("/signin", content=b"name=Ri%FFna&password=x&csrf_token=x", headers=FORM)

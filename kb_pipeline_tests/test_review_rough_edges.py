@@ -60,7 +60,7 @@ def test_xml_illegal_characters_are_refused_on_input_and_never_written_as_tbx(si
     assert refused.status_code == 422 and "U+0007 at character 10" in refused.text
     form = client.post(
         "/decisions",
-        data={"term_id": pa.term_id, "decision": "edit", "definition": "a\x0bb", "csrf_token": token},
+        data={"entry_id": pa.term_id, "decision": "edit", "definition": "a\x0bb", "csrf_token": token},
     )
     assert (
         form.status_code == 422 and "U+000B at character 2" in form.text and "text/html" in form.headers["content-type"]
@@ -69,7 +69,7 @@ def test_xml_illegal_characters_are_refused_on_input_and_never_written_as_tbx(si
     # A decision that holds one all the same (written before the check, or by another tool):
     # the export says which entry and where, one line, and writes no file.
     store.record(
-        term_id=pa.term_id,
+        entry_id=pa.term_id,
         doc_id=pa.provenance.doc_id,
         term=pa.term,
         decision="edit",

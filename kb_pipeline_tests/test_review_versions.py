@@ -78,7 +78,7 @@ def _decide_all_but(client: TestClient, keep: str) -> None:
     for row in _queue(client):
         if row["term"] != keep:
             answer = client.post(
-                "/api/decisions", json={"id": row["term_id"], "decision": "approve", "reviewer": "Rina"}
+                "/api/decisions", json={"id": row["entry_id"], "decision": "approve", "reviewer": "Rina"}
             )
             assert answer.status_code == 200, answer.text
 
@@ -121,7 +121,7 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
     assert diff["pending_for_version"] == 3  # two changed since decided, one new
 
     page = client.get(f"/documents/{DOC}/versions").text
-    assert "<del>can</del> <ins>is ready to</ins>" in page and f'href="/entries/{term["row"]["term_id"]}"' in page
+    assert "<del>can</del> <ins>is ready to</ins>" in page and f'href="/entries/{term["row"]["entry_id"]}"' in page
     assert first.content_hash[:12] in page and revised.content_hash[:12] in page
     assert '<b id="pending-for-version">3</b>' in page and "the last reviewed" in page
     queue = client.get("/", params={"kind": "all"}).text
@@ -148,7 +148,7 @@ def test_a_new_version_is_kept_listed_and_diffed_against_the_last_reviewed_one(d
         assert version_diffs(corpus, store, decisions, rows)[DOC] is diffs[DOC] and len(statements) == 2
     finally:
         event.remove(store.engine, "before_cursor_execute", executed)
-    entry = client.get(f"/entries/{term['row']['term_id']}").text  # the diff beside the page
+    entry = client.get(f"/entries/{term['row']['entry_id']}").text  # the diff beside the page
     assert 'id="changed"' in entry and 'id="page-image"' in entry and f"/documents/{DOC}/versions" in entry
     # `kb-pipeline status` says it under the drop folder's files (an instance of its own).
     drop = layout.root / "drop"
@@ -224,7 +224,7 @@ def test_the_latest_is_the_payloads_version_and_a_removed_document_says_so(desk,
     assert diff["pending_for_version"] == 3 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 3
     # A decision counts at the next load (the desk's diffs are kept until their inputs change).
     (added,) = diff["added"]
-    answer = client.post("/api/decisions", json={"id": added["term_id"], "decision": "approve", "reviewer": "Rina"})
+    answer = client.post("/api/decisions", json={"id": added["entry_id"], "decision": "approve", "reviewer": "Rina"})
     assert answer.status_code == 200 and client.get("/api/progress").json()[DOC]["pending_for_version"] == 2
     # The payloads' version's folder removed: nothing compared, no count anywhere.
     shutil.rmtree(versions / revised.content_hash)
@@ -321,7 +321,7 @@ def _version(n: int) -> DocumentVersion:
 
 def _decision(item: ReviewItem, version: int, decision: str = "approve") -> Decision:
     return Decision(
-        id=1, term_id=item.id, doc_id="d", term=item.label, decision=decision, extracted_definition=item.text,
+        id=1, entry_id=item.id, doc_id="d", term=item.label, decision=decision, extracted_definition=item.text,
         edited_definition=None, reason=None, reviewer="Rina", decided_at="2026-12-01T00:00:00+00:00",
         doc_version=_version(version).content_hash, kind=item.kind,
     )  # fmt: skip
@@ -331,7 +331,7 @@ def _row(item: ReviewItem, decision: Decision | None = None) -> QueueRow:
     decided = decision is not None and decision.extracted_definition == item.text
     since = None if decision is None else "carried" if decided else "changed"
     return QueueRow(
-        doc_id="d", row=None, term_id=item.id, term=item.label, state="approved" if decided else "pending",
+        doc_id="d", row=None, entry_id=item.id, term=item.label, state="approved" if decided else "pending",
         decision=decision, kind=item.kind, item=item, since=since,
     )  # fmt: skip
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 
 from kb_pipeline.parsing.mineru_adapter import SOURCE_COPY
-from kb_pipeline.parsing.raw_output import load_raw_output
 from kb_pipeline.rag import package_document
 
 
 def _package(run, layout, out):
     result = package_document(
         run.document,
-        load_raw_output(run.raw.path),
+        run.layout,
         out,
         project_root=layout.root.parent,
         source_pdf=run.raw.path / SOURCE_COPY,

@@ -1,9 +1,10 @@
 """`kb-pipeline extract ARTIFACT_OR_DIR… [--out-dir DIR]`: the knowledge payloads of parsed
-documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth;
+documents (docs/knowledge.md), no Dagster. A folder is searched for `chunks.json` at any depth,
+each read with the layout beside it (`page_layout.json`; without one, `usage.json` says what was lost);
 each document's seven payloads go to `DIR/<doc_id>/` (default `<data root>/knowledge/`) by the
 asset's own path (knowledge/payloads/payload_folder.py). The language model is the settings' (`KB_LLM_*`;
-the embedded server by default, started only when an answer is not cached). Each glossary is
-diffed against the review desk's active glossary (`diff_status`). A document that fails, for
+the embedded server by default, started only when an answer is not cached). The payloads are the
+document's and the code's alone: the review desk's decisions are not read. A document that fails, for
 whatever reason (its model endpoint down included), is reported on stderr and recorded in its
 folder as `FAILED.txt` in place of its payloads (an earlier run's are removed, unless what
 failed was the model's endpoint: they are kept beside the note); the others go on. Written to
@@ -27,7 +28,6 @@ from ..knowledge.payloads.payload_folder import (
 )
 from ..paths import DataLayout
 from ..pipeline import ARTIFACT_NAME, read_layout
-from ..review.store import read_active_knowledge
 from ..settings import Settings
 
 
@@ -70,8 +70,6 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
     if not found:
         print(f"kb-pipeline extract: no {ARTIFACT_NAME} under {', '.join(map(str, args.inputs))}", file=sys.stderr)
         return 2
-    # The review desk's approved entries: every document's diff_status is set against them.
-    active = read_active_knowledge(settings.review_database_url, layout)
     failed = 0
     with language_model(settings.llm, layout.model_answers) as model:
         for artifact in found:
@@ -84,7 +82,7 @@ def main(argv: list[str] | None = None, settings: Settings | None = None) -> int
                 continue
             versions = layout.document_versions(document.doc_id) if keep_versions else None
             outcome = write_knowledge(
-                document, out_dir / document.doc_id, model, active, label=str(artifact), versions=versions, layout=page_layout
+                document, out_dir / document.doc_id, model, label=str(artifact), versions=versions, layout=page_layout
             )
             if outcome.payloads is None:
                 failed += 1

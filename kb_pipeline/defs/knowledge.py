@@ -1,7 +1,7 @@
 """The knowledge payloads in the asset graph (docs/knowledge.md, "In the asset graph"):
 
-    parsed_document → knowledge_payloads → glossary_table
-                                       └─→ review_queue_table
+    parsed_document, page_layout → knowledge_payloads → glossary_table
+                                                    └─→ review_queue_table
 
 `knowledge_payloads` runs the extraction (`knowledge.payloads.payload_folder.write_knowledge`, as
 `kb-pipeline extract` does: the deterministic readers, then the language model on the terms they
@@ -22,13 +22,13 @@ from ..knowledge.payloads.checks import link_problems, span_problems
 from ..knowledge.payloads.contracts import GlossaryEntry, Payloads, Provenance, ReviewQueueRow
 from ..knowledge.payloads.payload_folder import knowledge_summary, language_model, read_payloads, write_knowledge
 from ..llm.endpoint import ModelEndpoint
-from ..pipeline import ARTIFACT_NAME, identity, read_artifact
+from ..pipeline import ARTIFACT_NAME, identity, read_artifact, read_layout
 from ..versions import KNOWLEDGE_VERSION
 from . import tables
 from .assets import OWNERS, corpus_table_asset, parsed_document
 from .names import KNOWLEDGE_PAYLOADS
 from .partitions import documents
-from .resources import KnowledgeBase, ReviewDatabase
+from .resources import KnowledgeBase
 
 GROUP = "knowledge"
 # The Dagster pool of extraction steps, which may ask the language model: bounds the model calls
@@ -51,7 +51,6 @@ GLOSSARY_COLUMNS = {
     },
     **{name: tables.dtype(Provenance.model_fields[name].annotation) for name in ("page", "section_no", "span")},
     "extraction_status": "string",
-    "diff_status": "string",
 }
 REVIEW_QUEUE_COLUMNS = {
     "doc_id": "string",
@@ -66,7 +65,6 @@ def glossary_rows(doc_id: str, payloads: Payloads) -> list[dict]:
             **e.model_dump(include={"term_id", "term", "full_name", "definition", "source_wording", "mention_count"}),
             **e.provenance.model_dump(include={"page", "section_no", "span"}),
             "extraction_status": e.extraction_status,
-            "diff_status": e.diff_status,
         }
         for e in payloads.glossary
     ]
@@ -114,19 +112,18 @@ def knowledge_code_version(endpoint: ModelEndpoint | None) -> str:
     return f"{KNOWLEDGE_VERSION}-{model}"
 
 
-def _extract(
-    context: dg.AssetExecutionContext, kb: KnowledgeBase, review_db: dg.ResourceParam[ReviewDatabase]
-) -> dg.MaterializeResult:
+def _extract(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
     layout = kb.layout
     document = read_artifact(layout.parsed_dir(doc_id) / ARTIFACT_NAME)
     if document is None:
         raise dg.Failure(f"{doc_id}: parsed_document has no artifact on disk; re-materialise it", allow_retries=False)
+    page_layout = read_layout(layout.parsed_dir(doc_id) / ARTIFACT_NAME, document)
     endpoint = kb.settings.llm
     folder = layout.within(layout.knowledge / doc_id)
     with language_model(endpoint, layout.model_answers) as model:
         outcome = write_knowledge(
-            document, folder, model, review_db.approved(layout), versions=layout.document_versions(doc_id)
+            document, folder, model, versions=layout.document_versions(doc_id), layout=page_layout
         )
     if outcome.payloads is None:
         # Recorded in the folder; the artifact and the other documents are untouched.
@@ -144,7 +141,7 @@ def _extract(
     written = read_payloads(folder)
     code_version = context.assets_def.code_versions_by_key[context.asset_key]
     version = hashlib.sha256(f"{identity(document)}-{code_version}".encode()).hexdigest()[:16]
-    calls = [u for u in payloads.usage if not u.simulated]
+    calls = [u for u in payloads.calls if not u.simulated]
     return dg.MaterializeResult(
         data_version=dg.DataVersion(version),
         metadata={
@@ -156,7 +153,7 @@ def _extract(
             "review_rows": len(payloads.review_queue),
             "model": endpoint.deployment() if endpoint else "none (KB_LLM=off)",
             "model_calls": len(calls),
-            "cached_answers": len(payloads.usage) - len(calls),
+            "cached_answers": len(payloads.calls) - len(calls),
             "prompt_tokens": sum(u.prompt_tokens for u in calls),
             "cached_prompt_tokens": sum(u.cached_tokens for u in calls),
             "completion_tokens": sum(u.completion_tokens for u in calls),
@@ -180,7 +177,7 @@ def knowledge_payloads_asset(code_version: str) -> dg.AssetsDefinition:
     return dg.asset(
         name=KNOWLEDGE_PAYLOADS,
         partitions_def=documents,
-        deps=[parsed_document],
+        deps=[parsed_document],  # its step's two outputs: the artifact and its page layout
         description="This document's knowledge payloads (Output Contract v2, docs/knowledge.md): glossary, "
         "interpretation_pack, formulas, brief_context, review_queue, rejected and usage, as seven JSON files "
         "under data/knowledge/<doc_id>/. Deterministic readers first; the language model (KB_LLM_*) picks "

@@ -14,7 +14,6 @@ from typing import Any, Union, get_args, get_origin
 import dagster as dg
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ..knowledge.payloads.diff import ApprovedDefinition
 from ..llm.endpoint import ModelEndpoint
 from ..parsing.backends import InProcess, MineruService, ParseBackend
 from ..parsing.config import ParserConfig
@@ -22,7 +21,7 @@ from ..parsing.mineru_adapter import mineru_version
 from ..parsing.mineru_api import MineruApi
 from ..paths import DataLayout
 from ..pipeline import Parsing
-from ..review.store import DecisionStore, read_active_knowledge
+from ..review.store import DecisionStore
 from ..settings import MINERU_API_KEY_ENV, Settings
 from ..sources import SourceFile, list_pdfs
 from ..versions import NORMALISER_VERSION
@@ -184,7 +183,3 @@ class ReviewDatabase:
 
     def store(self, layout: DataLayout) -> DecisionStore:
         return DecisionStore.open(self.url, layout, create=False)
-
-    def approved(self, layout: DataLayout) -> list[ApprovedDefinition]:
-        """The active glossary version the diff stage compares a (re-)extraction with."""
-        return read_active_knowledge(self.url, layout)

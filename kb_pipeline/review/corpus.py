@@ -1,9 +1,10 @@
 """What the review desk shows, read from the data root: every document's payloads
-(`<data root>/knowledge/<doc_id>/`), joined with the decisions by term_id.
+(`<data root>/knowledge/<doc_id>/`), joined with the decisions by entry_id, each entry's status
+against them computed as it is read (status.py).
 
 The queue binds to `review_queue.json` (contract §9: "the payload a review UI binds to") and keeps
 its order across documents: conflicts first, then mention_count descending. A decision whose
-term_id no payload has any more is shown as orphaned, never dropped; one made on a definition
+entry_id no payload has any more is shown as orphaned, never dropped; one made on a definition
 the document no longer says is shown with its entry, pending again.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -19,7 +21,6 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.payloads.diff import ApprovedTexts, Kind, same_definition
 from ..knowledge.payloads.document_versions import KEPT_PAYLOADS, DocumentVersion, list_versions, version_folder
 from ..parsing.mineru_adapter import SOURCE_COPY
 from ..paths import DataLayout
@@ -36,22 +37,20 @@ from .items import (
     rule_item,
     term_item,
     text_key,
+    with_status,
 )
-from .store import Decision
-
-State = Literal["pending", "approved", "edited", "rejected", "orphaned"]
-STATES: tuple[State, ...] = ("pending", "approved", "edited", "rejected", "orphaned")
-_STATE_OF: dict[str, State] = {"approve": "approved", "edit": "edited", "reject": "rejected"}
+from .status import Decided, EntryStatus, State, entry_status
+from .store import Decision, Kind
 
 
 class QueueRow(BaseModel):
-    """A queue row of any kind with the document it came from and its decision state. `term_id`
-    is the entry's id whatever its kind (the name the API and the store give every kind's id);
-    `row` is a term's `ReviewQueueRow`, `item` every kind's view (None when orphaned)."""
+    """A queue row of any kind with the document it came from and its decision state. `entry_id`
+    is the entry's id whatever its kind; `row` is a term's `ReviewQueueRow`, `item` every kind's
+    view (None when orphaned)."""
 
     doc_id: str
     row: ReviewQueueRow | None  # None for an orphaned decision and for the kinds other than term
-    term_id: str
+    entry_id: str
     term: str
     state: State
     decision: Decision | None
@@ -75,6 +74,7 @@ class Entry:
     kind: Kind
     entity: Entity  # the payload's object: GlossaryEntry, RuleEntry, FormulaEntry, BriefContext
     item: ReviewItem
+    status: EntryStatus
     formulas: list[FormulaEntry]  # a term's and a rule's linked formulas
     rules: list[RuleEntry]  # a term's rules
     row: ReviewQueueRow | None  # a term's queue row
@@ -88,10 +88,12 @@ class Entry:
 
 @dataclass(frozen=True)
 class Found:
-    """An entry of a document: the desk's view of it, the payload's object, a term's queue row."""
+    """An entry of a document: the desk's view of it, the payload's object, where it stands
+    against the decisions it was read with, and a term's queue row (its reason the desk's)."""
 
     item: ReviewItem
     entity: Entity
+    status: EntryStatus
     row: ReviewQueueRow | None = None
 
 
@@ -107,36 +109,32 @@ class Document:
     brief: BriefContext | None
 
     @cached_property
-    def terms(self) -> list[Found]:
-        """The terms' entries: made once per reading of the files (they depend on nothing else)."""
+    def views(self) -> list[tuple[ReviewItem, Entity, str | None, ReviewQueueRow | None]]:
+        """Every entry of every kind as the document alone says it, in its order (a term's: the
+        queue's rank), with the name it is matched by (a term's, a formula's) and a term's queue
+        row: made once per reading of the files."""
         terms = {e.term_id: e for e in self.glossary}
-        return [
-            Found(term_item(self.doc_id, row, terms[row.term_id]), terms[row.term_id], row)
+        views: list[tuple[ReviewItem, Entity, str | None, ReviewQueueRow | None]] = [
+            (term_item(self.doc_id, row, terms[row.term_id]), terms[row.term_id], row.term, row)
             for row in self.queue
             if row.term_id in terms
         ]
-
-    def items(self, active: ApprovedTexts) -> list[Found]:
-        """Every entry of every kind, in the document's order (a term's: the queue's rank); a
-        rule's and a formula's diff status against `active`."""
-        found = list(self.terms)
-        found += [Found(rule_item(self.doc_id, r, i, active), r) for i, r in enumerate(self.rules, 1)]
-        found += [Found(formula_item(self.doc_id, f, i, active), f) for i, f in enumerate(self.formulas, 1)]
+        views += [(rule_item(self.doc_id, rule, rank), rule, None, None) for rank, rule in enumerate(self.rules, 1)]
+        views += [(formula_item(self.doc_id, f, rank), f, f.name, None) for rank, f in enumerate(self.formulas, 1)]
         if self.brief is not None:
-            found.append(Found(brief_item(self.doc_id, self.brief), self.brief))
+            views.append((brief_item(self.doc_id, self.brief), self.brief, None, None))
+        return views
+
+    def items(self, decided: Decided) -> list[Found]:
+        """Every entry, each with its status against `decided` (a term's row with its reason)."""
+        found = []
+        for view, entity, name, row in self.views:
+            status = entry_status(view.kind, view.id, name, view.text, decided, view.conflict_variants)
+            item = with_status(view, status)
+            if row is not None and item.review_reason != row.review_reason:
+                row = row.model_copy(update={"review_reason": item.review_reason})
+            found.append(Found(item, entity, status, row))
         return found
-
-
-def decided_on(decision: Decision, definition: str | None) -> bool:
-    """Whether the decision was made on this definition (as extracted then, or as edited): one
-    made on what the document said before a re-extraction changed it is a question again."""
-    return same_definition(definition, decision.extracted_definition) or (
-        decision.edited_definition is not None and same_definition(definition, decision.edited_definition)
-    )
-
-
-def state_of(decision: Decision | None, text: str | None) -> State:
-    return _STATE_OF[decision.decision] if decision and decided_on(decision, text) else "pending"
 
 
 def _since(decision: Decision | None, state: State, version: str | None) -> Literal["carried", "changed"] | None:
@@ -225,22 +223,21 @@ class Corpus:
         """One kept version's payloads, read as the document's own are."""
         return self._document(doc_id, version_folder(self.layout.document_versions(doc_id), content_hash))
 
-    def items(self, decisions: dict[str, Decision]) -> list[Found]:
-        """Every entry of every document, rules and formulas diffed against the approved ones.
-        Made again only when a document's files or the approved decisions changed: a read asks
-        twice (re-attachment, then the queue), and most reads change neither."""
+    def items(self, decisions: Mapping[str, Decision]) -> list[Found]:
+        """Every entry of every document, each with its status against `decisions` (every
+        entry's current one). Made again only when a document's files or the decisions changed:
+        a read asks twice (re-attachment, then the queue), and most reads change neither."""
         stamps = tuple((doc_id, self._stamp_of(doc_id)) for doc_id in self.documents())
-        approved = [d for d in decisions.values() if d.approved]
         added = self.added.all() if self.added else []
         artifacts = tuple(self._artifact_stamp(doc_id) for doc_id in sorted({e.doc_id for e in added}))
-        key = (stamps, frozenset(d.id for d in approved), tuple(e.entry_id for e in added), artifacts)
+        key = (stamps, frozenset(d.id for d in decisions.values()), tuple(e.entry_id for e in added), artifacts)
         if self._items is None or self._items[0] != key:
-            active = ApprovedTexts(d.approved_definition() for d in approved)
-            found = [found for doc_id, _ in stamps for found in self.document(doc_id).items(active)]
-            self._items = (key, found + self._added(found, added))
+            decided = Decided(decisions)
+            found = [found for doc_id, _ in stamps for found in self.document(doc_id).items(decided)]
+            self._items = (key, found + self._added(found, added, decided))
         return self._items[1]
 
-    def _added(self, found: list[Found], added: list[ExpertEntry]) -> list[Found]:
+    def _added(self, found: list[Found], added: list[ExpertEntry], decided: Decided) -> list[Found]:
         """The experts' entries no reader's joins: one a reader proposes too (its id, or its
         document, kind and text) is the reader's, the expert's approval moved onto it (reattach.py)."""
         ids = {f.item.id for f in found}
@@ -250,7 +247,9 @@ class Corpus:
             if entry.entry_id in ids or text_key(entry.doc_id, entry.kind, entry.label, entry.text) in texts:
                 continue
             chunk = anchored(entry, document_chunks(self.layout, entry.doc_id))
-            kept.append(Found(entry.item(chunk), entry.entity(chunk)))
+            name = entry.fields.get("term") or entry.fields.get("name")
+            status = entry_status(entry.kind, entry.entry_id, name, entry.text, decided)
+            kept.append(Found(with_status(entry.item(chunk), status), entry.entity(chunk), status))
         return kept
 
     def _artifact_stamp(self, doc_id: str) -> tuple[int, int] | None:
@@ -269,34 +268,32 @@ class Corpus:
         rows = []
         for f in shown:
             decision = decisions.get(f.item.id)
-            state = state_of(decision, f.item.text)
             rows.append(
                 QueueRow(
                     doc_id=f.item.doc_id,
                     row=f.row,
-                    term_id=f.item.id,
+                    entry_id=f.item.id,
                     term=f.item.label,
-                    state=state,
+                    state=f.status.state,
                     decision=decision,
                     kind=f.item.kind,
                     item=f.item,
-                    since=_since(decision, state, versions[f.item.doc_id]),
+                    since=_since(decision, f.status.state, versions[f.item.doc_id]),
                 )
             )
         present = {f.item.id for f in found}
         # A moved decision is current on its new id only (`DecisionStore.latest`): not orphaned.
         rows += [
             QueueRow(
-                doc_id=d.doc_id, row=None, term_id=d.term_id, term=d.term, state="orphaned", decision=d, kind=d.kind
+                doc_id=d.doc_id, row=None, entry_id=d.entry_id, term=d.term, state="orphaned", decision=d, kind=d.kind
             )
             for d in sorted(decisions.values(), key=lambda d: (d.doc_id, d.term))
-            if d.term_id not in present and kind in ("all", d.kind)
+            if d.entry_id not in present and kind in ("all", d.kind)
         ]
         return rows
 
     def entry(self, entity_id: str, decisions: dict[str, Decision] | None = None) -> Entry | None:
-        """The entry of any kind with this id; a rule's or formula's diff status against the
-        approved ones among `decisions`."""
+        """The entry of any kind with this id, its status against `decisions`."""
         found = next((f for f in self.items(decisions or {}) if f.item.id == entity_id), None)
         if found is None:
             return None
@@ -313,7 +310,7 @@ class Corpus:
             rules = [r for r in document.rules if entity_id in r.term_ids]
         elif isinstance(entity, RuleEntry):
             formulas = [f for f in document.formulas if f.formula_id in entity.formula_ids]
-        return Entry(item.doc_id, item.kind, entity, item, formulas, rules, found.row)
+        return Entry(item.doc_id, item.kind, entity, item, found.status, formulas, rules, found.row)
 
     def _artifact(self, doc_id: str) -> dict:
         """The artifact's version fields (read again only when the file changed: it can be large)."""
@@ -368,7 +365,7 @@ def matches(row: QueueRow, query: str) -> bool:
     aside)."""
     needle = query.casefold().strip()
     item = row.item
-    haystack = [row.term, row.term_id, row.text or ""]
+    haystack = [row.term, row.entry_id, row.text or ""]
     haystack += [item.full_name or "", item.text or "", item.span] if item else []
     return any(needle in h.casefold() for h in haystack)
 
@@ -400,8 +397,8 @@ class QueueFilter:
 
 def next_pending(rows: list[QueueRow], after: str) -> str | None:
     """The first pending row after `after` in queue order (wrapping), for "decide, then next"."""
-    at = next((i for i, r in enumerate(rows) if r.term_id == after), -1)
+    at = next((i for i, r in enumerate(rows) if r.entry_id == after), -1)
     for row in rows[at + 1 :] + rows[: max(at, 0)]:
         if row.state == "pending":
-            return row.term_id
+            return row.entry_id
     return None

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..knowledge.payloads.diff import same_definition
 from .accounts import Account
 from .corpus import Corpus, Entry
 from .items import EDITABLE, RULE_TYPES, TEXT_FIELD, VARIABLE_FIELD, field_values
+from .status import same_definition
 from .store import Decision, DecisionKind, DecisionStore
 
 # What a refused decision broke: no entry has the id; the text changed since it was shown; the
@@ -44,7 +44,7 @@ class DecisionAsked:
 def unknown_entry(corpus: Corpus, entry_id: str) -> DecisionRefused:
     return DecisionRefused(
         "unknown",
-        f"unknown term_id {entry_id!r}: no entry (term, rule, formula, brief) under {corpus.layout.knowledge} has it",
+        f"unknown entry_id {entry_id!r}: no entry (term, rule, formula, brief) under {corpus.layout.knowledge} has it",
     )
 
 
@@ -103,7 +103,7 @@ def record_decision(corpus: Corpus, store: DecisionStore, asked: DecisionAsked, 
     else:  # the text an edit approves: the edited main field, else the extracted one
         edited = (fields or {}).get(TEXT_FIELD[found.kind], found.item.text) if asked.decision == "edit" else None
     return store.record(
-        term_id=asked.entry_id,
+        entry_id=asked.entry_id,
         doc_id=found.doc_id,
         term=found.item.label,
         decision=asked.decision,

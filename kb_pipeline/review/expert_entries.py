@@ -314,7 +314,7 @@ class ExpertEntries:
         with self.store.engine.begin() as connection:
             connection.execute(expert_entries_table.insert().values(**values))
         self.store.record(
-            term_id=entry.entry_id,
+            entry_id=entry.entry_id,
             doc_id=doc_id,
             term=entry.label,
             decision="approve",

@@ -4,7 +4,8 @@ TBX is tbx.py, SKOS skos.py, the files and formats knowledge_export.py. An entry
 its current decision approves it (an edit approves the edited definition), once: a decision a
 re-attachment moved is listed under its new id only (`approved_decisions`). `orphaned` says its
 id is in no payload any more, `source_changed` that its document now says something else (the
-approval stands, with what it approved, until an expert decides on the new wording).
+approval stands, with what it approved, until an expert decides on the new wording): the entry's
+status against the decisions as the desk computes it (status.py).
 
 An approved rule, formula or brief carries every field of its kind: each field a
 person may set (items.py `EDITABLE`; a formula's variables with their meanings) as approved — the
@@ -19,14 +20,14 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
 from pydantic import BaseModel
 
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, RuleEntry
-from ..knowledge.payloads.diff import Kind
-from .corpus import Corpus, decided_on
+from .corpus import Corpus, Found
 from .items import EDITABLE, TEXT_FIELD, VARIABLE_FIELD, Entity
-from .store import Decision, approved_decisions
+from .store import Decision, Kind, approved_decisions
 
 
 class ActiveEntry(BaseModel):
@@ -43,34 +44,36 @@ class ActiveEntry(BaseModel):
     origin: str = "reader"  # "expert": added where the readers found none (expert_entries.py)
 
 
-def _current_texts(corpus: Corpus) -> dict[str, str | None]:
-    """Every entry's verbatim text as the payloads say it now, by id (its definition, statement,
-    formula or purpose): what says an approval is orphaned or its source changed. The corpus's
-    entries, read once per change of its files (`Corpus.items`)."""
-    return {f.item.id: f.item.text for f in corpus.items({})}
+def _found(corpus: Corpus, decisions: Mapping[str, Decision]) -> dict[str, Found]:
+    """Every entry as the payloads say it now, by id, with its status against `decisions`: what
+    says an approval is orphaned or its source changed. The corpus's entries, made again only
+    when its files or the decisions change (`Corpus.items`)."""
+    return {f.item.id: f for f in corpus.items(decisions)}
 
 
-def _added_ids(corpus: Corpus) -> set[str]:
-    return {f.item.id for f in corpus.items({}) if f.item.origin == "expert"}
+class _Standing(TypedDict):
+    orphaned: bool
+    source_changed: bool
+    origin: str
 
 
-def _standing(decision: Decision, current: Mapping[str, str | None]) -> dict[str, bool]:
-    """An approval against the payloads: `orphaned`, its id in none; `source_changed`, its entry
-    saying something else now."""
-    present = decision.term_id in current
+def _standing(found: Found | None) -> _Standing:
+    """An approval against the payloads (`found`: its entry there, if any): `orphaned`, its id in
+    none; `source_changed`, its entry saying something else now; `origin`, who found the entry."""
     return {
-        "orphaned": not present,
-        "source_changed": present and not decided_on(decision, current[decision.term_id]),
+        "orphaned": found is None,
+        "source_changed": found is not None and found.status.source_changed,
+        "origin": found.item.origin if found is not None else "reader",
     }
 
 
 def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveEntry]:
     """The approved terms among `decisions` (each entry's current one, re-attachments applied).
     The approved rules, formulas and briefs are `active_knowledge`'s."""
-    current, added = _current_texts(corpus), _added_ids(corpus)
+    found = _found(corpus, decisions)
     return [
         ActiveEntry(
-            term_id=d.term_id,
+            term_id=d.entry_id,
             doc_id=d.doc_id,
             term=d.term,
             definition=d.definition,
@@ -78,8 +81,7 @@ def active_entries(decisions: Mapping[str, Decision], corpus: Corpus) -> list[Ac
             edited=d.decision == "edit",
             reviewer=d.reviewer,
             decided_at=d.decided_at,
-            **_standing(d, current),
-            origin="expert" if d.term_id in added else "reader",
+            **_standing(found.get(d.entry_id)),
         )
         for d in approved_decisions(decisions.values())
         if d.kind == "term"
@@ -172,12 +174,11 @@ def _own_fields(decision: Decision, entity: Entity | None) -> dict[str, object]:
 
 def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[ActiveKnowledge]:
     """Every approved entry of the kinds other than term (those are the active glossary)."""
-    current, added = _current_texts(corpus), _added_ids(corpus)
-    entities = {f.item.id: f.entity for f in corpus.items({})}
+    found = _found(corpus, decisions)
     return [
         ActiveKnowledge(
             kind=d.kind,
-            id=d.term_id,
+            id=d.entry_id,
             doc_id=d.doc_id,
             label=d.term,
             text=d.definition,
@@ -185,9 +186,8 @@ def active_knowledge(decisions: Mapping[str, Decision], corpus: Corpus) -> list[
             edited_fields=d.edited_fields,
             reviewer=d.reviewer,
             decided_at=d.decided_at,
-            **_standing(d, current),
-            origin="expert" if d.term_id in added else "reader",
-            **_own_fields(d, entities.get(d.term_id)),
+            **_standing(found.get(d.entry_id)),
+            **_own_fields(d, found[d.entry_id].entity if d.entry_id in found else None),
         )
         for d in approved_decisions(decisions.values())
         if d.kind != "term"

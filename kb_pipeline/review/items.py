@@ -4,8 +4,9 @@ decision path serve them all.
 
 A term's row is its `review_queue.json` row (the contract's order and reason); the other kinds
 have no queue payload, so the desk projects them from `interpretation_pack.json`,
-`formulas.json` and `brief_context.json`. Their `diff_status` against the approved ones is the
-desk's (the contract gives rules and formulas none): computed here, never written back.
+`formulas.json` and `brief_context.json`. Every kind's `diff_status` against the approved ones,
+and with it a conflict's reason, is the desk's: computed when it reads (status.py), never
+written into the payloads.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from pydantic import BaseModel
 
 from ..knowledge.document.text import canonical, squash
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, ReviewQueueRow, RuleEntry
-from ..knowledge.payloads.diff import ApprovedTexts, Kind, text_diff_status
-from .store import Decision
+from .status import DiffStatus, EntryStatus
+from .store import Decision, Kind
 
 KINDS: tuple[Kind, ...] = ("term", "rule", "formula", "brief")
 CONFLICT = "conflicting definitions — expert decision required"
@@ -66,8 +67,10 @@ class ReviewItem(BaseModel):
     span: str
     mention_count: int = 0
     review_reason: str
-    # A term's diff_status from its payload; a rule's or formula's computed by the desk.
-    diff_status: str | None = None
+    # Against the approved entries when read (`with_status`), and the competing texts: a conflict's,
+    # or a term's own (its document's competing definitions).
+    diff_status: DiffStatus = "new"
+    conflict_variants: list[str] = []
     # How the entry is put to the reviewer when that is not "is this text right?".
     question: str | None = None
     rank: int = 0
@@ -82,8 +85,8 @@ def _label(text: str | None, fallback: str) -> str:
     return text[:120] + ("…" if len(text) > 120 else "") if text else fallback
 
 
-def term_item(doc_id: str, row: ReviewQueueRow, entry: GlossaryEntry | None) -> ReviewItem:
-    full_name = entry.full_name if entry else None
+def term_item(doc_id: str, row: ReviewQueueRow, entry: GlossaryEntry) -> ReviewItem:
+    full_name = entry.full_name
     # An entry whose only content is its expansion is asked as a confirmation of it.
     question = f"{CONFIRM_EXPANSION}: {row.term} = {full_name}" if full_name and row.definition is None else None
     return ReviewItem(
@@ -98,14 +101,13 @@ def term_item(doc_id: str, row: ReviewQueueRow, entry: GlossaryEntry | None) -> 
         span=row.span,
         mention_count=row.mention_count,
         review_reason=row.review_reason,
-        diff_status=entry.diff_status if entry else None,
+        conflict_variants=entry.conflict_variants,
         question=question,
         rank=row.rank,
     )
 
 
-def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
-    status = text_diff_status("rule", rule.rule_id, None, rule.statement, active)
+def rule_item(doc_id: str, rule: RuleEntry, rank: int) -> ReviewItem:
     return ReviewItem(
         kind="rule",
         id=rule.rule_id,
@@ -115,21 +117,12 @@ def rule_item(doc_id: str, rule: RuleEntry, rank: int, active: ApprovedTexts) ->
         page=rule.provenance.page,
         section_no=rule.provenance.section_no,
         span=rule.provenance.span,
-        review_reason=CONFLICT if status == "conflicting" else ROUTINE,
-        diff_status=status,
+        review_reason=ROUTINE,
         rank=rank,
     )
 
 
-def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: ApprovedTexts) -> ReviewItem:
-    status = text_diff_status("formula", formula.formula_id, formula.name, formula.formula_latex, active)
-    reason = (
-        CONFLICT
-        if status == "conflicting"
-        else ROUTINE
-        if formula.latex_verification == "verified"
-        else UNVERIFIED_FORMULA
-    )
+def formula_item(doc_id: str, formula: FormulaEntry, rank: int) -> ReviewItem:
     return ReviewItem(
         kind="formula",
         id=formula.formula_id,
@@ -139,8 +132,7 @@ def formula_item(doc_id: str, formula: FormulaEntry, rank: int, active: Approved
         page=formula.provenance.page,
         section_no=formula.provenance.section_no,
         span=formula.provenance.span,
-        review_reason=reason,
-        diff_status=status,
+        review_reason=ROUTINE if formula.latex_verification == "verified" else UNVERIFIED_FORMULA,
         rank=rank,
     )
 
@@ -158,6 +150,19 @@ def brief_item(doc_id: str, brief: BriefContext) -> ReviewItem:
         review_reason=ROUTINE if brief.purpose else NO_PURPOSE,
         rank=1,
     )
+
+
+def with_status(item: ReviewItem, status: EntryStatus) -> ReviewItem:
+    """The entry's view as the document says it (`item`, made once per reading of its files) with
+    where it stands against the decisions: its diff status, the competing texts, a conflict's
+    reason. The view itself when the decisions change nothing in it."""
+    variants = list(status.conflict_variants)
+    if status.diff_status == item.diff_status and variants == item.conflict_variants:
+        return item
+    update: dict[str, object] = {"diff_status": status.diff_status, "conflict_variants": variants}
+    if status.diff_status == "conflicting":
+        update["review_reason"] = CONFLICT
+    return item.model_copy(update=update)
 
 
 def field_values(entity: Entity, kind: Kind) -> dict[str, str]:

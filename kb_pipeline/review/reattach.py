@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .corpus import Corpus, decided_on
+from .corpus import Corpus
 from .items import ReviewItem, squashed, text_key
+from .status import decided_on
 from .store import Decision, DecisionStore
 
 
@@ -43,7 +44,7 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
     # is never moved twice.
     def stale(d: Decision) -> bool:
         # Its entry gone, or saying something else now (layout aside, as the span check sees it).
-        item = items.get(d.term_id)
+        item = items.get(d.entry_id)
         if item is not None and decided_on(d, item.text):
             return False  # the common case, first: the cheap comparison
         return item is None or squashed(item.text or "") != squashed(d.extracted_definition or "")
@@ -61,7 +62,7 @@ def find_moves(corpus: Corpus, decisions: dict[str, Decision]) -> list[Move]:
     for orphan in sorted(orphans, key=lambda d: d.id):
         key = text_key(orphan.doc_id, orphan.kind, orphan.term, orphan.extracted_definition)
         candidates = undecided.pop(key, []) if key else []
-        if len(candidates) != 1 or candidates[0].id == orphan.term_id:
+        if len(candidates) != 1 or candidates[0].id == orphan.entry_id:
             continue  # none, or ambiguous: precision first, it stays orphaned
         (target,) = candidates
         copy = orphan.moved_to(target.id, target.label, newest + len(moves) + 1)
@@ -77,7 +78,7 @@ def with_moves(decisions: dict[str, Decision], moves: list[Move]) -> dict[str, D
         source = move.decision.reattached_from or ""
         if source in current and move.decision.is_move_of(current[source]):
             del current[source]
-    return {**current, **{move.decision.term_id: move.decision for move in moves}}
+    return {**current, **{move.decision.entry_id: move.decision for move in moves}}
 
 
 def reattach(corpus: Corpus, store: DecisionStore, decisions: dict[str, Decision]) -> int:

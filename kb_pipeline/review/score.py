@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..knowledge.payloads.contracts import BriefContext, FormulaEntry, GlossaryEntry, RuleEntry
 from .completion import MARKABLE
-from .corpus import Corpus, Found, state_of
+from .corpus import Corpus, Found
 from .items import VARIABLE_FIELD
 from .store import Decision
 
@@ -71,19 +71,15 @@ class Scores:
     totals: list[KindScore] = field(default_factory=list)  # by kind, over the documents
 
 
-def _labelled(corpus: Corpus, decisions: dict[str, Decision]) -> list[tuple[Found, str]]:
-    return [(f, state_of(decisions.get(f.item.id), f.item.text)) for f in corpus.items(decisions)]
-
-
 def score(
     corpus: Corpus, decisions: dict[str, Decision], complete: set[tuple[str, str]], doc: str | None = None
 ) -> Scores:
     """Per complete document and kind (`doc`: that document alone), and per kind over them."""
     by_key: dict[tuple[str, str], KindScore] = {key: KindScore(*key) for key in complete if doc in (None, key[0])}
-    for found, state in _labelled(corpus, decisions):
+    for found in corpus.items(decisions):
         counts = by_key.get((found.item.doc_id, found.item.kind))
         if counts is not None:
-            counts.count(state, found.item.origin == "expert")
+            counts.count(found.status.state, found.item.origin == "expert")
     documents = [by_key[key] for key in sorted(by_key, key=lambda k: (k[0], MARKABLE.index(k[1])))]
     totals: dict[str, KindScore] = {}
     for s in documents:
@@ -140,10 +136,10 @@ def gold_documents(corpus: Corpus, decisions: dict[str, Decision], complete: set
                 if kind in kinds[doc_id]
             },
         }
-    for found, state in _labelled(corpus, decisions):
+    for found in corpus.items(decisions):
         item = found.item
         decision = decisions.get(item.id)
-        if item.doc_id not in gold or decision is None or state not in ("approved", "edited"):
+        if item.doc_id not in gold or decision is None or found.status.state not in ("approved", "edited"):
             continue
         document, values = gold[item.doc_id], _approved_values(found, decision)
         if item.kind == "brief" and values.get("title"):

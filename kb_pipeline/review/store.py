@@ -5,7 +5,8 @@ The table is an audit trail: a decision is appended, never updated or deleted, a
 state is its latest decision. A decision keeps the extracted definition it was made on beside
 the edited one, so the active glossary needs no payload to be read, and survives re-extraction;
 and, when the desk has accounts, the account that made it and the document version it was made
-on (the source PDF's sha256, the artifact's `content_hash`).
+on (the source PDF's sha256, the artifact's `content_hash`). Each decision names the entry it is
+made on by its `entry_id`: a term's `term_id`, a rule's, formula's or brief's id alike.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from typing import Literal
 import sqlalchemy as sa
 from pydantic import BaseModel, field_validator
 
-from ..knowledge.payloads.diff import ApprovedDefinition, Kind
 from ..paths import DataLayout
 
+# What kind of entry a decision is made on: a glossary term, a rule, a formula, a document's brief.
+Kind = Literal["term", "rule", "formula", "brief"]
 # "withdraw" undoes the entry's decision: it is pending again, the withdrawal kept in its history.
 DecisionKind = Literal["approve", "reject", "edit", "withdraw"]
 
@@ -34,7 +36,7 @@ decisions_table = sa.Table(
     "review_decisions",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("term_id", sa.String(64), nullable=False, index=True),
+    sa.Column("entry_id", sa.String(64), nullable=False, index=True),
     sa.Column("doc_id", sa.String(512), nullable=False),
     sa.Column("term", sa.Text, nullable=False),
     sa.Column("decision", sa.String(16), nullable=False),
@@ -46,7 +48,7 @@ decisions_table = sa.Table(
     # Added after the table first shipped (`add_missing_columns`): null on older rows.
     sa.Column("account_id", sa.Integer, nullable=True),  # review_accounts.id; null: the single-expert mode
     sa.Column("doc_version", sa.String(64), nullable=True),  # the document's content_hash when decided
-    # What kind of entry `term_id` names (null: a term, as on every older row), the
+    # What kind of entry `entry_id` names (null: a term, as on every older row), the
     # fields an edit of a rule, formula or brief set (JSON), and the id a decision was made on
     # when it was re-attached to another after a re-parse moved the entry's id.
     sa.Column("kind", sa.String(16), nullable=True),
@@ -54,6 +56,9 @@ decisions_table = sa.Table(
     sa.Column("reattached_from", sa.String(64), nullable=True),
 )
 ADDED_COLUMNS = frozenset({"account_id", "doc_version", "kind", "edited_fields", "reattached_from"})
+# Columns renamed since the table first shipped, old name → new (`rename_old_columns`): the key
+# was `term_id` while only terms were decided.
+RENAMED_COLUMNS = {"term_id": "entry_id"}
 
 
 def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
@@ -65,21 +70,40 @@ def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
             raise
 
 
+def _columns(engine: sa.Engine, table: sa.Table) -> set[str]:
+    return {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
+
+
+def rename_old_columns(engine: sa.Engine) -> None:
+    """The columns of the decisions table renamed since it first shipped (`RENAMED_COLUMNS`),
+    renamed on a database made before: its rows, and the index on the column, kept. Another
+    process renaming one at the same time is no error."""
+    present = _columns(engine, decisions_table)
+    for old, new in sorted(RENAMED_COLUMNS.items()):
+        if old not in present or new in present:
+            continue
+        try:
+            with engine.begin() as connection:
+                connection.execute(sa.text(f"ALTER TABLE {decisions_table.name} RENAME COLUMN {old} TO {new}"))
+        except sa.exc.DBAPIError:
+            if new not in _columns(engine, decisions_table):
+                raise
+
+
 def add_missing_columns(
     engine: sa.Engine, table: sa.Table = decisions_table, added: frozenset[str] = ADDED_COLUMNS
 ) -> None:
     """The columns `added` to `table` since it first shipped, on a database made before
     (additive: nullable, no default to backfill). Another process adding one at the same time is
     no error."""
-    present = {c["name"] for c in sa.inspect(engine).get_columns(table.name)}
-    for name in sorted(added - present):
+    for name in sorted(added - _columns(engine, table)):
         column = table.c[name]
         ddl = f"ALTER TABLE {table.name} ADD COLUMN {name} {column.type.compile(engine.dialect)}"
         try:
             with engine.begin() as connection:
                 connection.execute(sa.text(ddl))
         except sa.exc.DBAPIError:
-            if name not in {c["name"] for c in sa.inspect(engine).get_columns(table.name)}:
+            if name not in _columns(engine, table):
                 raise
 
 
@@ -97,28 +121,15 @@ def default_url(layout: DataLayout) -> str:
     return f"sqlite:///{default_path(layout)}"
 
 
-def read_active_knowledge(database_url: str | None, layout: DataLayout) -> list[ApprovedDefinition]:
-    """The active knowledge for the diff stage (it compares terms; the desk, rules and
-    formulas). Without a review database yet (SQLite, no file)
-    it is empty, and extraction does not create one as a side effect."""
-    if database_url is None and not default_path(layout).is_file():
-        return []
-    store = DecisionStore.open(database_url, layout, create=False)
-    try:
-        return store.active_knowledge() if store.has_table() else []
-    finally:
-        store.close()
-
-
 # What `Decision.moved_to` sets; a re-attachment copies the rest.
-_SET_BY_A_MOVE = {"id", "term_id", "term", "reattached_from", "decided_at"}
+_SET_BY_A_MOVE = {"id", "entry_id", "term", "reattached_from", "decided_at"}
 
 
 class Decision(BaseModel):
     id: int
-    term_id: str  # the entry's id: a term_id, or the rule_id, formula_id, brief_id of `kind`
+    entry_id: str  # the entry's id: a term_id, or the rule_id, formula_id, brief_id of `kind`
     doc_id: str
-    term: str
+    term: str  # the entry's label when decided: the term, the formula's name, else its text
     decision: DecisionKind
     extracted_definition: str | None
     edited_definition: str | None
@@ -150,36 +161,25 @@ class Decision(BaseModel):
     def approved(self) -> bool:
         return self.decision in ("approve", "edit")
 
-    def moved_to(self, term_id: str, term: str, row_id: int) -> Decision:
+    def moved_to(self, entry_id: str, term: str, row_id: int) -> Decision:
         """This decision re-attached to another entry (reattach.py): a copy on its id, naming the
         id it was made on; `row_id` the id it stands under until the store records it."""
-        update = {"id": row_id, "term_id": term_id, "term": term, "reattached_from": self.term_id}
+        update = {"id": row_id, "entry_id": entry_id, "term": term, "reattached_from": self.entry_id}
         return self.model_copy(update={**update, "decided_at": decided_now()})
 
     def is_move_of(self, other: Decision) -> bool:
         """Whether this decision is `other` re-attached (`other.moved_to`): made after it, from
         its id, the rest the same."""
-        if self.reattached_from != other.term_id or self.id <= other.id:
+        if self.reattached_from != other.entry_id or self.id <= other.id:
             return False
         return self.model_dump(exclude=_SET_BY_A_MOVE) == other.model_dump(exclude=_SET_BY_A_MOVE)
-
-    def approved_definition(self) -> ApprovedDefinition:
-        """This decision as the diff stage compares an extraction with it."""
-        return ApprovedDefinition(
-            term_id=self.term_id,
-            doc_id=self.doc_id,
-            term=self.term,
-            definition=self.definition,
-            extracted_definition=self.extracted_definition,
-            kind=self.kind,
-        )
 
 
 def approved_decisions(decisions: Iterable[Decision]) -> list[Decision]:
     """Every one of the current `decisions` that approves its entry (an edit approves the edited
     definition), by document and term: the active knowledge. A moved decision is current on its
     new id only (`DecisionStore.latest`, `reattach.with_moves`), so it is listed once."""
-    return [d for d in sorted(decisions, key=lambda d: (d.doc_id, d.term, d.term_id)) if d.approved]
+    return [d for d in sorted(decisions, key=lambda d: (d.doc_id, d.term, d.entry_id)) if d.approved]
 
 
 def advisory_lock_key(entity_id: str) -> int:
@@ -191,7 +191,7 @@ def advisory_lock_key(entity_id: str) -> int:
 
 class DecisionStore:
     """One database of decisions. The desk creates its table (`create`); the readers elsewhere
-    (the diff stage, the sensor) never do, and read no table as no decisions."""
+    (the exports, `kb-pipeline status`, the sensor) never do, and read no table as no decisions."""
 
     def __init__(self, url: str, create: bool = True) -> None:
         if create and url.startswith("sqlite:///"):
@@ -200,22 +200,34 @@ class DecisionStore:
         self.engine = sa.create_engine(url, pool_pre_ping=True)
         # Once there, the table stays: known, it costs no query per request.
         self._table_known = False
-        self._columns: list[sa.Column] | None = None
+        self._columns: list[sa.ColumnElement] | None = None
         if create:
             self._create_table()
             self._table_known = True
 
     def _create_table(self) -> None:
         create_tables(self.engine, [decisions_table])
+        rename_old_columns(self.engine)
         add_missing_columns(self.engine)
 
-    def _selected(self) -> list[sa.Column]:
-        """The table's columns this database has: a reader (the diff stage) of one the desk has
-        not opened since columns were added reads it without them."""
+    def _selected(self) -> list[sa.ColumnElement]:
+        """The table's columns as this database has them: a reader (the exports, `kb-pipeline
+        status`) of one the desk has not opened since columns were added or renamed reads it as
+        it is — without the added ones, a renamed one under its new name."""
         if self._columns is None:
-            present = {c["name"] for c in sa.inspect(self.engine).get_columns(decisions_table.name)}
-            self._columns = [c for c in decisions_table.c if c.name not in ADDED_COLUMNS or c.name in present]
+            present = _columns(self.engine, decisions_table)
+            old = {new: old for old, new in RENAMED_COLUMNS.items() if old in present and new not in present}
+            self._columns = [
+                sa.literal_column(f"{decisions_table.name}.{old[c.name]}", c.type).label(c.name) if c.name in old else c
+                for c in decisions_table.c
+                if c.name not in ADDED_COLUMNS or c.name in present
+            ]
         return self._columns
+
+    def _entry_id(self) -> sa.ColumnElement:
+        """The entry id's column as this database names it (`_selected`), to filter and group by."""
+        column = next(c for c in self._selected() if c.name == "entry_id")
+        return column.element if isinstance(column, sa.Label) else column
 
     def has_table(self) -> bool:
         if self._table_known:
@@ -235,7 +247,7 @@ class DecisionStore:
     def record(
         self,
         *,
-        term_id: str,
+        entry_id: str,
         doc_id: str,
         term: str,
         decision: DecisionKind,
@@ -250,7 +262,7 @@ class DecisionStore:
         reattached_from: str | None = None,
     ) -> Decision:
         values = {
-            "term_id": term_id,
+            "entry_id": entry_id,
             "doc_id": doc_id,
             "term": term,
             "decision": decision,
@@ -283,53 +295,53 @@ class DecisionStore:
             json.dumps(values["edited_fields"], ensure_ascii=False) if decision.edited_fields else None
         )
         columns = decisions_table.c
-        newer = sa.select(columns.id).where(columns.term_id == decision.term_id, columns.id > seen)
+        newer = sa.select(columns.id).where(columns.entry_id == decision.entry_id, columns.id > seen)
         row = sa.select(*(sa.cast(sa.literal(v, columns[k].type), columns[k].type) for k, v in values.items()))
         insert = decisions_table.insert().from_select(list(values), row.where(~sa.exists(newer)))
         with self.engine.begin() as connection:
             if connection.dialect.name == "postgresql":
-                lock = sa.literal(advisory_lock_key(decision.term_id), sa.BigInteger)
+                lock = sa.literal(advisory_lock_key(decision.entry_id), sa.BigInteger)
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(lock)))
             key = connection.execute(insert.returning(columns.id)).scalar()
         return decision.model_copy(update={"id": key}) if key is not None else None
 
     def latest(self) -> dict[str, Decision]:
-        """Every term_id's current decision (its latest); none before the desk made the table.
+        """Every entry_id's current decision (its latest); none before the desk made the table.
         A decision re-attached to another id since (a later row is its move) is no current one of
         its old id: it stands on the new id, also once an expert has decided there again. An entry
         whose latest decision is a withdrawal has none: it is pending."""
         if not self.has_table():
             return {}
-        newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(decisions_table.c.term_id).subquery()
+        newest = sa.select(sa.func.max(decisions_table.c.id).label("id")).group_by(self._entry_id()).subquery()
         query = sa.select(*self._selected()).join(newest, decisions_table.c.id == newest.c.id)
         with self.engine.begin() as connection:
-            latest = {row.term_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
+            latest = {row.entry_id: Decision.model_validate(row._asdict()) for row in connection.execute(query)}
             if "reattached_from" not in {c.name for c in self._selected()}:
-                return {term_id: d for term_id, d in latest.items() if d.decision != "withdraw"}
+                return {entry_id: d for entry_id, d in latest.items() if d.decision != "withdraw"}
             moved = sa.select(*self._selected()).where(decisions_table.c.reattached_from.is_not(None))
             moves: dict[str, list[Decision]] = defaultdict(list)
             for row in connection.execute(moved):
                 move = Decision.model_validate(row._asdict())
                 moves[move.reattached_from or ""].append(move)
         return {
-            term_id: d
-            for term_id, d in latest.items()
-            if d.decision != "withdraw" and not any(move.is_move_of(d) for move in moves.get(term_id, ()))
+            entry_id: d
+            for entry_id, d in latest.items()
+            if d.decision != "withdraw" and not any(move.is_move_of(d) for move in moves.get(entry_id, ()))
         }
 
-    def history(self, term_id: str) -> list[Decision]:
+    def history(self, entry_id: str) -> list[Decision]:
         """The decisions made on this id, oldest first: its audit trail."""
-        return self.histories([term_id]).get(term_id, [])
+        return self.histories([entry_id]).get(entry_id, [])
 
     def histories(self, ids: Collection[str]) -> dict[str, list[Decision]]:
         """The audit trails of many ids in one query, each oldest first (none: no key)."""
         if not ids or not self.has_table():
             return {}
-        query = sa.select(*self._selected()).where(decisions_table.c.term_id.in_(ids)).order_by(decisions_table.c.id)
+        query = sa.select(*self._selected()).where(self._entry_id().in_(ids)).order_by(decisions_table.c.id)
         trails: dict[str, list[Decision]] = defaultdict(list)
         with self.engine.begin() as connection:
             for row in connection.execute(query):
-                trails[row.term_id].append(Decision.model_validate(row._asdict()))
+                trails[row.entry_id].append(Decision.model_validate(row._asdict()))
         return dict(trails)
 
     def decided_versions(self) -> dict[str, dict[str, int]]:
@@ -358,8 +370,3 @@ class DecisionStore:
         with self.engine.begin() as connection:
             count, newest = connection.execute(query).one()
         return f"{count}.{newest}"
-
-    def active_knowledge(self) -> list[ApprovedDefinition]:
-        """The active knowledge (terms, rules, formulas, briefs) as the diff stage compares with it:
-        the re-attachments recorded so far applied (the diff stage reads no payloads to find more)."""
-        return [d.approved_definition() for d in approved_decisions(self.latest().values())]

@@ -37,11 +37,11 @@ from weakref import WeakKeyDictionary
 from pydantic import BaseModel, computed_field
 
 from ..knowledge.document.text import canonical
-from ..knowledge.payloads.diff import ApprovedTexts, same_definition
 from ..knowledge.payloads.document_versions import DocumentVersion
-from .corpus import Corpus, Document, QueueRow, decided_on
+from .corpus import Corpus, Document, QueueRow
 from .items import ReviewItem
 from .reattach import text_key
+from .status import Decided, decided_on, same_definition
 from .store import Decision, DecisionStore
 from .word_diff import Op, word_diff
 
@@ -183,7 +183,7 @@ def diff_versions(
     )
     if latest is None or base is None:
         return diff
-    now = {r.term_id: r for r in rows if r.item is not None}
+    now = {r.entry_id: r for r in rows if r.item is not None}
     pairs, removed, added = match_entries(base_items, [r.item for r in now.values() if r.item is not None])
     for old, new in pairs:
         if same_definition(old.text, new.text):
@@ -224,7 +224,7 @@ def _document_diff(
     payloads_version = corpus.content_hash(doc_id)
     base, _ = base_version(versions, latest_version(versions, payloads_version), decisions_on)
     base_document = corpus.version_document(doc_id, base.content_hash) if base else None
-    base_items = [f.item for f in base_document.items(ApprovedTexts(()))] if base_document else []
+    base_items = [f.item for f in base_document.items(Decided({}))] if base_document else []
     diff = diff_versions(doc_id, versions, payloads_version, decisions_on, base_items, rows, decisions)
     return diff, base_document
 

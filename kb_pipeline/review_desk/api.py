@@ -25,7 +25,7 @@ from ..review.store import Decision
 from ..review.version_diff import version_diffs
 from .added_entries import EntryIn, add_entry
 from .auth import PrincipalDep, require
-from .decisions import DecisionIn, record_decision, unknown_term
+from .decisions import DecisionIn, record_decision, unknown_id
 from .dependencies import CSRF_HEADER, CorpusDep, StoreDep
 
 router = APIRouter(prefix="/api", dependencies=[require("viewer")])
@@ -64,15 +64,15 @@ def api_progress(corpus: CorpusDep, store: StoreDep) -> dict[str, dict[str, tupl
     return counts
 
 
-@router.get("/entries/{term_id}")
-def api_entry(term_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
+@router.get("/entries/{entry_id}")
+def api_entry(entry_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
     """An entry of any kind: `entry` is the payload's object (GlossaryEntry, RuleEntry,
     FormulaEntry, BriefContext), `item` the desk's view of it."""
     decisions = current_decisions(corpus, store)
-    found = corpus.entry(term_id, decisions)
+    found = corpus.entry(entry_id, decisions)
     if found is None:
-        raise unknown_term(corpus, term_id)
-    latest = decisions.get(term_id)
+        raise unknown_id(corpus, entry_id)
+    latest = decisions.get(entry_id)
     return {
         "doc_id": found.doc_id,
         "kind": found.kind,
@@ -82,7 +82,7 @@ def api_entry(term_id: str, corpus: CorpusDep, store: StoreDep) -> dict:
         "formulas": [f.model_dump(mode="json") for f in found.formulas],
         "rules": [r.model_dump(mode="json") for r in found.rules],
         "decision": latest.model_dump() if latest else None,
-        "history": [d.model_dump() for d in store.history(term_id)],
+        "history": [d.model_dump() for d in store.history(entry_id)],
     }
 
 

@@ -47,14 +47,14 @@ def decide_selected(
         raise HTTPException(422, "Select the entries first (the boxes, or x on a row).")
     bodies = []
     try:
-        for term_id in dict.fromkeys(ids):
+        for entry_id in dict.fromkeys(ids):
             bodies.append(
                 DecisionIn(
-                    term_id=term_id,
+                    entry_id=entry_id,
                     decision=decision,
                     reason=reason,
                     reviewer=reviewer or None,
-                    seen_definition=seen.get(SEEN + term_id),
+                    seen_definition=seen.get(SEEN + entry_id),
                 )
             )
     except ValidationError as e:
@@ -64,7 +64,7 @@ def decide_selected(
         try:
             record_decision(corpus, store, body, principal.account)
         except HTTPException as e:  # changed since shown (409), or gone (404): that one alone
-            left.append((body.term_id, str(e.detail)))
+            left.append((body.entry_id, str(e.detail)))
     if left:
         return render(request, "bulk_left.html", decided=len(bodies) - len(left), left=left, back=local_path(back))
     return RedirectResponse(local_path(back), status_code=303)
@@ -106,9 +106,12 @@ def approve_routine(
     reviewer = form_reviewer(request, principal, "decision records who made it")
     shown = set(ids)
     for row in routine_pending(corpus.queue(current_decisions(corpus, store), "all"), doc_id):
-        if row.term_id in shown and row.item is not None:
+        if row.entry_id in shown and row.item is not None:
             body = DecisionIn(
-                term_id=row.term_id, decision="approve", reviewer=reviewer or None, seen_definition=row.item.text or ""
+                entry_id=row.entry_id,
+                decision="approve",
+                reviewer=reviewer or None,
+                seen_definition=row.item.text or "",
             )
             record_decision(corpus, store, body, principal.account)
     return RedirectResponse(f"/?kind=all&doc={doc_id}", status_code=303)

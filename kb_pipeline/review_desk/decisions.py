@@ -35,9 +35,9 @@ def checked_text(name: str, text: str) -> str:
 class DecisionIn(BaseModel):
     """A decision as the API and the pages' forms take it, on an entry of any kind."""
 
-    # The entry's id (a term_id, rule_id, formula_id or brief_id): "term_id" or "id"; at most
-    # what the decisions table's column holds.
-    term_id: str = Field(min_length=1, max_length=64, validation_alias=AliasChoices("term_id", "id"))
+    # The entry's id (a term_id, rule_id, formula_id or brief_id): "entry_id", or "term_id" (its
+    # name while only terms were decided) or "id"; at most what the decisions table's column holds.
+    entry_id: str = Field(min_length=1, max_length=64, validation_alias=AliasChoices("entry_id", "term_id", "id"))
     decision: DecisionKind
     # A term's edit: the definition. Another kind's: `fields`, the editable fields it sets
     # (items.EDITABLE; a formula's variable's meaning: "variables.<symbol>"), each one it
@@ -87,8 +87,8 @@ def as_sentences(error: ValidationError) -> str:
 _STATUS: dict[Refusal, int] = {"unknown": 404, "changed": 409, "invalid": 422}
 
 
-def unknown_term(corpus: Corpus, term_id: str) -> HTTPException:
-    return http_error(unknown_entry(corpus, term_id))
+def unknown_id(corpus: Corpus, entry_id: str) -> HTTPException:
+    return http_error(unknown_entry(corpus, entry_id))
 
 
 def http_error(refused: DecisionRefused) -> HTTPException:
@@ -99,7 +99,7 @@ def record_decision(corpus: Corpus, store: DecisionStore, body: DecisionIn, acco
     """The decision, stored (review/decisions.py: 404 for an unknown entry, 409 when the text the
     reviewer saw is no longer the document's, 422 for a decision no one may make)."""
     asked = DecisionAsked(
-        entry_id=body.term_id,
+        entry_id=body.entry_id,
         decision=body.decision,
         definition=body.definition,
         fields=body.fields,

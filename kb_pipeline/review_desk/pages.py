@@ -19,17 +19,18 @@ from pydantic import ValidationError
 
 from ..contracts import Chunk
 from ..review.completion import MARKABLE, mark, pending_when_marked
-from ..review.corpus import STATES, Corpus, Entry, QueueFilter, decided_on, facet_counts, next_pending
+from ..review.corpus import Corpus, Entry, QueueFilter, facet_counts, next_pending
 from ..review.expert_entries import FIELDS, document_chunks
 from ..review.items import CONFLICT, KINDS, RULE_TYPES, VARIABLE_FIELD, current_values, field_values
 from ..review.page_image import PageImage, render_page
 from ..review.progress import by_kind, by_reviewer, progress
 from ..review.reattach import current_decisions
 from ..review.score import ratio, score
+from ..review.status import STATES
 from ..review.version_diff import version_diffs
 from ..review.word_diff import word_diff
 from .auth import Principal, PrincipalDep, principal_of, require
-from .decisions import DecisionIn, as_sentences, record_decision, unknown_term
+from .decisions import DecisionIn, as_sentences, record_decision, unknown_id
 from .dependencies import CorpusDep, StoreDep, current_desk
 
 REVIEWER_COOKIE = "kb_reviewer"
@@ -148,19 +149,19 @@ def queue_page(
     )
 
 
-@router.get("/entries/{term_id}", response_class=HTMLResponse)
-def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
+@router.get("/entries/{entry_id}", response_class=HTMLResponse)
+def entry_page(request: Request, entry_id: str, corpus: CorpusDep, store: StoreDep) -> HTMLResponse:
     decisions = current_decisions(corpus, store)
-    found = corpus.entry(term_id, decisions)
-    history = store.history(term_id)
+    found = corpus.entry(entry_id, decisions)
+    history = store.history(entry_id)
     if found is None and not history:
-        raise unknown_term(corpus, term_id)
+        raise unknown_id(corpus, entry_id)
     kind = found.kind if found else history[-1].kind
     rows = corpus.queue(decisions, kind)
-    decision = decisions.get(term_id)
+    decision = decisions.get(entry_id)
     changed = (
         word_diff(decision.extracted_definition, found.item.text)
-        if found and decision and not decided_on(decision, found.item.text)
+        if found and decision and found.status.source_changed
         else None
     )
     version = corpus.content_hash(found.doc_id) if found else None
@@ -169,7 +170,7 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
     return render(
         request,
         "entry.html",
-        term_id=term_id,
+        entry_id=entry_id,
         kind=kind,
         found=found,
         history=history,
@@ -183,7 +184,7 @@ def entry_page(request: Request, term_id: str, corpus: CorpusDep, store: StoreDe
         variable_field=VARIABLE_FIELD,
         chunk=_chunk(corpus, found) if found else None,
         added_fields=FIELDS,
-        next_term=next_pending(rows, term_id),
+        next_entry=next_pending(rows, entry_id),
         decision=decision,
         changed=changed,
         carried=carried,
@@ -196,14 +197,14 @@ def _chunk(corpus: Corpus, found: Entry) -> Chunk | None:
     return next((c for c in document_chunks(corpus.layout, found.doc_id) if c.chunk_id == chunk_id), None)
 
 
-@router.get("/entries/{term_id}/page.png")
-def entry_page_image(term_id: str, corpus: CorpusDep) -> Response:
-    found = corpus.entry(term_id)
+@router.get("/entries/{entry_id}/page.png")
+def entry_page_image(entry_id: str, corpus: CorpusDep) -> Response:
+    found = corpus.entry(entry_id)
     if found is None:
-        raise unknown_term(corpus, term_id)
+        raise unknown_id(corpus, entry_id)
     image = page_image(corpus, found)
     if image is None:
-        raise HTTPException(404, f"no source page for {term_id}: the parse cache's PDF or the page is gone")
+        raise HTTPException(404, f"no source page for {entry_id}: the parse cache's PDF or the page is gone")
     return Response(image.png, media_type="image/png", headers={"Cache-Control": "no-store"})
 
 
@@ -261,7 +262,7 @@ def decide_form(
     principal: PrincipalDep,
     corpus: CorpusDep,
     store: StoreDep,
-    term_id: Annotated[str, Form()],
+    entry_id: Annotated[str, Form()],
     decision: Annotated[Literal["approve", "reject", "edit", "withdraw"], Form()],
     variables: Annotated[dict[str, str], Depends(form_fields(VARIABLE_FIELD))],
     definition: Annotated[str | None, Form()] = None,
@@ -294,7 +295,7 @@ def decide_form(
     fields = {k: v for k, v in sent.items() if v is not None}
     try:
         body = DecisionIn(
-            term_id=term_id,
+            entry_id=entry_id,
             decision=decision,
             definition=definition,
             fields=fields if decision == "edit" and fields else None,
@@ -307,5 +308,5 @@ def decide_form(
         raise HTTPException(422, as_sentences(e)) from e
     except ValueError as e:
         raise HTTPException(422, str(e)) from e
-    following = next_pending(corpus.queue(store.latest(), made.kind), term_id)
+    following = next_pending(corpus.queue(store.latest(), made.kind), entry_id)
     return RedirectResponse(f"/entries/{following}" if following else "/", status_code=303)

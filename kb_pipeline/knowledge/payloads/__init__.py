@@ -1,3 +1,3 @@
 """What the knowledge branch writes: the payload contracts, their ids, the span check that admits
-every value, the checks on a whole set, the diff against the approved glossary, the review queue,
-and the payload folder and kept versions on disk."""
+every value, the checks on a whole set, the review queue, and the payload folder and kept
+versions on disk."""

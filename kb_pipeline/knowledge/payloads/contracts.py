@@ -33,7 +33,6 @@ SubdomainTag = Literal[
     "other",
 ]
 ExtractionStatus = Literal["ok", "no_definition_found", "escalated"]
-DiffStatus = Literal["new", "duplicate", "conflicting"]
 RuleType = Literal["interpretation", "calculation"]
 LatexVerification = Literal["verified", "unverified_no_markup", "unverified_operator"]
 RejectedBranch = Literal["glossary", "rule", "formula", "summary"]
@@ -83,9 +82,6 @@ class GlossaryEntry(BaseModel):
     extraction_status: ExtractionStatus = Field(
         default="ok",
         description="`escalated`: the layout left the definition open for the model (its pick, or null for a person)",
-    )
-    diff_status: DiffStatus | None = Field(
-        default=None, description="set by the diff stage against the review desk's active glossary"
     )
     definition_conflict: bool = Field(default=False, description="two different definitions: both kept, none picked")
     conflict_variants: list[str] = Field(

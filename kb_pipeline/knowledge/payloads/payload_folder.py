@@ -1,9 +1,8 @@
 """One document's knowledge folder (`<doc_id>/` under the data root's knowledge/, or `kb-pipeline
-extract --out-dir`): a parsed document's extraction, diffed against the active glossary, written
-as the seven payload files — or, when it fails, a failure note (`FAILED.txt`) in their place —
-and, given the document's versions folder, the reviewable payloads kept as the source's version
-(document_versions.py). The one extract-and-write path of `kb-pipeline extract` and of the
-`knowledge_payloads` asset.
+extract --out-dir`): a parsed document's extraction written as the seven payload files — or,
+when it fails, a failure note (`FAILED.txt`) in their place — and, given the document's versions
+folder, the reviewable payloads kept as the source's version (document_versions.py). The one
+extract-and-write path of `kb-pipeline extract` and of the `knowledge_payloads` asset.
 
 Each payload file is replaced atomically (a reader never sees half of one) and the note goes
 once all seven are written. A failure, whatever it is, is recorded, not raised: the earlier
@@ -19,7 +18,7 @@ import json
 import logging
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,6 @@ from ...llm.endpoint import ModelEndpoint
 from ...llm.model import LanguageModel, ModelFailed, ResponseCache
 from ..extract import extract_document
 from .contracts import Payloads
-from .diff import ApprovedDefinition, apply_diff
 from .document_versions import keep_version
 
 FAILURE_NAME = "FAILED.txt"
@@ -71,18 +69,19 @@ def write_knowledge(
     document: ParsedDocument,
     folder: Path,
     model: LanguageModel | None = None,
-    active: Sequence[ApprovedDefinition] = (),
     label: str | None = None,
     versions: Path | None = None,
     layout: ParsedLayout | None = None,
 ) -> KnowledgeOutcome:
-    """The document's payloads, diffed against the active glossary `active`, written to `folder`
-    and, with `versions` (the document's kept versions), kept as its source's version; or its
-    failure recorded in `folder` (its line starts with `label`, default the doc_id) — a kept
-    version is never removed."""
+    """The document's payloads, read from it and its `layout` (`pipeline.read_layout`; without
+    one, `usage.json` says what was lost), written to `folder` and, with `versions` (the document's kept
+    versions), kept as its source's version; or its failure recorded in `folder` (its line starts
+    with `label`, default the doc_id) — a kept version is never removed. The payloads are the
+    document's and the code's alone: what reviewers decided is the desk's to compare, when it
+    reads them (review/status.py)."""
     started = time.perf_counter()
     try:
-        payloads = apply_diff(extract_document(document, model=model, layout=layout), active)
+        payloads = extract_document(document, model=model, layout=layout)
         payloads.write(folder)
         (folder / FAILURE_NAME).unlink(missing_ok=True)
     except Exception as exc:  # one document's failure, whatever it is, is its outcome

@@ -56,7 +56,7 @@
       if (typing(document.activeElement) || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "j" || event.key === "ArrowDown") { select(at + 1); event.preventDefault(); }
       else if (event.key === "k" || event.key === "ArrowUp") { select(at - 1); event.preventDefault(); }
-      else if ((event.key === "Enter" || event.key === "o") && at >= 0) { location.href = "/entries/" + rows[at].dataset.termId; }
+      else if ((event.key === "Enter" || event.key === "o") && at >= 0) { location.href = "/entries/" + rows[at].dataset.entryId; }
       else if (event.key === "/") { document.getElementById("search").focus(); event.preventDefault(); }
       else if (event.key === "x" && at >= 0) {
         const box = rows[at].querySelector("input.pick");
@@ -75,7 +75,7 @@
           headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
           // The definition the row shows: refused (409) if a re-extraction changed it meanwhile.
           body: JSON.stringify({
-            term_id: rows[at].dataset.termId, decision: "approve", reviewer: reviewer ? reviewer.value.trim() : null,
+            entry_id: rows[at].dataset.entryId, decision: "approve", reviewer: reviewer ? reviewer.value.trim() : null,
             seen_definition: rows[at].dataset.definition,
           }),
         });

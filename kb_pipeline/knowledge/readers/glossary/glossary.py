@@ -88,8 +88,6 @@ def glossary_entry(document: ParsedDocument, cluster: Cluster, check: SpanCheck)
         mention_count=cluster.mention_count,
         provenance=provenance(document, span, quote),
         extraction_status=status,
-        # New until the diff stage (diff.py) compares the entry with the active glossary.
-        diff_status="new",
         definition_conflict=conflict,
         # Competing definitions side by side; the pipeline never picks a winner.
         conflict_variants=[text for text, _ in definitions] if conflict else [],
