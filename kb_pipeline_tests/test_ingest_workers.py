@@ -20,7 +20,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.cli.ingest import format_outcomes, ingest_folder
 from kb_pipeline.defs.dead_runs import worker_record
 from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
@@ -155,13 +155,22 @@ def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_i
 
     killer = threading.Thread(target=kill_demo1_worker)
     killer.start()
-    outcomes = ingest_folder(kb, instance, progress=io.StringIO(), workers=2)
+    progress = io.StringIO()
+    outcomes = ingest_folder(kb, instance, progress=progress, workers=2)
     killer.join()
 
     assert killed, "the test never saw demo1's run in a worker"
     assert {o.doc_id: o.status for o in outcomes} == dict.fromkeys(["demo1", *DOCS], "ingested")
     dead = instance.get_run_by_id(killed[0])
     assert dead.status == dg.DagsterRunStatus.FAILURE, dead.status  # ended, not left STARTED
+    # Retried as Dagster's run retries are recorded (the run group the UI shows), and said so.
+    (retry,) = [run for run in instance.get_runs() if run.parent_run_id == dead.run_id]
+    assert retry.status == dg.DagsterRunStatus.SUCCESS and retry.root_run_id == dead.run_id
+    assert retry.tags["dagster/retry_number"] == "1"
+    said = f"retried after its worker died: run {dead.run_id[:8]}"
+    assert {o.doc_id: o.retries for o in outcomes}["demo1"] == [said]
+    assert said in progress.getvalue()
+    assert "1 retried after a worker died" in format_outcomes(outcomes, 1.0)
     assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
     assert not instance.event_log_storage.get_concurrency_info("mineru").claimed_slots
     entries = list((tmp_path / "data" / "knowledge_cache" / "parse").iterdir())

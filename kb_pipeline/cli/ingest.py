@@ -14,7 +14,7 @@ import functools
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dagster as dg
@@ -42,6 +42,9 @@ from ..settings import Settings
 # line per document.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 INGEST_TRIGGER = "kb-pipeline ingest"
+# Dagster's tags for a run's retries (what its run-retry daemon reads and writes).
+MAX_RETRIES_TAG = "dagster/max_retries"
+RETRY_NUMBER_TAG = "dagster/retry_number"
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Outcome:
     reason: str = ""
     knowledge: str = ""
     knowledge_failure: str = ""
+    # Earlier attempts whose worker died, each retried: "retried after its worker died: run 1a2b3c4d".
+    retries: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -79,8 +84,10 @@ def _run_tags(item: Ready, local: bool = True) -> dict[str, str]:
         "kb/trigger": INGEST_TRIGGER,
         # The host whose /proc tells whether a local run's worker lives (dead_runs.py).
         **(worker_tags() if local else {}),
-        # This command re-runs a run whose worker died itself.
-        "dagster/max_retries": "0",
+        # The daemon's run retries re-launch a run from its code location's origin, which this
+        # command's runs do not have: this command retries a run whose worker died itself, the
+        # job's `dagster/max_retries` times, tagged as Dagster tags a retry (`_run_in_workers`).
+        MAX_RETRIES_TAG: "0",
     }
 
 
@@ -172,19 +179,42 @@ class _Runs:
             for name in (INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB)
         }
 
+    def max_retries(self, job_name: str) -> int:
+        """How often the job's run is retried after its worker died (its `dagster/max_retries`)."""
+        return int(self._jobs[job_name].get_definition().tags.get(MAX_RETRIES_TAG, "0"))
+
     def _create(
-        self, job_name: str, tags: dict[str, str], partition_key: str | None, status: dg.DagsterRunStatus
+        self,
+        job_name: str,
+        tags: dict[str, str],
+        partition_key: str | None,
+        status: dg.DagsterRunStatus,
+        retry_of: dg.DagsterRun | None = None,
     ) -> dg.DagsterRun:
         recon = self._jobs[job_name]
+        job = recon.get_definition()
+        if retry_of is not None:  # the run group and number the UI shows for a retry
+            tags = {**tags, RETRY_NUMBER_TAG: str(int(retry_of.tags.get(RETRY_NUMBER_TAG, "0")) + 1)}
         return self.instance.create_run_for_job(
-            recon.get_definition(),
+            job,
             run_config=QUIET,
+            parent_run_id=retry_of.run_id if retry_of else None,
+            root_run_id=(retry_of.root_run_id or retry_of.run_id) if retry_of else None,
+            # What a sensor's or backfill's run records: automation reads it to tell that this run
+            # updated a document's raw output and its parse together, and requests neither again.
+            asset_selection=set(job.asset_layer.selected_asset_keys),
             tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
             job_code_origin=recon.get_python_origin(),
             status=status,
         )
 
-    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+    def submit(
+        self,
+        job_name: str,
+        tags: dict[str, str],
+        partition_key: str | None = None,
+        retry_of: dg.DagsterRun | None = None,
+    ) -> str:
         raise NotImplementedError
 
     def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
@@ -220,9 +250,15 @@ class _WarmRuns(_Runs):
         # builds the definitions and creates the runs.
         self._pool.start_workers(fork=fork)
 
-    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
+    def submit(
+        self,
+        job_name: str,
+        tags: dict[str, str],
+        partition_key: str | None = None,
+        retry_of: dg.DagsterRun | None = None,
+    ) -> str:
         # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
-        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.STARTING)
+        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.STARTING, retry_of)
         self._pool.submit(run)
         return run.run_id
 
@@ -242,8 +278,14 @@ class _LaunchedRuns(_Runs):
         queue = instance.get_concurrency_config().run_queue_config
         self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else kb.parse_workers
 
-    def submit(self, job_name: str, tags: dict[str, str], partition_key: str | None = None) -> str:
-        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.NOT_STARTED)
+    def submit(
+        self,
+        job_name: str,
+        tags: dict[str, str],
+        partition_key: str | None = None,
+        retry_of: dg.DagsterRun | None = None,
+    ) -> str:
+        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.NOT_STARTED, retry_of)
         # The launcher needs no workspace: the run's Python origin is all a worker reconstructs it from.
         self.instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
         return run.run_id
@@ -252,35 +294,45 @@ class _LaunchedRuns(_Runs):
 def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
     """`items` as `runs`, largest file first (so the last one to finish is a short one);
     `done(item, outcome)` as each ends, then the corpus tables are refreshed if a document was
-    ingested. A run whose worker died runs once more."""
+    ingested. A run whose worker died is retried, as Dagster's run retries would, up to its job's
+    `dagster/max_retries` times; each failed attempt is named in the document's outcome."""
     try:
-        submitted: dict[str, tuple[Ready, bool]] = {}
+        submitted: dict[str, Ready] = {}
+        died: dict[str, list[str]] = {}  # a document's attempts whose worker died, oldest first
 
-        def submit(item: Ready, again: bool) -> str:
+        def submit(item: Ready, retry_of: dg.DagsterRun | None = None) -> str:
             observe_source(instance, item.source.doc_id, item.content_hash)
-            run_id = runs.submit(jobs[item.source.doc_id], _run_tags(item, runs.local), item.source.doc_id)
-            submitted[run_id] = (item, again)
+            job_name = jobs[item.source.doc_id]
+            run_id = runs.submit(job_name, _run_tags(item, runs.local), item.source.doc_id, retry_of)
+            submitted[run_id] = item
             return run_id
 
         waiting, pending = largest_first(items), list[str]()
 
         def fill() -> None:
             while waiting and len(pending) < runs.capacity:
-                pending.append(submit(waiting.pop(0), False))
+                pending.append(submit(waiting.pop(0)))
 
         fill()
         ingested = False
         while pending:
             for run in runs.wait(pending):
                 pending.remove(run.run_id)
-                item, again = submitted[run.run_id]
+                item = submitted[run.run_id]
                 stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
                 outcome = _outcome(
                     instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
                 )
-                if outcome.status == "failed" and WORKER_DIED in outcome.reason and not again:
-                    pending.append(submit(item, True))
+                attempts = died.setdefault(item.source.doc_id, [])
+                if (
+                    outcome.status == "failed"
+                    and WORKER_DIED in outcome.reason
+                    and len(attempts) < runs.max_retries(jobs[item.source.doc_id])
+                ):
+                    attempts.append(f"retried after its worker died: run {run.run_id[:8]}")
+                    pending.append(submit(item, retry_of=run))
                     continue
+                outcome.retries = attempts
                 ingested |= outcome.status == "ingested"
                 done(item, outcome)
             fill()
@@ -336,7 +388,8 @@ def ingest_folder(
             line = f"ingested: {meta.get('chunks')} chunks, {meta.get('warnings')} warnings, {_knowledge_note(outcome)}, {outcome.seconds:.1f} s"
         else:
             line = outcome.status if outcome.status == "unchanged" else f"FAILED {outcome.reason}"
-        print(f"{label} {line}", file=progress, flush=True)
+        retries = "".join(f" ({retry})" for retry in outcome.retries)
+        print(f"{label} {line}{retries}", file=progress, flush=True)
 
     to_run, jobs = [], {}
     for item in ready:
@@ -395,9 +448,12 @@ def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
             )
     counts = {s: sum(o.status == s for o in outcomes) for s in ("ingested", "unchanged", "failed")}
     knowledge_failed = sum(bool(o.knowledge_failure) for o in outcomes)
+    retried = [f"{o.doc_id}: {retry}" for o in outcomes for retry in o.retries]
+    lines += retried
     lines.append(
         f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed"
         + (f", {knowledge_failed} knowledge failed" if knowledge_failed else "")
+        + (f", {len(retried)} retried after a worker died" if retried else "")
         + f" in {seconds:.1f} s"
     )
     return "\n".join(lines)

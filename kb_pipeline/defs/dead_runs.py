@@ -29,10 +29,6 @@ from pathlib import Path
 
 import dagster as dg
 
-# Not public: Dagster has no public call that fails a run whose worker is gone, and these are
-# what its own run monitor uses to do it (pinned by test_dagster_internals.py).
-from dagster._core.events import JobFailureData, RunFailureReason
-
 from ..settings import DEFAULT_NEVER_STARTED_SECONDS
 
 HOST_TAG = "kb/worker_host"
@@ -187,9 +183,9 @@ def end_dead_run(instance: dg.DagsterInstance, run: dg.DagsterRun, reason: str) 
     if current.status == dg.DagsterRunStatus.CANCELING:
         instance.report_run_canceled(current, f"{reason}; the run was being canceled, so it ends canceled")
     else:
-        instance.report_run_failed(
-            current, reason, JobFailureData(error=None, failure_reason=RunFailureReason.UNEXPECTED_TERMINATION)
-        )
+        # No failure reason recorded (Dagster's own run monitor's is not public): run retries treat a
+        # run without one as a crash, never as a step's failure.
+        instance.report_run_failed(current, reason)
     # Not public either: the run monitor frees slots only after `free_slots_after_run_end_seconds`;
     # freeing them now lets the retry claim the slot at once (test_dagster_internals.py).
     instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)

@@ -1,10 +1,13 @@
 """Jobs: one document through the graph (what the sensor and `kb-pipeline ingest` run), its
-knowledge step alone, and the corpus-wide tables (quality warnings, glossary, review queue)."""
+knowledge step alone, and the corpus-wide tables and exports."""
 
 import dagster as dg
 
 from .names import (
+    ACTIVE_KNOWLEDGE,
+    GLOSSARY_SKOS,
     GLOSSARY_TABLE,
+    GLOSSARY_TBX,
     INGEST_JOB,
     KB_PACKAGE,
     KNOWLEDGE_JOB,
@@ -44,6 +47,10 @@ knowledge_job = dg.define_asset_job(
 
 tables_job = dg.define_asset_job(
     TABLES_JOB,
-    selection=dg.AssetSelection.assets(QUALITY_WARNINGS_TABLE, GLOSSARY_TABLE, REVIEW_QUEUE_TABLE),
-    description="Rebuild the corpus-wide tables: quality warnings, glossary, review queue.",
+    # The knowledge exports too: left out, automation would run them after every `ingest`.
+    selection=dg.AssetSelection.assets(
+        QUALITY_WARNINGS_TABLE, GLOSSARY_TABLE, REVIEW_QUEUE_TABLE, ACTIVE_KNOWLEDGE, GLOSSARY_TBX, GLOSSARY_SKOS
+    ),
+    description="Rebuild the corpus-wide tables (quality warnings, glossary, review queue) and the knowledge "
+    "exports (active knowledge, TBX, SKOS).",
 )

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import signal
 import socket
 import sys
 import threading
@@ -30,9 +31,8 @@ from pathlib import Path
 import dagster as dg
 
 # Not public: what Dagster's own run worker (`dagster api execute_run`) calls to execute a run,
-# and how it interrupts one being terminated (pinned by test_dagster_internals.py).
+# and how it holds an interrupt until the run can stop (pinned by test_dagster_internals.py).
 from dagster._grpc.impl import core_execute_run
-from dagster._utils import send_interrupt
 from dagster._utils.hosted_user_process import recon_job_from_origin
 from dagster._utils.interrupts import capture_interrupts
 
@@ -104,7 +104,8 @@ class _CancelWatch(threading.Thread):
                     # outside (forced termination, run monitoring's timeouts).
                     if run is not None and run.status in _STOP and self._run_id == run_id:
                         self._run_id = None
-                        send_interrupt()
+                        # What Dagster's own watch sends its run worker on POSIX.
+                        os.kill(os.getpid(), signal.SIGINT)
 
 
 def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> None:
