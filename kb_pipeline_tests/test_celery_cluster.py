@@ -19,6 +19,7 @@ Needs root (`unshare --uts`), PostgreSQL's server and `redis-server`: installed 
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import shutil
@@ -156,6 +157,17 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         assert f"{len(DOCS)} ingested, 0 unchanged, 0 failed" in output, output
         assert killed, f"{WORKERS[1]} never parsed: " + stack.log(WORKERS[1])
         ingest_seconds = time.monotonic() - ingest_started
+        # What `ingest` brought up to date stays so: the daemon (automation ticks every 30 s)
+        # starts no run of its own for 30 s, and every document stays ingested.
+        ingest_ended = datetime.datetime.now(datetime.UTC)
+        time.sleep(30)
+        with dg.DagsterInstance.get() as instance:
+            after = instance.get_runs(dg.RunsFilter(created_after=ingest_ended))
+            assert not after, [(run.job_name, run.tags.get("dagster/partition"), run.asset_selection) for run in after]
+        quiet = subprocess.run(
+            kb("status", "--input", str(inbox)), env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert f"{len(DOCS)} files: {len(DOCS)} ingested," in quiet.stdout, quiet.stdout
         killed.append(_the_daemons_runs(stack, env, inbox, deployment))
         daemon_seconds = time.monotonic() - ingest_started - ingest_seconds
 

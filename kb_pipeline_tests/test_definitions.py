@@ -36,4 +36,5 @@ def test_names_and_checks_match_the_loaded_definitions():
         "dead_run_sensor",
         "kb_automation",
         "review_decisions_sensor",
+        "document_chain_sensor",
     }

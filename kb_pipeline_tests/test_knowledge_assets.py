@@ -10,14 +10,25 @@ import pandas as pd
 import pytest
 
 from kb_pipeline.cli.ingest import ingest_folder
+from kb_pipeline.cli.status import folder_status
 from kb_pipeline.definitions import build_definitions
+from kb_pipeline.defs.document_chain import document_chain_sensor
 from kb_pipeline.defs.knowledge import (
     GLOSSARY_COLUMNS,
     REVIEW_QUEUE_COLUMNS,
     knowledge_code_version,
     knowledge_payloads_asset,
 )
-from kb_pipeline.defs.names import GLOSSARY_TABLE, INGEST_JOB, KNOWLEDGE_PAYLOADS, REVIEW_QUEUE_TABLE
+from kb_pipeline.defs.names import (
+    GLOSSARY_TABLE,
+    INGEST_JOB,
+    KB_PACKAGE,
+    KNOWLEDGE_PAYLOADS,
+    PAGE_LAYOUT,
+    PARSED_DOCUMENT,
+    QUALITY_WARNINGS,
+    REVIEW_QUEUE_TABLE,
+)
 from kb_pipeline.defs.resources import KnowledgeBase, ModelOptions
 from kb_pipeline.knowledge.payloads.checks import link_problems, span_problems
 from kb_pipeline.knowledge.payloads.contracts import Payloads
@@ -120,20 +131,45 @@ def test_a_document_without_text_gives_empty_payloads(kb, instance):
 
 
 @pytest.mark.slow
-def test_knowledge_follows_a_new_artifact_on_its_own(kb, instance):
-    """Eager: a new parsed_document materialisation requests this partition's payloads, and the
-    tables after them."""
-    ingest_folder(kb, instance)
+def test_a_parse_remade_alone_is_followed_by_the_rest_of_its_chain(kb, instance):
+    """document_chain_sensor: a run that re-made parsed_document (and its page layout) alone
+    requests that document's warnings, package and knowledge — which bring it up to date again —
+    and a run of the whole chain requests nothing."""
+    (whole,) = [o.doc_id for o in ingest_folder(kb, instance) if o.doc_id == STANDARD]
     defs = build_definitions(kb)
-    cursor = dg.evaluate_automation_conditions(defs=defs, instance=instance).cursor
-    job = defs.resolve_implicit_global_asset_job_def()
-    assert job.execute_in_process(
+
+    def requests_after(run: dg.DagsterRun) -> list[dg.RunRequest]:
+        context = dg.build_run_status_sensor_context(
+            sensor_name="document_chain_sensor",
+            dagster_instance=instance,
+            dagster_run=run,
+            dagster_event=instance.get_records_for_run(run.run_id, of_type=dg.DagsterEventType.RUN_SUCCESS)
+            .records[0]
+            .event_log_entry.dagster_event,
+        )
+        return list(document_chain_sensor(context) or [])
+
+    ingest_run = instance.get_runs(dg.RunsFilter(job_name=INGEST_JOB, tags={"dagster/partition": whole}))[0]
+    assert requests_after(ingest_run) == []
+    parse_alone = defs.resolve_implicit_global_asset_job_def().execute_in_process(
         partition_key=STANDARD,
         instance=instance,
-        asset_selection=[dg.AssetKey("parsed_document"), dg.AssetKey("page_layout")],
-    ).success
-    result = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
-    assert result.get_requested_partitions(dg.AssetKey(KNOWLEDGE_PAYLOADS)) == {STANDARD}
+        asset_selection=[dg.AssetKey(PARSED_DOCUMENT), dg.AssetKey(PAGE_LAYOUT)],
+    )
+    assert parse_alone.success
+    assert {line.doc_id: line.state for line in folder_status(kb, instance)}[STANDARD] != "ingested"
+    (request,) = requests_after(parse_alone.dagster_run)
+    assert request.partition_key == STANDARD
+    assert [key.to_user_string() for key in request.asset_selection or []] == [
+        QUALITY_WARNINGS,
+        KB_PACKAGE,
+        KNOWLEDGE_PAYLOADS,
+    ]
+    rest = defs.resolve_job_def(INGEST_JOB).execute_in_process(
+        partition_key=STANDARD, instance=instance, asset_selection=request.asset_selection
+    )
+    assert rest.success and requests_after(rest.dagster_run) == []
+    assert {line.doc_id: line.state for line in folder_status(kb, instance)}[STANDARD] == "ingested"
 
 
 def test_the_checks_catch_an_invented_value_and_a_dangling_link(kb, instance):

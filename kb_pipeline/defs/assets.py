@@ -168,8 +168,9 @@ def mineru_raw_output_asset(code_version: str) -> dg.AssetsDefinition:
         group_name=GROUP,
         pool=MINERU_POOL,
         code_version=code_version,
-        # No automation condition here: the drop-folder sensor decides when a document is parsed
-        # (it knows whether the file is finished); everything downstream follows on its own.
+        # No automation condition on a document's steps: the drop-folder sensor decides when a
+        # document is parsed (it knows whether the file is finished) and runs its whole chain;
+        # a parse re-made alone is followed by the rest of its chain (document_chain.py).
     )(_raw_output)
 
 
@@ -235,7 +236,6 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
             owners=OWNERS,
             group_name=GROUP,
             code_version=NORMALISER_VERSION,
-            automation_condition=dg.AutomationCondition.eager(),
         ),
         dg.AssetSpec(
             PAGE_LAYOUT,
@@ -248,7 +248,6 @@ def warnings_path(kb: KnowledgeBase, doc_id: str) -> Path:
             owners=OWNERS,
             group_name=GROUP,
             code_version=NORMALISER_VERSION,
-            automation_condition=dg.AutomationCondition.eager(),
         ),
     ],
     check_specs=[
@@ -337,7 +336,6 @@ def _check_metadata(values: dict) -> dict:
     owners=OWNERS,
     group_name=GROUP,
     code_version=NORMALISER_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
 )
 def quality_warnings(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key
@@ -404,7 +402,6 @@ quality_warnings_table = corpus_table_asset(
     owners=OWNERS,
     group_name="packages",
     code_version=PACKAGER_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
 )
 def kb_package(context: dg.AssetExecutionContext, kb: KnowledgeBase) -> dg.MaterializeResult:
     doc_id = context.partition_key

@@ -187,7 +187,6 @@ def knowledge_payloads_asset(code_version: str) -> dg.AssetsDefinition:
         group_name=GROUP,
         pool=LLM_POOL,
         code_version=code_version,
-        automation_condition=dg.AutomationCondition.eager(),
         check_specs=[
             dg.AssetCheckSpec(
                 SPANS_VERBATIM,

@@ -131,8 +131,9 @@ def build_sensors(settings: Settings) -> list[dg.SensorDefinition]:
     return [drop_folder_sensor, dead_run_sensor]
 
 
-# Downstream assets follow their upstream on their own (eager automation conditions); this
-# sensor evaluates those conditions and is on by default.
+# The corpus-wide tables and exports follow the documents on their own (their automation
+# conditions); this sensor evaluates those conditions and is on by default. A document's own
+# steps have none (document_chain.py).
 automation_sensor = dg.AutomationConditionSensorDefinition(
     "kb_automation",
     target=dg.AssetSelection.all(),
