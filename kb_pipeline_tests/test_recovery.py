@@ -391,7 +391,10 @@ def test_worker_check_tells_alive_gone_reused_other_host_and_never_started(tmp_p
             for name in ("gone", "reused"):
                 run = instance.get_run_by_id(cases[name].run_id)
                 assert run.status == dg.DagsterRunStatus.FAILURE
-                assert run.tags.get("dagster/failure_reason") == "UNEXPECTED_TERMINATION"
+                # Failed with its reason, and not as a step's failure: run retries read it as a crash.
+                assert run.tags.get("dagster/failure_reason") != "STEP_FAILURE"
+                (failure,) = instance.all_logs(run.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)
+                assert failure.message.startswith(WORKER_DIED), failure.message
             assert instance.get_run_by_id(cases["alive"].run_id).status == dg.DagsterRunStatus.STARTED
     finally:
         young.kill()
