@@ -192,17 +192,13 @@ class _Runs:
         retry_of: dg.DagsterRun | None = None,
     ) -> dg.DagsterRun:
         recon = self._jobs[job_name]
-        job = recon.get_definition()
         if retry_of is not None:  # the run group and number the UI shows for a retry
             tags = {**tags, RETRY_NUMBER_TAG: str(int(retry_of.tags.get(RETRY_NUMBER_TAG, "0")) + 1)}
         return self.instance.create_run_for_job(
-            job,
+            recon.get_definition(),
             run_config=QUIET,
             parent_run_id=retry_of.run_id if retry_of else None,
             root_run_id=(retry_of.root_run_id or retry_of.run_id) if retry_of else None,
-            # What a sensor's or backfill's run records: automation reads it to tell that this run
-            # updated a document's raw output and its parse together, and requests neither again.
-            asset_selection=set(job.asset_layer.selected_asset_keys),
             tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
             job_code_origin=recon.get_python_origin(),
             status=status,
