@@ -35,14 +35,14 @@ run: $(STAMP) setup-ocr
 # with 4 GiB free (a container's default /dev/shm is 64 MB).
 TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm | tail -1) -gt 4194304 && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
-# Two pytest-xdist workers: most of the suite's minutes are servers, daemons and subprocesses
-# starting, waiting and parsing, which leave the second core idle on one worker (docs/PERFORMANCE.md,
-# "The test suite"). TEST_WORKERS=0 runs it in this one process.
+# Three pytest-xdist workers on two cores: most of the suite's minutes are servers, daemons and
+# subprocesses starting, waiting and parsing, which leave a core idle (10 m 29 s against 12 m 37 s
+# with two; docs/PERFORMANCE.md, "The test suite"). TEST_WORKERS=0 runs it in this one process.
 # Tests are handed out a module at a time in the suite's order (conftest.py puts the modules with
 # long tests first), so a module's fixtures (servers, parses) are set up once, on one worker:
 # xdist's default `load` gives each worker a quarter of the suite in one block, and `loadgroup`'s
 # xdist_group marks do nothing under pytest 9.2 (pytest-xdist issue #1386).
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 XDIST = -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: $(STAMP) setup-ocr test-services

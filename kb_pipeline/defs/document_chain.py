@@ -7,7 +7,8 @@ Not eager automation conditions on the per-document assets: an eager condition t
 an upstream update came from a run that also made the asset only for the partition the
 upstream asset was last materialised for (Dagster's `executed_with_root_target`), so with
 documents ingested side by side it re-requested the steps of documents `kb-pipeline ingest` or
-the drop-folder sensor had just brought up to date (docs/decisions.md, "Automation").
+the drop-folder sensor had just brought up to date (docs/decisions.md, "Parsing starts from the
+sensor").
 """
 
 import dagster as dg
