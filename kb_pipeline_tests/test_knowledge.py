@@ -29,7 +29,7 @@ PAYLOAD_MODELS = {
 # The contract's key order, spelled out (not read from the models they check).
 GLOSSARY_KEYS = [
     "term_id", "term", "full_name", "source_wording", "definition", "defining_formula_id", "subdomain_tags",
-    "mention_count", "provenance", "extraction_status", "definition_conflict", "conflict_variants",
+    "mention_count", "provenance", "extraction_status", "diff_status", "definition_conflict", "conflict_variants",
 ]  # fmt: skip
 QUEUE_KEYS = [
     "rank", "term_id", "term", "definition", "source_wording", "mention_count", "page", "section_no", "span",

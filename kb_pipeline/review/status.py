@@ -33,9 +33,9 @@ from functools import lru_cache
 from typing import Literal
 
 from ..knowledge.document.text import canonical
+from ..knowledge.payloads.contracts import DiffStatus
 from .store import Decision, Kind
 
-DiffStatus = Literal["new", "duplicate", "conflicting"]
 State = Literal["pending", "approved", "edited", "rejected", "orphaned"]
 STATES: tuple[State, ...] = ("pending", "approved", "edited", "rejected", "orphaned")
 _STATE_OF: dict[str, State] = {"approve": "approved", "edit": "edited", "reject": "rejected"}

@@ -33,6 +33,7 @@ SubdomainTag = Literal[
     "other",
 ]
 ExtractionStatus = Literal["ok", "no_definition_found", "escalated"]
+DiffStatus = Literal["new", "duplicate", "conflicting"]
 RuleType = Literal["interpretation", "calculation"]
 LatexVerification = Literal["verified", "unverified_no_markup", "unverified_operator"]
 RejectedBranch = Literal["glossary", "rule", "formula", "summary"]
@@ -82,6 +83,12 @@ class GlossaryEntry(BaseModel):
     extraction_status: ExtractionStatus = Field(
         default="ok",
         description="`escalated`: the layout left the definition open for the model (its pick, or null for a person)",
+    )
+    # The contract's field, always null here: the payloads are the document's and the code's alone,
+    # and the diff against the decisions is made when they are read (review/status.py).
+    diff_status: DiffStatus | None = Field(
+        default=None,
+        description="null in the payload; the desk, the exports and `status` compute it against the decisions",
     )
     definition_conflict: bool = Field(default=False, description="two different definitions: both kept, none picked")
     conflict_variants: list[str] = Field(
