@@ -36,8 +36,8 @@ run: $(STAMP) setup-ocr
 TEST_TMPDIR ?= $(shell test -w /dev/shm && test $$(df --output=avail -k /dev/shm | tail -1) -gt 4194304 && echo /dev/shm || echo $${TMPDIR:-/tmp})
 
 # Three pytest-xdist workers on two cores: most of the suite's minutes are servers, daemons and
-# subprocesses starting, waiting and parsing, which leave a core idle (10 m 29 s against 12 m 37 s
-# with two; docs/PERFORMANCE.md, "The test suite"). TEST_WORKERS=0 runs it in this one process.
+# subprocesses starting, waiting and parsing, which leave a core idle (9 m 41 s; docs/PERFORMANCE.md,
+# "The test suite"). TEST_WORKERS=0 runs it in this one process.
 # Tests are handed out a module at a time in the suite's order (conftest.py puts the modules with
 # long tests first), so a module's fixtures (servers, parses) are set up once, on one worker:
 # xdist's default `load` gives each worker a quarter of the suite in one block, and `loadgroup`'s
