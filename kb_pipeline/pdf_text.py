@@ -187,8 +187,8 @@ class PdfTextLayer:
             run.clear()
             last_inked = None
 
-        # pdfium's own calls, one rectangle reused: every page of a document is read here, and
-        # pypdfium2's wrapper allocating one per character was a third of the time.
+        # pdfium's own calls, one rectangle reused: every page of a document is read here, and a
+        # wrapper object per character would cost more than the reading.
         raw, rect, font = textpage.raw, pdfium_c.FS_RECTF(), ctypes.create_string_buffer(128)
         for i in range(textpage.count_chars()):
             char = chr(pdfium_c.FPDFText_GetUnicode(raw, i))

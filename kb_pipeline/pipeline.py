@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from .contracts import ParsedDocument, QualityWarning
 from .files import write_text_atomically
 from .layout_contract import LAYOUT_NAME, ParsedLayout
@@ -250,11 +252,15 @@ def write_artifacts(folder: Path, document: ParsedDocument, layout: ParsedLayout
 def read_layout(artifact_path: Path, document: ParsedDocument) -> ParsedLayout | None:
     """The layout beside the artifact at `artifact_path` when it is `document`'s (the same
     identity); None when there is none (an artifact written before layouts were, or copied
-    without it) or it is another version's."""
+    without it), it does not read as a layout (cut short, another schema), or it is another
+    version's: the readers then say what they lost rather than fail."""
     path = artifact_path.with_name(LAYOUT_NAME)
     if not path.is_file():
         return None
-    layout = ParsedLayout.model_validate_json(path.read_text(encoding="utf-8"))
+    try:
+        layout = ParsedLayout.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError:
+        return None
     return layout if layout.doc_id == document.doc_id and identity(layout) == identity(document) else None
 
 

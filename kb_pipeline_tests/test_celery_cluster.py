@@ -207,8 +207,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         assert status.returncode == 0, status.stdout + status.stderr[-2000:]
         assert sum(" ingested" in line for line in status.stdout.splitlines()) >= len(DOCS), status.stdout
         # The drop folder's (the dropped PDF and the backfilled two): what `kb-pipeline status` lists.
-        # A backfilled copy was sometimes run again (likely the eager automation a document's steps
-        # had then; docs/SCALING.md §3.9): such a document must end ingested too.
+        # A backfilled copy may be run once more: such a document must end ingested too.
         expected = [(f"{name}.pdf", "ingested") for name in [*BACKFILLED, "dropped"]]
         deadline = time.monotonic() + 120
         with dg.DagsterInstance.get() as instance:

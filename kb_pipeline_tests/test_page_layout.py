@@ -110,16 +110,20 @@ def test_knowledge_from_the_artifacts_alone_is_the_same_with_the_pdf_gone(lists_
 def test_without_its_layout_a_document_is_extracted_and_its_usage_says_what_was_lost(
     lists_run, layout, tmp_path, monkeypatch, capsys
 ):
-    """A chunks.json alone (written before layouts were, or copied without it), and one beside
-    another version's layout: extracted all the same, from the chunks' text, and usage.json
-    names the missing artifact and what each of its readers did without it."""
+    """A chunks.json alone (written before layouts were, or copied without it), one beside
+    another version's layout, and one beside a layout cut short: extracted all the same, from
+    the chunks' text, and usage.json names the missing artifact and what each of its readers did
+    without it."""
     monkeypatch.setenv("KB_LLM", "off")
     document = lists_run.document
     write_artifact(tmp_path / "bare" / document.doc_id / ARTIFACT_NAME, document)
     stale = lists_run.layout.model_copy(update={"normaliser_version": "000000000000"})
     write_artifacts(tmp_path / "stale" / document.doc_id, document, stale)
+    write_artifacts(tmp_path / "cut" / document.doc_id, document, lists_run.layout)
+    cut = tmp_path / "cut" / document.doc_id / LAYOUT_NAME
+    cut.write_bytes(cut.read_bytes()[: cut.stat().st_size // 2])
     lost = {"missing_artifact": LAYOUT_NAME, "lost": list(WITHOUT_LAYOUT)}
-    for name in ("bare", "stale"):
+    for name in ("bare", "stale", "cut"):
         payloads = _extract(tmp_path / name, tmp_path / f"out-{name}")
         assert json.loads(payloads["usage.json"]) == [lost]
         assert json.loads(payloads["glossary.json"])  # read from the chunks' text

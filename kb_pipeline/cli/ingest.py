@@ -290,8 +290,9 @@ class _LaunchedRuns(_Runs):
 def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
     """`items` as `runs`, largest file first (so the last one to finish is a short one);
     `done(item, outcome)` as each ends, then the corpus tables are refreshed if a document was
-    ingested. A run whose worker died is retried, as Dagster's run retries would, up to its job's
-    `dagster/max_retries` times; each failed attempt is named in the document's outcome."""
+    ingested. A run whose worker died is retried up to its job's `dagster/max_retries` times, as
+    a new run of the whole job (complete cache entries make the finished steps quick) recorded as
+    Dagster records a retry; each failed attempt is named in the document's outcome."""
     try:
         submitted: dict[str, Ready] = {}
         died: dict[str, list[str]] = {}  # a document's attempts whose worker died, oldest first

@@ -3,12 +3,8 @@
 of one asset) is followed by a run of the rest of that document's chain, so its warnings,
 package and knowledge never describe an older parse.
 
-Not eager automation conditions on the per-document assets: an eager condition tells whether
-an upstream update came from a run that also made the asset only for the partition the
-upstream asset was last materialised for (Dagster's `executed_with_root_target`), so with
-documents ingested side by side it re-requested the steps of documents `kb-pipeline ingest` or
-the drop-folder sensor had just brought up to date (docs/decisions.md, "Parsing starts from the
-sensor").
+A sensor rather than automation conditions on a document's steps: why, in docs/decisions.md,
+"Parsing starts from the sensor".
 """
 
 import dagster as dg

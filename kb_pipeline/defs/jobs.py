@@ -43,6 +43,8 @@ knowledge_job = dg.define_asset_job(
     description="Extract the knowledge of one document whose artifact is current (one partition): a model "
     "outage fails this step, not the parse, and a re-run retries only it.",
     executor_def=dg.in_process_executor,
+    # A run whose worker died is retried, as the whole document's is; a failed step is not.
+    tags={"dagster/max_retries": "2"},
 )
 
 tables_job = dg.define_asset_job(

@@ -49,7 +49,11 @@ def check_services() -> None:
     if not any(cls.__module__.split(".")[0] == "dagster_celery" for cls in launcher_class.__mro__):
         return  # not on Celery: start_worker refuses the instance, saying so
     # Built as the instance would: the URLs it resolves, with the settings' defaults (no connection yet).
-    app = launcher_class(**options).celery
+    try:
+        app = launcher_class(**options).celery
+    except TypeError:
+        return  # a config the launcher refuses: the instance says why when the worker builds it
+
     check_celery_urls(app.conf.broker_url, app.conf.result_backend, app.conf.broker_connection_timeout)
 
 
