@@ -183,26 +183,11 @@ class _Runs:
         """How often the job's run is retried after its worker died (its `dagster/max_retries`)."""
         return int(self._jobs[job_name].get_definition().tags.get(MAX_RETRIES_TAG, "0"))
 
-    def _create(
-        self,
-        job_name: str,
-        tags: dict[str, str],
-        partition_key: str | None,
-        status: dg.DagsterRunStatus,
-        retry_of: dg.DagsterRun | None = None,
-    ) -> dg.DagsterRun:
-        recon = self._jobs[job_name]
-        if retry_of is not None:  # the run group and number the UI shows for a retry
-            tags = {**tags, RETRY_NUMBER_TAG: str(int(retry_of.tags.get(RETRY_NUMBER_TAG, "0")) + 1)}
-        return self.instance.create_run_for_job(
-            recon.get_definition(),
-            run_config=QUIET,
-            parent_run_id=retry_of.run_id if retry_of else None,
-            root_run_id=(retry_of.root_run_id or retry_of.run_id) if retry_of else None,
-            tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
-            job_code_origin=recon.get_python_origin(),
-            status=status,
-        )
+    # The status a run is created in, and how it is started: the subclass says.
+    _created_as = dg.DagsterRunStatus.NOT_STARTED
+
+    def _start(self, run: dg.DagsterRun) -> None:
+        raise NotImplementedError
 
     def submit(
         self,
@@ -211,7 +196,20 @@ class _Runs:
         partition_key: str | None = None,
         retry_of: dg.DagsterRun | None = None,
     ) -> str:
-        raise NotImplementedError
+        recon = self._jobs[job_name]
+        if retry_of is not None:  # the run group and number the UI shows for a retry
+            tags = {**tags, RETRY_NUMBER_TAG: str(int(retry_of.tags.get(RETRY_NUMBER_TAG, "0")) + 1)}
+        run = self.instance.create_run_for_job(
+            recon.get_definition(),
+            run_config=QUIET,
+            parent_run_id=retry_of.run_id if retry_of else None,
+            root_run_id=(retry_of.root_run_id or retry_of.run_id) if retry_of else None,
+            tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
+            job_code_origin=recon.get_python_origin(),
+            status=self._created_as,
+        )
+        self._start(run)
+        return run.run_id
 
     def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
         """Those of the runs that have finished, as soon as one has: each document's line is
@@ -246,17 +244,11 @@ class _WarmRuns(_Runs):
         # builds the definitions and creates the runs.
         self._pool.start_workers(fork=fork)
 
-    def submit(
-        self,
-        job_name: str,
-        tags: dict[str, str],
-        partition_key: str | None = None,
-        retry_of: dg.DagsterRun | None = None,
-    ) -> str:
-        # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
-        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.STARTING, retry_of)
+    # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
+    _created_as = dg.DagsterRunStatus.STARTING
+
+    def _start(self, run: dg.DagsterRun) -> None:
         self._pool.submit(run)
-        return run.run_id
 
     def close(self) -> None:
         self._pool.close()
@@ -274,17 +266,9 @@ class _LaunchedRuns(_Runs):
         queue = instance.get_concurrency_config().run_queue_config
         self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else kb.parse_workers
 
-    def submit(
-        self,
-        job_name: str,
-        tags: dict[str, str],
-        partition_key: str | None = None,
-        retry_of: dg.DagsterRun | None = None,
-    ) -> str:
-        run = self._create(job_name, tags, partition_key, dg.DagsterRunStatus.NOT_STARTED, retry_of)
+    def _start(self, run: dg.DagsterRun) -> None:
         # The launcher needs no workspace: the run's Python origin is all a worker reconstructs it from.
         self.instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
-        return run.run_id
 
 
 def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
