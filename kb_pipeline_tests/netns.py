@@ -10,20 +10,18 @@ sessions on one machine never share one."""
 from __future__ import annotations
 
 import os
-import pwd
 import random
 import shlex
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .services import MissingServer, pg_bin
+from .services import MissingServer, throwaway_postgres
 
 PREFIX = "10.213"
 
@@ -146,61 +144,14 @@ def postgres_on(network: Network, password: str) -> Iterator[tuple[dict[str, str
     """A throwaway cluster listening only on the instance host's address, no Unix socket, and a
     `pg_hba.conf` that lets in password logins (scram-sha-256) from the subnet and nothing else;
     yields the KB_PG_* variables and the server's log, which records every connection's address."""
-    import psycopg2
-
-    bin_dir = pg_bin()
-    user = pwd.getpwnam("postgres")  # the server refuses to run as root
-    root = Path(tempfile.mkdtemp(prefix="kb-pg-netns-"))
-    os.chown(root, user.pw_uid, user.pw_gid)
-    run_as = ["runuser", "-u", "postgres", "--"]
-    pwfile = root / "pw"
-    pwfile.write_text(password)
-    os.chown(pwfile, user.pw_uid, user.pw_gid)
-    data, log, port = root / "data", root / "server.log", network.free_port()
-    try:
-        initdb = subprocess.run(
-            [*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "kb", f"--pwfile={pwfile}"]
-            + ["--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert initdb.returncode == 0, initdb.stderr[-2000:]
-        (data / "pg_hba.conf").write_text(f"host all all {network.subnet} scram-sha-256\n")
-        options = (
-            f"-c listen_addresses={network.gateway} -p {port} -c unix_socket_directories='' "
-            "-c fsync=off -c max_connections=200 -c log_connections=on"
-        )
-        start = subprocess.run(
-            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options]
-            + ["-w", "-t", "60", "start"],
-            capture_output=True,
-            text=True,
-            timeout=90,
-        )
-        assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
-        connection = psycopg2.connect(
-            host=network.gateway, port=port, user="kb", password=password, dbname="postgres", connect_timeout=10
-        )
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE DATABASE kb_dagster")
-        connection.close()
-        settings = {
-            "KB_PG_HOST": network.gateway,
-            "KB_PG_PORT": str(port),
-            "KB_PG_USER": "kb",
-            "KB_PG_PASSWORD": password,
-            "KB_PG_DB": "kb_dagster",
-        }
-        yield settings, log
-    finally:
-        subprocess.run(
-            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-            capture_output=True,
-            timeout=60,
-        )
-        shutil.rmtree(root, ignore_errors=True)
+    with throwaway_postgres(
+        network.gateway,
+        network.free_port(),
+        password,
+        pg_hba=f"host all all {network.subnet} scram-sha-256\n",
+        options="-c unix_socket_directories='' -c log_connections=on",
+    ) as server:
+        yield server
 
 
 @contextmanager

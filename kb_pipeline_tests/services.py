@@ -60,6 +60,17 @@ def pg_bin() -> Path:
 def postgres_server() -> Iterator[dict[str, str]]:
     """A throwaway cluster listening only on 127.0.0.1 with a `kb_dagster` database; yields the
     KB_PG_* variables dagster.postgres.yaml and dagster.celery.yaml read."""
+    with throwaway_postgres("127.0.0.1", free_port(), "kb-secret") as (settings, _log):
+        yield settings
+
+
+@contextmanager
+def throwaway_postgres(
+    host: str, port: int, password: str, pg_hba: str | None = None, options: str = ""
+) -> Iterator[tuple[dict[str, str], Path]]:
+    """A cluster listening only on `host` (password logins, role `kb`; `pg_hba`: the whole of its
+    pg_hba.conf instead of initdb's; `options`: more server settings) with a `kb_dagster`
+    database; yields the KB_PG_* variables and the server's log. Stopped and removed after."""
     import psycopg2
 
     bin_dir = pg_bin()
@@ -67,45 +78,51 @@ def postgres_server() -> Iterator[dict[str, str]]:
     # The server refuses to run as root: as root it runs as the `postgres` user, in a dir it owns.
     root = Path(tempfile.mkdtemp(prefix="kb-pg-"))
     run_as = ["runuser", "-u", "postgres", "--"] if as_root else []
-    if as_root:
-        user = pwd.getpwnam("postgres")
-        os.chown(root, user.pw_uid, user.pw_gid)
-    port, password = free_port(), "kb-secret"
+    user = pwd.getpwnam("postgres") if as_root else None
     pwfile = root / "pw"
     pwfile.write_text(password)
-    if as_root:
-        os.chown(pwfile, user.pw_uid, user.pw_gid)
-    data = root / "data"
-    initdb = subprocess.run(
-        [*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "kb", f"--pwfile={pwfile}"]
-        + ["--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert initdb.returncode == 0, initdb.stderr[-2000:]
-    log = root / "server.log"
-    options = f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off -c max_connections=200"
-    start = subprocess.run(
-        [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start"],
-        capture_output=True,
-        text=True,
-        timeout=90,
-    )
-    assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
+    if user is not None:
+        for path in (root, pwfile):
+            os.chown(path, user.pw_uid, user.pw_gid)
+    data, log = root / "data", root / "server.log"
     try:
-        connection = psycopg2.connect(host="127.0.0.1", port=port, user="kb", password=password, dbname="postgres")
+        initdb = subprocess.run(
+            [*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "kb", f"--pwfile={pwfile}"]
+            + ["--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert initdb.returncode == 0, initdb.stderr[-2000:]
+        if pg_hba is not None:
+            (data / "pg_hba.conf").write_text(pg_hba)
+        # Its Unix socket in its own dir (`options` may turn it off).
+        settings = f"-c listen_addresses={host} -p {port} -k {root} -c fsync=off -c max_connections=200 {options}"
+        start = subprocess.run(
+            [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", settings]
+            + ["-w", "-t", "60", "start"],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert start.returncode == 0, start.stdout + start.stderr + (log.read_text() if log.exists() else "")
+        connection = psycopg2.connect(
+            host=host, port=port, user="kb", password=password, dbname="postgres", connect_timeout=10
+        )
         connection.autocommit = True
         with connection.cursor() as cursor:
             cursor.execute("CREATE DATABASE kb_dagster")
         connection.close()
-        yield {
-            "KB_PG_HOST": "127.0.0.1",
-            "KB_PG_PORT": str(port),
-            "KB_PG_USER": "kb",
-            "KB_PG_PASSWORD": password,
-            "KB_PG_DB": "kb_dagster",
-        }
+        yield (
+            {
+                "KB_PG_HOST": host,
+                "KB_PG_PORT": str(port),
+                "KB_PG_USER": "kb",
+                "KB_PG_PASSWORD": password,
+                "KB_PG_DB": "kb_dagster",
+            },
+            log,
+        )
     finally:
         subprocess.run(
             [*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
