@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import dagster as dg
 
-from kb_pipeline.defs.run_timeline import StepSpan
+from kb_pipeline.cli.ingest import INGEST_TRIGGER
+from kb_pipeline.defs.dead_runs import WORKER_DIED
+from kb_pipeline.defs.history import crash_reason
+from kb_pipeline.defs.run_timeline import StepSpan, step_spans
 from kb_pipeline.runs.celery import WORKER_TAG
 
 from .services import Stack
@@ -83,6 +87,30 @@ def wait_until_slots_free(instance: dg.DagsterInstance, pool: str = "mineru", se
     while instance.event_log_storage.get_concurrency_info(pool).claimed_slots:
         assert time.monotonic() < deadline, instance.event_log_storage.get_concurrency_info(pool)
         time.sleep(1)
+
+
+def assert_ingest_survived_a_killed_worker(
+    instance: dg.DagsterInstance, killed_run_id: str, docs: list[str], workers: Iterable[str]
+) -> list[StepSpan]:
+    """`ingest`'s runs after a worker was killed mid-parse: they ran on every worker, a run no
+    worker took (the killed one had it, not yet started) ended failed, not pending, none is left
+    unfinished, the killed run failed as a dead worker's and another run ingested its document,
+    each document was parsed once, and a parse waited for the `mineru` slot. Their step spans."""
+    runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents", tags={"kb/trigger": INGEST_TRIGGER}))
+    assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in workers}
+    assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
+    wait_until_no_run_unfinished(instance)
+    dead = instance.get_run_by_id(killed_run_id)
+    assert dead is not None and dead.status == dg.DagsterRunStatus.FAILURE
+    assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
+    partition = dead.tags["dagster/partition"]
+    assert any(
+        run.tags.get("dagster/partition") == partition and run.status == dg.DagsterRunStatus.SUCCESS for run in runs
+    )
+    spans, pool_waits = step_spans(instance, [run.run_id for run in runs])
+    assert sum(span.step_key == PARSE for span in spans) == len(docs)
+    assert pool_waits > 0, "no parse ever waited for the `mineru` slot: the limit was not exercised"
+    return spans
 
 
 def assert_same_chunks(cluster_data: Path, single_data: Path, docs: list[str]) -> None:

@@ -33,7 +33,6 @@ import dagster as dg
 import pytest
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 
-from kb_pipeline.cli.ingest import INGEST_TRIGGER
 from kb_pipeline.cli.status import folder_status
 from kb_pipeline.defs.dead_runs import WORKER_DIED
 from kb_pipeline.defs.history import crash_reason
@@ -46,10 +45,10 @@ from kb_pipeline_tests.samples import long_pdf
 
 from .cluster_stack import (
     PARSE,
+    assert_ingest_survived_a_killed_worker,
     assert_same_chunks,
     kb,
     kill_mid_parse,
-    wait_until_no_run_unfinished,
     wait_until_slots_free,
 )
 from .conftest import REPO_ROOT
@@ -172,22 +171,7 @@ def test_two_celery_workers_share_the_pool_and_survive_a_killed_worker(tmp_path,
         daemon_seconds = time.monotonic() - ingest_started - ingest_seconds
 
         with dg.DagsterInstance.get() as instance:
-            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents", tags={"kb/trigger": INGEST_TRIGGER}))
-            assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in WORKERS}
-            # A run no worker took (the killed one had it, not yet started) ended failed, not pending.
-            assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
-            wait_until_no_run_unfinished(instance)
-            dead = instance.get_run_by_id(killed[0].run_id)
-            assert dead.status == dg.DagsterRunStatus.FAILURE
-            assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
-            partition = dead.tags["dagster/partition"]
-            assert any(
-                run.tags.get("dagster/partition") == partition and run.status == dg.DagsterRunStatus.SUCCESS
-                for run in runs
-            )
-            spans, pool_waits = step_spans(instance, [run.run_id for run in runs])
-            assert sum(span.step_key == PARSE for span in spans) == len(DOCS)
-            assert pool_waits > 0, "no parse ever waited for the `mineru` slot: the limit was not exercised"
+            assert_ingest_survived_a_killed_worker(instance, killed[0].run_id, DOCS, WORKERS)
             # Every parse of the test (the sensor's, its retry's and the backfill's too), and the two
             # killed ones, each of which held a slot from its start to the kill.
             every_run = [run.run_id for run in instance.get_runs(dg.RunsFilter(job_name="ingest_documents"))]

@@ -34,19 +34,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from kb_pipeline.cli.ingest import INGEST_TRIGGER
-from kb_pipeline.defs.dead_runs import WORKER_DIED
-from kb_pipeline.defs.history import crash_reason
-from kb_pipeline.defs.run_timeline import StepSpan, peak_concurrency, step_spans
+from kb_pipeline.defs.run_timeline import StepSpan, peak_concurrency
 from kb_pipeline.runs.celery import WORKER_TAG
 from kb_pipeline_tests.samples import long_pdf
 
 from .cluster_stack import (
     PARSE,
+    assert_ingest_survived_a_killed_worker,
     assert_same_chunks,
     kb,
     kill_mid_parse,
-    wait_until_no_run_unfinished,
     wait_until_slots_free,
 )
 from .conftest import REPO_ROOT
@@ -217,21 +214,7 @@ def test_workers_in_network_namespaces_reach_postgres_and_redis_over_the_network
         ingest_seconds = time.monotonic() - ingest_started
 
         with dg.DagsterInstance.get() as instance:
-            runs = instance.get_runs(dg.RunsFilter(job_name="ingest_documents", tags={"kb/trigger": INGEST_TRIGGER}))
-            assert {run.tags.get(WORKER_TAG) for run in runs} - {None} == {f"kb@{host}" for host in WORKERS}
-            assert all(run.status == dg.DagsterRunStatus.FAILURE for run in runs if WORKER_TAG not in run.tags)
-            wait_until_no_run_unfinished(instance)
-            dead = instance.get_run_by_id(killed[0].run_id)
-            assert dead.status == dg.DagsterRunStatus.FAILURE
-            assert WORKER_DIED in (crash_reason(instance, dead) or ""), crash_reason(instance, dead)
-            partition = dead.tags["dagster/partition"]
-            assert any(
-                run.tags.get("dagster/partition") == partition and run.status == dg.DagsterRunStatus.SUCCESS
-                for run in runs
-            )
-            spans, pool_waits = step_spans(instance, [run.run_id for run in runs])
-            assert sum(span.step_key == PARSE for span in spans) == len(DOCS)
-            assert pool_waits > 0, "no parse ever waited for the `mineru` slot: the limit was not exercised"
+            spans = assert_ingest_survived_a_killed_worker(instance, killed[0].run_id, DOCS, WORKERS)
             parses = [span for span in spans if span.step_key == PARSE] + killed
             peak = peak_concurrency(parses, slack=0.25)
             assert peak <= POOL_LIMIT, f"{peak} MinerU parses overlapped; the `mineru` pool allows {POOL_LIMIT}"
