@@ -46,12 +46,12 @@ TARGETS = {"b/a": 0.9, "c/a": 0.8}
 
 def project_instance_overrides() -> dict:
     """The parts of the project's dagster.yaml that change how a run executes (the `mineru` pool
-    and run concurrency, telemetry off). Storage and compute logs stay the temp instance's own,
+    and run concurrency, the run launcher and its retries, telemetry off). Storage and compute logs stay the temp instance's own,
     which are the same classes the project configures (SQLite, LocalComputeLogManager)."""
     import yaml
 
     config = yaml.safe_load((_common.REPO / "dagster.yaml").read_text(encoding="utf-8"))
-    return {key: config[key] for key in ("concurrency", "telemetry") if key in config}
+    return {key: config[key] for key in ("concurrency", "telemetry", "run_launcher", "run_retries") if key in config}
 
 
 def bare_mineru(pdf: Path, out: Path) -> int:

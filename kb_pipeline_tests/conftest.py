@@ -80,13 +80,41 @@ def shared_fixtures() -> Path:
     return FIXTURES
 
 
+# Dagster's own launcher that executes a run in the launching process (`instance.launch_run`
+# returns when it has ended): `ingest`'s runs in the test's process, where `mineru_calls` and
+# monkeypatches see them.
+IN_PROCESS_LAUNCHER = {
+    "module": "dagster._core.launcher.sync_in_memory_run_launcher",
+    "class": "SyncInMemoryRunLauncher",
+}
+# The shipped instance's launcher and run retries (dagster.yaml): runs in warm run workers.
+WARM_RUNS = {
+    "run_launcher": {"module": "kb_pipeline.runs.launcher", "class": "LocalRunLauncher"},
+    "run_retries": {"enabled": True, "max_retries": 0, "retry_on_asset_or_op_failure": False},
+}
+
+
 @pytest.fixture
 def instance(tmp_path):
-    """A Dagster instance of its own for each test (SQLite storage under the test's temp dir)."""
+    """A Dagster instance of its own for each test (SQLite storage under the test's temp dir),
+    whose runs execute in the test's process."""
     import dagster as dg
 
     (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+    with dg.instance_for_test(
+        temp_dir=str(tmp_path / "dagster"), overrides={"run_launcher": IN_PROCESS_LAUNCHER}
+    ) as instance:
+        yield instance
+
+
+@pytest.fixture
+def warm_instance(tmp_path):
+    """A Dagster instance of its own whose runs execute in warm run workers, retried as the
+    shipped instance retries them."""
+    import dagster as dg
+
+    (tmp_path / "warm-dagster").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "warm-dagster"), overrides=WARM_RUNS) as instance:
         yield instance
 
 

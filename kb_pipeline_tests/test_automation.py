@@ -98,7 +98,8 @@ def _requested(tick) -> dict[str, set]:
     return {key.to_user_string(): set(keys) for key, keys in tick._requested_partitions_by_asset_key.items() if keys}
 
 
-def test_automation_requests_nothing_of_what_ingest_brought_up_to_date(drop, layout, parses, instance):
+def test_automation_requests_nothing_of_what_ingest_brought_up_to_date(drop, layout, parses, warm_instance):
+    instance = warm_instance
     # Parses from the session's cache: what is tested is the runs' records, not MinerU.
     parses.seed(layout, *sorted(drop.iterdir()))
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))

@@ -47,6 +47,17 @@ def _data_version(instance, asset, partition):
     return latest(instance, asset, partition).tags["dagster/data_version"]
 
 
+def test_ingest_refuses_an_instance_whose_launcher_needs_a_code_server(drop, layout, tmp_path):
+    """`ingest` launches its runs through the instance's launcher; Dagster's default one launches
+    only through a code server, so `ingest` says so instead of failing each run."""
+    kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))
+    (tmp_path / "default").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "default")) as instance:
+        with pytest.raises(SystemExit, match="DefaultRunLauncher.*LocalRunLauncher"):
+            ingest_folder(kb, instance)
+        assert not instance.get_runs()
+
+
 @pytest.mark.slow
 def test_every_asset_materialises_for_each_partition(drop, layout, instance, mineru_calls):
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(layout.root))

@@ -18,7 +18,8 @@ def test_the_run_launcher_extension_point():
     )
     assert {"RUNNING", "NOT_FOUND", "UNKNOWN"} <= {s.name for s in WorkerStatus}
     assert "status" in inspect.signature(CheckRunHealthResult).parameters
-    assert LaunchRunContext is not None
+    # What LocalRunLauncher.launch_run reads of the context Dagster hands it (not imported there).
+    assert "dagster_run" in inspect.signature(LaunchRunContext).parameters
 
 
 def test_failing_a_dead_run_and_freeing_its_slots():
@@ -80,4 +81,4 @@ def test_every_private_name_the_package_imports_is_pinned_here():
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dagster._"):
             pinned |= {f"{node.module}.{alias.name}" for alias in node.names}
     assert used <= pinned, sorted(used - pinned)
-    assert len(used) <= 8, sorted(used)  # a ratchet: no more than today (docs/decisions.md lists them)
+    assert len(used) <= 7, sorted(used)  # a ratchet: no more than today (docs/decisions.md lists them)

@@ -26,7 +26,7 @@ from kb_pipeline.defs.resources import KnowledgeBase
 from kb_pipeline.parsing.cache import COMPLETE_MARKER
 from kb_pipeline.paths import DataLayout
 
-from .conftest import FIXTURE_PDFS
+from .conftest import FIXTURE_PDFS, IN_PROCESS_LAUNCHER
 from .deployment import make_deployment, processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
@@ -65,7 +65,8 @@ def _run_pids(instance) -> set[int]:
     return {record.pid for run in runs if (record := worker_record(instance, run.run_id))}
 
 
-def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_fails_alone(tmp_path, instance):
+def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_fails_alone(tmp_path, warm_instance):
+    instance = warm_instance
     drop = _drop(tmp_path, DOCS, corrupt=True)
     parallel = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "parallel"))
     progress = _TimedLines()
@@ -81,6 +82,11 @@ def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_f
     statuses = {o.doc_id: o.status for o in outcomes}
     assert statuses == {"broken": "failed", **dict.fromkeys(DOCS, "ingested")}
     assert next(o for o in outcomes if o.doc_id == "broken").reason
+    # A step that failed is not retried: Dagster's run retries say so (`dagster/will_retry`).
+    (broken,) = instance.get_runs(dg.RunsFilter(tags={"kb/source": "broken.pdf"}))
+    assert (
+        broken.tags["dagster/will_retry"] == "false" and not next(o for o in outcomes if o.doc_id == "broken").retries
+    )
     assert "at a time" in progress.getvalue()
     pids = _run_pids(instance)
     assert pids and os.getpid() not in pids and len(pids) <= 2, pids  # each run in a worker
@@ -88,7 +94,9 @@ def test_two_workers_give_the_artifacts_of_one_run_after_another_and_a_bad_pdf_f
     assert [r.status for r in table] == [dg.DagsterRunStatus.SUCCESS]
 
     (tmp_path / "seq-dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "seq-dagster")) as seq_instance:
+    with dg.instance_for_test(
+        temp_dir=str(tmp_path / "seq-dagster"), overrides={"run_launcher": IN_PROCESS_LAUNCHER}
+    ) as seq_instance:
         sequential = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "sequential"))
         ingest_folder(sequential, seq_instance, progress=io.StringIO(), workers=1)
     for doc_id in DOCS:
@@ -137,7 +145,8 @@ def test_the_command_forks_its_workers_and_they_give_the_artifacts_of_one_run_af
         assert _chunks(dep.data, doc_id) == _chunks(tmp_path / "sequential", doc_id), doc_id
 
 
-def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_ingested(tmp_path, instance):
+def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_ingested(tmp_path, warm_instance):
+    instance = warm_instance
     drop = _drop(tmp_path, ["demo1", *DOCS])  # demo1: 13 pages, a parse of several seconds
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"))
     killed: list[str] = []
@@ -170,7 +179,8 @@ def test_a_worker_killed_mid_run_fails_nothing_but_its_run_and_the_document_is_i
     said = f"retried after its worker died: run {dead.run_id[:8]}"
     assert {o.doc_id: o.retries for o in outcomes}["demo1"] == [said]
     assert said in progress.getvalue()
-    assert "1 retried after a worker died" in format_outcomes(outcomes, 1.0)
+    assert dead.tags["dagster/auto_retry_run_id"] == retry.run_id
+    assert "1 retried" in format_outcomes(outcomes, 1.0)
     assert not instance.get_runs(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED]))
     assert not instance.event_log_storage.get_concurrency_info("mineru").claimed_slots
     entries = list((tmp_path / "data" / "knowledge_cache" / "parse").iterdir())

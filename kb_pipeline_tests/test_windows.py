@@ -98,9 +98,8 @@ def test_failing_window_fails_the_document_and_leaves_no_entry(tmp_path, monkeyp
 
 
 @pytest.mark.slow
-def test_dagster_run_logs_window_progress(tmp_path, capsys):
+def test_dagster_run_logs_window_progress(tmp_path, capsys, instance):
     """The `mineru_raw_output` asset logs "window k/n" to the run and prints it for `ingest`."""
-    import dagster as dg
 
     from kb_pipeline.cli.ingest import ingest_folder
     from kb_pipeline.defs.resources import KnowledgeBase, ParserOptions
@@ -109,11 +108,9 @@ def test_dagster_run_logs_window_progress(tmp_path, capsys):
     drop.mkdir()
     long_pdf(drop / "manual.pdf", 4, heading_every=2)
     kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(tmp_path / "data"), parser=ParserOptions(parse_window=2))
-    (tmp_path / "dagster").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
-        outcomes = ingest_folder(kb, instance)
-        assert [o.status for o in outcomes] == ["ingested"]
-        messages = [r.user_message for run in instance.get_runs() for r in instance.all_logs(run.run_id)]
+    outcomes = ingest_folder(kb, instance)
+    assert [o.status for o in outcomes] == ["ingested"]
+    messages = [r.user_message for run in instance.get_runs() for r in instance.all_logs(run.run_id)]
     assert any("manual: window 1/2 (pages 1-2)" in m for m in messages)
     assert any("manual: window 2/2 (pages 3-4)" in m for m in messages)
     assert "manual: window 2/2 (pages 3-4)" in capsys.readouterr().err

@@ -2,12 +2,13 @@
 
 The same partitions, assets, checks and run history as the UI and the sensor — one run per
 document, with a progress line per document; a document whose artifact is already current is not
-run. With `workers` > 1 (`KB_PARSE_WORKERS`) the runs go to warm run workers (runs/warm_runs.py)
-started by this command, largest file first; a run whose worker died is ended as any dead run is
-and run once more, as run retries do for the daemon (docs/decisions.md, "Parallel parsing").
-On an instance whose runs go to Celery workers (dagster.celery.yaml) the runs are launched through
-the instance's run launcher instead, at most `max_concurrent_runs` at once, and followed to the
-end the same way (docs/SCALING.md).
+run. Every run is launched through the instance's run launcher, as the daemon launches the
+sensor's: on the shipped instance in warm run workers (runs/launcher.py), `workers`
+(`KB_PARSE_WORKERS`) of them started by this command, largest file first; on a cluster's instance
+on its Celery workers (docs/SCALING.md). A failed run that Dagster's run retries say to retry (a
+worker died, not a step failed, within the job's `dagster/max_retries`) is launched again as
+Dagster's retry daemon would; the daemon cannot itself, as these runs carry this command's
+settings rather than a code location's (docs/decisions.md, "One way a run is launched").
 """
 
 import functools
@@ -20,7 +21,7 @@ from typing import Any
 import dagster as dg
 
 from ..cluster import is_celery_launcher
-from ..defs.dead_runs import WORKER_DIED, end_dead_runs, worker_tags
+from ..defs.dead_runs import WORKER_DIED, end_dead_runs
 from ..defs.history import (
     crash_reason,
     failure_reason,
@@ -30,21 +31,24 @@ from ..defs.history import (
     knowledge_of,
     observe_source,
     parsed_metadata,
-    step_failure_reason,
 )
 from ..defs.names import CONTENT_TAG, INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB
 from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase, ReviewDatabase
 from ..drop_folder import FolderState, Ready, largest_first, scan
+from ..runs.launcher import LocalRunLauncher
+from ..runs.warm_runs import preload
 from ..settings import Settings
 
 # Step-by-step engine events stay in the instance (the UI shows them); the terminal gets one
 # line per document.
 QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 INGEST_TRIGGER = "kb-pipeline ingest"
-# Dagster's tags for a run's retries (what its run-retry daemon reads and writes).
-MAX_RETRIES_TAG = "dagster/max_retries"
+# Dagster's tags for a run's retries (what the instance and its run-retry daemon write).
 RETRY_NUMBER_TAG = "dagster/retry_number"
+WILL_RETRY_TAG = "dagster/will_retry"
+AUTO_RETRY_RUN_ID_TAG = "dagster/auto_retry_run_id"
+_WILL_RETRY_SECONDS = 5.0
 
 
 @dataclass
@@ -77,18 +81,8 @@ def release_abandoned_runs(instance: dg.DagsterInstance, never_started_seconds: 
     return [run_id for run_id, _reason in end_dead_runs(instance, never_started_seconds=never_started_seconds)]
 
 
-def _run_tags(item: Ready, local: bool = True) -> dict[str, str]:
-    return {
-        "kb/source": item.source.path.name,
-        CONTENT_TAG: item.content_hash[:16],
-        "kb/trigger": INGEST_TRIGGER,
-        # The host whose /proc tells whether a local run's worker lives (dead_runs.py).
-        **(worker_tags() if local else {}),
-        # The daemon's run retries re-launch a run from its code location's origin, which this
-        # command's runs do not have: this command retries a run whose worker died itself, the
-        # job's `dagster/max_retries` times, tagged as Dagster tags a retry (`_run_in_workers`).
-        MAX_RETRIES_TAG: "0",
-    }
+def _run_tags(item: Ready) -> dict[str, str]:
+    return {"kb/source": item.source.path.name, CONTENT_TAG: item.content_hash[:16], "kb/trigger": INGEST_TRIGGER}
 
 
 def _outcome(instance: dg.DagsterInstance, item: Ready, run: dg.DagsterRun, seconds: float) -> Outcome:
@@ -114,25 +108,6 @@ def _ingested(instance: dg.DagsterInstance, item: Ready, seconds: float, knowled
     )
 
 
-def _run_here(job: dg.JobDefinition, instance: dg.DagsterInstance, item: Ready) -> Outcome:
-    """One document's run in this process."""
-    started = time.perf_counter()
-    observe_source(instance, item.source.doc_id, item.content_hash)
-    result = job.execute_in_process(
-        run_config=QUIET,
-        partition_key=item.source.doc_id,
-        instance=instance,
-        raise_on_error=False,
-        tags=_run_tags(item),
-    )
-    seconds = time.perf_counter() - started
-    if result.success or knowledge_failure(instance, result.dagster_run):
-        return _outcome(instance, item, result.dagster_run, seconds)
-    reasons = (step_failure_reason(event) for event in result.all_events if event.is_step_failure)
-    reason = next((reason for reason in reasons if reason), "run failed")
-    return Outcome(item.source.doc_id, item.source.path.name, "failed", seconds, {}, reason)
-
-
 @functools.cache
 def _definitions_for(kb_fields_json: str) -> dg.Definitions:
     """The definitions bound to this knowledge base, built once per process whatever the jobs
@@ -154,22 +129,53 @@ def job_for(kb_fields_json: str, job_name: str) -> dg.JobDefinition:
 
 
 class _Runs:
-    """Runs of `job_name` for this knowledge base in processes other than this one: the
-    subclass says where."""
+    """This knowledge base's runs, launched through the instance's run launcher — as the daemon
+    launches the sensor's and a backfill's — and followed to their end: on the shipped instance
+    in the launcher's warm run workers, `workers` of them started in this process (forked from
+    it when `fork`); on a cluster's instance on its Celery workers; with Dagster's in-memory
+    launcher (an ephemeral instance, the tests') in this process."""
 
-    local = True
-    capacity = sys.maxsize  # runs submitted at once; more wait in this command
-    # How often `wait` looks at the runs when nothing tells it one ended (`_ended`): the warm
-    # pool says when a run ends, so there the look is only a backstop. Nothing says when a worker
-    # on another host ends one: a look at the run table (a Postgres query) every second, not ten
-    # times a second — a run's launch and start on a worker take seconds already
-    # (docs/PERFORMANCE.md), and the runs waiting for a pool slot hide the rest.
-    _poll_seconds = 1.0
-
-    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
+    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int, fork: bool):
         self.instance = instance
-        self._ended = threading.Event()
         self._fields = kb.config_json()
+        launcher = instance.run_launcher
+        if type(launcher) is dg.DefaultRunLauncher:
+            raise SystemExit(
+                "error: this Dagster instance's run launcher is Dagster's DefaultRunLauncher, which "
+                "launches a run only through a code server (the daemon's or the webserver's); "
+                "`kb-pipeline ingest` launches its runs itself: set `run_launcher` to "
+                "kb_pipeline.runs.launcher's LocalRunLauncher, as the shipped dagster.yaml does"
+            )
+        self.capacity = sys.maxsize  # runs launched at once; more wait in this command
+        self._ended = threading.Event()
+        # How often `wait` looks at the run table when nothing tells it a run ended: the warm pool
+        # says when one does (`_ended`), so there the look is only a backstop. Nothing says when
+        # a worker on another host ends one: a look (a Postgres query) every second, not ten
+        # times a second — a run's launch and start on a worker take seconds already
+        # (docs/PERFORMANCE.md).
+        self._poll_seconds = 1.0
+        if isinstance(launcher, LocalRunLauncher):
+            if fork:
+                # Forked from this process once it has MinerU imported and the definitions built
+                # (`_jobs`), each worker starts with them instead of paying their imports and build
+                # again (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
+                preload(str(kb.layout.mineru_home))
+                self._jobs  # noqa: B018 — built here, before the fork
+            # Spawned workers (a caller's process, or one with threads) import while this process
+            # builds the definitions and creates the runs.
+            launcher.start_workers(workers, fork=fork, on_run_end=self._ended.set)
+        elif is_celery_launcher(launcher):
+            # At most the instance's `max_concurrent_runs`, as its run queue would launch them:
+            # this command's runs have no code location's origin, which the queue wants.
+            queue = instance.get_concurrency_config().run_queue_config
+            self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else workers
+        self.where = (
+            f"{workers} at a time"
+            if isinstance(launcher, LocalRunLauncher)
+            else "on the instance's Celery workers"
+            if is_celery_launcher(launcher)
+            else f"by the instance's {type(launcher).__name__}"
+        )
 
     @functools.cached_property
     def _jobs(self) -> dict[str, Any]:
@@ -179,16 +185,6 @@ class _Runs:
             for name in (INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB)
         }
 
-    def max_retries(self, job_name: str) -> int:
-        """How often the job's run is retried after its worker died (its `dagster/max_retries`)."""
-        return int(self._jobs[job_name].get_definition().tags.get(MAX_RETRIES_TAG, "0"))
-
-    # The status a run is created in, and how it is started: the subclass says.
-    _created_as = dg.DagsterRunStatus.NOT_STARTED
-
-    def _start(self, run: dg.DagsterRun) -> None:
-        raise NotImplementedError
-
     def submit(
         self,
         job_name: str,
@@ -196,20 +192,41 @@ class _Runs:
         partition_key: str | None = None,
         retry_of: dg.DagsterRun | None = None,
     ) -> str:
+        """Create the run and launch it; `retry_of`: as Dagster's retry daemon makes a retry (the
+        run group, the retry's number, the failed run tagged with its retry)."""
         recon = self._jobs[job_name]
-        if retry_of is not None:  # the run group and number the UI shows for a retry
-            tags = {**tags, RETRY_NUMBER_TAG: str(int(retry_of.tags.get(RETRY_NUMBER_TAG, "0")) + 1)}
+        job = recon.get_definition()
+        if retry_of is not None:
+            _root, group = self.instance.get_run_group(retry_of.run_id) or (None, [retry_of])
+            tags = {**tags, RETRY_NUMBER_TAG: str(len(list(group)))}
         run = self.instance.create_run_for_job(
-            recon.get_definition(),
+            job,
             run_config=QUIET,
             parent_run_id=retry_of.run_id if retry_of else None,
             root_run_id=(retry_of.root_run_id or retry_of.run_id) if retry_of else None,
-            tags={**tags, **({"dagster/partition": partition_key} if partition_key else {})},
+            # The job's tags (its `dagster/max_retries`) as the daemon's launch gives them.
+            tags={**job.run_tags, **tags, **({"dagster/partition": partition_key} if partition_key else {})},
             job_code_origin=recon.get_python_origin(),
-            status=self._created_as,
+            status=dg.DagsterRunStatus.NOT_STARTED,
         )
-        self._start(run)
+        if retry_of is not None:
+            self.instance.add_run_tags(retry_of.run_id, {AUTO_RETRY_RUN_ID_TAG: run.run_id})
+        # The launcher needs no workspace: the run's Python origin is all a worker reconstructs it from.
+        self.instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
         return run.run_id
+
+    def will_retry(self, run: dg.DagsterRun) -> bool:
+        """Whether Dagster's run retries retry this failed run: the `dagster/will_retry` tag the
+        instance gives a failed run when run retries are on (dagster.yaml's `run_retries`) — not
+        after a step failed, and within the job's `dagster/max_retries`. The process that
+        recorded the failure adds it just after: a moment is allowed for it."""
+        if not self.instance.run_retries_enabled:
+            return False
+        deadline = time.monotonic() + _WILL_RETRY_SECONDS
+        while WILL_RETRY_TAG not in run.tags and time.monotonic() < deadline:
+            time.sleep(0.1)
+            run = self.instance.get_run_by_id(run.run_id) or run
+        return run.tags.get(WILL_RETRY_TAG) == "true"
 
     def wait(self, run_ids: list[str]) -> list[dg.DagsterRun]:
         """Those of the runs that have finished, as soon as one has: each document's line is
@@ -222,107 +239,50 @@ class _Runs:
                 return finished
             self._ended.wait(self._poll_seconds)
 
-    def close(self) -> None:
-        pass
 
-
-class _WarmRuns(_Runs):
-    """… executed in `workers` warm run workers of this command."""
-
-    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int, fork: bool):
-        from ..runs.warm_runs import WarmRunPool, preload
-
-        super().__init__(kb, instance)
-        self._pool = WarmRunPool(workers, instance, kb.layout.mineru_home, on_run_end=self._ended.set)
-        if fork:
-            # Forked from this process once it has MinerU imported and the definitions built
-            # (`_jobs`), each worker starts with them instead of paying their imports and build
-            # again (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
-            preload(str(kb.layout.mineru_home))
-            self._jobs  # noqa: B018 — built here, before the fork
-        # Spawned workers (a caller's process, or one with threads) import while this process
-        # builds the definitions and creates the runs.
-        self._pool.start_workers(fork=fork)
-
-    # STARTING: what a launcher's run is when a worker takes it (`instance.launch_run` sets it).
-    _created_as = dg.DagsterRunStatus.STARTING
-
-    def _start(self, run: dg.DagsterRun) -> None:
-        self._pool.submit(run)
-
-    def close(self) -> None:
-        self._pool.close()
-
-
-class _LaunchedRuns(_Runs):
-    """… launched through the instance's run launcher (Celery workers), at most the instance's
-    `max_concurrent_runs` of them at once (a run of this command has no code location's origin,
-    which the daemon's run queue wants: this command is its own queue)."""
-
-    local = False
-
-    def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance):
-        super().__init__(kb, instance)
-        queue = instance.get_concurrency_config().run_queue_config
-        self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else kb.parse_workers
-
-    def _start(self, run: dg.DagsterRun) -> None:
-        # The launcher needs no workspace: the run's Python origin is all a worker reconstructs it from.
-        self.instance.launch_run(run.run_id, workspace=None)  # type: ignore[arg-type]
-
-
-def _run_in_workers(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
+def _run_all(instance: dg.DagsterInstance, runs: _Runs, items: list[Ready], jobs: dict[str, str], done) -> None:
     """`items` as `runs`, largest file first (so the last one to finish is a short one);
     `done(item, outcome)` as each ends, then the corpus tables are refreshed if a document was
-    ingested. A run whose worker died is retried up to its job's `dagster/max_retries` times, as
-    a new run of the whole job (complete cache entries make the finished steps quick) recorded as
-    Dagster records a retry; each failed attempt is named in the document's outcome."""
-    try:
-        submitted: dict[str, Ready] = {}
-        died: dict[str, list[str]] = {}  # a document's attempts whose worker died, oldest first
+    ingested. A failed run that Dagster's run retries retry (`_Runs.will_retry`) is launched again
+    as a new run of the whole job (complete cache entries make the finished steps quick); each
+    failed attempt is named in the document's outcome."""
+    submitted: dict[str, Ready] = {}
+    attempts: dict[str, list[str]] = {}  # a document's failed attempts, oldest first
 
-        def submit(item: Ready, retry_of: dg.DagsterRun | None = None) -> str:
-            observe_source(instance, item.source.doc_id, item.content_hash)
-            job_name = jobs[item.source.doc_id]
-            run_id = runs.submit(job_name, _run_tags(item, runs.local), item.source.doc_id, retry_of)
-            submitted[run_id] = item
-            return run_id
+    def submit(item: Ready, retry_of: dg.DagsterRun | None = None) -> str:
+        observe_source(instance, item.source.doc_id, item.content_hash)
+        run_id = runs.submit(jobs[item.source.doc_id], _run_tags(item), item.source.doc_id, retry_of)
+        submitted[run_id] = item
+        return run_id
 
-        waiting, pending = largest_first(items), list[str]()
+    waiting, pending = largest_first(items), list[str]()
 
-        def fill() -> None:
-            while waiting and len(pending) < runs.capacity:
-                pending.append(submit(waiting.pop(0)))
+    def fill() -> None:
+        while waiting and len(pending) < runs.capacity:
+            pending.append(submit(waiting.pop(0)))
 
-        fill()
-        ingested = False
-        while pending:
-            for run in runs.wait(pending):
-                pending.remove(run.run_id)
-                item = submitted[run.run_id]
-                stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
-                outcome = _outcome(
-                    instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
-                )
-                attempts = died.setdefault(item.source.doc_id, [])
-                if (
-                    outcome.status == "failed"
-                    and WORKER_DIED in outcome.reason
-                    and len(attempts) < runs.max_retries(jobs[item.source.doc_id])
-                ):
-                    attempts.append(f"retried after its worker died: run {run.run_id[:8]}")
-                    pending.append(submit(item, retry_of=run))
-                    continue
-                outcome.retries = attempts
-                ingested |= outcome.status == "ingested"
-                done(item, outcome)
-            fill()
-        if ingested:
-            runs.wait(
-                [runs.submit(TABLES_JOB, {"kb/trigger": INGEST_TRIGGER, **(worker_tags() if runs.local else {})})]
+    fill()
+    ingested = False
+    while pending:
+        for run in runs.wait(pending):
+            pending.remove(run.run_id)
+            item = submitted[run.run_id]
+            stats = instance.get_run_stats(run.run_id)  # the run's own time, not its wait for a worker
+            outcome = _outcome(
+                instance, item, run, (stats.end_time or 0.0) - (stats.start_time or stats.end_time or 0.0)
             )
-    finally:
-        runs.close()
+            tried = attempts.setdefault(item.source.doc_id, [])
+            if outcome.status == "failed" and runs.will_retry(run):
+                why = "its worker died" if WORKER_DIED in outcome.reason else "it failed"
+                tried.append(f"retried after {why}: run {run.run_id[:8]}")
+                pending.append(submit(item, retry_of=run))
+                continue
+            outcome.retries = tried
+            ingested |= outcome.status == "ingested"
+            done(item, outcome)
+        fill()
+    if ingested:
+        runs.wait([runs.submit(TABLES_JOB, {"kb/trigger": INGEST_TRIGGER})])
 
 
 def ingest_folder(
@@ -330,19 +290,17 @@ def ingest_folder(
     instance: dg.DagsterInstance,
     progress=None,
     workers: int = 1,
-    review_db: ReviewDatabase | None = None,
     fork_workers: bool = False,
 ) -> list[Outcome]:
     """Every new or changed PDF of the folder through `ingest_documents`, one run per document —
     or, when only its knowledge is not current (its extraction failed), through
-    `extract_knowledge`; `workers` > 1 runs them in as many warm run workers (a persistent
-    instance only: an ephemeral one lives in this process). One outcome per PDF, in folder order.
-    `fork_workers`: the workers are forked from this process, which must be the command's own
+    `extract_knowledge` — launched by the instance's run launcher (`_Runs`), `workers` at once
+    where the launcher is this machine's. One outcome per PDF, in folder order. `fork_workers`:
+    the warm run workers are forked from this process, which must be the command's own
     (`kb-pipeline ingest`): in a caller's process that has parsed a PDF, MinerU refuses to parse
     in a forked child ("Inherited PDFium font runtime"), so a caller's workers are spawned."""
     progress = progress or sys.stderr
-    on_celery = is_celery_launcher(instance.run_launcher)
-    if on_celery:  # this host's data root must be the one the workers share
+    if is_celery_launcher(instance.run_launcher):  # this host's data root must be the one the workers share
         from ..cluster import NotSharedRoot
         from ..runs.celery import claim_shared_root
 
@@ -389,24 +347,10 @@ def ingest_folder(
             to_run.append(item)
             # A current artifact whose knowledge failed: only the knowledge step runs again.
             jobs[doc_id] = KNOWLEDGE_JOB if is_parsed(instance, kb, doc_id, item.content_hash) else INGEST_JOB
-    workers = min(workers, len(to_run)) if instance.is_persistent else 1
-    if on_celery and to_run:
-        print(f"{len(to_run)} documents to run on the instance's Celery workers", file=progress, flush=True)
-        _run_in_workers(instance, _LaunchedRuns(kb, instance), to_run, jobs, done)
-    elif workers > 1:
-        print(f"{len(to_run)} documents to run, {workers} at a time", file=progress, flush=True)
-        _run_in_workers(instance, _WarmRuns(kb, instance, workers, fork_workers), to_run, jobs, done)
-    elif to_run:
-        from ..definitions import build_definitions
-
-        defs = build_definitions(kb, review_db)
-        for item in to_run:
-            print(f"{labels[item.source.doc_id]} …", file=progress, flush=True)
-            done(item, _run_here(defs.resolve_job_def(jobs[item.source.doc_id]), instance, item))
-        if any(o.status == "ingested" for o in outcomes.values()):
-            defs.resolve_job_def(TABLES_JOB).execute_in_process(
-                run_config=QUIET, instance=instance, raise_on_error=False
-            )
+    if to_run:
+        runs = _Runs(kb, instance, min(workers, len(to_run)), fork_workers)
+        print(f"{len(to_run)} documents to run, {runs.where}", file=progress, flush=True)
+        _run_all(instance, runs, to_run, jobs, done)
     return [outcomes[item.source.doc_id] for item in ready]
 
 
@@ -434,7 +378,7 @@ def format_outcomes(outcomes: list[Outcome], seconds: float) -> str:
     lines.append(
         f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed"
         + (f", {knowledge_failed} knowledge failed" if knowledge_failed else "")
-        + (f", {len(retried)} retried after a worker died" if retried else "")
+        + (f", {len(retried)} retried" if retried else "")
         + f" in {seconds:.1f} s"
     )
     return "\n".join(lines)

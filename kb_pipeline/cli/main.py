@@ -66,7 +66,6 @@ def _status(args: argparse.Namespace, settings: Settings) -> int:
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     kb = _knowledge_base(args, settings)
     from ..cluster import is_celery_launcher
-    from ..defs.resources import ReviewDatabase
     from .ingest import format_outcomes, ingest_folder
 
     started = time.perf_counter()
@@ -75,7 +74,6 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
             kb,
             instance,
             workers=settings.parse_workers,
-            review_db=ReviewDatabase(settings.review_database_url),
             fork_workers=args.own_process,
         )
         on_celery = is_celery_launcher(instance.run_launcher)

@@ -26,7 +26,6 @@ from celery.exceptions import DuplicateTaskNameWarning
 
 # Not public: the health answer of a run launcher (as runs/launcher.py, pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
-from dagster._core.launcher.base import LaunchRunContext
 from dagster_celery.launcher import CeleryRunLauncher as DagsterCeleryRunLauncher
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
@@ -81,7 +80,7 @@ class CeleryRunLauncher(DagsterCeleryRunLauncher):
             for key, field in schema.items()
         }
 
-    def launch_run(self, context: LaunchRunContext) -> None:
+    def launch_run(self, context) -> None:  # Dagster's LaunchRunContext, passed on as it is
         # dagster-celery registers its task anew at every launch, which Celery 5.5+ warns about.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DuplicateTaskNameWarning)

@@ -1,8 +1,10 @@
 """`LocalRunLauncher` (dagster.yaml's `run_launcher`): Dagster's default run launcher, plus
 warm run workers and a check whether a run's worker is still alive.
 
-- Runs of this project's code execute in warm run workers (`warm_runs.py`, `KB_RUN_WORKERS`);
-  other runs, and every run with `KB_RUN_WORKERS=0`, get a fresh process from the code server.
+- Runs of this project's code execute in warm run workers (`warm_runs.py`): `KB_RUN_WORKERS`
+  of them in the daemon, as many as `kb-pipeline ingest` asks for in its own process
+  (`start_workers`); other runs, and the daemon's with `KB_RUN_WORKERS=0`, get a fresh process
+  from the code server.
 - The default launcher cannot say whether a run's worker lives, so run monitoring would watch a
   killed run for ever. This one tags each run with its host and answers from the pid recorded
   for the run (`dead_runs.check_worker`); the daemon then fails a dead run, frees its slots and
@@ -12,13 +14,13 @@ warm run workers and a check whether a run's worker is still alive.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import dagster as dg
 
 # Not public: the launch context and the health answer of a run launcher, a Dagster extension
 # point whose other types live only under dagster._core (pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
-from dagster._core.launcher.base import LaunchRunContext
 
 from ..defs.dead_runs import check_worker, worker_tags
 from ..paths import DataLayout
@@ -37,18 +39,33 @@ class LocalRunLauncher(dg.DefaultRunLauncher):
         self._pool: WarmRunPool | None = None
         self._pool_lock = threading.Lock()
 
-    def launch_run(self, context: LaunchRunContext) -> None:
+    def start_workers(self, n: int, fork: bool = False, on_run_end: Callable[[], None] | None = None) -> None:
+        """Start `n` warm run workers now, in a process that launches runs itself
+        (`kb-pipeline ingest`), rather than `KB_RUN_WORKERS` of them at the first launch —
+        forked from this process when `fork` (warm_runs.WarmRunPool.start_workers) — and call
+        `on_run_end` whenever a worker is done with a run. Once this launcher has workers, it
+        keeps them."""
+        pool = self._warm_pool(n)
+        if on_run_end is not None:
+            pool.on_run_end = on_run_end
+        pool.start_workers(fork=fork)
+
+    def _warm_pool(self, n: int) -> WarmRunPool:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = WarmRunPool(n, self._instance, self._mineru_home)
+            return self._pool
+
+    # The launch context is Dagster's (`dagster._core.launcher.LaunchRunContext`): its run is
+    # all this launcher reads of it.
+    def launch_run(self, context) -> None:
         # The code server that starts the worker is on this machine (the workspace starts it);
         # a code location served from elsewhere gets "unknown" answers and is left alone.
         run = context.dagster_run
-        warm = bool(self._run_workers) and serves(run)
+        warm = bool(self._run_workers or self._pool) and serves(run)
         self._instance.add_run_tags(run.run_id, {**worker_tags(), **({WARM_TAG: "true"} if warm else {})})
         if warm:
-            with self._pool_lock:
-                if self._pool is None:
-                    self._pool = WarmRunPool(self._run_workers, self._instance, self._mineru_home)
-                pool = self._pool
-            pool.submit(run)
+            self._warm_pool(self._run_workers).submit(run)
         else:
             super().launch_run(context)
 

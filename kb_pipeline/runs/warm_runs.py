@@ -66,6 +66,8 @@ def serves(run: dg.DagsterRun) -> bool:
     if origin is None:
         return False
     pointer = origin.repository_origin.code_pointer
+    # `kb-pipeline ingest`'s runs: a job its function builds (`dg.build_reconstructable_job`).
+    pointer = getattr(pointer, "reconstructor_pointer", pointer)
     module = getattr(pointer, "module", None) or getattr(pointer, "python_package", None) or ""
     # The same environment (its bin directory), not merely the same interpreter binary a venv links to.
     same_python = Path(os.path.abspath(origin.executable_path)).parent == Path(os.path.abspath(sys.executable)).parent
