@@ -75,7 +75,7 @@ def main() -> None:
             shutil.copyfile(pdf, drop / pdf.name)
         (scratch / "dagster").mkdir()
         with dg.instance_for_test(
-            temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides()
+            temp_dir=str(scratch / "dagster"), overrides=overhead.project_instance_overrides(in_process=True)
         ) as instance:
             kb = KnowledgeBase(drop_folder=str(drop), data_dir=str(data))
             defs = build_definitions(kb)

@@ -217,6 +217,27 @@ def test_a_model_cannot_add_a_term(endpoint):
     assert next(e for e in payloads.glossary if e.term == "Turbidity").extraction_status == "escalated"
 
 
+def test_a_step_given_the_command_s_server_asks_it_as_the_embedded_model_and_starts_none(tmp_path, monkeypatch):
+    """`kb-pipeline ingest` starts one embedded server for all its runs and passes its address
+    (`server_url`): a step asks it as the embedded model — the same identity, so the same cache
+    keys and code version — starts no server of its own, and leaves the command's running."""
+    from kb_pipeline.llm import model as model_module
+    from kb_pipeline.llm.local_server import LocalServer
+
+    def no_server_of_its_own(gguf):
+        raise AssertionError(f"a step started a server of its own on {gguf}")
+
+    with LocalServer(default_gguf()) as server:
+        shared = ModelEndpoint(server_url=server.ensure_started())
+        assert shared.embedded and shared.identity() == ModelEndpoint().identity()
+        monkeypatch.setattr(model_module, "LocalServer", no_server_of_its_own)
+        with LanguageModel(shared, ResponseCache(tmp_path)) as model:
+            payloads = extract_document(_open_document(), model=model)
+        (call,) = payloads.calls
+        assert call.tier == "embedded" and call.deployment == default_gguf().stem and not call.simulated
+        assert server.ensure_started() == shared.server_url  # still the same server, still up
+
+
 def test_the_embedded_server_keeps_answering_past_a_pipe_s_worth_of_log():
     """llama.cpp logs ~1 KB a request: 150 requests write more than a 64 KB pipe holds, which a
     server logging into a pipe nobody reads would block on."""

@@ -164,8 +164,9 @@ def test_headless_chromium_renders_the_asset_graph(deployment, webserver, tmp_pa
     _ingest(env)
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is not installed: `make test` installs it (apt-get install chromium)"
-    # parsed_document's lineage: the graph from source_pdf to the packages around the artifact.
-    url = f"http://127.0.0.1:{webserver}/assets/parsed_document?view=lineage&lineageDepth=3"
+    # mineru_raw_output's lineage: the graph from source_pdf through the parse's two outputs (the
+    # artifact and its layout) to the packages and knowledge read from them.
+    url = f"http://127.0.0.1:{webserver}/assets/mineru_raw_output?view=lineage&lineageDepth=3"
     profile = tmp_path / "chromium-profile"
     screenshot = tmp_path / "asset-graph.png"
     common = [
@@ -178,7 +179,14 @@ def test_headless_chromium_renders_the_asset_graph(deployment, webserver, tmp_pa
     subprocess.run([*common, f"--screenshot={screenshot}", url], capture_output=True, timeout=180)
     dom = subprocess.run([*common, "--dump-dom", url], capture_output=True, text=True, timeout=180).stdout
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 20_000
-    for asset in ("mineru_raw_output", "parsed_document", "quality_warnings", "kb_package", "knowledge_payloads"):
+    for asset in (
+        "mineru_raw_output",
+        "parsed_document",
+        "page_layout",
+        "quality_warnings",
+        "kb_package",
+        "knowledge_payloads",
+    ):
         assert asset in dom, asset
     if "KB_SCREENSHOT_DIR" in os.environ:  # keep the picture for a person to look at
         shots = Path(os.environ["KB_SCREENSHOT_DIR"])

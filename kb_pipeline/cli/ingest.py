@@ -36,6 +36,8 @@ from ..defs.names import CONTENT_TAG, INGEST_JOB, KNOWLEDGE_JOB, TABLES_JOB
 from ..defs.partitions import DOCUMENTS
 from ..defs.resources import KnowledgeBase, ReviewDatabase
 from ..drop_folder import FolderState, Ready, largest_first, scan
+from ..llm.endpoint import ModelEndpoint
+from ..llm.local_server import LocalServer, ModelUnavailable
 from ..runs.launcher import LocalRunLauncher
 from ..runs.warm_runs import preload
 from ..settings import Settings
@@ -137,7 +139,6 @@ class _Runs:
 
     def __init__(self, kb: KnowledgeBase, instance: dg.DagsterInstance, workers: int, fork: bool):
         self.instance = instance
-        self._fields = kb.config_json()
         launcher = instance.run_launcher
         if type(launcher) is dg.DefaultRunLauncher:
             raise SystemExit(
@@ -154,28 +155,61 @@ class _Runs:
         # times a second — a run's launch and start on a worker take seconds already
         # (docs/PERFORMANCE.md).
         self._poll_seconds = 1.0
+        self._model_server: LocalServer | None = None
         if isinstance(launcher, LocalRunLauncher):
+            self._start_model_server(kb.settings.llm)
             if fork:
                 # Forked from this process once it has MinerU imported and the definitions built
                 # (`_jobs`), each worker starts with them instead of paying their imports and build
                 # again (seconds of CPU apiece, on the cores the parses need; docs/PERFORMANCE.md).
                 preload(str(kb.layout.mineru_home))
+            self._fields = self._with_model_server(kb).config_json()
+            if fork:
                 self._jobs  # noqa: B018 — built here, before the fork
             # Spawned workers (a caller's process, or one with threads) import while this process
             # builds the definitions and creates the runs.
             launcher.start_workers(workers, fork=fork, on_run_end=self._ended.set)
+            self.where = f"{workers} at a time"
         elif is_celery_launcher(launcher):
+            self._fields = kb.config_json()
             # At most the instance's `max_concurrent_runs`, as its run queue would launch them:
             # this command's runs have no code location's origin, which the queue wants.
             queue = instance.get_concurrency_config().run_queue_config
             self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else workers
-        self.where = (
-            f"{workers} at a time"
-            if isinstance(launcher, LocalRunLauncher)
-            else "on the instance's Celery workers"
-            if is_celery_launcher(launcher)
-            else f"by the instance's {type(launcher).__name__}"
-        )
+            self.where = "on the instance's Celery workers"
+        else:
+            self._fields = kb.config_json()
+            self.where = f"by the instance's {type(launcher).__name__}"
+
+    def _start_model_server(self, endpoint: ModelEndpoint | None) -> None:
+        """Begin loading the embedded model in a server of this command, which every run's
+        knowledge step asks (`ModelEndpoint.server_url`) rather than each loading its own
+        (~0.6 s of CPU a document): it loads while this process imports MinerU."""
+        if endpoint is None or not endpoint.embedded or endpoint.server_url:
+            return
+        server = LocalServer(endpoint.model_file())
+        try:
+            server.start()
+        except ModelUnavailable:
+            return  # each knowledge step meets the same reason and records it
+        self._model_server = server
+
+    def _with_model_server(self, kb: KnowledgeBase) -> KnowledgeBase:
+        endpoint, server = kb.settings.llm, self._model_server
+        if endpoint is None or server is None:
+            return kb
+        try:
+            url = server.ensure_started()
+        except ModelUnavailable:
+            self.close()
+            return kb
+        llm = endpoint.model_copy(update={"server_url": url})
+        return KnowledgeBase.from_settings(kb.settings.model_copy(update={"llm": llm}))
+
+    def close(self) -> None:
+        server, self._model_server = self._model_server, None
+        if server is not None:
+            server.stop()
 
     @functools.cached_property
     def _jobs(self) -> dict[str, Any]:
@@ -349,8 +383,11 @@ def ingest_folder(
             jobs[doc_id] = KNOWLEDGE_JOB if is_parsed(instance, kb, doc_id, item.content_hash) else INGEST_JOB
     if to_run:
         runs = _Runs(kb, instance, min(workers, len(to_run)), fork_workers)
-        print(f"{len(to_run)} documents to run, {runs.where}", file=progress, flush=True)
-        _run_all(instance, runs, to_run, jobs, done)
+        try:
+            print(f"{len(to_run)} documents to run, {runs.where}", file=progress, flush=True)
+            _run_all(instance, runs, to_run, jobs, done)
+        finally:
+            runs.close()
     return [outcomes[item.source.doc_id] for item in ready]
 
 

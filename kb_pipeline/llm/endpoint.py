@@ -35,6 +35,10 @@ class ModelEndpoint(BaseModel):
     # KB_LLM_STEPS: the extraction steps this model is asked in; None, those measured to help
     # for it (knowledge/model/model_steps.py).
     steps: list[str] | None = None
+    # An embedded server already serving this GGUF, started by the command that launched the run
+    # (`kb-pipeline ingest`): its steps ask it instead of each starting one (~0.6 s of CPU a
+    # document). Not part of the identity: the same model answers.
+    server_url: str | None = None
 
     @field_validator("steps")
     @classmethod

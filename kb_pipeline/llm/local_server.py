@@ -67,15 +67,23 @@ class LocalServer:
         self._worker: Worker | None = None
         self._url: str | None = None
 
-    def ensure_started(self) -> str:
-        if self._url is not None and self._worker is not None and self._worker.process.is_alive():
-            return self._url
+    def start(self) -> None:
+        """Begin loading the model in its worker without waiting for it (`ensure_started` waits)."""
+        if self._worker is not None and self._worker.process.is_alive():
+            return
         self.stop()
         if self.gguf is None:
             raise ModelUnavailable(NOT_INSTALLED)
         if not self.gguf.is_file():
             raise ModelUnavailable(f"the model file {self.gguf} does not exist (KB_LLM_GGUF)")
         self._worker = Worker.start(_load, _answer, str(self.gguf), name="kb-model-server")
+
+    def ensure_started(self) -> str:
+        if self._url is not None and self._worker is not None and self._worker.process.is_alive():
+            return self._url
+        self._url = None
+        self.start()
+        assert self._worker is not None
         try:
             self._url = self._worker.call(_ADDRESS)
         except (WorkerDied, RuntimeError) as error:

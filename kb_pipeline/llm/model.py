@@ -114,7 +114,7 @@ class LanguageModel:
     def __init__(self, endpoint: ModelEndpoint, cache: ResponseCache | None = None) -> None:
         self.endpoint = endpoint
         self.cache = cache
-        self._server = LocalServer(endpoint.model_file()) if endpoint.embedded else None
+        self._server = LocalServer(endpoint.model_file()) if endpoint.embedded and not endpoint.server_url else None
         self._client: openai.OpenAI | None = None
         self.identity = endpoint.identity()
         # Requests that reached the endpoint (a cached answer is not one; a retry is).
@@ -137,7 +137,7 @@ class LanguageModel:
 
     def _url(self) -> str:
         if self._server is None:
-            return str(self.endpoint.base_url)
+            return str(self.endpoint.base_url or self.endpoint.server_url)
         try:
             return self._server.ensure_started()
         except ModelUnavailable as error:
