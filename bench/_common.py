@@ -7,6 +7,7 @@ workers, which re-import the main script, stay light).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
@@ -62,7 +63,9 @@ def setup_mineru(home: Path | None = None) -> Path:
     MINERU_HOME (a temp dir unless given). Returns the home."""
     if "mineru" in sys.modules:
         raise RuntimeError("mineru was imported before the benchmark configured it")
-    home = home or Path(tempfile.mkdtemp(prefix="kb-bench-mineru-home-"))
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="kb-bench-mineru-home-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
     os.environ["MINERU_MODEL_SOURCE"] = "local"
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ.setdefault("MINERU_LOG_LEVEL", "warning")

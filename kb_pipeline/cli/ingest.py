@@ -67,7 +67,7 @@ class Outcome:
     reason: str = ""
     knowledge: str = ""
     knowledge_failure: str = ""
-    # Earlier attempts whose worker died, each retried: "retried after its worker died: run 1a2b3c4d".
+    # Earlier attempts that failed and were retried: "retried after its worker died: run 1a2b3c4d".
     retries: list[str] = field(default_factory=list)
 
     @property
