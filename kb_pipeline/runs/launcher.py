@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 import dagster as dg
 
-# Not public: the launch context and the health answer of a run launcher, a Dagster extension
-# point whose other types live only under dagster._core (pinned by test_dagster_internals.py).
+# Not public: the health answer of a run launcher, a Dagster extension point whose other types
+# live only under dagster._core (pinned by test_dagster_internals.py).
 from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
 
 from ..defs.dead_runs import check_worker, worker_tags
