@@ -220,22 +220,30 @@ def test_a_model_cannot_add_a_term(endpoint):
 def test_a_step_given_the_command_s_server_asks_it_as_the_embedded_model_and_starts_none(tmp_path, monkeypatch):
     """`kb-pipeline ingest` starts one embedded server for all its runs and passes its address
     (`server_url`): a step asks it as the embedded model — the same identity, so the same cache
-    keys and code version — starts no server of its own, and leaves the command's running."""
-    from kb_pipeline.llm import model as model_module
+    keys and code version — starts no server of its own, and leaves the command's running. With
+    the command's server gone, a step starts its own rather than failing."""
     from kb_pipeline.llm.local_server import LocalServer
 
-    def no_server_of_its_own(gguf):
-        raise AssertionError(f"a step started a server of its own on {gguf}")
+    real_start = LocalServer.ensure_started
+    started: list[str] = []
+
+    def counted(self):
+        started.append(str(self.gguf))
+        return real_start(self)
 
     with LocalServer(default_gguf()) as server:
         shared = ModelEndpoint(server_url=server.ensure_started())
         assert shared.embedded and shared.identity() == ModelEndpoint().identity()
-        monkeypatch.setattr(model_module, "LocalServer", no_server_of_its_own)
-        with LanguageModel(shared, ResponseCache(tmp_path)) as model:
+        monkeypatch.setattr(LocalServer, "ensure_started", counted)
+        with LanguageModel(shared, ResponseCache(tmp_path / "first")) as model:
             payloads = extract_document(_open_document(), model=model)
         (call,) = payloads.calls
         assert call.tier == "embedded" and call.deployment == default_gguf().stem and not call.simulated
-        assert server.ensure_started() == shared.server_url  # still the same server, still up
+        assert not started  # asked the command's server
+        assert real_start(server) == shared.server_url  # still the same server, still up
+    with LanguageModel(shared, ResponseCache(tmp_path / "second")) as model:
+        again = extract_document(_open_document(), model=model)
+    assert len(started) == 1 and [c.simulated for c in again.calls] == [False]
 
 
 def test_the_embedded_server_keeps_answering_past_a_pipe_s_worth_of_log():

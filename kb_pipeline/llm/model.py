@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ..files import write_text_atomically
 from .endpoint import ModelEndpoint
@@ -96,6 +98,16 @@ class ResponseCache:
         write_text_atomically(self._path(key), json.dumps(stored, ensure_ascii=False) + "\n")
 
 
+def _listening(url: str) -> bool:
+    """Whether something accepts connections at `url`'s host and port (a local server: ~0.1 ms)."""
+    parts = urlsplit(url)
+    try:
+        socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=1.0).close()
+    except OSError:
+        return False
+    return True
+
+
 def _retry_after(error: openai.APIStatusError) -> float | None:
     """The wait the endpoint asked for: `retry-after-ms` (OpenAI) or `Retry-After` in seconds."""
     headers = error.response.headers
@@ -114,7 +126,7 @@ class LanguageModel:
     def __init__(self, endpoint: ModelEndpoint, cache: ResponseCache | None = None) -> None:
         self.endpoint = endpoint
         self.cache = cache
-        self._server = LocalServer(endpoint.model_file()) if endpoint.embedded and not endpoint.server_url else None
+        self._server = LocalServer(endpoint.model_file()) if endpoint.embedded else None
         self._client: openai.OpenAI | None = None
         self.identity = endpoint.identity()
         # Requests that reached the endpoint (a cached answer is not one; a retry is).
@@ -137,7 +149,10 @@ class LanguageModel:
 
     def _url(self) -> str:
         if self._server is None:
-            return str(self.endpoint.base_url or self.endpoint.server_url)
+            return str(self.endpoint.base_url)
+        # The command's server, while it listens; gone (killed, out of memory), a server of our own.
+        if self.endpoint.server_url and _listening(self.endpoint.server_url):
+            return self.endpoint.server_url
         try:
             return self._server.ensure_started()
         except ModelUnavailable as error:
