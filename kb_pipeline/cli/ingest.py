@@ -179,6 +179,9 @@ class _Runs:
             self.where = "on the instance's Celery workers"
         else:
             self._fields = kb.config_json()
+            # Dagster's in-memory launcher returns once the run has ended: one at a time, so each
+            # document's line is printed as its run ends.
+            self.capacity = 1
             self.where = f"by the instance's {type(launcher).__name__}"
 
     def _start_model_server(self, endpoint: ModelEndpoint | None) -> None:
