@@ -279,8 +279,9 @@ def _migrates(url: str, layout: DataLayout) -> None:
         desk = DecisionStore.open(url, layout)
         columns = {c["name"] for c in sa.inspect(desk.engine).get_columns("review_decisions")}
         assert "entry_id" in columns and "term_id" not in columns
-        indexed = [i["column_names"] for i in sa.inspect(desk.engine).get_indexes("review_decisions")]
-        assert ["entry_id"] in indexed  # the index followed its column
+        indexes = {i["name"]: i["column_names"] for i in sa.inspect(desk.engine).get_indexes("review_decisions")}
+        # The index followed its column, under the new column's name.
+        assert indexes == {"ix_review_decisions_entry_id": ["entry_id"]}, indexes
         _reads_the_old_decisions(desk)
         desk.close()
     desk = DecisionStore.open(url, layout)
@@ -304,6 +305,25 @@ def test_a_database_keyed_by_term_id_is_read_and_migrated(tmp_path):
     _migrates(f"sqlite:///{path}", layout)
     with sqlite3.connect(path) as migrated:  # every row kept, the one recorded since beside them
         assert migrated.execute("SELECT count(*) FROM review_decisions").fetchone() == (5,)
+
+
+def test_a_database_migrated_before_gets_its_index_renamed(tmp_path):
+    """A database whose column an earlier migration renamed, which kept the index's old name."""
+    layout = DataLayout(tmp_path)
+    path = default_path(layout)
+    path.parent.mkdir(parents=True)
+    with sqlite3.connect(path) as old:
+        old.execute(OLD_TABLE.format(auto="AUTOINCREMENT"))
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        _write_old(connection)
+        connection.execute(sa.text("ALTER TABLE review_decisions RENAME COLUMN term_id TO entry_id"))
+    engine.dispose()
+    desk = DecisionStore.open(f"sqlite:///{path}", layout)
+    indexes = {i["name"]: i["column_names"] for i in sa.inspect(desk.engine).get_indexes("review_decisions")}
+    assert indexes == {"ix_review_decisions_entry_id": ["entry_id"]}, indexes
+    _reads_the_old_decisions(desk)
+    desk.close()
 
 
 @pytest.mark.services

@@ -76,8 +76,9 @@ def _columns(engine: sa.Engine, table: sa.Table) -> set[str]:
 
 def rename_old_columns(engine: sa.Engine) -> None:
     """The columns of the decisions table renamed since it first shipped (`RENAMED_COLUMNS`),
-    renamed on a database made before: its rows, and the index on the column, kept. Another
-    process renaming one at the same time is no error."""
+    renamed on a database made before: its rows, and the index on the column, kept — under the
+    name SQLAlchemy gives the new column's (`_rename_old_indexes`). Another process renaming one
+    at the same time is no error."""
     present = _columns(engine, decisions_table)
     for old, new in sorted(RENAMED_COLUMNS.items()):
         if old not in present or new in present:
@@ -88,6 +89,30 @@ def rename_old_columns(engine: sa.Engine) -> None:
         except sa.exc.DBAPIError:
             if new not in _columns(engine, decisions_table):
                 raise
+    _rename_old_indexes(engine)
+
+
+def _index_names(engine: sa.Engine) -> set[str]:
+    return {str(index["name"]) for index in sa.inspect(engine).get_indexes(decisions_table.name)}
+
+
+def _rename_old_indexes(engine: sa.Engine) -> None:
+    """An index still named after a renamed column (`ix_review_decisions_term_id`, which a
+    renamed column keeps) replaced by the table's own (`ix_review_decisions_entry_id`): what a
+    reader of the schema expects, on a database migrated before or now."""
+    for old, new in sorted(RENAMED_COLUMNS.items()):
+        stale = f"ix_{decisions_table.name}_{old}"
+        if stale not in _index_names(engine):
+            continue
+        for index in decisions_table.indexes:
+            if new in index.columns:
+                try:
+                    index.create(engine, checkfirst=True)
+                except sa.exc.DBAPIError:
+                    if index.name not in _index_names(engine):  # another process created it: no error
+                        raise
+        with engine.begin() as connection:
+            connection.execute(sa.text(f"DROP INDEX IF EXISTS {stale}"))
 
 
 def add_missing_columns(
