@@ -292,8 +292,8 @@ def _migrates(url: str, layout: DataLayout) -> None:
     desk.close()
 
 
-def test_a_database_keyed_by_term_id_is_read_and_migrated(tmp_path):
-    layout = DataLayout(tmp_path)
+def _old_sqlite_database(layout: DataLayout, *more_sql: str) -> Path:
+    """The desk's SQLite database as it was while its key was `term_id`, then `more_sql`."""
     path = default_path(layout)
     path.parent.mkdir(parents=True)
     with sqlite3.connect(path) as old:
@@ -301,7 +301,15 @@ def test_a_database_keyed_by_term_id_is_read_and_migrated(tmp_path):
     engine = sa.create_engine(f"sqlite:///{path}")
     with engine.begin() as connection:
         _write_old(connection)
+        for sql in more_sql:
+            connection.execute(sa.text(sql))
     engine.dispose()
+    return path
+
+
+def test_a_database_keyed_by_term_id_is_read_and_migrated(tmp_path):
+    layout = DataLayout(tmp_path)
+    path = _old_sqlite_database(layout)
     _migrates(f"sqlite:///{path}", layout)
     with sqlite3.connect(path) as migrated:  # every row kept, the one recorded since beside them
         assert migrated.execute("SELECT count(*) FROM review_decisions").fetchone() == (5,)
@@ -310,15 +318,9 @@ def test_a_database_keyed_by_term_id_is_read_and_migrated(tmp_path):
 def test_a_database_migrated_before_gets_its_index_renamed(tmp_path):
     """A database whose column an earlier migration renamed, which kept the index's old name."""
     layout = DataLayout(tmp_path)
-    path = default_path(layout)
-    path.parent.mkdir(parents=True)
-    with sqlite3.connect(path) as old:
-        old.execute(OLD_TABLE.format(auto="AUTOINCREMENT"))
-    engine = sa.create_engine(f"sqlite:///{path}")
-    with engine.begin() as connection:
-        _write_old(connection)
-        connection.execute(sa.text("ALTER TABLE review_decisions RENAME COLUMN term_id TO entry_id"))
-    engine.dispose()
+    path = _old_sqlite_database(layout, "ALTER TABLE review_decisions RENAME COLUMN term_id TO entry_id")
+    with sqlite3.connect(path) as before:
+        assert before.execute("PRAGMA index_list(review_decisions)").fetchall()[0][1] == "ix_review_decisions_term_id"
     desk = DecisionStore.open(f"sqlite:///{path}", layout)
     indexes = {i["name"]: i["column_names"] for i in sa.inspect(desk.engine).get_indexes("review_decisions")}
     assert indexes == {"ix_review_decisions_entry_id": ["entry_id"]}, indexes
