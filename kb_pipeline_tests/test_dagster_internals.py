@@ -49,6 +49,18 @@ def test_executing_a_run_in_a_warm_worker():
     assert list(inspect.signature(RunLauncher.dispose).parameters) == ["self"]
 
 
+def test_a_warm_worker_recognises_ingest_s_runs_by_their_code_pointer(tmp_path):
+    # runs/warm_runs.serves reads the module of a reconstructable job's pointer (not public).
+    from kb_pipeline.defs.resources import KnowledgeBase
+
+    fields = KnowledgeBase(drop_folder=str(tmp_path), data_dir=str(tmp_path)).config_json()
+    recon = dg.build_reconstructable_job(
+        "kb_pipeline.cli.ingest", "job_for", reconstructable_args=(fields, "ingest_documents")
+    )
+    pointer = recon.get_python_origin().repository_origin.code_pointer
+    assert pointer.reconstructor_pointer.module == "kb_pipeline.cli.ingest"
+
+
 def test_the_sqlite_storage_and_its_slot_claim():
     # kb_pipeline/runs/storage.py serialises Dagster's own slot claim on SQLite.
     from dagster._core.storage.event_log import SqliteEventLogStorage
