@@ -78,6 +78,7 @@ def check_root(data_dir: Path, expected: dict | None) -> None:
 
 
 def is_celery_launcher(launcher: object) -> bool:
-    """Whether an instance's run launcher is dagster-celery's (ours subclasses it), told without
-    importing Celery: a caller with another launcher never pays for that import."""
-    return any(cls.__module__.split(".")[0] == "dagster_celery" for cls in type(launcher).__mro__)
+    """Whether an instance's run launcher (or a launcher class) is dagster-celery's (ours subclasses
+    it), told without importing Celery: a caller with another launcher never pays for that import."""
+    launcher_class = launcher if isinstance(launcher, type) else type(launcher)
+    return any(cls.__module__.split(".")[0] == "dagster_celery" for cls in launcher_class.__mro__)

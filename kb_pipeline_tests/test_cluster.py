@@ -151,6 +151,8 @@ def test_the_celery_launcher_is_told_without_importing_celery():
     from kb_pipeline.runs.celery import CeleryRunLauncher
 
     assert is_celery_launcher(object.__new__(CeleryRunLauncher))
+    # A launcher class, as the worker's first look reads it from dagster.yaml (runs/worker_checks.py).
+    assert is_celery_launcher(CeleryRunLauncher) and not is_celery_launcher(LocalRunLauncher)
 
 
 def test_once_a_root_is_recorded_another_host_cannot_take_it_over_unless_it_moves_it(tmp_path):

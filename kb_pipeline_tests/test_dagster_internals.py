@@ -32,10 +32,10 @@ def test_failing_a_dead_run_and_freeing_its_slots():
 
 def test_executing_a_run_in_a_warm_worker():
     # What `dagster api execute_run` calls, and how a termination request interrupts it.
+    from dagster._core.execution.api import ExecuteRunWithPlanIterable
     from dagster._core.launcher.base import RunLauncher
     from dagster._grpc.impl import core_execute_run
     from dagster._utils.hosted_user_process import recon_job_from_origin
-    from dagster._utils.interrupts import capture_interrupts
 
     assert list(inspect.signature(core_execute_run).parameters)[:4] == [
         "recon_job",
@@ -44,7 +44,9 @@ def test_executing_a_run_in_a_warm_worker():
         "inject_env_vars",
     ]
     assert list(inspect.signature(recon_job_from_origin).parameters) == ["origin"]
-    assert callable(capture_interrupts)
+    # A warm worker does not hold interrupts itself: Dagster's execution holds them until a step
+    # can stop (runs/warm_runs.py).
+    assert "with capture_interrupts():" in inspect.getsource(ExecuteRunWithPlanIterable.__iter__)
     assert list(inspect.signature(RunLauncher.terminate).parameters) == ["self", "run_id"]
     assert list(inspect.signature(RunLauncher.dispose).parameters) == ["self"]
 
@@ -83,14 +85,18 @@ def test_every_private_name_the_package_imports_is_pinned_here():
     from pathlib import Path
 
     package = Path(__file__).resolve().parents[1] / "kb_pipeline"
-    used = set()
+    used, statements = set(), 0
     for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                assert not any(alias.name.startswith("dagster._") for alias in node.names), path
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dagster._"):
                 used |= {f"{node.module}.{alias.name}" for alias in node.names}
+                statements += 1
     pinned = set()
     for node in ast.walk(ast.parse(Path(__file__).read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dagster._"):
             pinned |= {f"{node.module}.{alias.name}" for alias in node.names}
     assert used <= pinned, sorted(used - pinned)
-    assert len(used) <= 7, sorted(used)  # a ratchet: no more than today (docs/decisions.md lists them)
+    # A ratchet: no more than today (docs/decisions.md lists them): five imports, six names.
+    assert statements <= 5 and len(used) <= 6, sorted(used)

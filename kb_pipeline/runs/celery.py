@@ -23,9 +23,6 @@ from typing import Any, cast
 
 import dagster as dg
 from celery.exceptions import DuplicateTaskNameWarning
-
-# Not public: the health answer of a run launcher (as runs/launcher.py, pinned by test_dagster_internals.py).
-from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
 from dagster_celery.launcher import CeleryRunLauncher as DagsterCeleryRunLauncher
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
@@ -33,6 +30,7 @@ from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
 from ..cluster import CeleryCluster, ClusterNotConfigured, NotSharedRoot, check_root, claim_root, is_celery_launcher
 from ..defs.dead_runs import WORKER_DIED
 from ..settings import Settings
+from . import health
 from .worker_checks import check_services
 
 WORKER_TAG = "kb/celery_worker"
@@ -86,36 +84,31 @@ class CeleryRunLauncher(DagsterCeleryRunLauncher):
             warnings.simplefilter("ignore", DuplicateTaskNameWarning)
             super().launch_run(context)
 
-    def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
+    def check_run_worker_health(self, run: dg.DagsterRun) -> health.CheckRunHealthResult:
         task_id = run.tags.get(DAGSTER_CELERY_TASK_ID_TAG)
         if task_id is None:
-            return CheckRunHealthResult(WorkerStatus.RUNNING, "no Celery task yet")
+            return health.alive("no Celery task yet")
         result = self.celery.AsyncResult(task_id)
         state = result.state
         if state == "SUCCESS":
-            return CheckRunHealthResult(WorkerStatus.SUCCESS)
+            return health.finished()
         if state == "FAILURE":  # e.g. WorkerLostError: the pool process was killed
-            return CheckRunHealthResult(WorkerStatus.FAILED, f"{WORKER_DIED}: Celery task failed: {result.info!r}")
+            return health.dead(f"{WORKER_DIED}: Celery task failed: {result.info!r}")
         node = result.info.get("hostname") if state == "STARTED" and isinstance(result.info, dict) else None
         if node:
             # The task itself, not the node's name: a worker restarted under the same name answers
             # a ping, but the task its predecessor held is not among its active ones.
             active = self.celery.control.inspect(destination=[node], timeout=_PING_SECONDS).active() or {}
             if node not in active:
-                return CheckRunHealthResult(
-                    WorkerStatus.FAILED,
-                    f"{WORKER_DIED}: Celery worker {node} does not answer (killed, or its host is down)",
-                )
+                return health.dead(f"{WORKER_DIED}: Celery worker {node} does not answer (killed, or its host is down)")
             running = {task.get("id") for task in active[node]}
             # Read again after the look: a task that ended meanwhile is no longer STARTED.
             if task_id not in running and self.celery.AsyncResult(task_id).state == "STARTED":
-                return CheckRunHealthResult(
-                    WorkerStatus.FAILED,
+                return health.dead(
                     f"{WORKER_DIED}: Celery task {task_id} is not running on {node} any more "
-                    "(its worker was killed and started again under the same name?)",
+                    "(its worker was killed and started again under the same name?)"
                 )
-        # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
-        return CheckRunHealthResult(WorkerStatus.RUNNING, f"Celery task {state}" + (f" on {node}" if node else ""))
+        return health.alive(f"Celery task {state}" + (f" on {node}" if node else ""))
 
 
 def claim_shared_root(instance: dg.DagsterInstance, settings: Settings, move: bool = False) -> None:

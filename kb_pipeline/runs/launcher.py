@@ -18,13 +18,10 @@ from collections.abc import Callable
 
 import dagster as dg
 
-# Not public: the health answer of a run launcher, a Dagster extension point whose other types
-# live only under dagster._core (pinned by test_dagster_internals.py).
-from dagster._core.launcher import CheckRunHealthResult, WorkerStatus
-
 from ..defs.dead_runs import check_worker, worker_tags
 from ..paths import DataLayout
 from ..settings import Settings
+from . import health
 from .warm_runs import WARM_TAG, WarmRunPool, serves
 
 
@@ -91,9 +88,6 @@ class LocalRunLauncher(dg.DefaultRunLauncher):
     def supports_check_run_worker_health(self) -> bool:
         return True
 
-    def check_run_worker_health(self, run: dg.DagsterRun) -> CheckRunHealthResult:
+    def check_run_worker_health(self, run: dg.DagsterRun) -> health.CheckRunHealthResult:
         verdict = check_worker(self._instance, run, never_started_seconds=self._never_started_seconds)
-        if verdict.dead:
-            return CheckRunHealthResult(WorkerStatus.FAILED, verdict.reason)
-        # The daemon fails a run on any status but RUNNING or SUCCESS: "cannot tell" must not.
-        return CheckRunHealthResult(WorkerStatus.RUNNING, verdict.reason)
+        return health.dead(verdict.reason) if verdict.dead else health.alive(verdict.reason)

@@ -30,11 +30,10 @@ from pathlib import Path
 
 import dagster as dg
 
-# Not public: what Dagster's own run worker (`dagster api execute_run`) calls to execute a run,
-# and how it holds an interrupt until the run can stop (pinned by test_dagster_internals.py).
+# Not public: what Dagster's own run worker (`dagster api execute_run`) calls to execute a run
+# (pinned by test_dagster_internals.py).
 from dagster._grpc.impl import core_execute_run
 from dagster._utils.hosted_user_process import recon_job_from_origin
-from dagster._utils.interrupts import capture_interrupts
 
 from ..defs.dead_runs import RUN_TAKEN, RUN_WAITING, WORKER_DIED, end_dead_run
 from ..parsing.backends import warm_mineru
@@ -122,16 +121,20 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
     pid = os.getpid()
     instance.report_engine_event(f"{RUN_TAKEN}{pid}).", run)
     watch.watch(run_id)
+    # The watch's interrupt raises here even in a worker that inherited SIGINT ignored (a stack
+    # started in the background). Once execution begins, Dagster's execution iterator holds it
+    # until a step can stop and cancels the run; one that comes while the job loads ends the run
+    # below.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        # Interrupts wait for the points Dagster can stop at, as in its own run worker.
-        with capture_interrupts():
-            for _event in core_execute_run(recon_job_from_origin(origin), run, instance, False):
-                pass
+        for _event in core_execute_run(recon_job_from_origin(origin), run, instance, False):
+            pass
     except BaseException:  # noqa: BLE001
         # core_execute_run has written the failure or the cancellation to the event log first;
         # the worker lives on for the next run.
         pass
     finally:
+        signal.signal(signal.SIGINT, previous)
         watch.watch(None)
     # A cancel that came before execution began (while the job loaded) ends the run here.
     after = instance.get_run_by_id(run_id)

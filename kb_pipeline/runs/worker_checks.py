@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from ..cluster import is_celery_launcher
+
 CONNECT_SECONDS = 5
 
 
@@ -46,7 +48,7 @@ def check_services() -> None:
     except _Unset:
         return
     launcher_class = getattr(importlib.import_module(launcher["module"]), launcher["class"])
-    if not any(cls.__module__.split(".")[0] == "dagster_celery" for cls in launcher_class.__mro__):
+    if not is_celery_launcher(launcher_class):
         return  # not on Celery: start_worker refuses the instance, saying so
     # Built as the instance would: the URLs it resolves, with the settings' defaults (no connection yet).
     try:
