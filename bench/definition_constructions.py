@@ -21,10 +21,12 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from _common import SHARED
+
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.knowledge.readers.glossary.constructions import CONSTRUCTIONS, Stated, stated_definitions
 
-GOLD = Path(__file__).resolve().parents[2] / "shared" / "knowledge" / "gold"
+GOLD = SHARED / "knowledge" / "gold"
 
 
 def _key(text: str) -> str:

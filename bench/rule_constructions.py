@@ -24,12 +24,14 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
+from _common import SHARED
+
 from kb_pipeline.contracts import ParsedDocument
 from kb_pipeline.knowledge.language.analysis import document_analysis
 from kb_pipeline.knowledge.readers.formulas.legend import document_math
 from kb_pipeline.knowledge.readers.rules.rules import propose_rules
 
-KNOWLEDGE = Path(__file__).resolve().parents[2] / "shared" / "knowledge"
+KNOWLEDGE = SHARED / "knowledge"
 
 
 def _scorer() -> ModuleType:

@@ -37,11 +37,20 @@ DOC = "big"
 @pytest.fixture(scope="module")
 def big_pdf(tmp_path_factory) -> Path:
     """~50 pages of numbered sections: MinerU flash takes several seconds on it."""
+    return _numbered_sections(tmp_path_factory.mktemp("pdf") / f"{DOC}.pdf", 80)
+
+
+@pytest.fixture(scope="module")
+def short_pdf(tmp_path_factory) -> Path:
+    """The same manual, ~5 pages: for kills at a write, which need no long parse."""
+    return _numbered_sections(tmp_path_factory.mktemp("pdf") / f"{DOC}.pdf", 8)
+
+
+def _numbered_sections(path: Path, sections: int) -> Path:
     from kb_pipeline_tests.samples import text_pdf
 
-    path = tmp_path_factory.mktemp("pdf") / f"{DOC}.pdf"
     paragraphs = []
-    for i in range(1, 81):
+    for i in range(1, sections + 1):
         paragraphs.append(f"{i}. Section {i}")
         paragraphs += [
             f"Paragraph {j} of section {i}: the pump is inspected every {i + j} hours and the "
@@ -138,7 +147,10 @@ def _assert_nothing_incomplete_is_final(cache: Path) -> None:
         assert (entry / COMPLETE_MARKER).is_file(), f"{entry} is under its final name without its marker"
 
 
-def _assert_complete_and_valid(data: Path, manifest: dict) -> ParsedDocument:
+def _assert_complete_and_valid(data: Path, manifest: dict, pdf: Path) -> ParsedDocument:
+    """The document's cache entry and artifact are complete and valid: every page of `pdf` parsed."""
+    import pypdfium2
+
     cache = data / "knowledge_cache" / "parse"
     [doc] = manifest["documents"]
     assert doc["status"] == "ok", doc
@@ -147,7 +159,11 @@ def _assert_complete_and_valid(data: Path, manifest: dict) -> ParsedDocument:
     assert complete_dir(cache, raw_dir.name) == raw_dir
     marker = read_marker(raw_dir)
     raw = load_raw_output(raw_dir)
-    assert raw.n_pages == marker["n_pages"] >= 40
+    source = pypdfium2.PdfDocument(str(pdf))
+    try:
+        assert raw.n_pages == marker["n_pages"] == len(source)
+    finally:
+        source.close()
     for name in ("content_list.json", "content_list_v2.json"):
         assert json.loads((raw_dir / name).read_text(encoding="utf-8"))
     artifact = data / "parsed" / DOC / ARTIFACT_NAME
@@ -208,7 +224,7 @@ def test_kill_9_mid_parse_then_rerun_completes(tmp_path, big_pdf):
     leftovers = {t.name for t in _cache_entries(cache)[1]}
 
     manifest = _finish(_batch(data, drop, log), log, data)
-    document = _assert_complete_and_valid(data, manifest)
+    document = _assert_complete_and_valid(data, manifest, big_pdf)
     assert manifest["documents"][0]["cache_hit"] is False, "a leftover temp dir was used as a cache entry"
     remaining = {t.name for t in _cache_entries(cache)[1]}
     report.append(
@@ -284,7 +300,7 @@ HELPER = textwrap.dedent('''
 ''')
 
 
-def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
+def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, short_pdf):
     """Kills during the two writes readers trust, made deterministic by a helper that runs the
     real batch producer with one write stopped halfway (it signals, then hangs until killed):
 
@@ -297,7 +313,7 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
     """
     data, drop, log = tmp_path / "data", tmp_path / "drop", tmp_path / "run.log"
     drop.mkdir()
-    shutil.copy(big_pdf, drop)
+    shutil.copy(short_pdf, drop)
     helper = tmp_path / "cut_write.py"
     helper.write_text(HELPER)
     cache, ready = data / "knowledge_cache" / "parse", data / "ready"
@@ -340,7 +356,7 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
     # 3. A normal run completes from the cache.
     manifest = _finish(_batch(data, drop, log), log, data)
     assert manifest["documents"][0]["cache_hit"] is True
-    _assert_complete_and_valid(data, manifest)
+    _assert_complete_and_valid(data, manifest, short_pdf)
     complete_bytes = artifact.read_bytes()
 
     # 4. Killed halfway through replacing that artifact: the complete one is still in place.
@@ -350,7 +366,7 @@ def test_kill_9_mid_write_of_cache_and_artifact(tmp_path, big_pdf):
 
     # 5. And the next run completes again, clearing the dead writers' half-written temp files.
     manifest = _finish(_batch(data, drop, log), log, data)
-    document = _assert_complete_and_valid(data, manifest)
+    document = _assert_complete_and_valid(data, manifest, short_pdf)
     assert not list(artifact.parent.glob(".chunks.json.*.tmp"))
     report.append(
         {
@@ -414,6 +430,6 @@ def test_kill_9_mid_parse_in_dagster_ingest_then_rerun_completes(tmp_path, big_p
         time.sleep(0.25)
     assert rerun.returncode == 0, log.read_text()[-3000:]
     manifest = {"documents": [{"status": "ok", "raw_output_dir": str(next(iter(_cache_entries(cache)[0])))}]}
-    _assert_complete_and_valid(data, manifest)
+    _assert_complete_and_valid(data, manifest, big_pdf)
     runs, slots = _instance_state()
     assert slots == {}, f"slots still held after the re-run: {slots}"

@@ -13,8 +13,10 @@ import pytest
 from kb_pipeline.knowledge.language.tagger import TAGGED_LANGUAGES, tag
 from kb_pipeline.knowledge.language.tagger_training import TREEBANKS, read_conllu
 
+from .conftest import SHARED
+
 TAGGERS = Path(__file__).resolve().parents[1] / "kb_pipeline" / "knowledge" / "language" / "taggers"
-UD = Path(__file__).resolve().parents[2] / "shared" / "ud"
+UD = SHARED / "ud"
 
 
 # A sentence and, per word, the tags accepted ("AUX|VERB": either; "?": not asserted).
