@@ -32,7 +32,8 @@ DOCS = ["alpha", "beta", "gamma"]
 
 # The same definitions with `ingest_documents` on the multiprocess executor (the shipped job runs
 # in-process to save process start-ups; swapping the executor is configuration, as it is for the
-# k8s or Celery executors in docs/SCALING.md).
+# k8s or Celery executors in docs/SCALING.md). Its step processes are forked from a server that
+# has imported the definitions once, rather than each importing them again.
 MULTIPROCESS_DEFS = """
 import dagster as dg
 from kb_pipeline.definitions import definitions_for
@@ -43,7 +44,10 @@ shipped = definitions_for(Settings.from_env())
 defs = dg.Definitions(
     assets=shipped.assets, resources=shipped.resources,
     jobs=[dg.define_asset_job(ingest_job.name, selection=ingest_job.selection,
-                              executor_def=dg.multiprocess_executor.configured({"max_concurrent": 2}))],
+                              executor_def=dg.multiprocess_executor.configured({
+                                  "max_concurrent": 2,
+                                  "start_method": {"forkserver": {"preload_modules": ["kb_pipeline.definitions"]}},
+                              }))],
 )
 """
 

@@ -143,10 +143,13 @@ def _execute(instance: dg.DagsterInstance, run_id: str, watch: _CancelWatch) -> 
 
 
 def preload(mineru_home: str) -> None:
-    """What a worker's setup imports: the code location and MinerU, once per worker (or once
-    for the workers forked from this process), not once per run."""
+    """What a worker's setup imports: the code location, MinerU and pandas (which the definitions
+    import only when a table is written), once per worker (or once for the workers forked from
+    this process), not once per run."""
     try:
         warm_mineru(mineru_home)
+        import pandas  # noqa: F401
+
         import kb_pipeline.definitions  # noqa: F401
     except Exception:  # noqa: BLE001
         # Only a warm-up: a run meets the same error where Dagster reports it against the run
