@@ -165,10 +165,12 @@ def test_the_model_package_knows_nothing_of_extraction_and_settings_no_feature()
     assert not {t for t in graph["kb_pipeline.settings"] if t.startswith(features)}
 
 
-def test_the_model_client_is_imported_only_where_a_model_is_asked():
+@pytest.mark.parametrize("library", ["openai", "pandas"])
+def test_the_model_client_and_pandas_are_imported_only_where_they_are_used(library):
     """Every process that runs a document (the command, its workers, the daemon, the code server)
-    imports the definitions, and through them llm/model.py; `openai`'s import (a third of the
-    definitions' import time) waits for a call. So no module imports it at its top level."""
+    imports the definitions, and through them llm/model.py and defs/tables.py; `openai`'s import
+    (a third of the definitions' import time) waits for a model call, pandas' (a third of a
+    second) for a table's write. So no module imports either at its top level."""
     for path in PACKAGE.rglob("*.py"):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             names = (
@@ -178,7 +180,7 @@ def test_the_model_client_is_imported_only_where_a_model_is_asked():
                 if isinstance(node, ast.ImportFrom)
                 else []
             )
-            assert not [n for n in names if n.split(".")[0] == "openai"], path
+            assert not [n for n in names if n.split(".")[0] == library], path
 
 
 def test_the_knowledge_version_fingerprints_extraction_not_the_model_client():

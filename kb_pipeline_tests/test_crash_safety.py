@@ -31,7 +31,7 @@ from .conftest import REPO_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.services]
 BIN = Path(sys.executable).parent
-DOC = "big"
+DOC = "crash_manual"  # both fixtures: the long and the short manual
 
 
 @pytest.fixture(scope="module")

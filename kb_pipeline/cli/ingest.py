@@ -156,6 +156,7 @@ class _Runs:
         # (docs/PERFORMANCE.md).
         self._poll_seconds = 1.0
         self._model_server: LocalServer | None = None
+        self._fields = kb.config_json()
         if isinstance(launcher, LocalRunLauncher):
             self._start_model_server(kb.settings.llm)
             if fork:
@@ -171,14 +172,12 @@ class _Runs:
             launcher.start_workers(workers, fork=fork, on_run_end=self._ended.set)
             self.where = f"{workers} at a time"
         elif is_celery_launcher(launcher):
-            self._fields = kb.config_json()
             # At most the instance's `max_concurrent_runs`, as its run queue would launch them:
             # this command's runs have no code location's origin, which the queue wants.
             queue = instance.get_concurrency_config().run_queue_config
             self.capacity = queue.max_concurrent_runs if queue and queue.max_concurrent_runs > 0 else workers
             self.where = "on the instance's Celery workers"
         else:
-            self._fields = kb.config_json()
             # Dagster's in-memory launcher returns once the run has ended: one at a time, so each
             # document's line is printed as its run ends.
             self.capacity = 1
